@@ -1,0 +1,177 @@
+"""Progressive jackpot awards of one round (rules 11.7, 11.8, 12.1 - 12.4; MONEY.md).
+
+A pure function: the pool before the round's awards and the round's qualifying hands in, the
+awards (each split into what the pool pays and what the operator tops up), their order of payment
+and the pool after them out. The pool backends apply the result atomically.
+
+Arithmetic (MONEY.md, "Progressive awards of one round"):
+
+1. Fixed awards (four of a kind, full house, flush: 12.1.3 - 12.1.5) are paid by the operator, or
+   from the pool where the profile says so.
+2. k straight flushes (12.1.2, 12.3.2): 10% of the pool, then 10% of what is left, k times; the
+   aggregate is shared equally, each winner getting at least the minimum ($1,000 in NSW).
+3. r royal flushes (12.1.1, 12.3.1, 12.4) share the pool as it stands after the straight flushes,
+   each getting at least the minimum ($10,000 in NSW); the pool then resets.
+
+Every share is rounded down to the cent; the remainder stays in the pool (after a royal, it is
+carried into the reset pool). Operator top-ups to a minimum are recorded as such.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from .ranking import Category
+
+#: rule 11.7: the hands that qualify for a progressive jackpot payout
+QUALIFYING_CATEGORIES = frozenset({
+    Category.ROYAL_FLUSH, Category.STRAIGHT_FLUSH, Category.FOUR_OF_A_KIND,
+    Category.FULL_HOUSE, Category.FLUSH,
+})
+
+_FIXED_RULES = {
+    Category.FOUR_OF_A_KIND: "12.1.3",
+    Category.FULL_HOUSE: "12.1.4",
+    Category.FLUSH: "12.1.5",
+}
+
+
+class ProgressiveError(ValueError):
+    """Inputs that cannot describe one round's progressive hits."""
+
+
+@dataclass(frozen=True)
+class ProgressiveSchedule:
+    """The award schedule of a profile (12.1). Amounts in cents, shares in whole percent."""
+
+    royal_minimum_cents: int
+    royal_pool_percent: int
+    straight_flush_minimum_cents: int
+    straight_flush_pool_percent: int
+    fixed_awards_cents: Mapping[Category, int] = field(default_factory=dict)
+    fixed_awards_from_pool: bool = False  # MONEY.md step 1: the operator pays them by default
+    reset_cents: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("royal_minimum_cents", "straight_flush_minimum_cents", "reset_cents"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise ProgressiveError(f"{name} must be a whole number of cents >= 0, got {v!r}")
+        for name in ("royal_pool_percent", "straight_flush_pool_percent"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 100:
+                raise ProgressiveError(f"{name} must be a whole percent from 0 to 100, got {v!r}")
+        for cat, v in self.fixed_awards_cents.items():
+            if cat not in _FIXED_RULES:
+                raise ProgressiveError(f"a fixed award is for four of a kind, full house or flush, not {cat.label}")
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise ProgressiveError(f"fixed award for {cat.label} must be whole cents >= 0, got {v!r}")
+
+
+@dataclass(frozen=True)
+class ProgressiveHit:
+    """A qualifying hand (11.7) on a spot whose progressive wager was accepted and still stands."""
+
+    spot: int
+    category: Category
+
+
+@dataclass(frozen=True)
+class ProgressiveAward:
+    spot: int
+    category: Category
+    amount_cents: int          # paid to the player, on top of ante and bet (11.8)
+    from_pool_cents: int
+    operator_topup_cents: int  # what the operator adds to reach a minimum or pays as a fixed award
+    rule: str
+
+
+@dataclass(frozen=True)
+class ProgressiveResult:
+    pool_before_cents: int
+    awards: tuple[ProgressiveAward, ...]  # in order of payment (12.2, 12.4)
+    pool_after_cents: int
+    reset: bool                           # a royal flush emptied the pool and it was reset
+    reset_funding_cents: int              # the reset value put back (reserve or operator)
+
+    @property
+    def paid_from_pool_cents(self) -> int:
+        return sum(a.from_pool_cents for a in self.awards)
+
+    @property
+    def operator_topup_cents(self) -> int:
+        return sum(a.operator_topup_cents for a in self.awards)
+
+
+def _percent_of(amount: int, percent: int) -> int:
+    return amount * percent // 100  # rounded down to the cent (MONEY.md "Amounts")
+
+
+def payment_order_key(award: ProgressiveAward) -> tuple[bool, int]:
+    """12.2: right to left from the spot at the dealer's immediate right (highest number);
+    12.4: every straight flush before any royal flush."""
+    return (award.category is Category.ROYAL_FLUSH, -award.spot)
+
+
+def award_progressive(pool_cents: int, hits: Iterable[ProgressiveHit],
+                      schedule: ProgressiveSchedule) -> ProgressiveResult:
+    """All of one round's progressive awards, paid from ``pool_cents`` (see module docstring)."""
+    if not isinstance(pool_cents, int) or isinstance(pool_cents, bool) or pool_cents < 0:
+        raise ProgressiveError(f"the pool must be whole cents >= 0, got {pool_cents!r}")
+    hits = list(hits)
+    spots = [h.spot for h in hits]
+    if len(set(spots)) != len(spots):
+        raise ProgressiveError(f"one progressive wager per spot (5.8): spots {sorted(spots)}")
+    for h in hits:
+        if h.category not in QUALIFYING_CATEGORIES:
+            raise ProgressiveError(f"spot {h.spot}: {h.category.label} does not qualify (11.7)")
+
+    pool = pool_cents
+    awards: list[ProgressiveAward] = []
+
+    # 1. fixed awards (12.1.3 - 12.1.5)
+    for h in hits:
+        if h.category not in _FIXED_RULES:
+            continue
+        amount = schedule.fixed_awards_cents.get(h.category, 0)
+        from_pool = min(amount, pool) if schedule.fixed_awards_from_pool else 0
+        pool -= from_pool
+        awards.append(ProgressiveAward(h.spot, h.category, amount, from_pool, amount - from_pool,
+                                       _FIXED_RULES[h.category]))
+
+    # 2. straight flushes share the aggregate of successive 10% payouts (12.1.2, 12.3.2)
+    straight_flushes = [h for h in hits if h.category is Category.STRAIGHT_FLUSH]
+    if straight_flushes:
+        aggregate, remaining = 0, pool
+        for _ in straight_flushes:
+            payout = _percent_of(remaining, schedule.straight_flush_pool_percent)
+            aggregate += payout
+            remaining -= payout
+        share = aggregate // len(straight_flushes)
+        rule = "12.1.2" if len(straight_flushes) == 1 else "12.3.2"
+        for h in straight_flushes:
+            amount = max(share, schedule.straight_flush_minimum_cents)
+            pool -= share
+            awards.append(ProgressiveAward(h.spot, h.category, amount, share, amount - share, rule))
+
+    # 3. royal flushes share what the straight flushes left, then the pool resets (12.1.1, 12.3.1, 12.4)
+    royals = [h for h in hits if h.category is Category.ROYAL_FLUSH]
+    reset = bool(royals)
+    if royals:
+        share = _percent_of(pool, schedule.royal_pool_percent) // len(royals)
+        rule = "12.1.1" if len(royals) == 1 else "12.3.1"
+        for h in royals:
+            amount = max(share, schedule.royal_minimum_cents)
+            pool -= share
+            awards.append(ProgressiveAward(h.spot, h.category, amount, share, amount - share, rule))
+        pool += schedule.reset_cents  # the rounding remainder stays; the reset value is added
+
+    awards.sort(key=payment_order_key)
+    return ProgressiveResult(
+        pool_before_cents=pool_cents,
+        awards=tuple(awards),
+        pool_after_cents=pool,
+        reset=reset,
+        reset_funding_cents=schedule.reset_cents if reset else 0,
+    )
