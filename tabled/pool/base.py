@@ -1,0 +1,84 @@
+"""The progressive pool interface (rules 2.3, 11.5, 11.6, 12; MONEY.md).
+
+One interface, two backends: ``local`` (SQLite on the table PC, the embedded default) and
+``postgresql`` (a pool linked across tables). The daemon only ever talks to this interface.
+
+Every operation is idempotent under its key, so a retry after a crash or a dropped connection
+never counts twice and a committed round never loses one:
+
+* a contribution and its reversal are keyed by (table, round, spot);
+* a round's awards are keyed by (table, round) and applied in one transaction: read the pool,
+  compute all awards with :func:`tabled.game.progressive.award_progressive`, update or reset.
+
+The pool goes down only on an award, a reversal or a recorded correction (MONEY.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from tabled.game.progressive import ProgressiveHit, ProgressiveResult, ProgressiveSchedule
+
+
+class PoolError(Exception):
+    """The pool refused an operation (bad input, or a key reused with different amounts)."""
+
+
+class PoolUnavailable(PoolError):
+    """The pool recorder cannot be reached (rule 14.13: the equipment of 2.3 has failed)."""
+
+
+@dataclass(frozen=True)
+class Contribution:
+    table_id: str
+    round_id: str
+    spot: int
+    wager_cents: int     # the progressive wager (11.3)
+    pool_cents: int      # rate x wager, rounded down (11.6)
+    retained_cents: int  # the operator's retained share: wager - pool_cents (11.6)
+
+
+@dataclass(frozen=True)
+class PoolStatus:
+    name: str
+    balance_cents: int
+    reset_cents: int
+    contributions_since_reset: int
+    last_change_reason: str
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    ok: bool
+    balance_cents: int
+    expected_cents: int   # reset value + contributions - reversals - awards from pool +/- corrections
+    problems: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class ProgressivePool(Protocol):
+    name: str
+
+    async def balance(self) -> int:
+        """The pool in cents, as the meter shows it (2.4.3)."""
+
+    async def contribute(self, table_id: str, round_id: str, spot: int, wager_cents: int) -> Contribution:
+        """At "no more bets" (7.2.1): add rate x wager to the pool, keyed by (table, round, spot)."""
+
+    async def reverse(self, table_id: str, round_id: str, spot: int, reason: str) -> int:
+        """Undo that contribution (void round 14.4/15.2.1/16.5, returned wager 14.12).
+        Returns the cents taken back out; 0 when there was nothing (or it was already reversed)."""
+
+    async def apply_awards(self, table_id: str, round_id: str, hits: Sequence[ProgressiveHit],
+                           schedule: ProgressiveSchedule) -> ProgressiveResult:
+        """All of a round's awards in one transaction; a repeat returns the recorded result."""
+
+    async def correct(self, delta_cents: int, reason: str, who: str) -> int:
+        """A recorded correction by a named person; returns the new balance."""
+
+    async def verify(self) -> VerifyReport:
+        """The ledger identity of MONEY.md, checked from the records."""
+
+    async def close(self) -> None: ...
