@@ -1,0 +1,266 @@
+"""Jurisdiction profiles: the paytables, progressive schedule and irregularity choices of a table.
+
+A profile is data (TOML), not code. The shipped ones live in ``tabled/profiles/*.toml``; an
+operator's own file is loaded by path. :func:`load_profile` checks every key and names the key and
+the problem in a :class:`ProfileError` (a ``ValueError``), so a bad file never reaches a table.
+
+Money is integer cents, rates are basis points or whole percent: never a float.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from .progressive import ProgressiveSchedule
+from .ranking import Category
+
+#: The profiles shipped inside the package.
+SHIPPED_PROFILES = ("nsw", "us-standard", "nz-irregularities")
+
+_FIXED_AWARD_CATEGORIES = (Category.FOUR_OF_A_KIND, Category.FULL_HOUSE, Category.FLUSH)
+
+
+class ProfileError(ValueError):
+    """A profile that is missing, unreadable or wrong; the message names the key and the problem."""
+
+
+class HandWithoutAnte(StrEnum):
+    """A hand dealt to a playing area without an ante."""
+
+    DISCARD = "discard"  # NSW 14.8: the cards are counted and placed in the discard rack
+    REDEAL = "redeal"    # NZ 14.7: found before the deal is complete: collect, reshuffle, redeal
+
+
+class DeckNot52(StrEnum):
+    """The dealer finds, after the deal, that the deck does not hold 52 cards."""
+
+    VOID = "void"        # NZ 14.9: a misdeal, the round is void
+    STANDS = "stands"    # NSW: no rule; the round is settled as dealt (a supervisor may act, 16.4)
+
+
+#: Spot statuses a profile may say forfeit the progressive. Void and absent hands have their
+#: progressive wager returned (14.7, 14.12) and dead hands forfeit it by NZ 14.1, whatever the profile.
+FORFEITABLE_STATUSES = frozenset({"folded", "conceded"})
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    jurisdiction: str
+    description: str
+    #: 10.1: bet odds "to 1" per hand category
+    bet_odds: Mapping[Category, int]
+    #: 10.1: the ante pays 1 to 1
+    ante_odds: int
+    #: 10.2: the operator's maximum payout on bet wagers, in cents; None = no cap
+    max_bet_payout_cents: int | None
+    #: 11.3: the posted progressive wager, in cents
+    progressive_wager_cents: int
+    #: 11.6: the share of each progressive wager added to the pool, in basis points
+    contribution_basis_points: int
+    #: 12.1: the award schedule (also carries the reset value and who pays fixed awards)
+    progressive_schedule: ProgressiveSchedule
+    #: statuses whose hands do not win the progressive (MONEY.md: folded and conceded by default)
+    progressive_forfeited_by: frozenset[str]
+    hand_without_ante: HandWithoutAnte
+    deck_not_52: DeckNot52
+    #: NZ 14.1: a hand may be declared dead for passing information (ante, bet, progressive forfeited)
+    dead_hands: bool
+    #: 1.1 is silent on a stand off or a void; our reading: the promotional token is returned
+    tokens_returned_on_stand_off: bool
+    source: str = ""
+    notes: tuple[str, ...] = field(default=())
+
+    def bet_winnings(self, category: Category, settled_cents: int) -> tuple[int, bool]:
+        """Winnings on a bet of ``settled_cents`` by 10.1, capped by 10.2. Returns (cents, capped)."""
+        winnings = settled_cents * self.bet_odds[category]
+        cap = self.max_bet_payout_cents
+        if cap is not None and winnings > cap:
+            return cap, True
+        return winnings, False
+
+    def contribution_cents(self, wager_cents: int) -> int:
+        """11.6: what one progressive wager adds to the pool, rounded down (MONEY.md)."""
+        return wager_cents * self.contribution_basis_points // 10_000
+
+
+# ---------------------------------------------------------------------------------------------
+# loading and validation
+
+
+class _Reader:
+    """Reads keys out of a TOML table, naming the full key path in every error."""
+
+    def __init__(self, table: Mapping[str, Any], where: str, prefix: str = "") -> None:
+        self.table = table
+        self.where = where
+        self.prefix = prefix
+        self.used: set[str] = set()
+
+    def _key(self, key: str) -> str:
+        return f"{self.prefix}{key}"
+
+    def fail(self, key: str, problem: str) -> ProfileError:
+        return ProfileError(f"profile {self.where}: key '{self._key(key)}' {problem}")
+
+    def get(self, key: str, default: Any = ...) -> Any:
+        self.used.add(key)
+        if key not in self.table:
+            if default is ...:
+                raise self.fail(key, "is missing")
+            return default
+        return self.table[key]
+
+    def text(self, key: str, default: Any = ...) -> str:
+        v = self.get(key, default)
+        if not isinstance(v, str) or not v.strip():
+            raise self.fail(key, f"must be non-empty text, got {v!r}")
+        return v
+
+    def cents(self, key: str, default: Any = ...) -> int:
+        v = self.get(key, default)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise self.fail(key, f"must be a whole number of cents >= 0, got {v!r}")
+        return v
+
+    def whole(self, key: str, low: int, high: int, what: str, default: Any = ...) -> int:
+        v = self.get(key, default)
+        if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= high:
+            raise self.fail(key, f"must be {what} from {low} to {high}, got {v!r}")
+        return v
+
+    def flag(self, key: str, default: Any = ...) -> bool:
+        v = self.get(key, default)
+        if not isinstance(v, bool):
+            raise self.fail(key, f"must be true or false, got {v!r}")
+        return v
+
+    def choice(self, key: str, enum: type[StrEnum], default: Any = ...) -> Any:
+        v = self.get(key, default)
+        try:
+            return enum(v)
+        except ValueError:
+            allowed = ", ".join(repr(e.value) for e in enum)
+            raise self.fail(key, f"must be one of {allowed}, got {v!r}") from None
+
+    def sub(self, key: str, default: Any = ...) -> _Reader:
+        v = self.get(key, default)
+        if not isinstance(v, Mapping):
+            raise self.fail(key, f"must be a table, got {v!r}")
+        return _Reader(v, self.where, self._key(key) + ".")
+
+    def finish(self) -> None:
+        unknown = sorted(set(self.table) - self.used)
+        if unknown:
+            raise self.fail(unknown[0], "is not a profile setting (a typo?)")
+
+
+def _category_key(cat: Category) -> str:
+    return cat.name.lower()
+
+
+def profile_from_mapping(data: Mapping[str, Any], where: str = "<data>") -> Profile:
+    """Build and check a :class:`Profile` from parsed TOML."""
+    top = _Reader(data, where)
+    name = top.text("name")
+    jurisdiction = top.text("jurisdiction")
+    description = top.text("description")
+    source = top.text("source", "-")
+    notes_raw = top.get("notes", [])
+    if not isinstance(notes_raw, list) or not all(isinstance(n, str) for n in notes_raw):
+        raise top.fail("notes", "must be a list of text")
+
+    ante = top.sub("ante")
+    ante_odds = ante.whole("odds", 1, 1000, "odds to 1")  # 10.1: 1 to 1 in every profile we know
+    ante.finish()
+
+    bet = top.sub("bet")
+    cap = bet.cents("max_payout_cents", 0)  # 10.2: 0 or absent = no cap
+    odds = bet.sub("odds")
+    bet_odds = {cat: odds.whole(_category_key(cat), 1, 100_000, "odds to 1") for cat in Category}
+    odds.finish()
+    bet.finish()
+
+    prog = top.sub("progressive")
+    wager = prog.cents("wager_cents")
+    if wager == 0:
+        raise prog.fail("wager_cents", "must be more than 0 (11.3: the posted wager)")
+    rate = prog.whole("contribution_basis_points", 0, 10_000, "basis points")
+    reset = prog.cents("reset_cents")
+    from_pool = prog.flag("fixed_awards_from_pool", False)
+    forfeited = prog.get("forfeited_by", ["folded", "conceded"])
+    if not isinstance(forfeited, list) or not all(s in FORFEITABLE_STATUSES for s in forfeited):
+        raise prog.fail("forfeited_by", f"must be a list drawn from {sorted(FORFEITABLE_STATUSES)}, "
+                                        f"got {forfeited!r}")
+    royal = prog.sub("royal_flush")
+    royal_min = royal.cents("minimum_cents")
+    royal_pct = royal.whole("pool_percent", 0, 100, "a whole percent")
+    royal.finish()
+    sflush = prog.sub("straight_flush")
+    sf_min = sflush.cents("minimum_cents")
+    sf_pct = sflush.whole("pool_percent", 0, 100, "a whole percent")
+    sflush.finish()
+    fixed = prog.sub("fixed_awards_cents")
+    fixed_awards = {cat: fixed.cents(_category_key(cat)) for cat in _FIXED_AWARD_CATEGORIES}
+    fixed.finish()
+    prog.finish()
+    schedule = ProgressiveSchedule(
+        royal_minimum_cents=royal_min, royal_pool_percent=royal_pct,
+        straight_flush_minimum_cents=sf_min, straight_flush_pool_percent=sf_pct,
+        fixed_awards_cents=MappingProxyType(fixed_awards), fixed_awards_from_pool=from_pool,
+        reset_cents=reset,
+    )
+
+    irr = top.sub("irregularities")
+    no_ante = irr.choice("hand_without_ante", HandWithoutAnte)
+    deck = irr.choice("deck_not_52", DeckNot52)
+    dead = irr.flag("dead_hands")
+    tokens_back = irr.flag("tokens_returned_on_stand_off", True)
+    irr.finish()
+    top.finish()
+
+    return Profile(
+        name=name, jurisdiction=jurisdiction, description=description,
+        bet_odds=MappingProxyType(bet_odds), ante_odds=ante_odds,
+        max_bet_payout_cents=cap or None,
+        progressive_wager_cents=wager, contribution_basis_points=rate,
+        progressive_schedule=schedule, progressive_forfeited_by=frozenset(forfeited),
+        hand_without_ante=no_ante, deck_not_52=deck, dead_hands=dead,
+        tokens_returned_on_stand_off=tokens_back, source=source, notes=tuple(notes_raw),
+    )
+
+
+def load_profile(name_or_path: str | Path) -> Profile:
+    """A shipped profile by name (``nsw``, ``us-standard``, ``nz-irregularities``) or a TOML file."""
+    text_name = str(name_or_path)
+    if text_name in SHIPPED_PROFILES:
+        where = f"'{text_name}'"
+        raw = resources.files("tabled").joinpath("profiles", f"{text_name}.toml").read_text("utf-8")
+    else:
+        path = Path(text_name)
+        if not path.is_file():
+            shipped = ", ".join(SHIPPED_PROFILES)
+            raise ProfileError(f"no profile {text_name!r}: name one of {shipped} or a .toml file")
+        where = f"'{path}'"
+        try:
+            raw = path.read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ProfileError(f"profile {where} cannot be read: {exc}") from None
+    try:
+        data = tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as exc:
+        raise ProfileError(f"profile {where} is not valid TOML: {exc}") from None
+    return profile_from_mapping(data, where)
+
+
+__all__ = [
+    "Profile", "ProfileError", "HandWithoutAnte", "DeckNot52", "SHIPPED_PROFILES",
+    "FORFEITABLE_STATUSES", "load_profile", "profile_from_mapping",
+]
