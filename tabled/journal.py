@@ -1,0 +1,393 @@
+"""The table's journal: append-only, durable, hash-chained (DESIGN.md "write-ahead").
+
+Every event, decision, settlement and pool operation is a record in one SQLite file (WAL,
+``synchronous=FULL``): once :meth:`Journal.append` returns, the record survives a kill -9 or a power
+loss, so the daemon acts on an event -- and acknowledges a device's frame -- only after it returns.
+
+A record is ``(seq, time_us, round_id, kind, payload, prev_hash, hash)``; ``hash`` is the SHA-256 of
+the record's canonical JSON (:func:`canonical_record`, which includes ``prev_hash``), so each record
+seals every record before it. Changing, inserting or deleting a record breaks the chain at that
+record, and :meth:`Journal.verify` names it by number. (Cutting records off the *end* leaves an
+intact, shorter chain: compare with the head hash the operator reads from ``tabled audit verify``.)
+
+Public API (the round engineer's table controller builds on this)::
+
+    j = Journal.open(path, clock=time.time)       # creates the file; verifies from the last checkpoint
+    rec = j.append("bet.placed", {"spot": 3, "ante_cents": 500}, round_id="T01-000042")
+    recs = j.append_many([(kind, payload, round_id), ...])   # ONE transaction, one fsync (group commit)
+    cp = j.checkpoint({"table": ..., "faults": [...]})       # sealed snapshot of the caller's state
+    j.last_checkpoint() -> Record | None                     # cp.payload["snapshot"] is the state
+    j.records_after(seq) -> Iterator[Record]                 # replay from a checkpoint
+    j.records_for_round(round_id) -> list[Record]            # game recall
+    j.recent_round_ids(n) -> list[str]                       # newest first
+    j.verify(from_seq=0) -> VerifyResult(ok, first_broken_seq, reason, count, head_seq, head_hash)
+    j.head -> (seq, hash) of the last record
+    j.close()
+
+Restart (recovery) in the daemon::
+
+    j = Journal.open(path)                 # raises JournalCorrupt if the tail fails its check
+    cp = j.last_checkpoint()
+    state = State.from_snapshot(cp.payload["snapshot"]) if cp else State.initial()
+    for rec in j.records_after(cp.seq if cp else 0):
+        state.apply(rec)                   # replay; the devices are told nothing until this is done
+
+Opening reads and checks only the last checkpoint and the records after it, so restart time is
+flat as the journal grows; ``tabled audit verify`` checks the whole chain.
+
+Faults survive power loss with nothing special here: the controller journals ``fault.raised`` and
+``fault.cleared`` records and puts the set of active faults in each checkpoint's snapshot, so the
+snapshot plus the replay of the records after it gives exactly the faults active at power-down.
+
+Payloads are JSON objects (dict with str keys; values str, int, bool, None, lists, dicts; floats are
+refused: money is integer cents and a hash must not depend on float formatting). Kinds are short
+dotted names (``[a-z][a-z0-9_.-]*``). ``checkpoint`` is reserved for :meth:`Journal.checkpoint`.
+The clock is any zero-argument callable returning POSIX seconds (``time.time`` by default); it is
+stored as integer microseconds.
+
+A torn last transaction after a power loss is rolled back by SQLite itself (WAL); a record whose
+stored bytes do not match its hash is reported by number.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+GENESIS_HASH = "0" * 64
+CHECKPOINT = "checkpoint"
+_KIND = re.compile(r"[a-z][a-z0-9_.-]{0,63}\Z")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    seq       INTEGER PRIMARY KEY,
+    time_us   INTEGER NOT NULL,
+    round_id  TEXT,
+    kind      TEXT NOT NULL,
+    payload   TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS records_round ON records(round_id, seq) WHERE round_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS records_checkpoint ON records(seq) WHERE kind = 'checkpoint';
+"""
+_COLUMNS = "seq, time_us, round_id, kind, payload, prev_hash, hash"
+
+
+class JournalError(ValueError):
+    """Bad input to the journal, or a file that is not a journal."""
+
+
+class JournalCorrupt(JournalError):
+    """The chain is broken: :attr:`result` names the first broken record."""
+
+    def __init__(self, path: Path | str, result: VerifyResult):
+        super().__init__(f"{path}: journal chain broken at record {result.first_broken_seq}: {result.reason}")
+        self.result = result
+
+
+@dataclass(frozen=True)
+class Record:
+    seq: int
+    time_us: int
+    round_id: str | None
+    kind: str
+    payload: dict[str, Any]
+    prev_hash: str
+    hash: str
+
+    @property
+    def time(self) -> datetime:
+        return datetime.fromtimestamp(self.time_us / 1_000_000, tz=UTC)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "time": self.time.isoformat(), "time_us": self.time_us,
+                "round_id": self.round_id, "kind": self.kind, "payload": self.payload,
+                "prev_hash": self.prev_hash, "hash": self.hash}
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    ok: bool
+    first_broken_seq: int | None  # the first record that fails, None when ok
+    reason: str                   # why it fails ("" when ok)
+    count: int                    # records checked
+    head_seq: int = 0             # last record checked that was intact
+    head_hash: str = GENESIS_HASH
+
+
+def canonical_payload(payload: Mapping[str, Any]) -> str:
+    """The one JSON text of a payload: sorted keys, no spaces, UTF-8, no floats."""
+    if not isinstance(payload, Mapping):
+        raise JournalError(f"payload must be a JSON object (dict), got {type(payload).__name__}")
+    _check_json(payload, "payload")
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def canonical_record(seq: int, time_us: int, round_id: str | None, kind: str,
+                     payload_text: str, prev_hash: str) -> bytes:
+    """The bytes whose SHA-256 is the record's hash (the payload is embedded as its canonical JSON)."""
+    head = json.dumps([seq, time_us, round_id, kind, prev_hash], separators=(",", ":"), ensure_ascii=False)
+    return f'{{"record":{head},"payload":{payload_text}}}'.encode()
+
+
+def record_hash(seq: int, time_us: int, round_id: str | None, kind: str,
+                payload_text: str, prev_hash: str) -> str:
+    return hashlib.sha256(canonical_record(seq, time_us, round_id, kind, payload_text, prev_hash)).hexdigest()
+
+
+def _check_json(value: Any, where: str) -> None:
+    if value is None or isinstance(value, (str, bool, int)):
+        return
+    if isinstance(value, float):
+        raise JournalError(f"{where}: floats are not journalled (money is integer cents), got {value!r}")
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise JournalError(f"{where}: keys must be strings, got {key!r}")
+            _check_json(item, f"{where}.{key}")
+        return
+    if isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _check_json(item, f"{where}[{i}]")
+        return
+    raise JournalError(f"{where}: {type(value).__name__} is not JSON (use str, int, bool, None, list, dict)")
+
+
+def _check_kind(kind: str) -> None:
+    if not isinstance(kind, str) or not _KIND.match(kind):
+        raise JournalError(f"record kind must be a short dotted name like 'bet.placed', got {kind!r}")
+
+
+def _check_round_id(round_id: str | None) -> None:
+    if round_id is not None and (not isinstance(round_id, str) or not round_id):
+        raise JournalError(f"round_id must be a non-empty string or None, got {round_id!r}")
+
+
+def _row_to_record(row: tuple) -> Record:
+    seq, time_us, round_id, kind, payload_text, prev_hash, digest = row
+    try:
+        payload = json.loads(payload_text)
+    except (TypeError, ValueError):
+        raise JournalError(f"record {seq}: payload is not JSON (run `tabled audit verify`)") from None
+    return Record(seq, time_us, round_id, kind, payload, prev_hash, digest)
+
+
+class Journal:
+    """One open journal file. Not thread-safe: the table's one consumer owns it."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection, clock: Callable[[], float], readonly: bool):
+        self.path = path
+        self._conn = conn
+        self._clock = clock
+        self.readonly = readonly
+        self.recovery: VerifyResult | None = None  # the check made by open()
+
+    # -- opening ---------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | Path, clock: Callable[[], float] = time.time, *,
+             readonly: bool = False, verify: bool = True) -> Journal:
+        """Open (or create) the journal at ``path``.
+
+        With ``verify`` (the default) the last checkpoint and every record after it are checked and
+        :class:`JournalCorrupt` is raised when the chain is broken there: the daemon must not act.
+        ``readonly`` opens an existing journal for ``audit``/``recall`` while the daemon runs.
+        """
+        path = Path(path)
+        if readonly and not path.is_file():
+            raise JournalError(f"{path}: no journal there")
+        try:
+            if readonly:
+                conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                                       isolation_level=None, check_same_thread=False)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=FULL")
+                conn.executescript(_SCHEMA)
+            conn.execute("PRAGMA busy_timeout=5000")
+            names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{path}: not a journal ({exc})") from None
+        if "records" not in names:
+            conn.close()
+            raise JournalError(f"{path}: not a journal (no records table)")
+        journal = cls(path, conn, clock, readonly)
+        if verify:
+            cp = journal.last_checkpoint_seq()
+            result = journal.verify(from_seq=cp or 0)
+            journal.recovery = result
+            if not result.ok:
+                journal.close()
+                raise JournalCorrupt(path, result)
+        return journal
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None  # type: ignore[assignment]
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    @property
+    def head(self) -> tuple[int, str]:
+        """(seq, hash) of the last record; (0, GENESIS_HASH) when empty."""
+        row = self._conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        return (row[0], row[1]) if row else (0, GENESIS_HASH)
+
+    def append(self, kind: str, payload: Mapping[str, Any], round_id: str | None = None) -> Record:
+        """Write one record durably; returns it once it is on disk."""
+        return self.append_many([(kind, payload, round_id)])[0]
+
+    def append_many(self, items: Iterable[tuple[str, Mapping[str, Any], str | None]]) -> list[Record]:
+        """Write several records in ONE transaction (group commit): all durable, or none."""
+        prepared = []
+        for item in items:
+            if not isinstance(item, tuple) or len(item) not in (2, 3):
+                raise JournalError(f"append_many takes (kind, payload, round_id) tuples, got {item!r}")
+            kind, payload, round_id = item if len(item) == 3 else (*item, None)
+            if kind == CHECKPOINT:
+                raise JournalError("'checkpoint' records are written by Journal.checkpoint() only")
+            prepared.append((kind, payload, round_id))
+        return self._write(prepared)
+
+    def checkpoint(self, snapshot: Mapping[str, Any]) -> Record:
+        """Seal the chain so far with the caller's table state; restart starts from here."""
+        return self._write([(CHECKPOINT, {"snapshot": snapshot}, None)], seal=True)[0]
+
+    def _write(self, items: list[tuple[str, Mapping[str, Any], str | None]], seal: bool = False) -> list[Record]:
+        if self.readonly:
+            raise JournalError(f"{self.path}: opened read-only")
+        checked = []
+        for kind, payload, round_id in items:
+            _check_kind(kind)
+            _check_round_id(round_id)
+            checked.append((kind, payload, round_id))
+        if not checked:
+            return []
+        time_us = int(round(self._clock() * 1_000_000))
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            seq, prev = self.head  # read inside the write lock: the head cannot move under us
+            records, rows = [], []
+            for kind, payload, round_id in checked:
+                seq += 1
+                if seal:
+                    payload = {**payload, "chain_hash": prev, "sealed_through": seq - 1}
+                text = canonical_payload(payload)
+                digest = record_hash(seq, time_us, round_id, kind, text, prev)
+                rows.append((seq, time_us, round_id, kind, text, prev, digest))
+                records.append(Record(seq, time_us, round_id, kind, json.loads(text), prev, digest))
+                prev = digest
+            conn.executemany(f"INSERT INTO records ({_COLUMNS}) VALUES (?,?,?,?,?,?,?)", rows)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return records
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def last_checkpoint_seq(self) -> int | None:
+        row = self._conn.execute(
+            "SELECT seq FROM records WHERE kind = 'checkpoint' ORDER BY seq DESC LIMIT 1").fetchone()
+        return row[0] if row else None
+
+    def last_checkpoint(self) -> Record | None:
+        """The last sealed checkpoint; its ``payload["snapshot"]`` is the state the caller gave."""
+        seq = self.last_checkpoint_seq()
+        return self.record(seq) if seq is not None else None
+
+    def record(self, seq: int) -> Record | None:
+        row = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq = ?", (seq,)).fetchone()
+        return _row_to_record(row) if row else None
+
+    def records_after(self, seq: int) -> Iterator[Record]:
+        """Every record with a number greater than ``seq``, in order."""
+        for row in self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq > ? ORDER BY seq", (seq,)):
+            yield _row_to_record(row)
+
+    def records_for_round(self, round_id: str) -> list[Record]:
+        rows = self._conn.execute(
+            f"SELECT {_COLUMNS} FROM records WHERE round_id = ? ORDER BY seq", (round_id,)).fetchall()
+        return [_row_to_record(r) for r in rows]
+
+    def recent_round_ids(self, n: int = 10) -> list[str]:
+        """The last ``n`` rounds that have records, newest first (by their latest record)."""
+        seen: dict[str, None] = {}
+        cursor = self._conn.execute(
+            "SELECT round_id FROM records WHERE round_id IS NOT NULL ORDER BY seq DESC")
+        for (round_id,) in cursor:
+            if len(seen) >= n:
+                break
+            seen.setdefault(round_id, None)
+        cursor.close()
+        return list(seen)
+
+    def count(self) -> int:
+        return self._conn.execute("SELECT count(*) FROM records").fetchone()[0]
+
+    # -- checking --------------------------------------------------------------------------------
+
+    def verify(self, from_seq: int = 0, progress: Callable[[int], None] | None = None) -> VerifyResult:
+        """Check the chain from record ``from_seq`` (0: the whole journal) to the end.
+
+        Each record must follow its predecessor by number, carry its hash as ``prev_hash``, and hash
+        to its stored ``hash``; a checkpoint must seal the chain it follows. The anchor for a partial
+        check is the stored hash of record ``from_seq - 1``.
+        """
+        start = max(from_seq, 1)
+        anchor = self._conn.execute("SELECT hash FROM records WHERE seq = ?", (start - 1,)).fetchone()
+        expected_prev = anchor[0] if anchor else GENESIS_HASH
+        expected_seq = start if anchor or start == 1 else None
+        count, head_seq, head_hash = 0, start - 1 if anchor else 0, expected_prev
+        cursor = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq >= ? ORDER BY seq", (start,))
+
+        def broken(seq: int, reason: str) -> VerifyResult:
+            cursor.close()
+            return VerifyResult(False, seq, reason, count, head_seq, head_hash)
+
+        for seq, time_us, round_id, kind, text, prev_hash, digest in cursor:
+            if expected_seq is not None and seq != expected_seq:
+                return broken(expected_seq, f"record {expected_seq} is missing (next is {seq})")
+            if prev_hash != expected_prev:
+                return broken(seq, "prev_hash does not match the hash of the record before it")
+            if not isinstance(text, str) or not isinstance(time_us, int) or not isinstance(kind, str):
+                return broken(seq, "a field has the wrong type")
+            try:
+                recomputed = record_hash(seq, time_us, round_id, kind, text, prev_hash)
+            except (TypeError, ValueError) as exc:
+                return broken(seq, f"cannot be hashed ({exc})")
+            if recomputed != digest:
+                return broken(seq, "contents do not match its hash (record altered)")
+            if kind == CHECKPOINT:
+                try:
+                    sealed = json.loads(text).get("chain_hash")
+                except ValueError:
+                    return broken(seq, "checkpoint payload is not JSON")
+                if sealed != prev_hash:
+                    return broken(seq, "checkpoint does not seal the chain before it")
+            count += 1
+            head_seq, head_hash = seq, digest
+            expected_prev, expected_seq = digest, seq + 1
+            if progress is not None and count % 100_000 == 0:
+                progress(count)
+        return VerifyResult(True, None, "", count, head_seq, head_hash)
+
