@@ -1,0 +1,461 @@
+"""The daemon's configuration: one TOML file, checked completely before the table starts.
+
+``load_config(path) -> Config`` reads the file, checks every key's type and range, refuses unknown
+keys (a typo must not silently fall back to a default), resolves relative paths against the file's
+directory and loads the jurisdiction profile. Any problem raises :class:`ConfigError` (a
+``ValueError``) whose message names the file, the key and the problem, e.g.::
+
+    config/sim.toml: table.spots: must be an integer from 1 to 7, got 9
+
+``load_config(None)`` gives the embedded default: the simulated table (``DEFAULT_TOML``), no
+server or hardware needed; its relative paths resolve against the current directory.
+
+Sections and the dataclasses they become (see config/sim.toml and config/hardware.toml)::
+
+    [table]          -> Config.table: TableConfig(id, spots, profile (tabled.game.profiles.Profile),
+                        profile_name, minimum_cents, maximum_cents, unit_cents (6.1),
+                        progressive_wager_cents (11.3; default from the profile), card_source)
+    [journal]        -> Config.journal: JournalConfig(path, checkpoint_every_rounds)
+    [[pools]]        -> Config.pools: tuple[PoolConfig(name, backend, path, dsn, contribution_bp,
+                        reset_cents, primary)]; Config.primary_pool
+    [devices.shuffler|betspots|meter] -> SerialDeviceConfig(port, baudrate)
+    [devices.shoe|panel]              -> UsbDeviceConfig(vendor_id, product_id, serial)
+    [simulation]     -> Config.simulation: SimulationConfig(enabled, seed, rounds, round_pause_ms,
+                        players: tuple[PlayerConfig(spot, ante_cents, progressive, strategy)], dealer)
+    [log]            -> Config.log: LogConfig(format, level)
+
+Defaults the schema leaves open are ours: a primary pool without ``contribution_bp`` or
+``reset_cents`` takes the profile's (11.6, and the profile's reset value); every pool together may
+take at most 10,000 bp of a progressive wager (the rest is the operator's retained share, 11.6).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tabled.game.profiles import SHIPPED_PROFILES, Profile, ProfileError, load_profile
+
+CARD_SOURCES = ("shuffler", "shoe")          # 2.4.1
+POOL_BACKENDS = ("local", "postgresql")
+LOG_FORMATS = ("auto", "json", "console")
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+DEALERS = ("auto", "manual")                 # auto: the simulated dealer presses the panel
+SERIAL_DEVICES = ("shuffler", "betspots", "meter")
+USB_DEVICES = ("shoe", "panel")
+MAX_SPOTS = 7
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}\Z")
+
+# The simulated table: what `tabled run` does with no --config. Kept equal to config/sim.toml.
+DEFAULT_TOML = """
+[table]
+id = "SIM01"
+spots = 7
+profile = "nsw"
+minimum_cents = 500
+maximum_cents = 50_000
+unit_cents = 100
+card_source = "shuffler"
+
+[journal]
+path = "var/journal.db"
+checkpoint_every_rounds = 100
+
+[[pools]]
+name = "main"
+backend = "local"
+path = "var/pool-main.db"
+primary = true
+
+[simulation]
+enabled = true
+seed = 1
+rounds = 0
+round_pause_ms = 500
+dealer = "auto"
+players = [
+    { spot = 1, ante_cents = 500, progressive = true, strategy = "optimal" },
+    { spot = 2, ante_cents = 1000, progressive = false, strategy = "optimal" },
+    { spot = 3, ante_cents = 500, progressive = true, strategy = "optimal" },
+    { spot = 4, ante_cents = 2500, progressive = true, strategy = "optimal" },
+    { spot = 5, ante_cents = 500, progressive = false, strategy = "optimal" },
+    { spot = 6, ante_cents = 1500, progressive = true, strategy = "optimal" },
+    { spot = 7, ante_cents = 500, progressive = true, strategy = "optimal" },
+]
+
+[log]
+format = "auto"
+level = "info"
+"""
+
+# Defaults for device sections left out (simulated devices ignore them).
+_SERIAL_PORTS = {"shuffler": "/dev/tabled-shuffler", "betspots": "/dev/tabled-betspots",
+                 "meter": "/dev/tabled-meter"}
+# pid.codes test IDs (0x1209) until the vendors' own IDs are known.
+_USB_IDS = {"shoe": (0x1209, 0x7A01), "panel": (0x1209, 0x7A02)}
+
+
+class ConfigError(ValueError):
+    """A configuration the daemon refuses to start with; the message names the key."""
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    id: str
+    spots: int
+    profile: Profile
+    profile_name: str
+    minimum_cents: int
+    maximum_cents: int
+    unit_cents: int
+    progressive_wager_cents: int
+    card_source: str
+
+
+@dataclass(frozen=True)
+class JournalConfig:
+    path: Path
+    checkpoint_every_rounds: int
+
+
+@dataclass(frozen=True)
+class PoolConfig:
+    name: str
+    backend: str
+    path: Path | None      # local
+    dsn: str | None        # postgresql
+    contribution_bp: int   # 11.6: basis points of each progressive wager added to this pool
+    reset_cents: int
+    primary: bool
+
+
+@dataclass(frozen=True)
+class SerialDeviceConfig:
+    port: str
+    baudrate: int
+
+
+@dataclass(frozen=True)
+class UsbDeviceConfig:
+    vendor_id: int
+    product_id: int
+    serial: str | None
+
+
+@dataclass(frozen=True)
+class DevicesConfig:
+    shuffler: SerialDeviceConfig
+    betspots: SerialDeviceConfig
+    meter: SerialDeviceConfig
+    shoe: UsbDeviceConfig
+    panel: UsbDeviceConfig
+
+
+@dataclass(frozen=True)
+class PlayerConfig:
+    spot: int
+    ante_cents: int
+    progressive: bool
+    strategy: str
+
+
+@dataclass(frozen=True)
+class SimulationConfig:
+    enabled: bool
+    seed: int
+    rounds: int            # 0 = run until stopped
+    round_pause_ms: int
+    players: tuple[PlayerConfig, ...]
+    dealer: str
+
+
+@dataclass(frozen=True)
+class LogConfig:
+    format: str
+    level: str
+
+
+@dataclass(frozen=True)
+class Config:
+    source: Path | None    # the file read; None for the embedded default
+    table: TableConfig
+    journal: JournalConfig
+    pools: tuple[PoolConfig, ...]
+    devices: DevicesConfig
+    simulation: SimulationConfig
+    log: LogConfig
+
+    @property
+    def primary_pool(self) -> PoolConfig:
+        return next(p for p in self.pools if p.primary)
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+class _Section:
+    """Reads one TOML table; every error names the file and the full key."""
+
+    def __init__(self, data: Any, where: str, prefix: str) -> None:
+        self.where, self.prefix, self.used = where, prefix, set()
+        if not isinstance(data, Mapping):
+            raise self.fail_at(prefix.rstrip("."), f"must be a table, got {data!r}")
+        self.data = data
+
+    def fail_at(self, key: str, problem: str) -> ConfigError:
+        return ConfigError(f"{self.where}: {key}: {problem}")
+
+    def fail(self, key: str, problem: str) -> ConfigError:
+        return self.fail_at(self.prefix + key, problem)
+
+    def get(self, key: str, default: Any = ...) -> Any:
+        self.used.add(key)
+        if key not in self.data:
+            if default is ...:
+                raise self.fail(key, "is missing")
+            return default
+        return self.data[key]
+
+    def integer(self, key: str, low: int, high: int | None = None, default: Any = ...) -> int:
+        v = self.get(key, default)
+        if not isinstance(v, int) or isinstance(v, bool) or v < low or (high is not None and v > high):
+            span = f"from {low} to {high}" if high is not None else f"of at least {low}"
+            raise self.fail(key, f"must be an integer {span}, got {v!r}")
+        return v
+
+    def cents(self, key: str, default: Any = ...) -> int:
+        v = self.get(key, default)
+        if isinstance(v, float):
+            raise self.fail(key, f"must be whole cents (an integer, no decimal point), got {v!r}")
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise self.fail(key, f"must be a whole number of cents, 0 or more, got {v!r}")
+        return v
+
+    def text(self, key: str, default: Any = ...) -> str:
+        v = self.get(key, default)
+        if not isinstance(v, str) or not v.strip():
+            raise self.fail(key, f"must be non-empty text, got {v!r}")
+        return v
+
+    def flag(self, key: str, default: Any = ...) -> bool:
+        v = self.get(key, default)
+        if not isinstance(v, bool):
+            raise self.fail(key, f"must be true or false, got {v!r}")
+        return v
+
+    def choice(self, key: str, allowed: tuple[str, ...], default: Any = ...) -> str:
+        v = self.get(key, default)
+        if v not in allowed:
+            raise self.fail(key, f"must be one of {', '.join(repr(a) for a in allowed)}, got {v!r}")
+        return v
+
+    def section(self, key: str) -> _Section:
+        return _Section(self.get(key, {}), self.where, f"{self.prefix}{key}.")
+
+    def finish(self) -> None:
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            raise self.fail(unknown[0], "unknown key (a typo?)")
+
+
+def _path(sec: _Section, key: str, base: Path, default: Any = ...) -> Path:
+    p = Path(sec.text(key, default))
+    return p if p.is_absolute() else Path(os.path.normpath(base / p))
+
+
+def _table(sec: _Section, base: Path) -> TableConfig:
+    table_id = sec.text("id")
+    if not _NAME.match(table_id):
+        raise sec.fail("id", f"must be 1-32 letters, digits, '_', '.', '-', got {table_id!r}")
+    spots = sec.integer("spots", 1, MAX_SPOTS)
+    name = sec.text("profile", "nsw")
+    where = name if name in SHIPPED_PROFILES else str(Path(name) if Path(name).is_absolute() else base / name)
+    try:
+        profile = load_profile(where)
+    except ProfileError as exc:
+        raise sec.fail("profile", str(exc)) from None
+    unit = sec.cents("unit_cents", 100)
+    if unit == 0:
+        raise sec.fail("unit_cents", "must be at least 1 cent (6.1: the minimum unit)")
+    minimum = sec.cents("minimum_cents")
+    maximum = sec.cents("maximum_cents")
+    if minimum == 0:
+        raise sec.fail("minimum_cents", "must be more than 0 (6.1)")
+    if maximum < minimum:
+        raise sec.fail("maximum_cents", f"must be at least minimum_cents ({minimum}), got {maximum}")
+    for key, value in (("minimum_cents", minimum), ("maximum_cents", maximum)):
+        if value % unit:
+            raise sec.fail(key, f"must be a multiple of unit_cents ({unit}) (6.1), got {value}")
+    wager = sec.cents("progressive_wager_cents", profile.progressive_wager_cents)
+    if wager == 0:
+        raise sec.fail("progressive_wager_cents", "must be more than 0 (11.3: the posted wager)")
+    card_source = sec.choice("card_source", CARD_SOURCES, "shuffler")
+    sec.finish()
+    return TableConfig(table_id, spots, profile, name, minimum, maximum, unit, wager, card_source)
+
+
+def _journal(sec: _Section, base: Path) -> JournalConfig:
+    path = _path(sec, "path", base, "var/journal.db")
+    every = sec.integer("checkpoint_every_rounds", 1, 1_000_000, 100)
+    sec.finish()
+    return JournalConfig(path, every)
+
+
+def _pools(raw: Any, where: str, base: Path, profile: Profile) -> tuple[PoolConfig, ...]:
+    if raw is None:
+        raw = [{"name": "main", "backend": "local", "primary": True}]
+    if not isinstance(raw, list) or not raw:
+        raise ConfigError(f"{where}: pools: must be one or more [[pools]] tables, got {raw!r}")
+    pools: list[PoolConfig] = []
+    for i, item in enumerate(raw):
+        sec = _Section(item, where, f"pools[{i}].")
+        name = sec.text("name")
+        if not _NAME.match(name):
+            raise sec.fail("name", f"must be 1-32 letters, digits, '_', '.', '-', got {name!r}")
+        if any(p.name == name for p in pools):
+            raise sec.fail("name", f"{name!r} is used by another pool")
+        backend = sec.choice("backend", POOL_BACKENDS, "local")
+        primary = sec.flag("primary", len(raw) == 1)
+        path = dsn = None
+        if backend == "local":
+            path = _path(sec, "path", base, f"var/pool-{name}.db")
+            if "dsn" in sec.data:
+                raise sec.fail("dsn", "is for backend = 'postgresql' only (a local pool has a path)")
+        else:
+            dsn = sec.text("dsn")
+            if not dsn.startswith(("postgresql://", "postgres://")) and "=" not in dsn:
+                raise sec.fail("dsn", f"must be a PostgreSQL connection string, got {dsn!r}")
+            if "path" in sec.data:
+                raise sec.fail("path", "is for backend = 'local' only (a linked pool has a dsn)")
+        default_bp = profile.contribution_basis_points if primary else ...
+        default_reset = profile.progressive_schedule.reset_cents if primary else 0
+        rate = sec.integer("contribution_bp", 0, 10_000, default_bp)
+        reset = sec.cents("reset_cents", default_reset)
+        sec.finish()
+        pools.append(PoolConfig(name, backend, path, dsn, rate, reset, primary))
+    primaries = [p.name for p in pools if p.primary]
+    if len(primaries) != 1:
+        raise ConfigError(f"{where}: pools: exactly one pool must have primary = true "
+                          f"(the pool the jackpot awards come from), got {len(primaries)}")
+    total = sum(p.contribution_bp for p in pools)
+    if total > 10_000:
+        raise ConfigError(f"{where}: pools: contribution_bp adds up to {total}, more than 10000 "
+                          "(11.6: at most the whole progressive wager)")
+    return tuple(pools)
+
+
+def _devices(sec: _Section) -> DevicesConfig:
+    found: dict[str, Any] = {}
+    for name in SERIAL_DEVICES:
+        dev = sec.section(name)
+        port = dev.text("port", _SERIAL_PORTS[name])
+        baud = dev.integer("baudrate", 1200, 4_000_000, 115_200)
+        dev.finish()
+        found[name] = SerialDeviceConfig(port, baud)
+    for name in USB_DEVICES:
+        dev = sec.section(name)
+        vid = dev.integer("vendor_id", 0, 0xFFFF, _USB_IDS[name][0])
+        pid = dev.integer("product_id", 0, 0xFFFF, _USB_IDS[name][1])
+        serial = dev.get("serial", None)
+        if serial is not None and (not isinstance(serial, str) or not serial):
+            raise dev.fail("serial", f"must be the device's serial number as text, got {serial!r}")
+        dev.finish()
+        found[name] = UsbDeviceConfig(vid, pid, serial)
+    sec.finish()
+    return DevicesConfig(**found)
+
+
+def _known_strategies() -> frozenset[str] | None:
+    """The strategy names of tabled.math.strategy, when that module is there to ask."""
+    try:
+        from tabled.math import strategy  # noqa: PLC0415 (optional; written by another module)
+    except ImportError:
+        return None
+    names = getattr(strategy, "STRATEGIES", None)
+    return frozenset(names) if names else None
+
+
+def _simulation(sec: _Section, table: TableConfig) -> SimulationConfig:
+    enabled = sec.flag("enabled", False)
+    seed = sec.integer("seed", 0, 2**63 - 1, 1)
+    rounds = sec.integer("rounds", 0, None, 0)
+    pause = sec.integer("round_pause_ms", 0, 3_600_000, 500)
+    dealer = sec.choice("dealer", DEALERS, "auto")
+    raw_players = sec.get("players", [])
+    if not isinstance(raw_players, list):
+        raise sec.fail("players", f"must be a list of {{spot, ante_cents, progressive, strategy}}, got {raw_players!r}")
+    strategies = _known_strategies()
+    players: list[PlayerConfig] = []
+    for i, item in enumerate(raw_players):
+        p = _Section(item, sec.where, f"{sec.prefix}players[{i}].")
+        spot = p.integer("spot", 1, table.spots)
+        if any(q.spot == spot for q in players):
+            raise p.fail("spot", f"spot {spot} has another player already (5.8: one wager per area)")
+        ante = p.cents("ante_cents")
+        if not table.minimum_cents <= ante <= table.maximum_cents or ante % table.unit_cents:
+            raise p.fail("ante_cents", f"must be from {table.minimum_cents} to {table.maximum_cents} "
+                                       f"in units of {table.unit_cents} (6.1), got {ante}")
+        progressive = p.flag("progressive", False)
+        strategy = p.text("strategy", "optimal")
+        if strategies is not None and strategy not in strategies:
+            raise p.fail("strategy", f"must be one of {', '.join(sorted(strategies))}, got {strategy!r}")
+        p.finish()
+        players.append(PlayerConfig(spot, ante, progressive, strategy))
+    sec.finish()
+    return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer)
+
+
+def _log(sec: _Section) -> LogConfig:
+    fmt = sec.choice("format", LOG_FORMATS, "auto")
+    level = sec.choice("level", LOG_LEVELS, "info")
+    sec.finish()
+    return LogConfig(fmt, level)
+
+
+def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
+    """Check already-parsed TOML; ``base`` is the directory relative paths are resolved against."""
+    top = _Section(data, where, "")
+    if "table" not in data:
+        raise ConfigError(f"{where}: table: is missing (the [table] section with id and spots)")
+    table = _table(top.section("table"), base)
+    journal = _journal(top.section("journal"), base)
+    pools = _pools(top.get("pools", None), where, base, table.profile)
+    devices = _devices(top.section("devices"))
+    simulation = _simulation(top.section("simulation"), table)
+    log = _log(top.section("log"))
+    top.finish()
+    return Config(None, table, journal, pools, devices, simulation, log)
+
+
+def load_config(path: str | Path | None) -> Config:
+    """Read and check a config file (None: the embedded simulated table)."""
+    if path is None:
+        data = tomllib.loads(DEFAULT_TOML)
+        return parse_config(data, "<default config>", Path.cwd())
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: is not valid TOML: {exc}") from None
+    config = parse_config(data, str(path), path.resolve().parent)
+    return Config(path, config.table, config.journal, config.pools, config.devices,
+                  config.simulation, config.log)
+
+
+__all__ = [
+    "Config", "ConfigError", "TableConfig", "JournalConfig", "PoolConfig", "SerialDeviceConfig",
+    "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig",
+    "load_config", "parse_config", "DEFAULT_TOML",
+]
