@@ -131,13 +131,18 @@ CATEGORY_FLOOR: tuple[int, ...] = tuple(
 )
 
 
-def evaluate(hand: Sequence[int]) -> int:
+# The single-hand path uses the same keys with the suit sum in the low 11 bits, and a table of
+# tables picked by that suit sum, so the hot path has no branch (measured fastest in CPython 3.11).
+_EVAL_KEYS = [SUIT_KEYS[c & 3] | (RANK_KEYS[c >> 2] << 11) for c in range(52)]
+_TABLE_BY_SUIT_SUM = [_FLUSH if s in FLUSH_SUIT_SUMS else _PLAIN for s in range(5 * SUIT_KEYS[-1] + 1)]
+
+
+def evaluate(hand: Sequence[int], _keys: list[int] = _EVAL_KEYS,
+             _tables: list[list[int]] = _TABLE_BY_SUIT_SUM) -> int:
     """Poker value (1..7462) of five distinct card ints. The daemon's hot path: no checks here."""
     a, b, c, d, e = hand
-    k = CARD_KEYS[a] + CARD_KEYS[b] + CARD_KEYS[c] + CARD_KEYS[d] + CARD_KEYS[e]
-    if k >> _RANK_BITS in FLUSH_SUIT_SUMS:
-        return _FLUSH[k & _RANK_MASK]
-    return _PLAIN[k & _RANK_MASK]
+    k = _keys[a] + _keys[b] + _keys[c] + _keys[d] + _keys[e]
+    return _tables[k & 2047][k >> 11]
 
 
 def category_of(value: int) -> Category:
