@@ -273,7 +273,8 @@ def _table(sec: _Section, base: Path) -> TableConfig:
         raise sec.fail("id", f"must be 1-32 letters, digits, '_', '.', '-', got {table_id!r}")
     spots = sec.integer("spots", 1, MAX_SPOTS)
     name = sec.text("profile", "nsw")
-    where = name if name in SHIPPED_PROFILES else str(Path(name) if Path(name).is_absolute() else base / name)
+    looks_like_path = name not in SHIPPED_PROFILES and (name.endswith(".toml") or "/" in name)
+    where = str(base / name) if looks_like_path else name  # base / an absolute path = that path
     try:
         profile = load_profile(where)
     except ProfileError as exc:

@@ -1,0 +1,207 @@
+"""The journal: durable, append-only, hash-chained (DESIGN.md write-ahead; issue 4 durability)."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+import pytest
+
+from tabled.journal import (
+    GENESIS_HASH,
+    Journal,
+    JournalCorrupt,
+    JournalError,
+    canonical_payload,
+    record_hash,
+)
+
+
+def test_append_is_durable_and_chained_across_reopen(tmp_path, clock):
+    path = tmp_path / "journal.db"
+    with Journal.open(path, clock=clock) as j:
+        a = j.append("round.opened", {"table": "T01"}, round_id="R1")
+        clock.advance(0.25)
+        b = j.append("bet.placed", {"spot": 3, "ante_cents": 500}, round_id="R1")
+    assert (a.seq, b.seq) == (1, 2)
+    assert a.prev_hash == GENESIS_HASH and b.prev_hash == a.hash
+    assert b.time_us - a.time_us == 250_000
+    assert a.hash == record_hash(1, a.time_us, "R1", "round.opened", canonical_payload(a.payload), GENESIS_HASH)
+
+    with Journal.open(path, clock=clock) as j:
+        assert j.head == (2, b.hash)
+        assert list(j.records_after(0)) == [a, b]
+        c = j.append("bet.placed", {"spot": 4, "ante_cents": 1000}, round_id="R1")
+        assert c.seq == 3 and c.prev_hash == b.hash
+        assert j.verify().ok and j.verify().count == 3
+
+
+def test_settings_are_wal_and_synchronous_full(tmp_path):
+    path = tmp_path / "journal.db"
+    with Journal.open(path) as j:
+        assert j._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert j._conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+def test_group_commit_writes_many_records_in_one_transaction(tmp_path, clock):
+    path = tmp_path / "journal.db"
+    with Journal.open(path, clock=clock) as j:
+        commits = []
+        j._conn.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
+        recs = j.append_many([("bet.placed", {"spot": s, "ante_cents": 500}, "R1") for s in range(1, 8)])
+        assert len(commits) == 1
+        assert [r.seq for r in recs] == list(range(1, 8))
+        assert all(r.time_us == recs[0].time_us for r in recs)  # one commit, one time
+        assert all(recs[i].prev_hash == recs[i - 1].hash for i in range(1, 7))
+        assert j.verify().ok
+
+
+def test_a_failed_group_writes_nothing(tmp_path):
+    with Journal.open(tmp_path / "j.db") as j:
+        j.append("a.b", {"x": 1})
+        with pytest.raises(JournalError, match="floats are not journalled"):
+            j.append_many([("bet.placed", {"spot": 1}, "R1"), ("bet.placed", {"amount": 1.5}, "R1")])
+        assert j.count() == 1 and j.verify().ok
+
+
+@pytest.mark.parametrize("kind, payload, round_id, message", [
+    ("Bad Kind", {}, None, "record kind must be"),
+    ("checkpoint", {}, None, "written by Journal.checkpoint"),
+    ("a.b", [1, 2], None, "payload must be a JSON object"),
+    ("a.b", {"x": {1, 2}}, None, r"payload.x: set is not JSON"),
+    ("a.b", {"x": 0.1}, None, "floats are not journalled"),
+    ("a.b", {1: "x"}, None, "keys must be strings"),
+    ("a.b", {}, 42, "round_id must be a non-empty string"),
+])
+def test_bad_records_are_refused_with_a_clear_error(tmp_path, kind, payload, round_id, message):
+    with Journal.open(tmp_path / "j.db") as j, pytest.raises(JournalError, match=message):
+        j.append(kind, payload, round_id=round_id)
+
+
+def test_checkpoint_seals_the_chain_and_restart_replays_only_what_follows(tmp_path, clock):
+    path = tmp_path / "journal.db"
+    with Journal.open(path, clock=clock) as j:
+        j.append_many([("bet.placed", {"spot": s}, "R1") for s in (1, 2, 3)])
+        cp = j.checkpoint({"round": "R1", "faults": ["meter"]})
+        after = j.append_many([("fault.cleared", {"device": "meter"}, None), ("round.opened", {}, "R2")])
+    assert cp.seq == 4 and cp.kind == "checkpoint"
+    assert cp.payload["chain_hash"] == cp.prev_hash and cp.payload["sealed_through"] == 3
+    with Journal.open(path, clock=clock) as j:
+        assert j.recovery.ok and j.recovery.count == 3  # the checkpoint and the two after it
+        last = j.last_checkpoint()
+        assert last == cp and last.payload["snapshot"] == {"round": "R1", "faults": ["meter"]}
+        assert list(j.records_after(last.seq)) == after
+
+
+def test_recall_helpers_find_rounds(tmp_path):
+    with Journal.open(tmp_path / "j.db") as j:
+        for r in range(1, 13):
+            j.append_many([("round.opened", {}, f"R{r}"), ("round.settled", {}, f"R{r}")])
+            j.append("meter.shown", {"cents": 100 * r})  # records outside any round
+        assert j.recent_round_ids(10) == [f"R{r}" for r in range(12, 2, -1)]
+        assert [r.kind for r in j.records_for_round("R5")] == ["round.opened", "round.settled"]
+        assert j.records_for_round("nope") == []
+
+
+def _tamper(path, old: bytes, new: bytes) -> None:
+    data = path.read_bytes()
+    assert data.count(old) == 1, "the test's marker must be unique in the file"
+    path.write_bytes(data.replace(old, new))
+
+
+def test_a_changed_payload_byte_is_named_by_record_number(tmp_path, clock):
+    path = tmp_path / "journal.db"
+    with Journal.open(path, clock=clock) as j:
+        for i in range(1, 51):
+            j.append("bet.placed", {"spot": 1 + i % 7, "ante_cents": 500, "tag": f"m{i:04d}"}, round_id="R1")
+    assert not (tmp_path / "journal.db-wal").exists()  # closed cleanly: everything is in the main file
+    _tamper(path, b'"tag":"m0037"', b'"tag":"m0038"')   # one byte in record 37's payload
+    with Journal.open(path, verify=False) as j:
+        result = j.verify()
+    assert not result.ok and result.first_broken_seq == 37
+    assert "altered" in result.reason and result.count == 36 and result.head_seq == 36
+
+
+def test_a_deleted_record_is_named(tmp_path):
+    path = tmp_path / "journal.db"
+    with Journal.open(path) as j:
+        for i in range(10):
+            j.append("a.b", {"i": i})
+    con = sqlite3.connect(path)
+    con.execute("DELETE FROM records WHERE seq = 6")
+    con.commit()
+    con.close()
+    with Journal.open(path, verify=False) as j:
+        result = j.verify()
+    assert (result.ok, result.first_broken_seq) == (False, 6)
+    assert "missing" in result.reason
+
+
+def test_restart_refuses_a_broken_tail_but_not_a_break_before_the_checkpoint(tmp_path):
+    path = tmp_path / "journal.db"
+    with Journal.open(path) as j:
+        for i in range(5):
+            j.append("a.b", {"n": f"early{i}"})
+        j.checkpoint({"state": 1})
+        for i in range(5):
+            j.append("a.b", {"n": f"late{i}"})
+    _tamper(path, b'"early2"', b'"early9"')   # record 3: before the checkpoint
+    with Journal.open(path) as j:           # restart checks from the checkpoint only
+        assert j.recovery.ok
+        assert j.verify().first_broken_seq == 3  # audit verify checks it all
+    _tamper(path, b'"late3"', b'"late7"')     # record 10: after the checkpoint
+    with pytest.raises(JournalCorrupt, match="record 10") as info:
+        Journal.open(path)
+    assert info.value.result.first_broken_seq == 10
+
+
+def test_not_a_journal_is_a_clear_error(tmp_path):
+    bogus = tmp_path / "notes.txt"
+    bogus.write_text("hello, this is not SQLite\n" * 100)
+    with pytest.raises(JournalError, match="not a journal"):
+        Journal.open(bogus)
+    with pytest.raises(JournalError, match="no journal there"):
+        Journal.open(tmp_path / "missing.db", readonly=True)
+
+
+def test_readonly_reader_sees_a_live_writer(tmp_path):
+    path = tmp_path / "journal.db"
+    with Journal.open(path) as writer:
+        writer.append("a.b", {"i": 1}, round_id="R1")
+        with Journal.open(path, readonly=True) as reader:
+            writer.append("a.b", {"i": 2}, round_id="R1")
+            assert reader.count() == 2 and reader.verify().ok
+            with pytest.raises(JournalError, match="read-only"):
+                reader.append("a.b", {})
+
+
+def _fill(path, rounds: int, per_round: int = 10, checkpoint_every: int = 100) -> None:
+    with Journal.open(path) as j:
+        for first in range(0, rounds, checkpoint_every):  # a checkpoint's worth of rounds per commit
+            j.append_many([("event.x", {"spot": 1 + i % 7, "ante_cents": 500, "i": i}, f"R{r:06d}")
+                           for r in range(first, first + checkpoint_every) for i in range(per_round)])
+            j.checkpoint({"rounds": first + checkpoint_every, "faults": []})
+        j.append_many([("event.x", {"i": i}, "tail") for i in range(50)])
+
+
+def test_restart_time_does_not_grow_with_the_journal(tmp_path):
+    # Coarse on purpose (shared CI machines): a journal 20x longer must not restart 20x slower.
+    small, large = tmp_path / "small.db", tmp_path / "large.db"
+    _fill(small, 1_000)
+    _fill(large, 20_000)
+
+    def restart(path) -> float:
+        best = float("inf")
+        for _ in range(5):
+            t0 = time.perf_counter()
+            with Journal.open(path) as j:
+                assert j.recovery.ok and j.recovery.count == 51
+                cp = j.last_checkpoint()
+                replayed = sum(1 for _ in j.records_after(cp.seq))
+            best = min(best, time.perf_counter() - t0)
+        assert replayed == 50
+        return best
+
+    t_small, t_large = restart(small), restart(large)
+    assert t_large < 0.5
+    assert t_large < 5 * t_small + 0.02
