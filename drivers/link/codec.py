@@ -1,0 +1,150 @@
+"""Frames on the wire: encoder and a decoder that never raises.
+
+A frame (byte by byte in docs/protocols.md)::
+
+    0x7E | stuffed( LEN SEQ TYPE PAYLOAD[LEN] CRC_HI CRC_LO )
+
+``0x7E`` is the start marker. Inside the frame any 0x7E or 0x7D byte is sent as 0x7D followed by
+the byte XOR 0x20 (HDLC-style stuffing), so a 0x7E on the wire always starts a frame: after
+garbage, or a frame cut short by an unplug, the decoder resynchronises on the very next frame
+and can never swallow it. The CRC (CRC-16/CCITT-FALSE, big-endian) covers LEN, SEQ, TYPE and
+the payload before stuffing.
+
+The decoder is the three-way check: :meth:`Decoder.next` answers :data:`NEED_MORE`, a
+:class:`Garbage` (bytes thrown away, with the reason) or a :class:`Frame`. Whatever bytes it is
+fed, it never raises, and after draining it holds at most :data:`MAX_STUFFED_FRAME` bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from drivers.link.crc import crc16
+
+SOF = 0x7E  # start of frame
+ESC = 0x7D  # next byte is XOR 0x20
+_SOF_B = b"\x7e"
+_ESC_B = b"\x7d"
+MAX_PAYLOAD = 240  # a LEN above this is an oversized frame
+HEADER = 3  # LEN SEQ TYPE
+TRAILER = 2  # CRC
+MAX_RAW_FRAME = HEADER + MAX_PAYLOAD + TRAILER
+MAX_STUFFED_FRAME = 1 + 2 * MAX_RAW_FRAME  # worst case: every byte stuffed
+
+
+class FrameError(ValueError):
+    """We were asked to encode something that is not a frame (a bug on our side, not the device's)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    seq: int
+    type: int
+    payload: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class Garbage:
+    """Bytes the decoder threw away and why: ``no start marker``, ``truncated``, ``oversized``,
+    ``bad escape`` or ``bad crc``."""
+
+    data: bytes
+    reason: str
+
+
+class NeedMore:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NEED_MORE"
+
+
+NEED_MORE = NeedMore()
+
+
+def stuff(raw: bytes) -> bytes:
+    return raw.replace(_ESC_B, b"\x7d\x5d").replace(_SOF_B, b"\x7d\x5e")
+
+
+def unstuff(stuffed: bytes) -> bytes:
+    # Left-to-right, non-overlapping replacement is exactly right here: in valid input every
+    # 0x7D starts a pair, and the replacement output is never rescanned.
+    return stuffed.replace(b"\x7d\x5e", _SOF_B).replace(b"\x7d\x5d", _ESC_B)
+
+
+def encode(seq: int, type_: int, payload: bytes = b"") -> bytes:
+    """One frame, ready to write."""
+    if not (0 <= seq <= 255 and 0 <= type_ <= 255):
+        raise FrameError(f"sequence {seq} and type {type_} must each fit in one byte")
+    if len(payload) > MAX_PAYLOAD:
+        raise FrameError(f"payload of {len(payload)} bytes exceeds the {MAX_PAYLOAD}-byte maximum")
+    raw = bytes((len(payload), seq, type_)) + bytes(payload)
+    return _SOF_B + stuff(raw + crc16(raw).to_bytes(2, "big"))
+
+
+def encode_frame(frame: Frame) -> bytes:
+    return encode(frame.seq, frame.type, frame.payload)
+
+
+def _escapes_valid(stuffed: bytes) -> bool:
+    n = stuffed.count(_ESC_B)
+    return n == stuffed.count(b"\x7d\x5d") + stuffed.count(b"\x7d\x5e")
+
+
+class Decoder:
+    """Feed it bytes in any chunks; take frames and garbage out with :meth:`next`."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+
+    def __len__(self) -> int:
+        return len(self._buf)
+
+    def feed(self, data: bytes | bytearray | memoryview) -> None:
+        self._buf += data
+
+    def decode(self, data: bytes | bytearray | memoryview) -> list[Frame | Garbage]:
+        """Feed ``data`` and drain: every frame and garbage it completes, in order."""
+        self._buf += data
+        out: list[Frame | Garbage] = []
+        while (item := self.next()) is not NEED_MORE:
+            out.append(item)  # type: ignore[arg-type]
+        return out
+
+    def next(self) -> Frame | Garbage | NeedMore:
+        buf = self._buf
+        if not buf:
+            return NEED_MORE
+        if buf[0] != SOF:
+            i = buf.find(_SOF_B)
+            cut = len(buf) if i < 0 else i
+            return self._drop(cut, "no start marker")
+        j = buf.find(_SOF_B, 1)
+        complete = j > 0  # another frame starts at j: this one cannot grow any more
+        body = bytes(buf[1:j] if complete else buf[1:])
+        if not complete and body.endswith(_ESC_B):
+            body = body[:-1]  # half an escape pair: wait for its second byte
+        raw = unstuff(body)
+        if not raw:
+            return self._drop(j, "truncated") if complete else NEED_MORE
+        length = raw[0]
+        if length > MAX_PAYLOAD:
+            return self._drop(j if complete else len(buf), "oversized")
+        need = HEADER + length + TRAILER
+        if len(raw) < need:
+            return self._drop(j, "truncated") if complete else NEED_MORE
+        used = need  # stuffed bytes making up `need` raw bytes
+        while (grown := need + body.count(_ESC_B, 0, used)) != used:
+            used = grown
+        if not _escapes_valid(body[:used]):
+            return self._drop(1 + used, "bad escape")
+        raw = raw[:need]
+        if crc16(raw[:-TRAILER]) != int.from_bytes(raw[-TRAILER:], "big"):
+            return self._drop(1 + used, "bad crc")
+        del buf[: 1 + used]
+        return Frame(raw[1], raw[2], raw[HEADER:-TRAILER])
+
+    def _drop(self, n: int, reason: str) -> Garbage:
+        data = bytes(self._buf[:n])
+        del self._buf[:n]
+        return Garbage(data, reason)
