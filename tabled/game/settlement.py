@@ -296,7 +296,7 @@ def _settle_spot(s: SpotFacts, facts: RoundFacts, dealer: HandValue | None, qual
     else:  # played
         assert hand is not None and dealer is not None
         settled, extra = _bet_settled_on(s)
-        prog = _progressive_taken(s.progressive, "11.4: eligible whether or not the dealer qualifies")
+        prog = _progressive_taken(s.progressive, "11.4, 11.7")  # eligible whatever the dealer holds
         may_win = True
         if not qualifies:
             # 9.2: "no hand", bets void; 9.3.1: antes paid

@@ -1,0 +1,100 @@
+"""``tabled settle ROUND.json``: recompute a round's settlement (a supervisor's tool, rule 16.11).
+
+Reads a round JSON file (docs/round-format.md) or ``-`` for stdin and prints what happens to every
+wager on every spot, with the rule behind it, in payment order; ``--json`` for programs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from tabled.game.cards import hand_text
+from tabled.game.profiles import load_profile
+from tabled.game.round_facts import RoundError, round_from_json
+from tabled.game.settlement import Settlement, money, settle, settlement_as_dict
+
+NAME = "settle"
+HELP = "settle one round from a round JSON file (or - for stdin): what to pay or collect, and why"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("round", metavar="ROUND.json", help="round file (docs/round-format.md), or - for stdin")
+    parser.add_argument("--profile", help="profile name or .toml path (overrides the round's \"profile\")")
+    parser.add_argument("--json", action="store_true", help="machine-readable output, amounts in cents")
+
+
+def read_round(source: str) -> Any:
+    """The decoded JSON document; any problem becomes one line (a ValueError)."""
+    try:
+        if source == "-":
+            text = sys.stdin.read()
+        else:
+            with open(source, encoding="utf-8") as fh:
+                text = fh.read()
+    except OSError as exc:
+        raise RoundError(f"cannot read {source}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RoundError(f"{source} is not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RoundError(f"{source} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+
+
+def _signed(cents: int) -> str:
+    return ("+" if cents > 0 else "") + money(cents)
+
+
+def render(st: Settlement) -> str:
+    out: list[str] = [f"Settlement (profile {st.profile})"]
+    if st.void:
+        out.append(f"ROUND VOID ({st.void}): every wager returned, progressive wagers paid back")
+    if st.dealer_hand is not None:
+        q = "qualifies" if st.dealer_qualifies else "does not qualify: \"no hand\", bets void (9.2)"
+        out.append(f"Dealer: {hand_text(st.dealer_cards)}  {st.dealer_hand}  -> {q} (9.1)")
+    out.append("Spots in payment order, spot N (dealer's immediate right) to spot 1 (12.2):")
+    for s in st.spots:
+        cards = hand_text(s.cards) if s.cards else "no cards"
+        hand = f"  {s.hand}" if s.hand else ""
+        out.append(f"spot {s.spot}  {s.status}  {cards}{hand}" + (f"  [{s.note}]" if s.note else ""))
+        for w in s.wagers:
+            if w.outcome.value == "none":
+                continue
+            out.append(f"    {w.wager:<12} {w.action:<52} {_signed(w.net_cents):>12}   {w.rule}")
+        if s.award:
+            a = s.award
+            text = f"{a.category.label} {money(a.amount_cents)}, on top of ante and bet (11.8)"
+            out.append(f"    {'jackpot':<12} {text:<52} {_signed(a.amount_cents):>12}   {a.rule}")
+        if s.contribution_reversed:
+            out.append("    (progressive contribution reversed)")
+        verdict = "pay" if s.total_cents > 0 else "collect" if s.total_cents < 0 else "nothing changes hands"
+        out.append(f"    {'TOTAL':<12} {verdict:<52} {_signed(s.total_cents):>12}")
+    pr = st.progressive
+    out.append(f"Progressive pool before awards: {money(pr.pool_before_cents)}")
+    if pr.awards:
+        out.append("Progressive awards in payment order (12.2, 12.4):")
+        for i, a in enumerate(pr.awards, 1):
+            out.append(f"  {i}. spot {a.spot}  {a.category.label:<15} {money(a.amount_cents):>14}"
+                       f"  from pool {money(a.from_pool_cents)}, operator {money(a.operator_topup_cents)}  ({a.rule})")
+    out.append(f"Progressive pool after: {money(pr.pool_after_cents)}"
+               + (f" (reset, {money(pr.reset_funding_cents)} put back)" if pr.reset else ""))
+    out.append(f"House pays {money(st.house_pays_cents)}, collects {money(st.house_collects_cents)}: "
+               f"net {_signed(st.net_cents)} to players")
+    return "\n".join(out)
+
+
+def run(args: argparse.Namespace) -> int:
+    data = read_round(args.round)
+    named, facts = round_from_json(data)
+    profile_name = args.profile or named
+    if not profile_name:
+        raise RoundError("the round names no profile: add \"profile\": \"nsw\" or pass --profile")
+    st = settle(facts, load_profile(profile_name))
+    if args.json:
+        print(json.dumps(settlement_as_dict(st), indent=2))
+    else:
+        print(render(st))
+    return 0
