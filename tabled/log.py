@@ -1,0 +1,103 @@
+"""Logging with structlog: JSON lines under systemd, readable lines in a terminal.
+
+``configure_logging(format, level)`` once at start (``format``: ``auto`` | ``json`` | ``console``;
+auto = JSON when stdout is not a terminal or the process runs under systemd, where journald keeps
+each line). Every record carries ``round_id`` (None between rounds) and, where it applies, ``spot``
+and ``rule``: bind them with structlog's contextvars so every line logged inside carries them::
+
+    log = get_logger()
+    with log_context(round_id="SIM01-000042"):
+        with log_context(spot=3, rule="14.9"):
+            log.warning("bet.not_twice_ante", bet_cents=900, ante_cents=500)
+
+Each event is named in the domain's words (``bet.not_twice_ante``); values are integer cents.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any, TextIO
+
+import structlog
+from structlog.contextvars import bound_contextvars, merge_contextvars
+
+LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
+          "error": logging.ERROR, "critical": logging.CRITICAL}
+FORMATS = ("auto", "json", "console")
+
+
+def under_systemd() -> bool:
+    """True when systemd started us (journald reads stdout)."""
+    return bool(os.environ.get("INVOCATION_ID") or os.environ.get("JOURNAL_STREAM"))
+
+
+def choose_format(fmt: str, stream: TextIO) -> str:
+    if fmt not in FORMATS:
+        raise ValueError(f"log format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    if fmt != "auto":
+        return fmt
+    tty = getattr(stream, "isatty", lambda: False)()
+    return "console" if tty and not under_systemd() else "json"
+
+
+def _always_round_id(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
+    event.setdefault("round_id", None)  # every record says which round it belongs to
+    return event
+
+
+def _timestamper(clock: Callable[[], float] | None) -> Callable[..., dict[str, Any]]:
+    if clock is None:
+        return structlog.processors.TimeStamper(fmt="iso", utc=True)
+
+    def stamp(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
+        event["timestamp"] = datetime.fromtimestamp(clock(), tz=UTC).isoformat()
+        return event
+    return stamp
+
+
+def configure_logging(format: str = "auto", level: str = "info", *, stream: TextIO | None = None,
+                      clock: Callable[[], float] | None = None) -> str:
+    """Set up structlog for the process; returns the format chosen ("json" or "console")."""
+    if level not in LEVELS:
+        raise ValueError(f"log level must be one of {', '.join(LEVELS)}, got {level!r}")
+    stream = stream if stream is not None else sys.stdout
+    chosen = choose_format(format, stream)
+    renderer: Any
+    if chosen == "json":
+        renderer = structlog.processors.JSONRenderer(sort_keys=False)
+    else:
+        renderer = structlog.dev.ConsoleRenderer(colors=getattr(stream, "isatty", lambda: False)())
+    structlog.configure(
+        processors=[
+            merge_contextvars,
+            _always_round_id,
+            structlog.processors.add_log_level,
+            _timestamper(clock),
+            structlog.processors.StackInfoRenderer(),
+            structlog.processors.format_exc_info if chosen == "json" else (lambda _l, _n, e: e),
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(LEVELS[level]),
+        logger_factory=structlog.PrintLoggerFactory(file=stream),
+        cache_logger_on_first_use=False,
+    )
+    return chosen
+
+
+def get_logger(**initial: Any) -> Any:
+    return structlog.get_logger(**initial)
+
+
+@contextmanager
+def log_context(**values: Any) -> Iterator[None]:
+    """Bind round_id / spot / rule (or anything) for every record logged inside."""
+    with bound_contextvars(**values):
+        yield
+
+
+__all__ = ["configure_logging", "get_logger", "log_context", "choose_format", "under_systemd"]
