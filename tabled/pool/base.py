@@ -38,6 +38,7 @@ class Contribution:
     wager_cents: int     # the progressive wager (11.3)
     pool_cents: int      # rate x wager, rounded down (11.6)
     retained_cents: int  # the operator's retained share: wager - pool_cents (11.6)
+    overflow_cents: int = 0  # the part of rate x wager above the pool's limit, sent to its overflow pool
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,12 @@ class PoolStatus:
     reset_cents: int
     contributions_since_reset: int
     last_change_reason: str
+    epoch: int = 0                              # how many times the jackpot was won
+    settings_version: int = 1                   # the settings the current jackpot is played under
+    pending_settings_version: int | None = None  # recorded, takes effect after the jackpot is won
+    hits: int = 0                               # hits paid from this pool so far (the last hit number)
+    ledger_seq: int = 0                         # the last ledger row
+    last_change_at: str = ""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,581 @@
+"""The pool ledger: the rules of MONEY.md written once, run by both backends.
+
+A backend supplies transactions (:class:`Tx`): SQLite for the local pool, PostgreSQL for a linked
+pool. Everything that changes money happens here, inside one transaction that first locks the pool's
+row, so changes from every table are applied one at a time and each gets the next ledger number:
+
+* a contribution or reversal is keyed by (table, round, spot): a repeat finds the key and changes
+  nothing (11.6; MONEY.md "Progressive contributions");
+* a round's awards are keyed by (table, round): read the locked pool, run
+  :func:`award_progressive`, write every award and the reset, all in the one transaction; a repeat
+  returns the recorded result, never a second payment (12.1 - 12.4);
+* the balance goes down only on an award, a reversal, a reset funded from a reserve or a recorded
+  correction (MONEY.md); every change is a ledger row with the balance after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from tabled.game.cards import card_text
+from tabled.game.progressive import (ProgressiveError, ProgressiveHit, ProgressiveResult,
+                                     ProgressiveSchedule, award_progressive)
+from .base import Contribution, PoolError, PoolStatus, VerifyReport
+from .records import (HitRecord, LedgerEntry, MeterReading, ReconcileReport, result_from_json,
+                      result_to_json)
+from .settings import PoolSettings, SettingsVersion, check_pool_name
+
+Clock = Callable[[], datetime]
+
+#: how each ledger kind moves the balance: +1 only up, -1 only down, 0 either way (a correction)
+KINDS = {
+    "open": +1, "reset": +1, "contribution": +1, "overflow_in": +1,
+    "reversal": -1, "award": -1, "fund_reset": -1, "correction": 0, "settings": 0,
+}
+MAX_ID = 64
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Retry(Exception):
+    """The database asks for the transaction to be run again (serialisation failure, deadlock)."""
+
+
+class Tx(Protocol):
+    """One database transaction. SQL uses ``%s`` placeholders in both dialects."""
+
+    async def one(self, sql: str, params: Sequence[Any] = ()) -> tuple | None: ...
+    async def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]: ...
+    async def run(self, sql: str, params: Sequence[Any] = ()) -> None: ...
+    async def lock_pool(self, name: str) -> tuple | None:
+        """The pool's row, locked against every other writer until the transaction ends."""
+    def notify(self, reading: MeterReading) -> None:
+        """Publish a meter reading when (and only if) the transaction commits."""
+
+
+_POOL_COLUMNS = "name, balance_cents, epoch, settings_version, ledger_seq, hit_seq"
+
+
+@dataclass
+class _Pool:
+    """A locked pool row, changed in memory during the transaction and written back at its end."""
+
+    name: str
+    balance: int
+    epoch: int
+    settings_version: int
+    ledger_seq: int
+    hit_seq: int
+    last_kind: str = ""
+    dirty: bool = False
+
+
+def _check_id(what: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_ID:
+        raise PoolError(f"{what} must be a non-empty text of at most {MAX_ID} characters, got {value!r}")
+    return value
+
+
+def _check_spot(spot: object) -> int:
+    if not isinstance(spot, int) or isinstance(spot, bool) or not 1 <= spot <= 12:
+        raise PoolError(f"spot must be a whole number from 1 to 12, got {spot!r}")
+    return spot
+
+
+def _check_text(what: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise PoolError(f"{what} must be given (who and why are recorded with every change)")
+    return value.strip()
+
+
+def _hand_text(hand: object) -> str | None:
+    if hand is None:
+        return None
+    if isinstance(hand, str):
+        return hand
+    try:
+        return " ".join(card_text(c) for c in hand)  # type: ignore[union-attr]
+    except (TypeError, ValueError) as exc:
+        raise PoolError(f"a hand must be card text or card numbers, got {hand!r}") from exc
+
+
+class LedgerPool:
+    """A progressive pool kept in a ledger. Subclasses provide :meth:`_transaction` and :meth:`close`."""
+
+    dialect = ""
+    retries = 8
+
+    def __init__(self, name: str, table_id: str, settings: PoolSettings | None = None, *,
+                 clock: Clock = utc_now, who: str = "config") -> None:
+        self.name = check_pool_name(name)
+        self.table_id = _check_id("table id", table_id)
+        self._initial_settings = settings
+        self._initial_who = who
+        self._clock = clock
+        self._settings_cache: dict[tuple[str, int], PoolSettings] = {}
+
+    # ---- to be provided by a backend -------------------------------------------------------------
+    def _transaction(self) -> contextlib.AbstractAsyncContextManager[Tx]:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+    # ---- plumbing --------------------------------------------------------------------------------
+    def _now(self) -> str:
+        return self._clock().astimezone(UTC).isoformat(timespec="microseconds")
+
+    async def _run(self, work: Callable[[Tx], Any]) -> Any:
+        for _ in range(self.retries):
+            try:
+                async with self._transaction() as tx:
+                    return await work(tx)
+            except Retry:
+                await asyncio.sleep(0)
+        raise PoolError(f"pool {self.name}: the database kept refusing the transaction; try again")
+
+    async def _lock_row(self, tx: Tx, name: str) -> _Pool:
+        row = await tx.lock_pool(name)
+        if row is None:
+            raise PoolError(f"there is no pool named {name!r} in this database")
+        return _Pool(*row)
+
+    async def _settings(self, tx: Tx, pool: str, version: int) -> PoolSettings:
+        key = (pool, version)
+        if key not in self._settings_cache:  # a version never changes once recorded
+            row = await tx.one("SELECT contribution_bp, reset_cents, limit_cents, overflow_to, reset_from, schedule"
+                               " FROM pool_settings WHERE pool = %s AND version = %s", (pool, version))
+            if row is None:
+                raise PoolError(f"pool {pool}: settings version {version} is missing")
+            self._settings_cache[key] = PoolSettings.from_row(*row)
+        return self._settings_cache[key]
+
+    async def _latest_version(self, tx: Tx, pool: str) -> int:
+        row = await tx.one("SELECT MAX(version) FROM pool_settings WHERE pool = %s", (pool,))
+        return int(row[0] or 0) if row else 0
+
+    async def _append(self, tx: Tx, p: _Pool, kind: str, delta: int, reason: str, *,
+                      table_id: str | None = None, round_id: str | None = None, spot: int | None = None,
+                      who: str | None = None) -> int:
+        balance = p.balance + delta
+        if balance < 0:
+            raise PoolError(f"pool {p.name}: {kind} of {delta} cents would leave {balance} cents")
+        p.ledger_seq += 1
+        p.balance = balance
+        p.last_kind = kind
+        p.dirty = True
+        await tx.run("INSERT INTO ledger (pool, seq, kind, delta_cents, balance_after_cents, epoch, table_id,"
+                     " round_id, spot, reason, who, at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                     (p.name, p.ledger_seq, kind, delta, balance, p.epoch, table_id, round_id, spot,
+                      reason, who, self._now()))
+        return p.ledger_seq
+
+    async def _save(self, tx: Tx, *pools: _Pool) -> None:
+        for p in pools:
+            if not p.dirty:
+                continue
+            await tx.run("UPDATE pools SET balance_cents = %s, epoch = %s, settings_version = %s,"
+                         " ledger_seq = %s, hit_seq = %s WHERE name = %s",
+                         (p.balance, p.epoch, p.settings_version, p.ledger_seq, p.hit_seq, p.name))
+            tx.notify(MeterReading(p.name, p.balance, p.ledger_seq, p.last_kind, self._now()))
+
+    # ---- opening ---------------------------------------------------------------------------------
+    async def _open_pool(self) -> None:
+        """Create the pool at its reset value when the database has none by this name; record a
+        settings change the configuration asks for (it takes effect after the jackpot is won)."""
+        async def work(tx: Tx) -> None:
+            settings = self._initial_settings
+            if await tx.lock_pool(self.name) is None:
+                if settings is None:
+                    raise PoolError(f"there is no pool named {self.name!r} in this database, and no settings"
+                                    " to create it with")
+                await self._create(tx, self.name, settings, self._initial_who)
+            elif settings is not None:
+                await self._propose(tx, settings, self._initial_who, "configuration")
+        await self._run(work)
+
+    async def _create(self, tx: Tx, name: str, settings: PoolSettings, who: str) -> None:
+        now = self._now()
+        await tx.run("INSERT INTO pools (name, balance_cents, epoch, settings_version, ledger_seq, hit_seq,"
+                     " created_at) VALUES (%s, 0, 0, 1, 0, 0, %s) ON CONFLICT (name) DO NOTHING", (name, now))
+        p = await self._lock_row(tx, name)
+        if p.ledger_seq:  # another table created it a moment ago
+            await self._propose(tx, settings, who, "configuration")
+            return
+        await self._insert_settings(tx, name, 1, settings, who, "pool opened")
+        await self._append(tx, p, "open", settings.reset_cents, "pool opened at its reset value", who=who)
+        await self._save(tx, p)
+
+    async def _insert_settings(self, tx: Tx, pool: str, version: int, s: PoolSettings, who: str, why: str) -> None:
+        await tx.run("INSERT INTO pool_settings (pool, version, contribution_bp, reset_cents, limit_cents,"
+                     " overflow_to, reset_from, schedule, who, why, proposed_at)"
+                     " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                     (pool, version, s.contribution_bp, s.reset_cents, s.limit_cents, s.overflow_to,
+                      s.reset_from, s.schedule_json(), who, why, self._now()))
+
+    async def _propose(self, tx: Tx, settings: PoolSettings, who: str, why: str) -> int:
+        p = await self._lock_row(tx, self.name)
+        latest = await self._latest_version(tx, self.name)
+        if await self._settings(tx, self.name, latest) == settings:
+            return latest  # nothing new: the same settings again are not a change
+        await self._insert_settings(tx, self.name, latest + 1, settings, who, why)
+        await self._append(tx, p, "settings", 0, f"settings version {latest + 1} recorded by {who} ({why});"
+                           " it takes effect after the current jackpot is won", who=who)
+        await self._save(tx, p)
+        return latest + 1
+
+    # ---- the interface ---------------------------------------------------------------------------
+    async def balance(self) -> int:
+        async def work(tx: Tx) -> int:
+            row = await tx.one("SELECT balance_cents FROM pools WHERE name = %s", (self.name,))
+            if row is None:
+                raise PoolError(f"there is no pool named {self.name!r} in this database")
+            return int(row[0])
+        return await self._run(work)
+
+    async def contribute(self, table_id: str, round_id: str, spot: int, wager_cents: int) -> Contribution:
+        """7.2.1 "no more bets": rate x wager (rounded down) to the pool, the rest retained (11.6).
+        Keyed by (table, round, spot): a repeat changes nothing and returns the recorded split."""
+        _check_id("table id", table_id), _check_id("round id", round_id), _check_spot(spot)
+        if not isinstance(wager_cents, int) or isinstance(wager_cents, bool) or wager_cents <= 0:
+            raise PoolError(f"a progressive wager must be whole cents > 0, got {wager_cents!r}")
+
+        async def work(tx: Tx) -> Contribution:
+            p = await self._lock_row(tx, self.name)
+            done = await tx.one("SELECT wager_cents, pool_cents, retained_cents, overflow_cents FROM contributions"
+                                " WHERE pool = %s AND table_id = %s AND round_id = %s AND spot = %s",
+                                (self.name, table_id, round_id, spot))
+            if done is not None:
+                if int(done[0]) != wager_cents:
+                    raise PoolError(f"table {table_id} round {round_id} spot {spot}: already contributed on a"
+                                    f" wager of {done[0]} cents, not {wager_cents}")
+                return Contribution(table_id, round_id, spot, *(int(v) for v in done))
+            s = await self._settings(tx, self.name, p.settings_version)
+            share = s.split(wager_cents)
+            to_pool = share if s.limit_cents is None else max(0, min(share, s.limit_cents - p.balance))
+            overflow = share - to_pool
+            retained = wager_cents - share
+            key = dict(table_id=table_id, round_id=round_id, spot=spot)
+            touched = [p]
+            if overflow and s.overflow_to:
+                target = await self._lock_row(tx, s.overflow_to)
+                await self._append(tx, target, "overflow_in", overflow,
+                                   f"overflow from pool {self.name} above its limit", **key)
+                touched.append(target)
+            else:
+                retained, overflow = retained + overflow, 0  # no overflow pool: the operator keeps it
+            seq = await self._append(tx, p, "contribution", to_pool, "progressive wager (11.6)", **key)
+            await tx.run("INSERT INTO contributions (pool, table_id, round_id, spot, wager_cents, pool_cents,"
+                         " retained_cents, overflow_cents, ledger_seq, at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                         (self.name, table_id, round_id, spot, wager_cents, to_pool, retained, overflow, seq,
+                          self._now()))
+            await self._save(tx, *touched)
+            return Contribution(table_id, round_id, spot, wager_cents, to_pool, retained, overflow)
+        return await self._run(work)
+
+    async def contribute_round(self, table_id: str, round_id: str,
+                               wagers: Mapping[int, int]) -> list[Contribution]:
+        """Every accepted progressive wager of a round ({spot: wager}), spot by spot."""
+        return [await self.contribute(table_id, round_id, spot, w) for spot, w in sorted(wagers.items())]
+
+    async def reverse(self, table_id: str, round_id: str, spot: int, reason: str) -> int:
+        """Take back a contribution: void round (14.4, 15.2.1, 16.5) or returned wager (14.12).
+        Returns the cents taken out of the pool (and its overflow pool); 0 if none or already done."""
+        _check_id("table id", table_id), _check_id("round id", round_id), _check_spot(spot)
+        reason = _check_text("reason", reason)
+
+        async def work(tx: Tx) -> int:
+            p = await self._lock_row(tx, self.name)
+            key = (self.name, table_id, round_id, spot)
+            c = await tx.one("SELECT pool_cents, overflow_cents FROM contributions WHERE pool = %s AND"
+                             " table_id = %s AND round_id = %s AND spot = %s", key)
+            if c is None or await tx.one("SELECT 1 FROM reversals WHERE pool = %s AND table_id = %s AND"
+                                         " round_id = %s AND spot = %s", key):
+                return 0
+            ids = dict(table_id=table_id, round_id=round_id, spot=spot)
+            # a jackpot won since the contribution may have left less than it: never below zero
+            cents = min(int(c[0]), p.balance)
+            seq = await self._append(tx, p, "reversal", -cents, reason, **ids)
+            touched, total = [p], cents
+            if int(c[1]):
+                target_name = await self._overflow_target(tx, table_id, round_id, spot)
+                if target_name:
+                    target = await self._lock_row(tx, target_name)
+                    back = min(int(c[1]), target.balance)
+                    await self._append(tx, target, "reversal", -back, f"{reason} (overflow from {self.name})", **ids)
+                    touched.append(target)
+                    total += back
+            await tx.run("INSERT INTO reversals (pool, table_id, round_id, spot, cents, reason, ledger_seq, at)"
+                         " VALUES (%s,%s,%s,%s,%s,%s,%s,%s)", (*key, cents, reason, seq, self._now()))
+            await self._save(tx, *touched)
+            return total
+        return await self._run(work)
+
+    async def _overflow_target(self, tx: Tx, table_id: str, round_id: str, spot: int) -> str | None:
+        # the pool the overflow went to then (the settings may have changed since)
+        row = await tx.one("SELECT pool FROM ledger WHERE kind = 'overflow_in' AND table_id = %s AND"
+                           " round_id = %s AND spot = %s AND reason = %s",
+                           (table_id, round_id, spot, f"overflow from pool {self.name} above its limit"))
+        return row[0] if row else None
+
+    async def apply_awards(self, table_id: str, round_id: str, hits: Sequence[ProgressiveHit],
+                           schedule: ProgressiveSchedule, *, hands: Mapping[int, object] | None = None,
+                           held_since: datetime | None = None) -> ProgressiveResult:
+        """All of a round's awards in one transaction (12.1 - 12.4), from the pool as it stands now,
+        locked: never from an earlier reading, so a hit held during a link loss (14.13) is paid from
+        the pool as the pool records it. A repeat returns the recorded result and pays nothing."""
+        _check_id("table id", table_id), _check_id("round id", round_id)
+        hits = list(hits)
+        hands = dict(hands or {})
+        for h in hits:
+            if not isinstance(h, ProgressiveHit):
+                raise PoolError(f"a hit must be a ProgressiveHit, got {h!r}")
+            _check_spot(h.spot)
+        held = None if held_since is None else held_since.astimezone(UTC).isoformat(timespec="microseconds")
+
+        async def work(tx: Tx) -> ProgressiveResult:
+            p = await self._lock_row(tx, self.name)
+            done = await tx.one("SELECT result FROM award_rounds WHERE pool = %s AND table_id = %s AND"
+                                " round_id = %s", (self.name, table_id, round_id))
+            if done is not None:
+                return result_from_json(done[0])
+            current = await self._settings(tx, self.name, p.settings_version)
+            latest = await self._latest_version(tx, self.name)
+            after_win = await self._settings(tx, self.name, latest)  # the next jackpot's terms
+            try:
+                result = award_progressive(p.balance, hits, current.schedule_for(schedule, after_win.reset_cents))
+            except ProgressiveError as exc:
+                raise PoolError(f"table {table_id} round {round_id}: {exc}") from exc
+            if not result.awards:
+                return result
+            touched = [p]
+            ids = dict(table_id=table_id, round_id=round_id)
+            for a in result.awards:  # in the order of payment (12.2, 12.4)
+                before = p.balance
+                if a.from_pool_cents:
+                    await self._append(tx, p, "award", -a.from_pool_cents,
+                                       f"{a.category.label} on spot {a.spot} ({a.rule})", spot=a.spot, **ids)
+                p.hit_seq += 1
+                p.dirty = True
+                await tx.run("INSERT INTO hits (pool, hit_seq, table_id, round_id, spot, category, hand,"
+                             " amount_cents, from_pool_cents, topup_cents, pool_before_cents, pool_after_cents,"
+                             " rule, held_since, at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                             (self.name, p.hit_seq, table_id, round_id, a.spot, a.category.name,
+                              _hand_text(hands.get(a.spot)), a.amount_cents, a.from_pool_cents,
+                              a.operator_topup_cents, before, p.balance, a.rule, held, self._now()))
+            if result.reset:
+                touched += await self._reset(tx, p, current, latest, result, ids)
+            if p.balance != result.pool_after_cents:  # cannot happen unless the arithmetic changed
+                raise PoolError(f"pool {self.name}: ledger {p.balance} != award result {result.pool_after_cents}")
+            await tx.run("INSERT INTO award_rounds (pool, table_id, round_id, result, held_since, at)"
+                         " VALUES (%s,%s,%s,%s,%s,%s)",
+                         (self.name, table_id, round_id, result_to_json(result), held, self._now()))
+            await self._save(tx, *touched)
+            return result
+        return await self._run(work)
+
+    async def _reset(self, tx: Tx, p: _Pool, current: PoolSettings, latest: int,
+                     result: ProgressiveResult, ids: dict) -> list[_Pool]:
+        """The jackpot was won: fund the reset (a reserve while it has enough, else the operator),
+        start a new epoch, and let a pending settings version take effect."""
+        touched, source = [], "the operator"
+        funding = result.reset_funding_cents
+        if current.reset_from and funding:
+            reserve = await self._lock_row(tx, current.reset_from)
+            if reserve.balance >= funding:
+                await self._append(tx, reserve, "fund_reset", -funding, f"funds the reset of pool {self.name}", **ids)
+                touched.append(reserve)
+                source = f"reserve pool {reserve.name}"
+        p.epoch += 1
+        await self._append(tx, p, "reset", funding, f"jackpot won: reset value funded by {source}", **ids)
+        if latest > p.settings_version:
+            p.settings_version = latest
+            await self._append(tx, p, "settings", 0, f"settings version {latest} takes effect", **ids)
+        return touched
+
+    async def correct(self, delta_cents: int, reason: str, who: str) -> int:
+        """A correction of the meter by a named person, with the reason (MONEY.md)."""
+        if not isinstance(delta_cents, int) or isinstance(delta_cents, bool) or delta_cents == 0:
+            raise PoolError(f"a correction must be a non-zero whole number of cents, got {delta_cents!r}")
+        reason, who = _check_text("reason", reason), _check_text("who", who)
+
+        async def work(tx: Tx) -> int:
+            p = await self._lock_row(tx, self.name)
+            await self._append(tx, p, "correction", delta_cents, reason, who=who)
+            await self._save(tx, p)
+            return p.balance
+        return await self._run(work)
+
+    async def propose_settings(self, settings: PoolSettings, who: str, why: str) -> int:
+        """Record a new settings version; it takes effect when the current jackpot is won. Returns
+        the version number (the latest one, unchanged, when the settings are the same)."""
+        if not isinstance(settings, PoolSettings):
+            raise PoolError(f"settings must be PoolSettings, got {settings!r}")
+        who, why = _check_text("who", who), _check_text("why", why)
+        return await self._run(lambda tx: self._propose(tx, settings, who, why))
+
+    # ---- reading ---------------------------------------------------------------------------------
+    async def settings_history(self) -> list[SettingsVersion]:
+        async def work(tx: Tx) -> list[SettingsVersion]:
+            p = await self._lock_row(tx, self.name)
+            rows = await tx.all("SELECT version, contribution_bp, reset_cents, limit_cents, overflow_to, reset_from,"
+                                " schedule, who, why, proposed_at FROM pool_settings WHERE pool = %s"
+                                " ORDER BY version", (self.name,))
+            return [SettingsVersion(self.name, int(r[0]), PoolSettings.from_row(*r[1:7]), r[7], r[8], r[9],
+                                    active=int(r[0]) == p.settings_version, pending=int(r[0]) > p.settings_version)
+                    for r in rows]
+        return await self._run(work)
+
+    async def status(self) -> PoolStatus:
+        async def work(tx: Tx) -> PoolStatus:
+            row = await tx.one(f"SELECT {_POOL_COLUMNS} FROM pools WHERE name = %s", (self.name,))
+            if row is None:
+                raise PoolError(f"there is no pool named {self.name!r} in this database")
+            p = _Pool(*row)
+            s = await self._settings(tx, self.name, p.settings_version)
+            latest = await self._latest_version(tx, self.name)
+            count = await tx.one("SELECT COUNT(*) FROM ledger WHERE pool = %s AND epoch = %s AND kind = 'contribution'",
+                                 (self.name, p.epoch))
+            last = await tx.one("SELECT reason, at FROM ledger WHERE pool = %s AND seq = %s", (self.name, p.ledger_seq))
+            return PoolStatus(self.name, p.balance, s.reset_cents, int(count[0]), last[0] if last else "",
+                              epoch=p.epoch, settings_version=p.settings_version,
+                              pending_settings_version=latest if latest > p.settings_version else None,
+                              hits=p.hit_seq, ledger_seq=p.ledger_seq, last_change_at=last[1] if last else "")
+        return await self._run(work)
+
+    async def meter(self) -> MeterReading:
+        async def work(tx: Tx) -> MeterReading:
+            row = await tx.one("SELECT l.balance_after_cents, l.seq, l.kind, l.at FROM pools p JOIN ledger l"
+                               " ON l.pool = p.name AND l.seq = p.ledger_seq WHERE p.name = %s", (self.name,))
+            if row is None:
+                raise PoolError(f"there is no pool named {self.name!r} in this database")
+            return MeterReading(self.name, int(row[0]), int(row[1]), row[2], row[3])
+        return await self._run(work)
+
+    async def history(self, limit: int = 25) -> list[HitRecord]:
+        """The last hits paid from this pool, newest first."""
+        async def work(tx: Tx) -> list[HitRecord]:
+            rows = await tx.all("SELECT pool, hit_seq, table_id, round_id, spot, category, hand, amount_cents,"
+                                " from_pool_cents, topup_cents, pool_before_cents, pool_after_cents, rule,"
+                                " held_since, at FROM hits WHERE pool = %s ORDER BY hit_seq DESC LIMIT %s",
+                                (self.name, int(limit)))
+            return [HitRecord(*r) for r in rows]
+        return await self._run(work)
+
+    async def ledger(self, limit: int = 50, *, since_seq: int = 0) -> list[LedgerEntry]:
+        """Ledger rows after ``since_seq``, the last ``limit`` of them, oldest first."""
+        async def work(tx: Tx) -> list[LedgerEntry]:
+            rows = await tx.all("SELECT pool, seq, kind, delta_cents, balance_after_cents, epoch, table_id, round_id,"
+                                " spot, reason, who, at FROM ledger WHERE pool = %s AND seq > %s"
+                                " ORDER BY seq DESC LIMIT %s", (self.name, since_seq, int(limit)))
+            return [LedgerEntry(*r) for r in reversed(rows)]
+        return await self._run(work)
+
+    async def verify(self) -> VerifyReport:
+        """MONEY.md: pool = reset value at the last reset + contributions - reversals - awards from the
+        pool +/- corrections since that reset; and every ledger row follows from the one before."""
+        async def work(tx: Tx) -> VerifyReport:
+            row = await tx.one(f"SELECT {_POOL_COLUMNS} FROM pools WHERE name = %s", (self.name,))
+            if row is None:
+                raise PoolError(f"there is no pool named {self.name!r} in this database")
+            p = _Pool(*row)
+            rows = await tx.all("SELECT seq, kind, delta_cents, balance_after_cents FROM ledger WHERE pool = %s"
+                                " ORDER BY seq", (self.name,))
+            problems: list[str] = []
+            running, expected = 0, 0
+            for i, (seq, kind, delta, after) in enumerate(rows, start=1):
+                seq, delta, after = int(seq), int(delta), int(after)
+                if seq != i:
+                    problems.append(f"ledger row {i} is numbered {seq}: a row is missing")
+                if kind not in KINDS:
+                    problems.append(f"ledger row {seq}: unknown kind {kind!r}")
+                elif KINDS[kind] and delta * KINDS[kind] < 0:
+                    problems.append(f"ledger row {seq}: a {kind} cannot move the pool by {delta}")
+                running += delta
+                if after != running:
+                    problems.append(f"ledger row {seq}: balance after is {after}, the rows before add up to {running}")
+                    running = after
+                expected = after if kind in ("open", "reset") else expected + delta
+            if not rows or rows[0][1] != "open":
+                problems.append("the ledger does not begin with the pool's opening")
+            if len(rows) != p.ledger_seq:
+                problems.append(f"the pool counts {p.ledger_seq} ledger rows, the ledger has {len(rows)}")
+            if expected != p.balance:
+                problems.append(f"the meter shows {p.balance} cents, the ledger since the last reset gives {expected}")
+            problems += await self._check_keyed_rows(tx, p)
+            return VerifyReport(not problems, p.balance, expected, tuple(problems))
+        return await self._run(work)
+
+    async def _check_keyed_rows(self, tx: Tx, p: _Pool) -> list[str]:
+        """Each contribution, reversal and award agrees with its ledger row, and nothing is counted twice."""
+        problems = []
+        for table, kind, amount in (("contributions", "contribution", "c.pool_cents"),
+                                    ("reversals", "reversal", "-c.cents")):
+            bad = await tx.one(f"SELECT COUNT(*) FROM {table} c LEFT JOIN ledger l ON l.pool = c.pool AND"
+                               f" l.seq = c.ledger_seq WHERE c.pool = %s AND (l.seq IS NULL OR l.kind <> %s OR"
+                               f" l.delta_cents <> {amount} OR l.table_id <> c.table_id OR l.round_id <> c.round_id"
+                               f" OR l.spot <> c.spot)", (self.name, kind))
+            if int(bad[0]):
+                problems.append(f"{bad[0]} {table} do not match their ledger rows")
+            counts = await tx.one(f"SELECT (SELECT COUNT(*) FROM {table} WHERE pool = %s),"
+                                  f" (SELECT COUNT(*) FROM ledger WHERE pool = %s AND kind = %s)",
+                                  (self.name, self.name, kind))
+            if kind == "contribution" and int(counts[0]) != int(counts[1]):
+                problems.append(f"{counts[0]} contributions but {counts[1]} contribution rows in the ledger")
+        hits = await tx.one("SELECT COUNT(*), COALESCE(MIN(hit_seq), 0), COALESCE(MAX(hit_seq), 0),"
+                            " COALESCE(SUM(from_pool_cents), 0) FROM hits WHERE pool = %s", (self.name,))
+        n, lo, hi, paid = (int(v) for v in hits)
+        if n != p.hit_seq or (n and (lo, hi) != (1, n)):
+            problems.append(f"hits are not numbered 1..{p.hit_seq} without gaps ({n} hits, {lo}..{hi})")
+        awarded = await tx.one("SELECT COALESCE(-SUM(delta_cents), 0) FROM ledger WHERE pool = %s AND kind = 'award'",
+                               (self.name,))
+        if int(awarded[0]) != paid:
+            problems.append(f"hits paid {paid} cents from the pool, the ledger's awards {awarded[0]}")
+        return problems
+
+    async def reconcile(self, journal: Iterable[Contribution | Mapping[str, Any]], *,
+                        reversed_keys: Iterable[tuple[str, int]] = (), table_id: str | None = None) -> ReconcileReport:
+        """Compare one table's journal (the contributions it committed, and the (round, spot) keys it
+        reversed) with this pool's ledger, and name every difference (issue 6; MONEY.md 14.13)."""
+        table = _check_id("table id", table_id or self.table_id)
+        mine: dict[tuple[str, int], int] = {}
+        for item in journal:
+            get = item.get if isinstance(item, Mapping) else lambda k, _i=item: getattr(_i, k, None)
+            if (get("table_id") or table) != table:
+                continue
+            key = (_check_id("round id", get("round_id")), _check_spot(get("spot")))
+            mine[key] = get("wager_cents")
+        voided = {(r, s) for r, s in reversed_keys}
+
+        async def work(tx: Tx) -> list[tuple]:
+            return await tx.all("SELECT c.round_id, c.spot, c.wager_cents, r.cents FROM contributions c LEFT JOIN"
+                                " reversals r ON r.pool = c.pool AND r.table_id = c.table_id AND"
+                                " r.round_id = c.round_id AND r.spot = c.spot WHERE c.pool = %s AND c.table_id = %s",
+                                (self.name, table))
+        pool = {(r[0], int(r[1])): (int(r[2]), r[3] is not None) for r in await self._run(work)}
+        missing = tuple(sorted(k for k in mine if k not in pool))
+        extra = tuple(sorted(k for k in pool if k not in mine))
+        diffs = []
+        for key in sorted(set(mine) & set(pool)):
+            wager, was_reversed = pool[key]
+            if mine[key] != wager:
+                diffs.append(f"round {key[0]} spot {key[1]}: journal wager {mine[key]} cents, pool {wager} cents")
+            if was_reversed != (key in voided):
+                diffs.append(f"round {key[0]} spot {key[1]}: " + ("reversed in the pool, not in the journal"
+                                                                  if was_reversed else
+                                                                  "reversed in the journal, not in the pool"))
+        return ReconcileReport(not (missing or extra or diffs), table, len(mine), missing, extra, tuple(diffs))
+
+    # ---- the meter -------------------------------------------------------------------------------
+    def subscribe_meter(self) -> AsyncIterator[MeterReading]:
+        """Meter readings: the current one first, then every change, oldest first, never one older
+        than the last yielded. Raises PoolUnavailable when the pool can no longer be followed."""
+        raise NotImplementedError
+

@@ -1,0 +1,157 @@
+"""The local pool: SQLite on the table PC, the embedded default (rules 2.3, 11.5, 11.6).
+
+WAL with synchronous=FULL: a committed contribution or award survives a power cut. One connection,
+one transaction at a time (an asyncio lock); statements on this small database take microseconds,
+and the commit, which waits for the disk, runs in a worker thread so the table's event loop keeps
+going. Meter readings go to subscribers in this process after each commit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from .base import PoolError, PoolUnavailable
+from .ledger import Clock, LedgerPool, utc_now
+from .records import MeterReading
+from .schema import LATEST, MIGRATIONS
+from .settings import PoolSettings
+
+
+def _sql(sql: str) -> str:
+    return sql.replace("%s", "?")
+
+
+class _SqliteTx:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.readings: list[MeterReading] = []
+
+    async def one(self, sql: str, params: Sequence[Any] = ()) -> tuple | None:
+        return self.conn.execute(_sql(sql), tuple(params)).fetchone()
+
+    async def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        return self.conn.execute(_sql(sql), tuple(params)).fetchall()
+
+    async def run(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self.conn.execute(_sql(sql), tuple(params))
+
+    async def lock_pool(self, name: str) -> tuple | None:
+        # BEGIN IMMEDIATE already holds the database's write lock: no other writer until COMMIT
+        return await self.one("SELECT name, balance_cents, epoch, settings_version, ledger_seq, hit_seq"
+                              " FROM pools WHERE name = %s", (name,))
+
+    def notify(self, reading: MeterReading) -> None:
+        self.readings.append(reading)
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = conn.execute("SELECT version FROM schema_version").fetchone()
+        version = row[0] if row else 0
+        if version > LATEST:
+            raise PoolError(f"the pool database is at schema version {version}; this tabled knows up to {LATEST}")
+        for statements in MIGRATIONS["sqlite"][version:]:
+            for statement in statements:
+                conn.execute(statement)
+        if row is None:
+            conn.execute("INSERT INTO schema_version (version) VALUES (?)", (LATEST,))
+        elif version != LATEST:
+            conn.execute("UPDATE schema_version SET version = ?", (LATEST,))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+class LocalPool(LedgerPool):
+    dialect = "sqlite"
+
+    def __init__(self, path: str | Path, name: str, table_id: str, settings: PoolSettings | None = None, *,
+                 clock: Clock = utc_now, who: str = "config") -> None:
+        super().__init__(name, table_id, settings, clock=clock, who=who)
+        self.path = Path(path)
+        self._conn: sqlite3.Connection | None = None
+        self._tx_lock = asyncio.Lock()
+        self._subscribers: set[asyncio.Queue[MeterReading | None]] = set()
+
+    @classmethod
+    async def open(cls, path: str | Path, name: str, table_id: str, settings: PoolSettings | None = None, *,
+                   clock: Clock = utc_now, who: str = "config") -> LocalPool:
+        """Open (creating and migrating as needed) the pool database, and the pool in it."""
+        pool = cls(path, name, table_id, settings, clock=clock, who=who)
+        try:
+            pool.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(pool.path, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")  # a commit is on disk before we say so
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA busy_timeout=5000")
+            _migrate(conn)
+        except sqlite3.DatabaseError as exc:
+            raise PoolUnavailable(f"pool database {pool.path}: {exc}") from exc
+        except OSError as exc:
+            raise PoolUnavailable(f"pool database {pool.path}: {exc.strerror or exc}") from exc
+        pool._conn = conn
+        try:
+            await pool._open_pool()
+        except BaseException:
+            await pool.close()
+            raise
+        return pool
+
+    @contextlib.asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[_SqliteTx]:
+        if self._conn is None:
+            raise PoolUnavailable(f"pool {self.name}: the database is closed")
+        async with self._tx_lock:
+            conn = self._conn
+            tx = _SqliteTx(conn)
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield tx
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                await asyncio.to_thread(conn.execute, "COMMIT")  # waits for the disk (synchronous=FULL)
+            except sqlite3.IntegrityError as exc:
+                raise PoolError(f"pool {self.name}: {exc}") from exc
+            except sqlite3.DatabaseError as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                raise PoolUnavailable(f"pool database {self.path}: {exc}") from exc
+        for reading in tx.readings:
+            for queue in self._subscribers:
+                queue.put_nowait(reading)
+
+    async def close(self) -> None:
+        async with self._tx_lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+        for queue in self._subscribers:
+            queue.put_nowait(None)
+
+    async def subscribe_meter(self) -> AsyncIterator[MeterReading]:  # type: ignore[override]
+        queue: asyncio.Queue[MeterReading | None] = asyncio.Queue()
+        self._subscribers.add(queue)
+        try:
+            last = await self.meter()
+            yield last
+            while True:
+                reading = await queue.get()
+                if reading is None:
+                    raise PoolUnavailable(f"pool {self.name}: closed")
+                if reading.pool == self.name and reading.seq > last.seq:
+                    last = reading
+                    yield reading
+        finally:
+            self._subscribers.discard(queue)
