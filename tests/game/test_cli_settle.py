@@ -1,0 +1,126 @@
+"""``tabled settle``: the settlement calculator (rule 16.11 disputes; issue 2)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from tabled.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "tabled" / "examples" / "round.json"
+
+
+def run(capsys, *argv, stdin: str | None = None, monkeypatch=None):
+    if stdin is not None:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    code = main(["settle", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def base_round(**changes):
+    data = {
+        "profile": "nsw", "spot_count": 7, "pool_cents": 2_000_000,
+        "dealer": ["As", "Kd", "7h", "4c", "2s"],
+        "spots": [{"spot": 1, "cards": "Jc Js Td 6h 3c", "ante_cents": 1000, "bet_cents": 2000}],
+    }
+    data.update(changes)
+    return data
+
+
+def with_spot(**spot):
+    s = {"spot": 1, "cards": "Jc Js Td 6h 3c", "ante_cents": 1000, "bet_cents": 2000}
+    s.update(spot)
+    return base_round(spots=[{k: v for k, v in s.items() if v is not None}])
+
+
+def test_example_round_prints_table_in_payment_order(capsys):
+    code, out, err = run(capsys, str(EXAMPLE))
+    assert code == 0 and err == ""
+    spot_lines = [line.split()[1] for line in out.splitlines() if line.startswith("spot ")]
+    assert spot_lines == ["7", "6", "5", "4", "3", "2", "1"]  # 12.2: N down to 1
+    assert "royal flush $30,000.00" in out and "12.1.1" in out
+    assert "14.10.2" in out and "14.12" in out and "14.7" in out
+    assert "House pays $35,297.00, collects $5.00" in out
+
+
+def test_example_round_json_output(capsys):
+    code, out, _ = run(capsys, str(EXAMPLE), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["profile"] == "nsw" and data["dealer"]["qualifies"] is True
+    by_spot = {s["spot"]: s for s in data["spots"]}
+    assert by_spot[7]["progressive_award"]["amount_cents"] == 3_000_000
+    assert by_spot[7]["bet"]["winnings_cents"] == 500_000            # 10.1: 250 to 1
+    assert by_spot[3]["ante"]["outcome"] == "returned"               # 14.12
+    assert by_spot[2]["tokens_forfeited_cents"] == 500               # 1.1
+    assert [a["spot"] for a in data["progressive"]["awards"]] == [6, 7]  # 12.4
+    assert data["house_pays_cents"] - data["house_collects_cents"] == data["net_cents"]
+    assert sum(s["total_cents"] for s in data["spots"]) == data["net_cents"]
+
+
+def test_round_from_stdin(capsys, monkeypatch):
+    code, out, _ = run(capsys, "-", "--json", stdin=json.dumps(base_round()), monkeypatch=monkeypatch)
+    assert code == 0 and json.loads(out)["spots"][0]["net_cents"] == 3000
+
+
+def test_profile_override(capsys, monkeypatch):
+    data = with_spot(cards="Ah Kh Qh Jh Th")
+    code, out, _ = run(capsys, "-", "--json", "--profile", "us-standard",
+                       stdin=json.dumps(data), monkeypatch=monkeypatch)
+    assert code == 0 and json.loads(out)["spots"][0]["bet"]["winnings_cents"] == 200_000
+
+
+def bad(capsys, monkeypatch, text):
+    code, out, err = run(capsys, "-", stdin=text, monkeypatch=monkeypatch)
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tabled settle: error: ")
+    assert "Traceback" not in err
+    return lines[0]
+
+
+@pytest.mark.parametrize("data,message", [
+    (with_spot(cards="Jc Js Td 6h Xx"), "not a card: 'Xx'"),
+    (with_spot(cards="As Js Td 6h 3c"), "duplicate card As"),
+    (with_spot(cards="Jc Js Td 6h"), "spot 1 has 4 cards"),                       # 14.7
+    (with_spot(ante_cents=-100), "'ante_cents' must not be negative"),
+    (with_spot(bet_cents=20.5), "'bet_cents' must be a whole number of cents, got 20.5 (fractional)"),
+    (with_spot(bet_cents="2000"), "'bet_cents' must be a whole number of cents"),
+    (with_spot(ante_cents=None, bet_cents=None, progressive_cents=100), "needs an ante first (11.1)"),
+    (with_spot(progressive_cents=500), "posted $1.00 (11.3"),
+    (with_spot(spot=9), "unknown spot 9"),
+    (with_spot(status="asleep"), "status must be one of"),
+    (with_spot(ante=1000), "unknown key 'ante'"),
+    (base_round(profile="atlantis"), "no profile 'atlantis'"),
+    (base_round(profile=None), "names no profile"),
+    (base_round(spot_count="seven"), "'spot_count' must be a whole number"),
+    (base_round(dealer="As Kd 7h"), "the dealer has 3 cards"),                   # 14.2
+    (base_round(spots={"spot": 1}), "'spots' must be a list"),
+    (base_round(spots=["x"]), "spots entry 1 must be a JSON object"),
+    (base_round(pool_cents=1.5), "'pool_cents' must be a whole number of cents"),
+    (base_round(void="earthquake"), "'void' must be one of"),
+    ([1, 2], "the round must be a JSON object"),
+])
+def test_bad_round_is_one_clear_line(capsys, monkeypatch, data, message):
+    line = bad(capsys, monkeypatch, json.dumps(data))
+    assert message in line
+
+
+def test_missing_key_is_one_line(capsys, monkeypatch):
+    data = base_round()
+    del data["dealer"]
+    assert "the round has no 'dealer'" in bad(capsys, monkeypatch, json.dumps(data))
+
+
+def test_invalid_json_is_one_line(capsys, monkeypatch):
+    assert "is not valid JSON" in bad(capsys, monkeypatch, '{"profile": "nsw",')
+
+
+def test_missing_file_is_one_line(capsys, tmp_path):
+    code, out, err = run(capsys, str(tmp_path / "nope.json"))
+    assert code == 2 and "cannot read" in err and len(err.strip().splitlines()) == 1
