@@ -432,6 +432,19 @@ def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     return Config(None, table, journal, pools, devices, simulation, log)
 
 
+SYSTEM_CONFIG = Path("/etc/tabled/tabled.toml")
+
+
+def find_config(explicit: str | Path | None = None) -> Path | None:
+    """The config a command should read: the one named, else $TABLED_CONFIG, else
+    /etc/tabled/tabled.toml when it exists, else None (the embedded simulated table)."""
+    if explicit:
+        return Path(explicit)
+    if os.environ.get("TABLED_CONFIG"):
+        return Path(os.environ["TABLED_CONFIG"])
+    return SYSTEM_CONFIG if SYSTEM_CONFIG.is_file() else None
+
+
 def load_config(path: str | Path | None) -> Config:
     """Read and check a config file (None: the embedded simulated table)."""
     if path is None:
@@ -458,5 +471,5 @@ def load_config(path: str | Path | None) -> Config:
 __all__ = [
     "Config", "ConfigError", "TableConfig", "JournalConfig", "PoolConfig", "SerialDeviceConfig",
     "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig",
-    "load_config", "parse_config", "DEFAULT_TOML",
+    "load_config", "parse_config", "find_config", "DEFAULT_TOML",
 ]

@@ -1,0 +1,104 @@
+"""`tabled audit verify` and `tabled recall` on real journals (issue 4: audit and game recall)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tabled.cli import main
+from tabled.journal import Journal
+
+
+def make_journal(path, rounds: int = 12) -> None:
+    with Journal.open(path) as j:
+        for r in range(1, rounds + 1):
+            rid = f"T01-{r:06d}"
+            j.append_many([("round.opened", {"table": "T01"}, rid),
+                           ("bet.placed", {"spot": 3, "ante_cents": 500, "progressive_cents": 100}, rid)])
+            j.append("hand.dealt", {"spot": 3, "cards": [51, 47, 43, 39, 35], "tag": f"t{r:04d}"}, rid)
+            j.append("round.settled", {"spots": [{"spot": 3, "net_cents": 1000}],
+                                       "pool": {"before_cents": 1_000_000, "after_cents": 1_000_025}}, rid)
+            if r % 5 == 0:
+                j.checkpoint({"rounds": r})
+
+
+def test_verify_a_good_journal(tmp_path, capsys):
+    path = tmp_path / "journal.db"
+    make_journal(path)
+    assert main(["audit", "verify", "--journal", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "50 records, chain intact from record 1 to 50" in out and "head hash " in out
+
+
+def test_verify_a_tampered_journal_names_the_record(tmp_path, capsys):
+    path = tmp_path / "journal.db"
+    make_journal(path)
+    data = path.read_bytes()
+    assert data.count(b'"tag":"t0007"') == 1
+    path.write_bytes(data.replace(b'"tag":"t0007"', b'"tag":"t0008"'))  # round 7's hand record
+    with Journal.open(path, readonly=True, verify=False) as j:
+        seq = next(r.seq for r in j.records_after(0) if r.payload.get("tag") == "t0008" and r.round_id == "T01-000007")
+    assert main(["audit", "verify", "--journal", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"BROKEN at record {seq}: contents do not match its hash" in out
+    assert main(["audit", "verify", "--journal", str(path), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert (report["ok"], report["first_broken_seq"], report["head_seq"]) == (False, seq, seq - 1)
+
+
+def test_verify_finds_the_journal_through_the_config(tmp_path, capsys):
+    (tmp_path / "tabled.toml").write_text(
+        '[table]\nid = "T01"\nspots = 7\nminimum_cents = 500\nmaximum_cents = 50000\n'
+        '[journal]\npath = "state/j.db"\n')
+    make_journal(tmp_path / "state" / "j.db", rounds=2)
+    assert main(["audit", "verify", "--config", str(tmp_path / "tabled.toml")]) == 0
+    assert "8 records, chain intact" in capsys.readouterr().out
+
+
+def test_verify_reports_unreadable_input_in_one_line(tmp_path, capsys):
+    assert main(["audit", "verify", "--journal", str(tmp_path / "none.db")]) == 2
+    assert capsys.readouterr().err.strip() == f"tabled audit: error: {tmp_path / 'none.db'}: no journal there"
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[table]\nspots = 9\n")
+    assert main(["audit", "verify", "--config", str(bad)]) == 2
+    assert "table.id: is missing" in capsys.readouterr().err
+
+
+def test_recall_shows_the_last_ten_rounds_in_full(tmp_path, capsys):
+    path = tmp_path / "journal.db"
+    make_journal(path)
+    assert main(["recall", "--journal", str(path)]) == 0
+    out = capsys.readouterr().out
+    shown = [line.split()[1].rstrip(":") for line in out.splitlines() if line.startswith("round ")]
+    assert shown == [f"T01-{r:06d}" for r in range(3, 13)]  # the last 10, oldest first
+    assert "cards=As Ks Qs Js Ts" in out                    # card indexes shown as cards
+    assert "ante_cents=$5.00" in out and "before_cents=$10,000.00" in out and "after_cents=$10,000.25" in out
+
+
+def test_recall_one_round_as_json(tmp_path, capsys):
+    path = tmp_path / "journal.db"
+    make_journal(path)
+    assert main(["recall", "--journal", str(path), "--round", "T01-000004", "--json"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    data = json.loads(line)
+    assert data["round_id"] == "T01-000004"
+    assert [r["kind"] for r in data["records"]] == ["round.opened", "bet.placed", "hand.dealt", "round.settled"]
+    assert data["records"][2]["payload"]["cards"] == [51, 47, 43, 39, 35]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--round", "T01-999999"], "no round 'T01-999999'"),
+    (["--last", "0"], "--last must be 1 or more"),
+])
+def test_recall_errors_are_one_line(tmp_path, capsys, argv, message):
+    path = tmp_path / "journal.db"
+    make_journal(path, rounds=1)
+    assert main(["recall", "--journal", str(path), *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_recall_of_an_empty_journal(tmp_path, capsys):
+    Journal.open(tmp_path / "j.db").close()
+    assert main(["recall", "--journal", str(tmp_path / "j.db")]) == 0
+    assert "no rounds yet" in capsys.readouterr().out
