@@ -1,0 +1,194 @@
+"""The linked pool: one jackpot shared by many tables, kept in PostgreSQL (rules 2.3, 2.4.3, 11.5).
+
+Each table's daemon is a client with its own connection. Every change runs in one transaction that
+starts with ``SELECT ... FOR UPDATE`` on the pool's row, so changes from all tables are applied one
+at a time, in the order the ledger and hit numbers record (the order of near-simultaneous hits).
+Inside the same transaction ``pg_notify`` publishes the new meter reading on the pool's channel;
+PostgreSQL delivers it to every listening table when, and only when, the change commits.
+
+Losing the database is rule 14.13: every operation then raises :class:`PoolUnavailable` and the
+daemon stops new rounds. The next call reconnects. Every operation is idempotent under its key, so
+the daemon re-sends what its journal holds once the link returns, and nothing counts twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import psycopg
+from psycopg import errors as pg_errors
+
+from .base import PoolError, PoolUnavailable
+from .ledger import Clock, LedgerPool, Retry, utc_now
+from .records import MeterReading
+from .schema import LATEST, MIGRATIONS
+from .settings import PoolSettings
+
+#: a lost network is noticed within about keepalives_idle + interval x count seconds
+_CONNECT_ARGS = dict(keepalives=1, keepalives_idle=5, keepalives_interval=2, keepalives_count=3)
+_SCHEMA_LOCK = 0x7461626C6564  # "tabled": one migrator at a time across every table
+
+
+def meter_channel(pool: str) -> str:
+    return f"tabled_meter_{pool}"
+
+
+class _PgTx:
+    def __init__(self, conn: psycopg.AsyncConnection) -> None:
+        self.conn = conn
+        self.readings: list[MeterReading] = []
+
+    async def one(self, sql: str, params: Sequence[Any] = ()) -> tuple | None:
+        cur = await self.conn.execute(sql, tuple(params) or None)
+        return await cur.fetchone()
+
+    async def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        cur = await self.conn.execute(sql, tuple(params) or None)
+        return await cur.fetchall()
+
+    async def run(self, sql: str, params: Sequence[Any] = ()) -> None:
+        await self.conn.execute(sql, tuple(params) or None)
+
+    async def lock_pool(self, name: str) -> tuple | None:
+        return await self.one("SELECT name, balance_cents, epoch, settings_version, ledger_seq, hit_seq"
+                              " FROM pools WHERE name = %s FOR UPDATE", (name,))
+
+    def notify(self, reading: MeterReading) -> None:
+        self.readings.append(reading)
+
+    async def publish(self) -> None:
+        for r in self.readings:  # delivered by PostgreSQL at commit, in commit order
+            await self.conn.execute("SELECT pg_notify(%s, %s)", (meter_channel(r.pool), json.dumps(
+                {"balance_cents": r.balance_cents, "seq": r.seq, "kind": r.kind, "at": r.at})))
+
+
+class PostgresPool(LedgerPool):
+    dialect = "postgresql"
+
+    def __init__(self, dsn: str, name: str, table_id: str, settings: PoolSettings | None = None, *,
+                 clock: Clock = utc_now, who: str = "config", connect_timeout: float = 3.0,
+                 op_timeout: float = 5.0) -> None:
+        super().__init__(name, table_id, settings, clock=clock, who=who)
+        if not isinstance(dsn, str) or not dsn.strip():
+            raise PoolError("a linked pool needs a PostgreSQL connection string (dsn)")
+        self.dsn = dsn
+        self.connect_timeout = connect_timeout
+        self.op_timeout = op_timeout
+        self._conn: psycopg.AsyncConnection | None = None
+        self._tx_lock = asyncio.Lock()
+        self._closed = False
+
+    @classmethod
+    async def open(cls, dsn: str, name: str, table_id: str, settings: PoolSettings | None = None,
+                   **kwargs: Any) -> PostgresPool:
+        """Connect, create or migrate the schema, and open (or create) the pool."""
+        pool = cls(dsn, name, table_id, settings, **kwargs)
+        try:
+            await pool._migrate()
+            await pool._open_pool()
+        except BaseException:
+            await pool.close()
+            raise
+        return pool
+
+    async def _connect(self, *, autocommit: bool = False) -> psycopg.AsyncConnection:
+        try:
+            return await asyncio.wait_for(psycopg.AsyncConnection.connect(
+                self.dsn, autocommit=autocommit, connect_timeout=max(1, int(self.connect_timeout)),
+                application_name=f"tabled {self.table_id} {self.name}", **_CONNECT_ARGS),
+                self.connect_timeout + 1)
+        except (psycopg.Error, OSError, TimeoutError) as exc:
+            raise PoolUnavailable(f"pool {self.name}: cannot reach the pool database: {_first_line(exc)}") from exc
+
+    async def _connection(self) -> psycopg.AsyncConnection:
+        if self._closed:
+            raise PoolUnavailable(f"pool {self.name}: closed")
+        if self._conn is None or self._conn.closed:
+            self._conn = await self._connect()
+        return self._conn
+
+    async def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(conn.close(), 1)
+
+    async def _migrate(self) -> None:
+        async with self._transaction() as tx:
+            await tx.run("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+            await tx.run("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            row = await tx.one("SELECT version FROM schema_version")
+            version = row[0] if row else 0
+            if version > LATEST:
+                raise PoolError(f"the pool database is at schema version {version}; this tabled knows up to {LATEST}")
+            for statements in MIGRATIONS["postgresql"][version:]:
+                for statement in statements:
+                    await tx.run(statement)
+            if row is None:
+                await tx.run("INSERT INTO schema_version (version) VALUES (%s)", (LATEST,))
+            elif version != LATEST:
+                await tx.run("UPDATE schema_version SET version = %s", (LATEST,))
+
+    @contextlib.asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[_PgTx]:
+        async with self._tx_lock:
+            conn = await self._connection()
+            try:
+                async with asyncio.timeout(self.op_timeout):
+                    async with conn.transaction():
+                        tx = _PgTx(conn)
+                        yield tx
+                        await tx.publish()
+            except (pg_errors.SerializationFailure, pg_errors.DeadlockDetected) as exc:
+                raise Retry() from exc
+            except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+                await self._drop()
+                raise PoolUnavailable(f"pool {self.name}: lost the pool database: {_first_line(exc)}") from exc
+            except TimeoutError as exc:
+                await self._drop()
+                raise PoolUnavailable(f"pool {self.name}: the pool database did not answer within"
+                                      f" {self.op_timeout:g} s") from exc
+            except asyncio.CancelledError:
+                await self._drop()  # the transaction's fate is unknown: never reuse the connection
+                raise
+            except psycopg.Error as exc:
+                raise PoolError(f"pool {self.name}: {_first_line(exc)}") from exc
+
+    async def close(self) -> None:
+        self._closed = True
+        async with self._tx_lock:
+            await self._drop()
+
+    async def subscribe_meter(self) -> AsyncIterator[MeterReading]:  # type: ignore[override]
+        """Every change of the pool as it commits, from any table (LISTEN on the pool's channel)."""
+        conn = await self._connect(autocommit=True)
+        try:
+            await conn.execute(f"LISTEN {meter_channel(self.name)}")
+            cur = await conn.execute(
+                "SELECT l.balance_after_cents, l.seq, l.kind, l.at FROM pools p JOIN ledger l"
+                " ON l.pool = p.name AND l.seq = p.ledger_seq WHERE p.name = %s", (self.name,))
+            row = await cur.fetchone()
+            if row is None:
+                raise PoolError(f"there is no pool named {self.name!r} in this database")
+            last = MeterReading(self.name, int(row[0]), int(row[1]), row[2], row[3])
+            yield last
+            async for note in conn.notifies():
+                d = json.loads(note.payload)
+                if d["seq"] > last.seq:  # a reading is never older than the one shown
+                    last = MeterReading(self.name, int(d["balance_cents"]), int(d["seq"]), d["kind"], d["at"])
+                    yield last
+            raise PoolUnavailable(f"pool {self.name}: the meter connection ended")
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            raise PoolUnavailable(f"pool {self.name}: lost the meter feed: {_first_line(exc)}") from exc
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(conn.close(), 1)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
