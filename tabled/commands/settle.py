@@ -53,8 +53,8 @@ def render(st: Settlement) -> str:
     if st.void:
         out.append(f"ROUND VOID ({st.void}): every wager returned, progressive wagers paid back")
     if st.dealer_hand is not None:
-        q = "qualifies" if st.dealer_qualifies else "does not qualify: \"no hand\", bets void (9.2)"
-        out.append(f"Dealer: {hand_text(st.dealer_cards)}  {st.dealer_hand}  -> {q} (9.1)")
+        q = "qualifies (9.1)" if st.dealer_qualifies else "does not qualify (9.1): \"no hand\", bets void (9.2)"
+        out.append(f"Dealer: {hand_text(st.dealer_cards)}  {st.dealer_hand}  -> {q}")
     out.append("Spots in payment order, spot N (dealer's immediate right) to spot 1 (12.2):")
     for s in st.spots:
         cards = hand_text(s.cards) if s.cards else "no cards"
@@ -63,15 +63,15 @@ def render(st: Settlement) -> str:
         for w in s.wagers:
             if w.outcome.value == "none":
                 continue
-            out.append(f"    {w.wager:<12} {w.action:<52} {_signed(w.net_cents):>12}   {w.rule}")
+            out.append(f"    {w.wager:<12} {w.action:<52} {_signed(w.net_cents):>13}   {w.rule}")
         if s.award:
             a = s.award
             text = f"{a.category.label} {money(a.amount_cents)}, on top of ante and bet (11.8)"
-            out.append(f"    {'jackpot':<12} {text:<52} {_signed(a.amount_cents):>12}   {a.rule}")
+            out.append(f"    {'jackpot':<12} {text:<52} {_signed(a.amount_cents):>13}   {a.rule}")
         if s.contribution_reversed:
             out.append("    (progressive contribution reversed)")
         verdict = "pay" if s.total_cents > 0 else "collect" if s.total_cents < 0 else "nothing changes hands"
-        out.append(f"    {'TOTAL':<12} {verdict:<52} {_signed(s.total_cents):>12}")
+        out.append(f"    {'TOTAL':<12} {verdict:<52} {_signed(s.total_cents):>13}")
     pr = st.progressive
     out.append(f"Progressive pool before awards: {money(pr.pool_before_cents)}")
     if pr.awards:

@@ -63,6 +63,16 @@ def test_example_round_json_output(capsys):
     assert sum(s["total_cents"] for s in data["spots"]) == data["net_cents"]
 
 
+def test_no_hand_example_money_md_three_straight_flushes(capsys):
+    code, out, _ = run(capsys, str(EXAMPLE.with_name("round-no-hand.json")), "--json")
+    data = json.loads(out)
+    assert code == 0 and data["dealer"]["qualifies"] is False                 # 9.1
+    assert [a["amount_cents"] for a in data["progressive"]["awards"]] == [271_000] * 3  # 12.3.2
+    assert [a["spot"] for a in data["progressive"]["awards"]] == [6, 4, 1]    # 12.2
+    assert data["progressive"]["pool_after_cents"] == 2_187_000
+    assert {s["bet"]["outcome"] for s in data["spots"] if s["status"] == "played"} == {"void"}  # 9.2
+
+
 def test_round_from_stdin(capsys, monkeypatch):
     code, out, _ = run(capsys, "-", "--json", stdin=json.dumps(base_round()), monkeypatch=monkeypatch)
     assert code == 0 and json.loads(out)["spots"][0]["net_cents"] == 3000
