@@ -1,0 +1,427 @@
+"""The table's state as a pure fold of its journaled inputs (DESIGN.md: one consumer, write-ahead).
+
+``TableCore.apply(kind, payload, t_ms)`` takes one journaled input and returns the effects it
+causes (tabled/effects.py). It never reads a clock or touches a device: the time comes with the
+input, so replaying the journal rebuilds exactly the same table (recovery, recall, tests).
+
+The core owns what spans rounds: the table open or closed (16.8), the posted limits and announced
+changes (6.1, 6.2), the cards (3.2 two decks of different backs, 3.4/3.6 new cards verified,
+4.1 shuffled before every round, 4.2/4.3 the shoe's manual shuffle and cut), equipment faults
+(14.13) and the shuffler's failure (15.2), the key switch (privileged actions), seats (16.9), and
+the round in play (tabled/round.py).
+
+Inputs (kind: payload):
+
+* ``wager``: spot, area (ante | progressive | bet), cents, token_cents, stacks -- from the board
+* ``panel``: action, key (dealer | supervisor | inspector), and the action's fields
+* ``shuffler.shuffled``: deck; ``shuffler.hand``: cards, back, up; ``shuffler.fault``: fault
+* ``shoe.card``: card
+* ``deck.verified``: deck, cards (3.4, 3.6: 52 distinct cards through the reader)
+* ``equipment.fault`` / ``equipment.ok``: equipment (pool | meter), reason (14.13)
+* ``pool.contributed`` / ``pool.reversed`` / ``pool.awards``: results of pool operations
+* ``tick``: time passes (closure and announced minimum take effect)
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from tabled.effects import Command, Effect, Note, PoolOp, Say
+from tabled.game.profiles import Profile
+from tabled.game.progressive import ProgressiveResult
+from tabled.game.settlement import settle, settlement_as_dict
+from tabled.round import DEALER, Round
+from tabled.rules import keys, seats
+from tabled.rules.limits import Limits, check_notice, dollars
+
+#: panel action -> the round input it becomes
+ROUND_ACTIONS = {
+    "no_more_bets": "no_more_bets", "reveal": "reveal", "fold": "fold", "concede": "concede",
+    "absent": "absent", "exposed_card": "exposed_card", "misdeal": "misdeal",
+    "hand_without_ante": "hand_without_ante", "settle": "settle", "award_paid": "award_paid",
+    "resolve_past_posting": "resolve_past_posting", "play_first": "play_first",
+    "invalidate_round": "invalidate", "void_player": "void_player", "dead_hand": "dead_hand",
+    "count_cards": "deck_count",
+}
+DECKS = {"A": "red", "B": "blue"}  # 3.2.2: the two decks' backs differ in colour
+SHUFFLE_FAULTS = ("jam", "cycle_fail", "not_intermixing")  # 15.1
+
+
+def result_as_dict(result: ProgressiveResult) -> dict[str, Any]:
+    """A pool's award result as journal data (integer cents)."""
+    return {
+        "pool_before_cents": result.pool_before_cents, "pool_after_cents": result.pool_after_cents,
+        "reset": result.reset, "reset_funding_cents": result.reset_funding_cents,
+        "awards": [{"spot": a.spot, "category": a.category.label, "amount_cents": a.amount_cents,
+                    "from_pool_cents": a.from_pool_cents, "operator_topup_cents": a.operator_topup_cents,
+                    "rule": a.rule} for a in result.awards],
+    }
+
+
+class TableCore:
+    def __init__(self, table_id: str, spots: int, limits: Limits, profile: Profile,
+                 card_source: str = "shuffler"):
+        self.table_id = table_id
+        self.spot_count = spots
+        self.limits = limits
+        self.profile = profile
+        self.card_source = card_source
+        self.is_open = False
+        self.closing_at: int | None = None         # 16.8
+        self.pending_minimum: tuple[int, int] | None = None  # (cents, effective ms) 6.2
+        # cards: deck -> shuffled? verified? (3.2, 3.4, 4.1); the shoe holds one deck ("S")
+        self.decks: dict[str, dict[str, Any]] = {d: {"shuffled": False, "verified": False} for d in (*DECKS, "S")}
+        self.next_deck = "A"
+        self.cut_done = False                       # 4.2: the dealer's shuffle and cut (shoe)
+        self.shuffler_failed = False                # 15.2
+        self.faults: dict[str, str] = {}            # 14.13: equipment -> reason (survives restart)
+        self.approved = False                       # 14.13: an inspector approved play
+        self.round_no = 0
+        self.round: Round | None = None
+        self.abstained: dict[int, int] = {}         # 16.9
+        self.pool_cents: int | None = None          # as last reported by the pool
+        self.rounds_finished = 0
+        self.now = 0
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    @property
+    def round_id(self) -> str | None:
+        return self.round.round_id if self.round else None
+
+    @property
+    def progressive_offline(self) -> bool:
+        return bool(self.faults) and self.approved
+
+    # -- the fold ----------------------------------------------------------------------------------
+
+    def apply(self, kind: str, payload: dict[str, Any], t_ms: int) -> list[Effect]:
+        self.now = t_ms
+        try:
+            effects = self._dispatch(kind, dict(payload))
+        except (TypeError, KeyError, ValueError) as exc:  # a malformed input is refused, never a crash
+            effects = [Say(f"{kind}: malformed input ({exc})", level="refused")]
+        return effects + self._progress()
+
+    def _dispatch(self, kind: str, p: dict[str, Any]) -> list[Effect]:
+        if kind == "wager":
+            if self.round is None:
+                return [Say("no round is open for wagers", p.get("spot"), "5.2", "flag")] if p.get("cents") else []
+            return self.round.handle("wager", p)
+        if kind == "panel":
+            return self._panel(p)
+        if kind == "shuffler.shuffled":
+            return self._shuffled(p["deck"])
+        if kind == "shuffler.hand":
+            return self._round_input("hand", p)
+        if kind == "shoe.card":
+            return self._round_input("card", p)
+        if kind == "shuffler.fault":
+            return self._shuffler_fault(p["fault"], p.get("deck"))
+        if kind == "deck.verified":
+            return self._verified(p["deck"], p.get("cards"), p.get("count"))
+        if kind == "equipment.fault":
+            return self._equipment_fault(p["equipment"], p.get("reason", ""))
+        if kind == "equipment.ok":
+            return self._equipment_ok(p["equipment"])
+        if kind in ("pool.contributed", "pool.reversed"):
+            if "balance_cents" in p:
+                self.pool_cents = p["balance_cents"]
+            return [Command("meter", "show", {"cents": self.pool_cents})] if self.pool_cents is not None else []
+        if kind == "pool.awards":
+            return self._awards(p)
+        if kind == "pool.balance":
+            self.pool_cents = p["balance_cents"]
+            return [Command("meter", "show", {"cents": self.pool_cents})]
+        if kind == "tick":
+            return []
+        return [Say(f"unknown input {kind!r}", level="refused")]
+
+    def _round_input(self, name: str, p: dict[str, Any]) -> list[Effect]:
+        if self.round is None:
+            return [Say(f"{name}: no round in play", level="refused")]
+        return self.round.handle(name, p)
+
+    # -- panel (keys) -------------------------------------------------------------------------------
+
+    def _panel(self, p: dict[str, Any]) -> list[Effect]:
+        action, key = p.pop("action"), p.pop("key", None)
+        try:
+            positions, rule = keys.required(action)
+        except ValueError as exc:
+            return [Say(str(exc), level="refused")]
+        if key not in positions:
+            need = " or ".join(sorted(positions))
+            return [Say(f"{action}: refused: needs the {need} key (key is {key})", p.get("spot"), rule, "refused"),
+                    Note("panel.refused", {"action": action, "key": key, "rule": rule}, self.round_id)]
+        approved = Note("panel.approved", {"action": action, "key": key, "rule": rule, **p}, self.round_id) \
+            if key != keys.Key.DEALER else None
+        effects = [approved] if approved else []
+        if action in ROUND_ACTIONS:
+            return effects + self._round_input(ROUND_ACTIONS[action], p)
+        return effects + getattr(self, "_action_" + action)(**p)
+
+    def _action_open_table(self) -> list[Effect]:
+        if self.is_open:
+            return [Say("the table is already open", level="refused")]
+        self.is_open, self.closing_at = True, None
+        return [Say("table open", rule="16.8")]
+
+    def _action_announce_closure(self, at_ms: int) -> list[Effect]:
+        breach = check_notice(self.now, at_ms, "16.8")
+        if breach:
+            return [Say(f"closure refused: {breach.message}", rule=breach.rule, level="refused")]
+        self.closing_at = at_ms
+        return [Say(f"table closes at {at_ms} ms (sign displayed)", rule="16.8")]
+
+    def _action_announce_minimum(self, cents: int, at_ms: int | None = None) -> list[Effect]:
+        if cents > self.limits.minimum_cents:
+            breach = check_notice(self.now, at_ms if at_ms is not None else self.now, "6.2")
+            if breach:
+                return [Say(f"minimum raise refused: {breach.message}", rule="6.2", level="refused")]
+            self.pending_minimum = (cents, at_ms)
+            return [Say(f"minimum rises to {dollars(cents)} at {at_ms} ms (sign displayed)", rule="6.2")]
+        # a lower minimum may be set at any time (6.2); it applies from the next round
+        self.pending_minimum = (cents, self.now)
+        return [Say(f"minimum {dollars(cents)} from the next round", rule="6.2")]
+
+    def _action_set_maximum(self, cents: int) -> list[Effect]:
+        self.limits = replace(self.limits, maximum_cents=cents)
+        return [Say(f"maximum {dollars(cents)}", rule="6.2")]
+
+    def _action_shuffle_and_cut(self) -> list[Effect]:
+        """4.2, 4.3: with the shoe, the dealer shuffles and cuts and confirms on the panel."""
+        if self.card_source != "shoe":
+            return [Say("no cut with the shuffling device", rule="4.4.2", level="refused")]
+        self.cut_done = True
+        return [Say("shuffle and cut confirmed", rule="4.2")]
+
+    def _action_new_cards(self, deck: str) -> list[Effect]:
+        """3.6: new cards; they must be verified (3.4) before use."""
+        if deck not in self.decks:
+            return [Say(f"no deck {deck!r}", level="refused")]
+        self.decks[deck] = {"shuffled": False, "verified": False}
+        return [Say(f"new cards for deck {deck}: verify them (3.4)", rule="3.6")]
+
+    def _action_use_card_source(self, source: str) -> list[Effect]:
+        """15.2.2: play continues with another shuffling device or the card shoe, with new cards."""
+        if source not in ("shuffler", "shoe"):
+            return [Say(f"no card source {source!r}", level="refused")]
+        self.card_source = source
+        self.shuffler_failed = False
+        for d in self.decks.values():  # 15.2.2, 3.6: new cards, never the failed device's other deck
+            d.update(shuffled=False, verified=False)
+        self.cut_done = False
+        return [Say(f"cards now dealt from the {source}: load and verify new cards", rule="15.2.2")]
+
+    def _action_approve_play(self) -> list[Effect]:
+        """14.13: play continues only after an inspector's approval (progressive locked)."""
+        if not self.faults:
+            return [Say("no equipment fault to approve", level="refused")]
+        self.approved = True
+        return [Say("inspector approved play: progressive offline", rule="14.13")]
+
+    # -- cards --------------------------------------------------------------------------------------
+
+    def _shuffled(self, deck: str) -> list[Effect]:
+        if deck not in DECKS:
+            return [Say(f"shuffler reported deck {deck!r}", level="refused")]
+        self.decks[deck]["shuffled"] = True
+        return []
+
+    def _verified(self, deck: str, cards: list[int] | None, count: int | None) -> list[Effect]:
+        """3.4, 3.6: new cards are checked before use: 52 distinct cards through the reader."""
+        if deck not in self.decks:
+            return [Say(f"no deck {deck!r}", level="refused")]
+        distinct = len(set(cards)) if cards is not None else count
+        n = len(cards) if cards is not None else count
+        ok = n == 52 and distinct == 52 and (cards is None or all(isinstance(c, int) and 0 <= c < 52 for c in cards))
+        self.decks[deck]["verified"] = ok
+        if not ok:
+            return [Say(f"deck {deck} failed verification: {n} cards, {distinct} distinct: replace it",
+                        rule="3.7", level="flag")]
+        return [Say(f"deck {deck} verified: 52 cards", rule="3.4")]
+
+    def _shuffler_fault(self, fault: str, deck: str | None) -> list[Effect]:
+        if fault in SHUFFLE_FAULTS:  # 15.1: the cards are reshuffled
+            d = deck or self.next_deck
+            if d in DECKS:
+                self.decks[d]["shuffled"] = False
+            return [Say(f"shuffling device: {fault.replace('_', ' ')}: reshuffle", rule="15.1", level="flag"),
+                    Command("shuffler", "shuffle", {"deck": d})]
+        # 15.2: the device can no longer operate as intended
+        self.shuffler_failed = True
+        effects: list[Effect] = [Say(f"shuffling device failed ({fault}): continue with another device "
+                                     "or the card shoe and new cards", rule="15.2.2", level="flag")]
+        if self.round and not self.round.finished and self.round.card_source == "shuffler":
+            effects += self.round.handle("shuffler_failed", {"reason": fault})
+        return effects
+
+    # -- equipment (14.13) --------------------------------------------------------------------------
+
+    def _equipment_fault(self, equipment: str, reason: str) -> list[Effect]:
+        self.faults[equipment] = reason or "failed"
+        self.approved = False
+        return [Say(f"{equipment} failed ({reason}): notify an inspector; the round in play may "
+                    "finish, no new round without an inspector's approval", rule="14.13", level="flag"),
+                Note("fault.raised", {"equipment": equipment, "reason": reason, "rule": "14.13"}, self.round_id)]
+
+    def _equipment_ok(self, equipment: str) -> list[Effect]:
+        if self.faults.pop(equipment, None) is None:
+            return []
+        if not self.faults:
+            self.approved = False
+        return [Say(f"{equipment} working again", rule="14.13"),
+                Note("fault.cleared", {"equipment": equipment}, self.round_id)]
+
+    # -- settlement ---------------------------------------------------------------------------------
+
+    def _awards(self, p: dict[str, Any]) -> list[Effect]:
+        if self.round is None or self.round.round_id != p.get("round_id"):
+            return [Say(f"pool awards for round {p.get('round_id')} not in play", level="refused")]
+        effects = self.round.handle("awards_applied", {"result": p["result"]})
+        self.pool_cents = p["result"]["pool_after_cents"]
+        return effects + [Command("meter", "show", {"cents": self.pool_cents})]
+
+    def _settlement_note(self, r: Round) -> list[Effect]:
+        pool_before = r.awards["pool_before_cents"] if r.awards else (self.pool_cents or 0)
+        st = settle(r.facts(pool_before), self.profile)
+        data = dict(settlement_as_dict(st))
+        r.settlement = data
+        from tabled.display import settlement_lines
+        return [Note("round.settled", data, r.round_id)] + settlement_lines(st)
+
+    # -- progress: what follows from the state after every input ------------------------------------
+
+    def _progress(self) -> list[Effect]:
+        effects: list[Effect] = []
+        r = self.round
+        if r is not None and r.phase == "settling" and r.settlement is None and (
+                r.awards is not None or not any(s.award_held for s in r.spots.values())):
+            effects += self._settlement_note(r)
+        if r is not None and r.settlement is not None and r.phase == "settling":
+            r.try_finish()
+        if r is not None and r.finished:
+            effects += self._end_round(r)
+        if self.round is None:
+            effects += self._start_round()
+        r = self.round
+        if r is not None and r.phase == "preparing" and self._cards_ready():
+            if self.card_source == "shuffler":
+                self.decks[r.deck]["shuffled"] = False  # this deck is now in play
+            else:
+                self.cut_done = False
+            effects += r.handle("cards_ready", {})
+        return effects
+
+    def _end_round(self, r: Round) -> list[Effect]:
+        effects: list[Effect] = []
+        if r.phase == "void" and r.settlement is None:
+            st = settle(r.facts(self.pool_cents or 0), self.profile)
+            r.settlement = dict(settlement_as_dict(st))
+            effects.append(Note("round.settled", r.settlement, r.round_id))
+        self.abstained, flagged = seats.after_round(self.abstained, self.spot_count, r.wagering_spots())
+        for spot in flagged:
+            effects.append(Say(f"spot {spot} has not wagered for {self.abstained[spot]} rounds while every "
+                               "other seat is in use: the seat may be required", spot, "16.9", "flag"))
+        if r.card_source == "shuffler" and r.deck and not self.shuffler_failed:
+            effects.append(Command("shuffler", "shuffle", {"deck": r.deck}))  # 4.1.2, 3.2.1
+        effects.append(Note("round.finished", {"phase": r.phase, "spots": {
+            str(s.number): s.status for s in r.spots.values()}}, r.round_id))
+        self.round = None
+        self.rounds_finished += 1
+        return effects
+
+    def _start_round(self) -> list[Effect]:
+        if not self.is_open:
+            return []
+        if self.closing_at is not None and self.now >= self.closing_at:
+            self.is_open, self.closing_at = False, None
+            return [Say("table closed", rule="16.8")]
+        effects: list[Effect] = []
+        if self.pending_minimum and self.now >= self.pending_minimum[1]:
+            cents = self.pending_minimum[0]
+            self.limits = replace(self.limits, minimum_cents=cents)
+            self.pending_minimum = None
+            effects.append(Say(f"table minimum now {dollars(cents)}", rule="6.2"))
+        if self.faults and not self.approved:
+            return effects  # 14.13: no new round until an inspector approves
+        if self.shuffler_failed and self.card_source == "shuffler":
+            return effects  # 15.2.2: waiting for another device or the shoe
+        self.round_no += 1
+        deck = self.next_deck if self.card_source == "shuffler" else "S"
+        if self.card_source == "shuffler":
+            self.next_deck = "B" if deck == "A" else "A"  # 3.2: the decks alternate
+        self.round = Round(f"{self.table_id}-{self.round_no:06d}", self.spot_count, self.limits, self.profile,
+                           self.card_source, deck, DECKS.get(deck), self.progressive_offline)
+        return effects + [Note("round.started", {"deck": deck, "back": DECKS.get(deck),
+                                                 "card_source": self.card_source,
+                                                 "limits": vars(self.limits).copy(),
+                                                 "progressive_offline": self.progressive_offline},
+                               self.round.round_id)]
+
+    def _cards_ready(self) -> bool:
+        """4.1: shuffled before every round; 3.4: verified cards; 4.2: cut with the shoe."""
+        r = self.round
+        d = self.decks[r.deck]
+        if not d["verified"]:
+            return False
+        if self.card_source == "shuffler":
+            return d["shuffled"] and not self.shuffler_failed
+        return self.cut_done
+
+    # -- what to (re)send after recovery ------------------------------------------------------------
+
+    def standing_effects(self) -> list[Effect]:
+        """State-setting commands and pending pool operations: safe to send again after a restart."""
+        effects: list[Effect] = []
+        r = self.round
+        if self.pool_cents is not None:
+            effects.append(Command("meter", "show", {"cents": self.pool_cents}))
+        if r is None:
+            return effects
+        if r.phase == "betting":
+            effects.append(Command("betspots", "unlock", {"round_id": r.round_id, "progressive_spots": [
+                s.number for s in r.spots.values() if s.ante and not r.progressive_offline]}))
+        elif r.phase != "preparing":
+            effects.append(Command("betspots", "lock", {"round_id": r.round_id}))
+        for s in r.spots.values():
+            if s.contributed:
+                effects.append(PoolOp("contribute", r.round_id, s.number, s.locked_progressive.cents))
+            if s.reversed:
+                effects.append(PoolOp("reverse", r.round_id, s.number, s.locked_progressive.cents, "void"))
+        if r.phase == "settling" and r.awards is None and any(s.award_held for s in r.spots.values()):
+            effects.append(PoolOp("awards", r.round_id, hits=tuple(
+                (h.spot, h.category.name) for h in r.progressive_hits())))
+        return effects
+
+    # -- checkpoint -----------------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "table_id": self.table_id, "limits": vars(self.limits).copy(), "card_source": self.card_source,
+            "is_open": self.is_open, "closing_at": self.closing_at,
+            "pending_minimum": list(self.pending_minimum) if self.pending_minimum else None,
+            "decks": self.decks, "next_deck": self.next_deck, "cut_done": self.cut_done,
+            "shuffler_failed": self.shuffler_failed, "faults": self.faults, "approved": self.approved,
+            "round_no": self.round_no, "abstained": {str(k): v for k, v in self.abstained.items()},
+            "pool_cents": self.pool_cents, "rounds_finished": self.rounds_finished, "now": self.now,
+            "round": self.round.snapshot() if self.round else None,
+        }
+
+    @classmethod
+    def from_snapshot(cls, snap: dict[str, Any], spots: int, profile: Profile) -> TableCore:
+        limits = Limits(**snap["limits"])
+        core = cls(snap["table_id"], spots, limits, profile, snap["card_source"])
+        for key in ("is_open", "closing_at", "decks", "next_deck", "cut_done", "shuffler_failed", "faults",
+                    "approved", "round_no", "pool_cents", "rounds_finished", "now"):
+            setattr(core, key, snap[key])
+        core.pending_minimum = tuple(snap["pending_minimum"]) if snap["pending_minimum"] else None
+        core.abstained = {int(k): v for k, v in snap["abstained"].items()}
+        if snap["round"]:
+            core.round = Round.from_snapshot(snap["round"], spots, limits, profile)
+        return core
+
+
+__all__ = ["TableCore", "ROUND_ACTIONS", "DECKS", "DEALER"]
