@@ -1,0 +1,85 @@
+"""The shipped systemd unit, logging under systemd, and the udev/sysusers files agree with each other."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tabled.log import configure_logging, get_logger, log_context
+
+SYSTEMD = Path(__file__).resolve().parents[2] / "systemd"
+
+
+def unit() -> dict[str, list[str]]:
+    """The [Service] section, each key with all its values (keys may repeat)."""
+    values: dict[str, list[str]] = {}
+    section = None
+    for line in (SYSTEMD / "tabled.service").read_text().splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            section = line
+        elif section == "[Service]" and line and not line.startswith("#"):
+            key, _, value = line.partition("=")
+            values.setdefault(key, []).append(value)
+    return values
+
+
+def test_unit_is_notify_with_watchdog_and_a_dedicated_user():
+    u = unit()
+    assert u["Type"] == ["notify"] and int(u["WatchdogSec"][0]) > 0
+    assert u["ExecStart"] == ["/opt/tabled/.venv/bin/tabled run --config /etc/tabled/tabled.toml"]
+    assert u["User"] == ["tabled"] and u["DynamicUser"] == ["no"] and u["StateDirectory"] == ["tabled"]
+    assert u["DevicePolicy"] == ["closed"] and u["ProtectSystem"] == ["strict"]
+    assert u["CapabilityBoundingSet"] == [""] and u["NoNewPrivileges"] == ["yes"]
+
+
+def test_udev_names_match_the_hardware_config_and_the_group_matches_sysusers():
+    rules = (SYSTEMD / "99-tabled.rules").read_text()
+    hardware = (SYSTEMD.parent / "config" / "hardware.toml").read_text()
+    for name in ("shuffler", "betspots", "meter"):
+        assert f'SYMLINK+="tabled-{name}"' in rules and f'port = "/dev/tabled-{name}"' in hardware
+    assert 'GROUP="tabled"' in rules
+    assert "u tabled -:tabled" in (SYSTEMD / "tabled.sysusers.conf").read_text()
+
+
+def test_json_lines_under_systemd_carry_round_spot_and_rule(monkeypatch):
+    monkeypatch.setenv("INVOCATION_ID", "0123456789abcdef")
+    out = io.StringIO()
+    assert configure_logging("auto", "info", stream=out, clock=lambda: 1_700_000_000.0) == "json"
+    log = get_logger()
+    log.info("table.opened", table="T01")
+    with log_context(round_id="T01-000042"), log_context(spot=3, rule="14.9"):
+        log.warning("bet.not_twice_ante", bet_cents=900, ante_cents=500)
+    log.debug("not shown at info")
+    first, second = (json.loads(line) for line in out.getvalue().splitlines())
+    assert first["round_id"] is None and first["event"] == "table.opened"
+    assert first["timestamp"] == "2023-11-14T22:13:20+00:00"
+    assert {k: second[k] for k in ("round_id", "spot", "rule", "level", "bet_cents")} == {
+        "round_id": "T01-000042", "spot": 3, "rule": "14.9", "level": "warning", "bet_cents": 900}
+
+
+def test_console_in_a_terminal(monkeypatch):
+    monkeypatch.delenv("INVOCATION_ID", raising=False)
+    monkeypatch.delenv("JOURNAL_STREAM", raising=False)
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Terminal()
+    assert configure_logging("auto", "debug", stream=out) == "console"
+    with log_context(round_id="R7", spot=2):
+        get_logger().info("card.dealt", card="As")
+    line = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())  # colours off for the check
+    assert "card.dealt" in line and "round_id=R7" in line and "spot=2" in line
+
+
+def test_bad_log_settings_are_clear_errors():
+    with pytest.raises(ValueError, match="log level must be one of"):
+        configure_logging("json", "loud")
+    with pytest.raises(ValueError, match="log format must be one of"):
+        configure_logging("xml", "info")
