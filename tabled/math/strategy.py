@@ -125,3 +125,49 @@ def decide(strategy: str, hand: Sequence[int], up_card: int, paytable: Paytable 
     value, up_rank, mask = counting.situation(cards, up_card)
     return bool(raises(strategy, np.array([value]), np.array([up_rank]), np.array([mask]),
                        paytable)[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# many hands at once (the simulator)
+
+
+def situations_of(hands: np.ndarray, up_cards: np.ndarray, values: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(value, up-card rank, ranks held in the up card's suit) for rows of five cards + up card."""
+    hands = np.asarray(hands, dtype=np.int64)
+    up_cards = np.asarray(up_cards, dtype=np.int64)
+    if values is None:
+        from tabled.game.batch import evaluate_batch
+
+        values = evaluate_batch(hands)
+    same_suit = (hands & 3) == (up_cards[:, None] & 3)
+    mask = np.where(same_suit, np.int64(1) << (hands >> 2), 0).sum(axis=1)
+    return np.asarray(values, dtype=np.int64), up_cards >> 2, mask
+
+
+@cache
+def _optimal_table(paytable: Paytable) -> tuple[np.ndarray, np.ndarray]:
+    """Every situation's optimal decision, keyed (value * 13 + up rank) * 8192 + suit mask."""
+    from .analysis import situations
+
+    sit = situations()
+    keys = (sit.value * 13 + sit.up_rank) * 8192 + sit.suit_mask
+    bet = raises("optimal", sit.value, sit.up_rank, sit.suit_mask, paytable, sit.counts)
+    order = np.argsort(keys)
+    return keys[order], bet[order]
+
+
+def raises_for_cards(strategy: str, hands: np.ndarray, up_cards: np.ndarray, paytable: Paytable,
+                     values: np.ndarray | None = None) -> np.ndarray:
+    """Decisions for an (N, 5) array of hands against N up cards. ``optimal`` reads a table of
+    every situation's exact decision (built once per paytable, a few seconds)."""
+    check_strategy(strategy)
+    value, up_rank, mask = situations_of(hands, up_cards, values)
+    if strategy != "optimal":
+        return raises(strategy, value, up_rank)
+    keys, bet = _optimal_table(paytable)
+    want = (value * 13 + up_rank) * 8192 + mask
+    at = np.searchsorted(keys, want)
+    if not np.array_equal(keys[np.minimum(at, len(keys) - 1)], want):
+        raise ValueError("cards that cannot be dealt together (a hand holding the up card?)")
+    return bet[at]
