@@ -34,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args._run(args) or 0)
+    except BrokenPipeError:  # `tabled settle ... | head`: the reader left; not an error of ours
+        return 0
     except UserError as exc:
         print(f"tabled {args.command}: error: {exc}", file=sys.stderr)
         return 2
