@@ -1,0 +1,124 @@
+"""Simulated players and a simulated dealer, with in-process stand-ins for the card devices.
+
+Players place antes and progressive wagers, decide by a strategy of tabled.math.strategy, and bet
+twice the ante (5.5) or fold; the dealer presses the panel ("no more bets", fold, reveal, settle,
+progressive paid) and deals from a seeded two-deck shuffler (3.2, 7.4) or shoe (7.3). Each action
+is an input submitted to the table, exactly what the devices and the panel would send, and the
+floor acts only when the table has gone idle, so a run is deterministic for a seed.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from tabled.core import DECKS
+from tabled.effects import Command, Effect
+from tabled.math.strategy import decide
+from tabled.round import DEALER
+
+
+@dataclass(frozen=True)
+class Player:
+    spot: int
+    ante_cents: int
+    progressive: bool = True
+    strategy: str = "optimal"
+
+
+class SimulatedFloor:
+    """Everything on the casino side of the table, driven by the table's state."""
+
+    def __init__(self, table: Any, players: list[Player], seed: int = 1, card_source: str = "shuffler"):
+        self.table = table
+        self.players = {p.spot: p for p in players}
+        self.rng = random.Random(seed)
+        self.card_source = card_source
+        self.decks: dict[str, list[int]] = {}
+        self.to_shuffle: set[str] = set(DECKS) if card_source == "shuffler" else set()
+        self.verified = False
+        self.wagered: str | None = None  # round id the players have wagered on
+        self.position = 0
+        table.listeners.append(self.on_effects)
+
+    def on_effects(self, effects: list[Effect]) -> None:
+        for e in effects:
+            if isinstance(e, Command) and e.device == "shuffler" and e.name == "shuffle":
+                self.to_shuffle.add(e.args["deck"])  # 4.1.2: the used deck goes back in
+
+    def _shuffled_deck(self) -> list[int]:
+        deck = list(range(52))
+        self.rng.shuffle(deck)
+        return deck
+
+    def step(self) -> bool:
+        """Submit the next inputs the floor would make; False when there is nothing to do."""
+        t, core = self.table, self.table.core
+        if not self.verified:
+            self.verified = True
+            for d in (*DECKS, "S"):
+                t.submit("deck.verified", {"deck": d, "cards": list(range(52))})  # 3.4
+            return True
+        if self.to_shuffle:
+            for d in sorted(self.to_shuffle):
+                self.decks[d] = self._shuffled_deck()
+                t.submit("shuffler.shuffled", {"deck": d})
+            self.to_shuffle.clear()
+            return True
+        r = core.round
+        if r is None:
+            return False
+        if r.phase == "preparing":
+            if core.card_source == "shoe" and not core.cut_done:
+                self.decks["S"] = self._shuffled_deck()
+                t.submit("panel", {"action": "shuffle_and_cut", "key": "dealer"})  # 4.2
+                return True
+            return False
+        if r.phase == "betting":
+            if self.wagered != r.round_id:
+                self.wagered = r.round_id
+                for p in self.players.values():
+                    t.submit("wager", {"spot": p.spot, "area": "ante", "cents": p.ante_cents})
+                    if p.progressive:
+                        t.submit("wager", {"spot": p.spot, "area": "progressive",
+                                           "cents": core.limits.progressive_wager_cents})
+                return True
+            t.submit("panel", {"action": "no_more_bets", "key": "dealer"})
+            self.position = 0
+            return True
+        if r.phase == "dealing":
+            deck = self.decks[r.deck]
+            if r.card_source == "shuffler":
+                for _ in r.dealt_to:  # 7.4: five at a time, spots in order, then the dealer
+                    cards, self.position = deck[self.position:self.position + 5], self.position + 5
+                    t.submit("shuffler.hand", {"cards": cards, "back": r.back})
+            else:
+                for _ in range(5 * len(r.dealt_to)):  # 7.3
+                    t.submit("shoe.card", {"card": deck[self.position]})
+                    self.position += 1
+            return True
+        if r.phase == "deciding":
+            up = r.dealer_up[0]
+            for s in r.spots.values():
+                if s.status != "playing":
+                    continue
+                p = self.players.get(s.number)
+                if p and decide(p.strategy, s.cards, up):
+                    t.submit("wager", {"spot": s.number, "area": "bet", "cents": 2 * s.locked_ante.cents})
+                else:
+                    t.submit("panel", {"action": "fold", "key": "dealer", "spot": s.number})
+            t.submit("panel", {"action": "reveal", "key": "dealer"})
+            return True
+        if r.phase == "revealed":
+            t.submit("panel", {"action": "settle", "key": "dealer"})
+            return True
+        if r.phase == "settling" and r.awards is not None:
+            for a in r.awards["awards"]:  # 12.2, 12.4: in the order the pool gave
+                if r.spots[a["spot"]].award_held:
+                    t.submit("panel", {"action": "award_paid", "key": "dealer", "spot": a["spot"]})
+                    return True
+        return False
+
+
+__all__ = ["Player", "SimulatedFloor", "DEALER"]

@@ -1,0 +1,199 @@
+"""The table controller: one asyncio queue, one consumer owning all table state (DESIGN.md).
+
+Write-ahead: inputs waiting in the queue together are journaled in ONE commit (group commit), each
+device's frame is acknowledged only after that commit, and only then does the core
+(tabled/core.py) fold them and the controller carry out the effects: dealer display and log,
+device commands, pool operations (whose results come back as journaled inputs) and notes.
+
+Recovery (:meth:`Table.recover`): load the last checkpoint, replay the records after it through
+the same fold with the devices told nothing, write the notes a crash lost, and only then re-send
+the standing effects (state-setting commands and keyed pool operations, all safe to repeat).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import structlog
+
+from tabled.core import TableCore, result_as_dict
+from tabled.effects import Command, Effect, Note, PoolOp, Say
+from tabled.game.progressive import ProgressiveHit
+from tabled.game.ranking import Category
+from tabled.journal import Journal
+from tabled.pool.base import PoolError, PoolUnavailable
+
+log = structlog.get_logger("tabled.table")
+
+#: journal kinds that are inputs (folded); everything else a note derived from them
+INPUT_PREFIXES = ("wager", "panel", "shuffler.", "shoe.", "deck.", "equipment.", "pool.", "tick")
+NOTE_KINDS_PREFIXES = ("round.", "panel.approved", "panel.refused", "fault.")
+
+
+def is_input(kind: str) -> bool:
+    if kind.startswith(NOTE_KINDS_PREFIXES):
+        return False
+    return kind == "wager" or kind == "panel" or kind == "tick" or kind.startswith(INPUT_PREFIXES)
+
+
+CommandSink = Callable[[Command], Awaitable[None]]
+
+
+class Table:
+    def __init__(self, core: TableCore, journal: Journal, pool: Any, *,
+                 commands: CommandSink | None = None, display: Callable[[Say, str | None], None] | None = None,
+                 checkpoint_every: int = 100, clock: Callable[[], float] = time.time):
+        self.core = core
+        self.journal = journal
+        self.pool = pool
+        self.commands = commands
+        self.display = display
+        self.checkpoint_every = checkpoint_every
+        self.clock = clock
+        self.queue: asyncio.Queue[tuple[str, dict[str, Any], Callable[[], None] | None]] = asyncio.Queue()
+        self.idle = asyncio.Event()
+        self.stop_after_records: int | None = None  # tests: crash after this many journal records
+        self.listeners: list[Callable[[list[Effect]], None]] = []
+        self._stopped = False
+
+    # -- intake ------------------------------------------------------------------------------------
+
+    def submit(self, kind: str, payload: dict[str, Any], ack: Callable[[], None] | None = None) -> None:
+        """Put an input on the queue (drivers, panel, timers, the pool's answers)."""
+        self.idle.clear()
+        self.queue.put_nowait((kind, payload, ack))
+
+    # -- the consumer -----------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        while not self._stopped:
+            if self.queue.empty():
+                self.idle.set()
+            item = await self.queue.get()
+            batch = [item]
+            while not self.queue.empty():
+                batch.append(self.queue.get_nowait())
+            await self.process(batch)
+
+    def stop(self) -> None:
+        self._stopped = True
+        self.queue.put_nowait(("tick", {}, None))
+
+    async def process(self, batch: list[tuple[str, dict[str, Any], Callable[[], None] | None]]) -> None:
+        rid = self.core.round_id
+        records = self._journal([(kind, payload, rid) for kind, payload, _ in batch])
+        for _, _, ack in batch[:len(records)]:
+            if ack is not None:
+                ack()  # durable: the device may forget this frame
+        for rec in records:
+            effects = self.core.apply(rec.kind, rec.payload, rec.time_us // 1000)
+            await self.carry_out(effects)
+
+    def _journal(self, items: list[tuple[str, dict[str, Any], str | None]]):
+        if self.stop_after_records is not None:
+            room = self.stop_after_records - self.journal.count()
+            if room <= 0:
+                raise Crash("stopped at the scripted journal step")
+            if room < len(items):
+                recs = self.journal.append_many(items[:room])
+                raise Crash("stopped at the scripted journal step", recs)
+        return self.journal.append_many(items)
+
+    async def carry_out(self, effects: list[Effect]) -> None:
+        notes = [e for e in effects if isinstance(e, Note)]
+        if notes:
+            self._journal([(n.kind, n.payload, n.round_id) for n in notes])
+        for listener in self.listeners:
+            listener(effects)
+        for e in effects:
+            if isinstance(e, Say):
+                self._say(e)
+            elif isinstance(e, Command):
+                await self._command(e)
+            elif isinstance(e, PoolOp):
+                await self._pool(e)
+        if any(n.kind == "round.finished" for n in notes) and self.checkpoint_every \
+                and self.core.rounds_finished % self.checkpoint_every == 0:
+            self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        if self.stop_after_records is not None and self.journal.count() >= self.stop_after_records:
+            raise Crash("stopped at the scripted journal step")
+        self.journal.checkpoint(self.core.snapshot())
+
+    def _say(self, e: Say) -> None:
+        level = {"info": "info", "flag": "warning", "refused": "warning"}[e.level]
+        getattr(log, level)(e.text, round_id=self.core.round_id, spot=e.spot, rule=e.rule, kind=e.level)
+        if self.display is not None:
+            self.display(e, self.core.round_id)
+
+    async def _command(self, e: Command) -> None:
+        if self.commands is None:
+            return
+        try:
+            await self.commands(e)
+        except Exception as exc:  # a device that is down: its driver reconnects and reports a fault
+            log.warning("device command failed", device=e.device, command=e.name, error=str(exc),
+                        round_id=self.core.round_id)
+
+    async def _pool(self, e: PoolOp) -> None:
+        t = self.core.table_id
+        try:
+            if e.op == "contribute":
+                c = await self.pool.contribute(t, e.round_id, e.spot, e.cents)
+                self.submit("pool.contributed", {"round_id": e.round_id, "spot": e.spot, "wager_cents": e.cents,
+                                                 "pool_cents": c.pool_cents, "retained_cents": c.retained_cents,
+                                                 "balance_cents": await self.pool.balance()})
+            elif e.op == "reverse":
+                back = await self.pool.reverse(t, e.round_id, e.spot, e.reason)
+                self.submit("pool.reversed", {"round_id": e.round_id, "spot": e.spot, "reversed_cents": back,
+                                              "reason": e.reason, "balance_cents": await self.pool.balance()})
+            else:
+                hits = [ProgressiveHit(s, Category[c]) for s, c in e.hits]
+                result = await self.pool.apply_awards(t, e.round_id, hits, self.core.profile.progressive_schedule)
+                self.submit("pool.awards", {"round_id": e.round_id, "result": result_as_dict(result)})
+        except PoolUnavailable as exc:
+            self.submit("equipment.fault", {"equipment": "pool", "reason": str(exc)})
+        except PoolError as exc:
+            log.error("pool refused an operation", op=e.op, spot=e.spot, error=str(exc), round_id=e.round_id)
+            self.submit("equipment.fault", {"equipment": "pool", "reason": f"refused {e.op}: {exc}"})
+
+    # -- recovery ------------------------------------------------------------------------------------
+
+    @staticmethod
+    def replay(journal: Journal, make_core: Callable[[dict[str, Any] | None], TableCore]) -> tuple[TableCore, list[Note], int]:
+        """Fold the journal from the last checkpoint. Returns the core, the notes the replay made
+        that the journal does not hold yet (a crash came between an input and its notes), and the
+        number of records replayed."""
+        cp = journal.last_checkpoint()
+        core = make_core(cp.payload["snapshot"] if cp else None)
+        generated: list[Note] = []
+        written = 0
+        count = 0
+        for rec in journal.records_after(cp.seq if cp else 0):
+            count += 1
+            if rec.kind == "checkpoint":
+                continue
+            if is_input(rec.kind):
+                generated += [e for e in core.apply(rec.kind, rec.payload, rec.time_us // 1000)
+                              if isinstance(e, Note)]
+            else:
+                written += 1
+        return core, generated[written:], count
+
+    async def resume(self, missing_notes: list[Note]) -> None:
+        """After a replay: write the lost notes, then re-send what is safe to repeat."""
+        if missing_notes:
+            self._journal([(n.kind, n.payload, n.round_id) for n in missing_notes])
+        await self.carry_out(self.core.standing_effects())
+
+
+class Crash(Exception):
+    """Raised in tests to stop the table at a given journal step, as a kill -9 would."""
+
+    def __init__(self, message: str, records: list | None = None):
+        super().__init__(message)
+        self.records = records or []
