@@ -1,0 +1,39 @@
+"""Progressive pool backends: ``local`` (SQLite, the embedded default) and ``postgresql`` (linked).
+
+:func:`open_pool` opens the pool a ``[[pools]]`` entry of the configuration describes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Contribution, PoolError, PoolStatus, PoolUnavailable, ProgressivePool, VerifyReport
+from .ledger import Clock, LedgerPool, utc_now
+from .records import HitRecord, LedgerEntry, MeterReading, ReconcileReport
+from .settings import PoolSettings, SettingsVersion
+
+__all__ = [
+    "Contribution", "HitRecord", "LedgerEntry", "LedgerPool", "MeterReading", "PoolError", "PoolSettings",
+    "PoolStatus", "PoolUnavailable", "ProgressivePool", "ReconcileReport", "SettingsVersion", "VerifyReport",
+    "open_pool",
+]
+
+
+async def open_pool(entry: Any, table_id: str, *, clock: Clock = utc_now, create: bool = True) -> LedgerPool:
+    """Open the pool of one ``[[pools]]`` entry (name, backend, path or dsn, contribution_bp,
+    reset_cents). With ``create`` the pool is created when missing, and a changed rate or reset value
+    is recorded as a new settings version by ``config:<table>`` (it takes effect after the next win).
+    Without it (the ``tabled pool`` commands), only an existing pool is opened and nothing is written."""
+    settings = PoolSettings(entry.contribution_bp, entry.reset_cents) if create else None
+    who = f"config:{table_id}"
+    if entry.backend == "local":
+        from .local import LocalPool
+        if entry.path is None:
+            raise PoolError(f"pool {entry.name}: a local pool needs a path")
+        return await LocalPool.open(entry.path, entry.name, table_id, settings, clock=clock, who=who)
+    if entry.backend == "postgresql":
+        from .postgresql import PostgresPool
+        if not entry.dsn:
+            raise PoolError(f"pool {entry.name}: a postgresql pool needs a dsn")
+        return await PostgresPool.open(entry.dsn, entry.name, table_id, settings, clock=clock, who=who)
+    raise PoolError(f"pool {entry.name}: backend must be local or postgresql, not {entry.backend!r}")

@@ -3,7 +3,8 @@
 WAL with synchronous=FULL: a committed contribution or award survives a power cut. One connection,
 one transaction at a time (an asyncio lock); statements on this small database take microseconds,
 and the commit, which waits for the disk, runs in a worker thread so the table's event loop keeps
-going. Meter readings go to subscribers in this process after each commit.
+going. Meter readings go, after each commit, to every subscriber in this process that follows the
+same pool in the same file (the daemon's meter driver, its display).
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ from .settings import PoolSettings
 
 def _sql(sql: str) -> str:
     return sql.replace("%s", "?")
+
+
+#: (database file, pool name) -> the queues of the meter subscribers in this process
+_SUBSCRIBERS: dict[tuple[str, str], set[asyncio.Queue[MeterReading | None]]] = {}
 
 
 class _SqliteTx:
@@ -79,7 +84,7 @@ class LocalPool(LedgerPool):
         self.path = Path(path)
         self._conn: sqlite3.Connection | None = None
         self._tx_lock = asyncio.Lock()
-        self._subscribers: set[asyncio.Queue[MeterReading | None]] = set()
+        self._own_queues: set[asyncio.Queue[MeterReading | None]] = set()
 
     @classmethod
     async def open(cls, path: str | Path, name: str, table_id: str, settings: PoolSettings | None = None, *,
@@ -129,20 +134,25 @@ class LocalPool(LedgerPool):
                         conn.execute("ROLLBACK")
                 raise PoolUnavailable(f"pool database {self.path}: {exc}") from exc
         for reading in tx.readings:
-            for queue in self._subscribers:
+            for queue in _SUBSCRIBERS.get(self._key(reading.pool), ()):
                 queue.put_nowait(reading)
+
+    def _key(self, pool: str) -> tuple[str, str]:
+        return (str(self.path.resolve()), pool)
 
     async def close(self) -> None:
         async with self._tx_lock:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
-        for queue in self._subscribers:
+        for queue in self._own_queues:
             queue.put_nowait(None)
 
     async def subscribe_meter(self) -> AsyncIterator[MeterReading]:  # type: ignore[override]
         queue: asyncio.Queue[MeterReading | None] = asyncio.Queue()
-        self._subscribers.add(queue)
+        subscribers = _SUBSCRIBERS.setdefault(self._key(self.name), set())
+        subscribers.add(queue)
+        self._own_queues.add(queue)
         try:
             last = await self.meter()
             yield last
@@ -154,4 +164,5 @@ class LocalPool(LedgerPool):
                     last = reading
                     yield reading
         finally:
-            self._subscribers.discard(queue)
+            subscribers.discard(queue)
+            self._own_queues.discard(queue)

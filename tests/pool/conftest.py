@@ -1,0 +1,93 @@
+"""Fixtures for the pool tests: a real PostgreSQL (the local one, or a throwaway server this
+session starts), a fresh database per test, and a harness that opens pools of either backend.
+
+TABLED_TEST_PG=<dsn> chooses the admin connection; TABLED_TEST_OWN_PG=1 forces a throwaway server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from tabled.pool.local import LocalPool
+from tabled.pool.postgresql import PostgresPool
+from tabled.pool.settings import PoolSettings
+
+from .pgserver import DEFAULT_DSN, ThrowawayPostgres, create_database, drop_database, dsn_for, reachable
+
+
+@pytest.fixture(scope="session")
+def pg_admin_dsn():
+    dsn = os.environ.get("TABLED_TEST_PG", DEFAULT_DSN)
+    if os.environ.get("TABLED_TEST_OWN_PG") != "1" and reachable(dsn):
+        yield dsn
+        return
+    server = ThrowawayPostgres().start()
+    try:
+        yield server.dsn
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pg_dsn(pg_admin_dsn):
+    name = create_database(pg_admin_dsn)
+    try:
+        yield dsn_for(pg_admin_dsn, name)
+    finally:
+        drop_database(pg_admin_dsn, name)
+
+
+class StepClock:
+    """An injectable clock: each reading is one millisecond after the one before."""
+
+    def __init__(self) -> None:
+        self.t = datetime(2025, 1, 1, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.t += timedelta(milliseconds=1)
+        return self.t
+
+
+class Harness:
+    """Opens pools of one backend in one database; closes them all at the end of the scenario."""
+
+    def __init__(self, backend: str, where: str) -> None:
+        self.backend = backend
+        self.where = where   # a SQLite file, or a PostgreSQL dsn
+        self.clock = StepClock()
+        self.opened: list = []
+
+    async def open(self, name: str = "main", table_id: str = "T01", settings: PoolSettings | None = None,
+                   **kw):
+        if self.backend == "local":
+            pool = await LocalPool.open(self.where, name, table_id, settings, clock=self.clock, **kw)
+        else:
+            pool = await PostgresPool.open(self.where, name, table_id, settings, clock=self.clock, **kw)
+        self.opened.append(pool)
+        return pool
+
+    def run(self, scenario: Callable[[Harness], Awaitable[None]]) -> None:
+        async def main() -> None:
+            try:
+                await asyncio.wait_for(scenario(self), 120)
+            finally:
+                for pool in self.opened:
+                    await pool.close()
+        asyncio.run(main())
+
+
+@pytest.fixture(params=["local", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def harness(request, tmp_path):
+    if request.param == "local":
+        return Harness("local", str(tmp_path / "pool.db"))
+    return Harness("postgresql", request.getfixturevalue("pg_dsn"))
+
+
+@pytest.fixture
+def pg_harness(pg_dsn):
+    return Harness("postgresql", pg_dsn)

@@ -1,0 +1,394 @@
+"""The pool contract, run against both backends (local SQLite and PostgreSQL): MONEY.md and rules
+11.5, 11.6, 12.1 - 12.4, and issue 6's ledger, settings and meter requirements."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import psycopg
+import pytest
+
+from tabled.game.progressive import ProgressiveHit, ProgressiveSchedule
+from tabled.game.ranking import Category
+from tabled.pool.base import Contribution, PoolError, ProgressivePool
+from tabled.pool.schema import LATEST
+from tabled.pool.settings import PoolSettings
+
+ROYAL, SF, FLUSH = Category.ROYAL_FLUSH, Category.STRAIGHT_FLUSH, Category.FLUSH
+NSW = ProgressiveSchedule(royal_minimum_cents=1_000_000, royal_pool_percent=100,
+                          straight_flush_minimum_cents=100_000, straight_flush_pool_percent=10,
+                          fixed_awards_cents={Category.FOUR_OF_A_KIND: 50_000, Category.FULL_HOUSE: 15_000,
+                                              FLUSH: 10_000})
+MAIN = PoolSettings(contribution_bp=7000, reset_cents=1_000_000)
+
+
+def hit(spot, cat):
+    return ProgressiveHit(spot, cat)
+
+
+def test_both_backends_implement_the_interface(harness):
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        assert isinstance(pool, ProgressivePool)
+        assert pool.name == "main"
+        assert await pool.balance() == 1_000_000  # a new pool opens at its reset value
+    harness.run(scenario)
+
+
+def test_contribution_is_rate_times_wager_rounded_down_rest_retained(harness):
+    # 11.6 and MONEY.md "Amounts": 70% of $1.01 is 70.7 cents -> 70 to the pool, 31 retained
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        c = await pool.contribute("T01", "R1", 3, 101)
+        assert c == Contribution("T01", "R1", 3, 101, 70, 31, 0)
+        assert await pool.balance() == 1_000_070
+    harness.run(scenario)
+
+
+def test_contribution_applied_once_whatever_the_retries(harness):
+    # MONEY.md: keyed by (table, round, spot), applied once
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        first = await pool.contribute("T01", "R1", 3, 500)
+        for _ in range(3):
+            assert await pool.contribute("T01", "R1", 3, 500) == first
+        await pool.contribute("T01", "R1", 4, 500)   # another spot
+        await pool.contribute("T01", "R2", 3, 500)   # another round
+        await pool.contribute("T02", "R1", 3, 500)   # another table
+        assert await pool.balance() == 1_000_000 + 4 * 350
+        with pytest.raises(PoolError, match="already contributed on a wager of 500 cents, not 600"):
+            await pool.contribute("T01", "R1", 3, 600)
+        assert (await pool.status()).contributions_since_reset == 4
+        assert (await pool.verify()).ok
+    harness.run(scenario)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("", "R1", 1, 500), "table id"),
+    (("T01", "", 1, 500), "round id"),
+    (("T01", "R1", 0, 500), "spot"),
+    (("T01", "R1", 13, 500), "spot"),
+    (("T01", "R1", 1, 0), "whole cents > 0"),
+    (("T01", "R1", 1, 5.0), "whole cents > 0"),
+    (("T01", "R1", 1, True), "whole cents > 0"),
+])
+def test_bad_contribution_input_is_a_clear_error(harness, args, message):
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        with pytest.raises(PoolError, match=message):
+            await pool.contribute(*args)
+        assert await pool.balance() == 1_000_000
+    harness.run(scenario)
+
+
+def test_reversal_keyed_the_same_way_and_once(harness):
+    # 14.4 misdeal / 14.12 absent player: the contribution comes back out, once
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        await pool.contribute("T01", "R1", 2, 500)
+        await pool.contribute("T01", "R1", 5, 500)
+        assert await pool.reverse("T01", "R1", 2, "14.4 misdeal") == 350
+        assert await pool.reverse("T01", "R1", 2, "14.4 misdeal") == 0
+        assert await pool.reverse("T01", "R1", 6, "14.4 misdeal") == 0  # nothing was contributed there
+        assert await pool.balance() == 1_000_350
+        with pytest.raises(PoolError, match="reason"):
+            await pool.reverse("T01", "R1", 5, " ")
+        entries = await pool.ledger()
+        assert [e.kind for e in entries] == ["open", "contribution", "contribution", "reversal"]
+        assert entries[-1].reason == "14.4 misdeal" and entries[-1].delta_cents == -350
+        assert (await pool.verify()).ok
+    harness.run(scenario)
+
+
+@pytest.mark.parametrize("pool_cents, hits, awards, pool_after", [
+    # MONEY.md worked examples (NSW): three straight flushes share the aggregate of 10% payouts (12.3.2)
+    (3_000_000, [hit(1, SF), hit(4, SF), hit(6, SF)], {6: 271_000, 4: 271_000, 1: 271_000}, 2_187_000),
+    # one straight flush: 10% rounded down (12.1.2)
+    (1_234_567, [hit(3, SF)], {3: 123_456}, 1_111_111),
+])
+def test_straight_flush_awards_money_examples(harness, pool_cents, hits, awards, pool_after):
+    async def scenario(h):
+        pool = await h.open(settings=PoolSettings(7000, pool_cents))
+        result = await pool.apply_awards("T01", "R1", hits, NSW)
+        assert {a.spot: a.amount_cents for a in result.awards} == awards
+        assert [a.spot for a in result.awards] == sorted(awards, reverse=True)  # 12.2 right to left
+        assert result.pool_after_cents == pool_after == await pool.balance()
+        assert (await pool.verify()).ok
+    harness.run(scenario)
+
+
+def test_royal_below_minimum_operator_tops_up_and_pool_resets(harness):
+    # MONEY.md: P = $6,000, one royal: $6,000 from the pool, $4,000 by the operator; the pool resets
+    async def scenario(h):
+        pool = await h.open(settings=PoolSettings(7000, 600_000))
+        result = await pool.apply_awards("T01", "R1", [hit(2, ROYAL)], NSW)
+        (award,) = result.awards
+        assert (award.amount_cents, award.from_pool_cents, award.operator_topup_cents) == (1_000_000, 600_000, 400_000)
+        assert result.reset and await pool.balance() == 600_000
+        status = await pool.status()
+        assert status.epoch == 1 and status.contributions_since_reset == 0
+        assert "operator" in status.last_change_reason
+        report = await pool.verify()
+        assert report.ok and report.expected_cents == 600_000
+    harness.run(scenario)
+
+
+def test_a_rounds_awards_are_idempotent_by_table_and_round(harness):
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        first = await pool.apply_awards("T01", "R1", [hit(7, SF)], NSW, hands={7: "9h 8h 7h 6h 5h"})
+        again = await pool.apply_awards("T01", "R1", [hit(7, SF)], NSW)
+        assert again == first
+        assert await pool.balance() == 900_000
+        assert len(await pool.history()) == 1
+    harness.run(scenario)
+
+
+def test_hits_listed_in_payment_order_with_pool_before_and_after(harness):
+    # 12.4: straight flush paid before royal; 12.2 then right to left; the last 25 hits listable
+    async def scenario(h):
+        pool = await h.open(settings=PoolSettings(7000, 2_000_000))
+        await pool.apply_awards("T01", "R1", [hit(1, SF), hit(2, ROYAL), hit(5, FLUSH)], NSW,
+                                hands={2: "As Ks Qs Js Ts"})
+        newest_first = await pool.history()
+        hits = list(reversed(newest_first))
+        assert [(x.hit_seq, x.spot, x.category) for x in hits] == [
+            (1, 5, "FLUSH"), (2, 1, "STRAIGHT_FLUSH"), (3, 2, "ROYAL_FLUSH")]
+        assert hits[0].from_pool_cents == 0 and hits[0].topup_cents == 10_000  # 12.1.5 paid by the operator
+        assert hits[1].pool_before_cents == 2_000_000 and hits[1].pool_after_cents == 1_800_000
+        assert hits[2].pool_before_cents == 1_800_000 and hits[2].pool_after_cents == 0
+        assert hits[2].hand == "As Ks Qs Js Ts" and hits[2].amount_cents == 1_800_000
+        assert await pool.balance() == 2_000_000  # reset
+        for r in range(30):
+            await pool.apply_awards("T01", f"S{r}", [hit(3, FLUSH)], NSW)
+        last = await pool.history()
+        assert len(last) == 25 and last[0].hit_seq == 33 and last[-1].hit_seq == 9
+    harness.run(scenario)
+
+
+def test_meter_goes_down_only_on_award_reversal_correction(harness):
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        await pool.contribute("T01", "R1", 1, 500)
+        await pool.contribute("T01", "R1", 2, 500)
+        await pool.reverse("T01", "R1", 2, "14.12 player absent")
+        await pool.apply_awards("T01", "R1", [hit(1, SF)], NSW)
+        await pool.correct(-100, "meter drift found at audit", "inspector Jones")
+        await pool.correct(250, "contribution lost in 2024 outage", "supervisor Lee")
+        down = [e for e in await pool.ledger(100) if e.delta_cents < 0]
+        assert [e.kind for e in down] == ["reversal", "award", "correction"]
+        correction = [e for e in await pool.ledger(100) if e.kind == "correction"]
+        assert [(e.who, e.delta_cents) for e in correction] == [("inspector Jones", -100), ("supervisor Lee", 250)]
+        report = await pool.verify()
+        assert report.ok and report.expected_cents == report.balance_cents == await pool.balance()
+    harness.run(scenario)
+
+
+@pytest.mark.parametrize("delta, reason, who, message", [
+    (0, "x", "y", "non-zero"), (1.5, "x", "y", "non-zero"), (5, "", "y", "reason"), (5, "x", " ", "who"),
+    (-2_000_000, "x", "y", "would leave"),
+])
+def test_a_correction_needs_who_why_and_cannot_go_below_zero(harness, delta, reason, who, message):
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        with pytest.raises(PoolError, match=message):
+            await pool.correct(delta, reason, who)
+        assert await pool.balance() == 1_000_000
+    harness.run(scenario)
+
+
+def test_settings_change_takes_effect_only_after_the_jackpot_is_won(harness):
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        version = await pool.propose_settings(PoolSettings(5000, 2_000_000), "manager Ng", "new promotion")
+        assert version == 2
+        assert await pool.propose_settings(PoolSettings(5000, 2_000_000), "manager Ng", "again") == 2  # no change
+        assert (await pool.status()).pending_settings_version == 2
+        c = await pool.contribute("T01", "R1", 1, 1000)
+        assert c.pool_cents == 700  # still the current jackpot's rate
+        await pool.apply_awards("T01", "R1", [hit(1, SF)], NSW)  # not the jackpot: nothing changes
+        assert (await pool.contribute("T01", "R2", 1, 1000)).pool_cents == 700
+        await pool.apply_awards("T01", "R3", [hit(1, ROYAL)], NSW)
+        assert await pool.balance() == 2_000_000  # the new reset value funds the next jackpot
+        assert (await pool.contribute("T01", "R4", 1, 1000)).pool_cents == 500
+        history = await pool.settings_history()
+        assert [(v.version, v.who, v.active, v.pending) for v in history] == [
+            (1, "config", False, False), (2, "manager Ng", True, False)]
+        assert history[1].why == "new promotion"
+        assert (await pool.verify()).ok
+    harness.run(scenario)
+
+
+def test_limit_sends_overflow_to_another_pool_and_reversal_takes_it_back(harness):
+    async def scenario(h):
+        reserve = await h.open("reserve", settings=PoolSettings(0, 0))
+        main = await h.open(settings=PoolSettings(7000, 1_000_000, limit_cents=1_000_100, overflow_to="reserve"))
+        await main.contribute("T01", "R1", 1, 100)                  # 70 fits
+        c = await main.contribute("T01", "R1", 2, 100)              # 30 fits, 40 overflows
+        assert (c.pool_cents, c.overflow_cents, c.retained_cents) == (30, 40, 30)
+        assert await main.balance() == 1_000_100 and await reserve.balance() == 40
+        assert await main.reverse("T01", "R1", 2, "14.4 misdeal") == 70
+        assert await main.balance() == 1_000_070 and await reserve.balance() == 0
+        assert (await main.verify()).ok and (await reserve.verify()).ok
+    harness.run(scenario)
+
+
+def test_limit_without_overflow_pool_leaves_the_excess_retained(harness):
+    async def scenario(h):
+        main = await h.open(settings=PoolSettings(7000, 1_000_000, limit_cents=1_000_050))
+        c = await main.contribute("T01", "R1", 1, 100)
+        assert (c.pool_cents, c.overflow_cents, c.retained_cents) == (50, 0, 50)
+    harness.run(scenario)
+
+
+def test_one_table_feeds_two_pools_and_the_reserve_funds_the_reset(harness):
+    # 11.5: a main pool and a reserve that funds the next reset while it has enough
+    async def scenario(h):
+        reserve = await h.open("reserve", settings=PoolSettings(1000, 0))
+        main = await h.open(settings=PoolSettings(7000, 1_000, reset_from="reserve"))
+        for pool in (main, reserve):
+            await pool.contribute("T01", "R1", 1, 10_000)
+        assert await main.balance() == 8_000 and await reserve.balance() == 1_000
+        await main.apply_awards("T01", "R1", [hit(1, ROYAL)], NSW)
+        assert await reserve.balance() == 0 and await main.balance() == 1_000
+        assert "reserve pool reserve" in (await main.status()).last_change_reason
+        await main.apply_awards("T01", "R2", [hit(1, ROYAL)], NSW)  # the reserve is empty now
+        assert "operator" in (await main.status()).last_change_reason
+        assert (await main.verify()).ok and (await reserve.verify()).ok
+    harness.run(scenario)
+
+
+def test_ledger_is_append_only(harness):
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        await pool.contribute("T01", "R1", 1, 500)
+        for statement in ("UPDATE ledger SET delta_cents = 0", "DELETE FROM contributions",
+                          "DELETE FROM ledger", "DELETE FROM pool_settings"):
+            if h.backend == "local":
+                with sqlite3.connect(h.where) as conn, pytest.raises(sqlite3.IntegrityError, match="append-only"):
+                    conn.execute(statement)
+            else:
+                with psycopg.connect(h.where) as conn, pytest.raises(psycopg.Error, match="append-only"):
+                    conn.execute(statement)
+        assert (await pool.verify()).ok
+    harness.run(scenario)
+
+
+def test_verify_names_a_meter_that_disagrees_with_the_ledger(harness):
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        await pool.contribute("T01", "R1", 1, 500)
+        tamper = "UPDATE pools SET balance_cents = balance_cents + 999"
+        if h.backend == "local":
+            with sqlite3.connect(h.where) as conn:
+                conn.execute(tamper)
+        else:
+            with psycopg.connect(h.where) as conn:
+                conn.execute(tamper)
+        report = await pool.verify()
+        assert not report.ok
+        assert report.balance_cents == 1_001_349 and report.expected_cents == 1_000_350
+        assert any("meter shows 1001349" in p for p in report.problems)
+    harness.run(scenario)
+
+
+def test_reconcile_names_every_difference(harness):
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        await pool.contribute("T01", "R1", 1, 500)
+        await pool.contribute("T01", "R1", 2, 500)
+        await pool.contribute("T01", "R2", 1, 500)
+        await pool.contribute("T02", "R1", 1, 500)   # another table: not compared
+        await pool.reverse("T01", "R2", 1, "14.4 misdeal")
+        journal = [Contribution("T01", "R1", 1, 500, 350, 150),
+                   {"table_id": "T01", "round_id": "R1", "spot": 2, "wager_cents": 600},
+                   {"round_id": "R3", "spot": 4, "wager_cents": 500}]
+        report = await pool.reconcile(journal)
+        assert not report.ok and report.table_id == "T01" and report.compared == 3
+        assert report.missing_in_pool == (("R3", 4),)
+        assert report.missing_in_journal == (("R2", 1),)
+        assert report.differences == ("round R1 spot 2: journal wager 600 cents, pool 500 cents",)
+        await pool.contribute("T01", "R3", 4, 500)  # deliver what the journal holds
+        fixed = [journal[0], {"round_id": "R1", "spot": 2, "wager_cents": 500}, journal[2],
+                 {"round_id": "R2", "spot": 1, "wager_cents": 500}]
+        assert (await pool.reconcile(fixed, reversed_keys=[("R2", 1)])).ok
+        assert (await pool.reconcile(fixed)).differences == ("round R2 spot 1: reversed in the pool, not in the journal",)
+    harness.run(scenario)
+
+
+def test_schema_is_created_versioned_and_data_survives_reopening(harness):
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        await pool.contribute("T01", "R1", 1, 500)
+        await pool.close()
+        again = await h.open()  # no settings needed: the pool exists
+        assert await again.balance() == 1_000_350
+        if h.backend == "local":
+            with sqlite3.connect(h.where) as conn:
+                assert conn.execute("SELECT version FROM schema_version").fetchall() == [(LATEST,)]
+                assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        else:
+            with psycopg.connect(h.where) as conn:
+                assert conn.execute("SELECT version FROM schema_version").fetchall() == [(LATEST,)]
+        with pytest.raises(PoolError, match="no pool named 'other'"):
+            await h.open("other")
+    harness.run(scenario)
+
+
+def test_a_newer_schema_than_this_tabled_knows_is_refused(harness):
+    async def scenario(h):
+        await (await h.open(settings=MAIN)).close()
+        bump = "UPDATE schema_version SET version = 999"
+        if h.backend == "local":
+            with sqlite3.connect(h.where) as conn:
+                conn.execute(bump)
+        else:
+            with psycopg.connect(h.where) as conn:
+                conn.execute(bump)
+        with pytest.raises(PoolError, match="schema version 999"):
+            await h.open()
+    harness.run(scenario)
+
+
+def test_meter_subscription_sees_every_change_in_order(harness):
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        watcher = await h.open(table_id="T02")
+        feed = watcher.subscribe_meter()
+        first = await anext(feed)
+        assert (first.balance_cents, first.kind) == (1_000_000, "open")
+        await pool.contribute("T01", "R1", 1, 1000)
+        await pool.apply_awards("T01", "R1", [hit(1, SF)], NSW)
+        seen = [await asyncio.wait_for(anext(feed), 5) for _ in range(2)]
+        assert [(r.balance_cents, r.kind) for r in seen] == [(1_000_700, "contribution"), (900_630, "award")]
+        assert seen[0].seq < seen[1].seq
+        await feed.aclose()
+    harness.run(scenario)
+
+
+def test_a_held_hit_is_paid_from_the_pool_as_it_stands_on_return(harness):
+    # MONEY.md 14.13: paid when the link returns, never from a stale reading; the hold time is recorded
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        other = await h.open(table_id="T02")
+        stale = await pool.balance()
+        held_since = h.clock()  # the hand was held at this moment
+        await other.contribute("T02", "R9", 1, 10_000)            # the pool moved on meanwhile
+        result = await pool.apply_awards("T01", "R5", [hit(4, SF)], NSW, held_since=held_since)
+        assert result.pool_before_cents == stale + 7_000
+        (record,) = await pool.history()
+        assert record.held_since == held_since.isoformat(timespec="microseconds") and record.at > record.held_since
+    harness.run(scenario)
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(contribution_bp=10_001, reset_cents=0), "basis points"),
+    (dict(contribution_bp=7000, reset_cents=-1), "reset_cents"),
+    (dict(contribution_bp=7000, reset_cents=100, limit_cents=50), "below reset_cents"),
+    (dict(contribution_bp=7000, reset_cents=100, overflow_to="reserve"), "needs limit_cents"),
+    (dict(contribution_bp=7000, reset_cents=100, limit_cents=500, overflow_to="Bad-Name"), "pool name"),
+])
+def test_bad_settings_are_refused_with_the_key_named(bad, message):
+    with pytest.raises(PoolError, match=message):
+        PoolSettings(**bad)
