@@ -10,14 +10,14 @@ is unplugged (``exc`` is the ``usb.core.USBError``, errno ENODEV) or fails.
 A device is named by :class:`UsbAddress` (vendor id, product id, and the serial number when the
 table has two of a kind); :func:`open_usb_connection` finds it afresh each time, so reconnecting
 after an unplug is simply calling it again (the bus address changes when a device is replugged).
-:class:`UsbConnector` keeps doing that with capped backoff.
+:func:`usb_opener` wraps it as an *opener* for :class:`drivers.link.client.LinkClient`, which
+reconnects with capped backoff (first failure logged loudly, repeats quietly).
 """
 
 from __future__ import annotations
 
 import asyncio
 import errno
-import logging
 import queue
 import threading
 from collections.abc import Callable
@@ -27,7 +27,7 @@ from typing import Any
 import usb.core
 import usb.util
 
-log = logging.getLogger(__name__)
+from drivers.link.client import Opener
 
 READ_POLL_MS = 50  # how often the reader looks up from a quiet endpoint to see if it should stop
 WRITE_TIMEOUT_MS = 1000
@@ -248,41 +248,14 @@ async def open_usb_connection(protocol_factory: Callable[[], asyncio.Protocol],
     return transport, protocol
 
 
-class UsbConnector:
-    """Keeps trying to open a USB device, with capped exponential backoff.
+def usb_opener(address: UsbAddress, *, backend: Any = None) -> Opener:
+    """An opener for :class:`drivers.link.client.LinkClient`: finds the device afresh on every call,
+    so after an unplug the client's capped-backoff reconnect finds it wherever it re-enumerated.
+    Failures are ``OSError``s (:class:`UsbDeviceNotFound`, :class:`UsbDeviceUnusable`, pyusb's
+    ``USBError``), which the client logs and retries."""
 
-    The first failure is logged as a warning, the repeats at debug level (an unplugged shoe must
-    not flood the log); a success after failures is logged as a warning too, saying how many.
-    ``sleep`` is injectable so tests do not wait on the wall clock.
-    """
+    async def open_(factory: Callable[[], asyncio.Protocol]):
+        return await open_usb_connection(factory, address, backend=backend)
 
-    def __init__(self, address: UsbAddress, *, backend: Any = None, initial_delay: float = 0.1,
-                 max_delay: float = 5.0,
-                 sleep: Callable[[float], Any] = asyncio.sleep) -> None:
-        self.address = address
-        self.backend = backend
-        self.initial_delay = initial_delay
-        self.max_delay = max_delay
-        self._sleep = sleep
-        self.attempts = 0
-
-    async def connect(self, protocol_factory: Callable[[], asyncio.Protocol]
-                      ) -> tuple[UsbTransport, asyncio.Protocol]:
-        delay = self.initial_delay
-        failures = 0
-        while True:
-            self.attempts += 1
-            try:
-                opened = await open_usb_connection(protocol_factory, self.address,
-                                                   backend=self.backend)
-            except (UsbDeviceNotFound, UsbDeviceUnusable) as exc:
-                failures += 1
-                level = logging.WARNING if failures == 1 else logging.DEBUG
-                log.log(level, "USB %s: %s; retrying in %.2fs", self.address.describe(), exc, delay)
-                await self._sleep(delay)
-                delay = min(delay * 2, self.max_delay)
-                continue
-            if failures:
-                log.warning("USB %s connected after %d failed attempts", self.address.describe(),
-                            failures)
-            return opened
+    open_.port = f"usb:{address.describe()}"  # type: ignore[attr-defined]
+    return open_

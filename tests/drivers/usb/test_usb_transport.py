@@ -2,14 +2,13 @@
 
 import asyncio
 import errno
-import logging
 
 import pytest
 import usb.core
 import usb.util
 
-from drivers.link.usb import (UsbAddress, UsbConnector, UsbDeviceNotFound, UsbTransport,
-                              open_usb_connection)
+from drivers.link.usb import (UsbAddress, UsbDeviceNotFound, UsbTransport, open_usb_connection,
+                              usb_opener)
 from drivers.sim.usb_backend import (DeviceSpec, EndpointSpec, SimBackend, SimUsbDevice,
                                      serve_protocol)
 
@@ -137,25 +136,21 @@ async def test_serial_number_picks_one_of_two_identical_devices():
     await host.lost
 
 
-async def test_connector_backs_off_capped_logs_once_then_finds_the_replugged_device(caplog):
+async def test_the_opener_finds_the_device_again_after_a_replug():
     backend, gadget, echo = bench(BULK)
+    opener = usb_opener(address(BULK, "E-1"), backend=backend)
+    assert opener.port == "usb:1209:ca51 serial 'E-1'"
+    transport, host = await opener(Recorder)
+    first_address = transport.get_extra_info("usb_device").address
     gadget.unplug()
-    delays = []
-
-    async def fake_sleep(seconds):
-        delays.append(seconds)
-        if len(delays) == 6:
-            gadget.replug()
-
-    connector = UsbConnector(address(BULK), backend=backend, initial_delay=0.1, max_delay=1.0,
-                             sleep=fake_sleep)
-    with caplog.at_level(logging.DEBUG, logger="drivers.link.usb"):
-        transport, host = await connector.connect(Recorder)
-    assert delays == [0.1, 0.2, 0.4, 0.8, 1.0, 1.0]
-    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
-    assert len(warnings) == 2  # the first failure, and the recovery
-    assert "after 6 failed attempts" in warnings[1].getMessage()
+    assert (await host.lost).errno == errno.ENODEV
+    with pytest.raises(UsbDeviceNotFound):  # an OSError: the link client backs off and retries
+        await opener(Recorder)
+    gadget.replug()
+    transport, host = await opener(Recorder)
+    assert transport.get_extra_info("usb_device").address != first_address
     transport.write(b"back")
     assert await host.wait_for(4) == b"BACK"
+    assert echo.ups == 2 and len(echo.downs) == 1
     transport.close()
     await host.lost
