@@ -16,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
+import socket
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -137,19 +139,25 @@ class PostgresPool(LedgerPool):
     async def _transaction(self) -> AsyncIterator[_PgTx]:
         async with self._tx_lock:
             conn = await self._connection()
+            # a silent network must not hold the table: past op_timeout the socket is shut, which
+            # ends any wait in libpq at once (cancelling the coroutine would wait on the dead link)
+            severed: list[bool] = []
+
+            def sever() -> None:
+                severed.append(True)
+                _shut(conn)
+            watchdog = asyncio.get_running_loop().call_later(self.op_timeout, sever)
             try:
-                async with asyncio.timeout(self.op_timeout):
-                    async with conn.transaction():
-                        tx = _PgTx(conn)
-                        yield tx
-                        await tx.publish()
+                async with conn.transaction():
+                    tx = _PgTx(conn)
+                    yield tx
+                    await tx.publish()
             except (pg_errors.SerializationFailure, pg_errors.DeadlockDetected) as exc:
                 raise Retry() from exc
             except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
                 await self._drop()
-                raise PoolUnavailable(f"pool {self.name}: lost the pool database: {_first_line(exc)}") from exc
-            except TimeoutError as exc:
-                await self._drop()
+                if not severed:
+                    raise PoolUnavailable(f"pool {self.name}: lost the pool database: {_first_line(exc)}") from exc
                 raise PoolUnavailable(f"pool {self.name}: the pool database did not answer within"
                                       f" {self.op_timeout:g} s") from exc
             except asyncio.CancelledError:
@@ -157,6 +165,8 @@ class PostgresPool(LedgerPool):
                 raise
             except psycopg.Error as exc:
                 raise PoolError(f"pool {self.name}: {_first_line(exc)}") from exc
+            finally:
+                watchdog.cancel()
 
     async def close(self) -> None:
         self._closed = True
@@ -187,6 +197,16 @@ class PostgresPool(LedgerPool):
         finally:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(conn.close(), 1)
+
+
+def _shut(conn: psycopg.AsyncConnection) -> None:
+    """Shut the connection's socket (not close it: the event loop still watches the descriptor)."""
+    with contextlib.suppress(OSError, ValueError, psycopg.Error):
+        sock = socket.socket(fileno=os.dup(conn.pgconn.socket))
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        finally:
+            sock.close()
 
 
 def _first_line(exc: BaseException) -> str:
