@@ -83,6 +83,7 @@ class TableCore:
         self.pool_cents: int | None = None          # as last reported by the pool
         self.rounds_finished = 0
         self.now = 0
+        self.last_seq: dict[str, int] = {}          # per input source: the last sequence number folded
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -98,6 +99,13 @@ class TableCore:
 
     def apply(self, kind: str, payload: dict[str, Any], t_ms: int) -> list[Effect]:
         self.now = t_ms
+        src, seq = payload.get("src"), payload.get("seq")
+        if src is not None and isinstance(seq, int):
+            # a device repeats a frame it was not acknowledged for: sequence numbers make it harmless
+            if seq <= self.last_seq.get(src, -1):
+                return []
+            self.last_seq[src] = seq
+            payload = {k: v for k, v in payload.items() if k not in ("src", "seq")}
         try:
             effects = self._dispatch(kind, dict(payload))
         except (TypeError, KeyError, ValueError) as exc:  # a malformed input is refused, never a crash
@@ -379,6 +387,10 @@ class TableCore:
         r = self.round
         if self.pool_cents is not None:
             effects.append(Command("meter", "show", {"cents": self.pool_cents}))
+        if self.card_source == "shuffler" and not self.shuffler_failed:
+            for deck in DECKS:  # 4.1.2: a used deck whose shuffle we may not have asked for
+                if not self.decks[deck]["shuffled"] and (r is None or r.deck != deck or r.phase != "preparing"):
+                    effects.append(Command("shuffler", "shuffle", {"deck": deck}))
         if r is None:
             return effects
         if r.phase == "betting":
@@ -407,6 +419,7 @@ class TableCore:
             "shuffler_failed": self.shuffler_failed, "faults": self.faults, "approved": self.approved,
             "round_no": self.round_no, "abstained": {str(k): v for k, v in self.abstained.items()},
             "pool_cents": self.pool_cents, "rounds_finished": self.rounds_finished, "now": self.now,
+            "last_seq": self.last_seq,
             "round": self.round.snapshot() if self.round else None,
         }
 
@@ -415,7 +428,7 @@ class TableCore:
         limits = Limits(**snap["limits"])
         core = cls(snap["table_id"], spots, limits, profile, snap["card_source"])
         for key in ("is_open", "closing_at", "decks", "next_deck", "cut_done", "shuffler_failed", "faults",
-                    "approved", "round_no", "pool_cents", "rounds_finished", "now"):
+                    "approved", "round_no", "pool_cents", "rounds_finished", "now", "last_seq"):
             setattr(core, key, snap[key])
         core.pending_minimum = tuple(snap["pending_minimum"]) if snap["pending_minimum"] else None
         core.abstained = {int(k): v for k, v in snap["abstained"].items()}

@@ -38,14 +38,38 @@ class SimulatedFloor:
         self.decks: dict[str, list[int]] = {}
         self.to_shuffle: set[str] = set(DECKS) if card_source == "shuffler" else set()
         self.verified = False
+        self.fresh: set[str] = set()   # decks shuffled and not dealt from since
+        self.resend: set[str] = set()
         self.wagered: str | None = None  # round id the players have wagered on
         self.position = 0
+        self.seq = 0
+        self.pending: dict[int, tuple[str, dict[str, Any]]] = {}  # sent, not yet acknowledged
         table.listeners.append(self.on_effects)
+
+    def submit(self, kind: str, payload: dict[str, Any]) -> None:
+        """Send an input as a device would: numbered, and repeated until acknowledged."""
+        self.seq += 1
+        seq = self.seq
+        payload = {**payload, "src": "floor", "seq": seq}
+        self.pending[seq] = (kind, payload)
+        self.table.submit(kind, payload, lambda: self.pending.pop(seq, None))
+
+    def reconnect(self, table: Any) -> None:
+        """The table restarted: send again everything it did not acknowledge (in order)."""
+        self.table = table
+        table.listeners.append(self.on_effects)
+        for seq in sorted(self.pending):
+            kind, payload = self.pending[seq]
+            table.submit(kind, payload, lambda seq=seq: self.pending.pop(seq, None))
 
     def on_effects(self, effects: list[Effect]) -> None:
         for e in effects:
             if isinstance(e, Command) and e.device == "shuffler" and e.name == "shuffle":
-                self.to_shuffle.add(e.args["deck"])  # 4.1.2: the used deck goes back in
+                deck = e.args["deck"]  # 4.1.2: the used deck goes back in
+                if deck in self.fresh:
+                    self.resend.add(deck)  # a repeated command: the deck is shuffled already
+                else:
+                    self.to_shuffle.add(deck)
 
     def _shuffled_deck(self) -> list[int]:
         deck = list(range(52))
@@ -54,17 +78,22 @@ class SimulatedFloor:
 
     def step(self) -> bool:
         """Submit the next inputs the floor would make; False when there is nothing to do."""
-        t, core = self.table, self.table.core
+        t, core = self, self.table.core
+        if self.pending:
+            return True  # wait for the table to acknowledge what it has
         if not self.verified:
             self.verified = True
             for d in (*DECKS, "S"):
                 t.submit("deck.verified", {"deck": d, "cards": list(range(52))})  # 3.4
             return True
-        if self.to_shuffle:
+        if self.to_shuffle or self.resend:
             for d in sorted(self.to_shuffle):
                 self.decks[d] = self._shuffled_deck()
+                self.fresh.add(d)
+            for d in sorted(self.to_shuffle | self.resend):
                 t.submit("shuffler.shuffled", {"deck": d})
             self.to_shuffle.clear()
+            self.resend.clear()
             return True
         r = core.round
         if r is None:
@@ -89,6 +118,7 @@ class SimulatedFloor:
             return True
         if r.phase == "dealing":
             deck = self.decks[r.deck]
+            self.fresh.discard(r.deck)
             if r.card_source == "shuffler":
                 for _ in r.dealt_to:  # 7.4: five at a time, spots in order, then the dealer
                     cards, self.position = deck[self.position:self.position + 5], self.position + 5

@@ -1,0 +1,123 @@
+"""Recovery: stop the table at EVERY journal step of scripted rounds (as kill -9 would), restart
+from the journal, let the devices repeat what was not acknowledged, and compare with a run that
+never stopped: same settlements, same pool, no contribution lost or counted twice."""
+
+import asyncio
+import itertools
+
+import pytest
+
+from tabled.commands.run import make_core
+from tabled.config import load_config
+from tabled.journal import Journal
+from tabled.players import Player, SimulatedFloor
+from tabled.pool.local import LocalPool
+from tabled.pool.settings import PoolSettings
+from tabled.table import Crash, Table
+
+ROUNDS = 2
+CFG = load_config(None)
+PLAYERS = [Player(1, 500, True, "optimal"), Player(3, 1000, True, "optimal"), Player(6, 2500, False, "optimal")]
+
+
+class FakeClock:
+    def __init__(self):
+        self.ticks = itertools.count(1_800_000_000_000)
+
+    def __call__(self) -> float:
+        return next(self.ticks) / 1000
+
+
+async def session(tmp, clock, floor, stop_after=None):
+    """One life of the daemon: open, replay, resume, play until ROUNDS rounds are finished."""
+    journal = Journal.open(tmp / "journal.db", clock=clock)
+    p = CFG.primary_pool
+    pool = await LocalPool.open(tmp / "pool.db", "main", CFG.table.id, PoolSettings(p.contribution_bp, p.reset_cents))
+    core, missing, _ = Table.replay(journal, lambda snap: make_core(CFG, snap))
+    table = Table(core, journal, pool, checkpoint_every=1, clock=clock)
+    table.stop_after_records = stop_after
+    if floor is None:
+        floor = SimulatedFloor(table, PLAYERS, seed=7)
+    else:
+        floor.reconnect(table)
+    consumer = None
+    crashed = False
+    try:
+        await table.resume(missing)
+        consumer = asyncio.create_task(table.run())
+        table.submit("pool.balance", {"balance_cents": await pool.balance()})
+        if not core.is_open:
+            table.submit("panel", {"action": "open_table", "key": "supervisor"})
+        while core.rounds_finished < ROUNDS:
+            idle = asyncio.create_task(table.idle.wait())
+            await asyncio.wait([idle, consumer], return_when=asyncio.FIRST_COMPLETED)
+            idle.cancel()
+            if consumer.done():
+                consumer.result()
+            if not floor.step() and core.rounds_finished < ROUNDS:
+                raise AssertionError(f"stuck: {core.round_id} {core.round.phase if core.round else None}")
+            await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        if consumer.done():
+            consumer.result()  # a crash while writing the last notes
+    except Crash:
+        crashed = True
+    finally:
+        if consumer and not consumer.done():
+            consumer.cancel()
+            try:
+                await consumer
+            except (asyncio.CancelledError, Crash):
+                pass
+        settled = {}
+        if not crashed:
+            for rec in journal.records_after(0):
+                if rec.kind == "round.settled":
+                    assert rec.round_id not in settled, f"{rec.round_id} settled twice"
+                    settled[rec.round_id] = rec.payload
+        balance = await pool.balance()
+        verified = await pool.verify()
+        chain = journal.verify()
+        count = journal.count()
+        await pool.close()
+        journal.close()
+    return floor, crashed, settled, balance, verified, chain, count
+
+
+def run_with_crash(tmp, stop_after):
+    clock = FakeClock()
+    floor, crashed, settled, balance, verified, chain, count = asyncio.run(session(tmp, clock, None, stop_after))
+    assert crashed, f"step {stop_after}: the table did not stop there"
+    restarts = 0
+    while crashed:  # restart until the rounds are played
+        restarts += 1
+        floor, crashed, settled, balance, verified, chain, count = asyncio.run(session(tmp, clock, floor))
+    assert restarts >= 1
+    return crashed, settled, balance, verified, chain, count
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("reference")
+    _, crashed, settled, balance, verified, chain, count = asyncio.run(session(tmp, FakeClock(), None))
+    assert not crashed and len(settled) == ROUNDS and verified.ok and chain.ok
+    return settled, balance, count
+
+
+def test_reference_run_plays_the_rounds(reference):
+    settled, balance, count = reference
+    assert balance > CFG.primary_pool.reset_cents  # contributions went in
+    assert count > 30
+
+
+def test_kill_at_every_journal_step(reference, tmp_path):
+    settled_ref, balance_ref, count = reference
+    assert count > 50  # two rounds with three spots: every one of these steps is a kill point
+    for step in range(1, count):
+        tmp = tmp_path / f"step{step}"
+        tmp.mkdir()
+        _, settled, balance, verified, chain, _ = run_with_crash(tmp, step)
+        assert chain.ok, f"step {step}: journal chain broken: {chain}"
+        assert verified.ok, f"step {step}: pool ledger: {verified.problems}"
+        assert balance == balance_ref, f"step {step}: pool {balance} != {balance_ref}"
+        assert settled == settled_ref, f"step {step}: settlements differ"
