@@ -16,6 +16,9 @@ device): whatever it had not yet got acknowledged it can send again after the re
 
 :func:`serve_protocol` joins a gadget to an asyncio protocol in the device role (a simulator), so
 the simulator sees the host's bytes in ``data_received`` and answers with ``transport.write``.
+:class:`UsbDeviceSimulator` is the body every USB simulator shares: the common link's
+``DeviceLink`` behind a gadget, a command dispatcher over the device's command table, and
+plug/unplug for scripts.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import asyncio
 import collections
 import errno
 import itertools
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +37,9 @@ from types import SimpleNamespace
 import usb.backend
 import usb.core
 import usb.util
+
+from drivers.link import messages as m
+from drivers.link.endpoint import DeviceLink, LinkTiming
 
 # libusb's own error codes, so the errors look exactly like the libusb1 backend's.
 _LIBUSB_ERROR_NO_DEVICE = -4
@@ -444,3 +451,86 @@ def serve_protocol(device: SimUsbDevice, loop: asyncio.AbstractEventLoop,
     device.on_configured = configured
     device.on_unplugged = unplugged
     device.on_host_data = host_data
+
+
+class CommandRefused(Exception):
+    """Raised by a simulator's command handler: answer with this status instead of OK."""
+
+    def __init__(self, status: int, detail: str = "") -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+class UsbDeviceSimulator:
+    """A simulator's body: the common link in the device role, behind a simulated USB device.
+
+    A subclass sets ``COMMANDS`` (its driver's command table) and implements :meth:`execute`;
+    its scripting methods call :meth:`send_event`. The device keeps unacknowledged events across
+    an unplug and sends them again once a host says HELLO (the DeviceLink does that).
+    """
+
+    COMMANDS: dict[int, m.Command] = {}
+
+    def __init__(self, spec: DeviceSpec, kind: int, *, name: str, boot_id: int | None = None,
+                 timing: LinkTiming = LinkTiming()) -> None:
+        self.gadget = SimUsbDevice(spec)
+        if boot_id is None:  # a real device draws one at power-up
+            boot_id = int.from_bytes(os.urandom(4), "big")
+        self.link = DeviceLink(name, int(kind), boot_id, self._handle, timing)
+        self.commands_seen: list[tuple[str, dict]] = []
+        self._backend: SimBackend | None = None
+
+    # -- the bench
+    def plug_into(self, backend: SimBackend) -> None:
+        """Connect to ``backend`` (call from the event loop the simulator runs on)."""
+        serve_protocol(self.gadget, asyncio.get_running_loop(), self.link)
+        self._backend = backend
+        backend.plug(self.gadget)
+
+    def unplug(self) -> None:
+        self.gadget.unplug()
+
+    def replug(self) -> None:
+        self.gadget.replug()
+
+    def close(self) -> None:
+        self.gadget.unplug()
+        self.link.close()
+
+    @property
+    def unacknowledged(self) -> int:
+        return self.link.unacknowledged
+
+    async def wait_delivered(self, timeout: float = 5.0) -> None:
+        """Until the host has acknowledged every event sent so far."""
+        async with asyncio.timeout(timeout):
+            while self.link.unacknowledged:
+                await asyncio.sleep(0.002)
+
+    # -- events out
+    def send_event(self, spec: m.EventSpec, **values: object) -> int:
+        return self.link.send_event(spec.code, m.pack(spec.fields, values))
+
+    def send_raw_event(self, code: int, payload: bytes) -> int:
+        """Anything at all, for testing how the host copes with nonsense."""
+        return self.link.send_event(code, bytes(payload))
+
+    # -- commands in
+    def execute(self, command: m.Command, values: dict) -> dict | None:  # pragma: no cover
+        raise CommandRefused(m.Status.UNKNOWN_COMMAND)
+
+    async def _handle(self, code: int, payload: bytes) -> tuple[int, bytes]:
+        command = self.COMMANDS.get(code)
+        if command is None:
+            return m.Status.UNKNOWN_COMMAND, b""
+        try:
+            values = m.unpack(command.request, payload)
+        except m.PayloadError as exc:
+            return m.Status.BAD_REQUEST, str(exc).encode("ascii", "replace")
+        self.commands_seen.append((command.name, values))
+        try:
+            result = self.execute(command, values)
+        except CommandRefused as exc:
+            return exc.status, exc.detail.encode("ascii", "replace")
+        return m.Status.OK, m.pack(command.response, result or {})
