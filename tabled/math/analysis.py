@@ -13,7 +13,6 @@ import itertools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache
 
 import numpy as np
 
@@ -52,9 +51,18 @@ class Situations:
     counts: np.ndarray     # (n, 4) dealer hands: not qualifying, player higher, stand off, dealer higher
 
 
-@cache
+_SITUATIONS: list[Situations] = []
+
+
 def situations(progress: bool = False) -> Situations:
-    """Every (player hand, up card) pair, grouped into situations, with exact dealer counts."""
+    """Every (player hand, up card) pair, grouped into situations, with exact dealer counts.
+    Computed once per process (a few seconds); ``progress`` shows a bar while it runs."""
+    if not _SITUATIONS:
+        _SITUATIONS.append(_compute_situations(progress))
+    return _SITUATIONS[0]
+
+
+def _compute_situations(progress: bool) -> Situations:
     from tqdm import tqdm
 
     steps = 12
