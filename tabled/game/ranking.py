@@ -167,20 +167,21 @@ class HandValue:
     def description(self) -> str:
         cat, ranks = _DESCRIBE[self.value]
         names = [RANK_NAMES[r] for r in ranks]
+        plural = [n + ("es" if n == "six" else "s") for n in names]
         if cat is Category.ROYAL_FLUSH:
             return "royal flush"
         if cat in (Category.STRAIGHT_FLUSH, Category.STRAIGHT):
             return f"{cat.label}, {names[0]} high"
         if cat is Category.FOUR_OF_A_KIND:
-            return f"four {names[0]}s, {names[1]} kicker"
+            return f"four {plural[0]}, {names[1]} kicker"
         if cat is Category.FULL_HOUSE:
-            return f"full house, {names[0]}s full of {names[1]}s"
+            return f"full house, {plural[0]} full of {plural[1]}"
         if cat is Category.THREE_OF_A_KIND:
-            return f"three {names[0]}s, " + "-".join(names[1:])
+            return f"three {plural[0]}, " + "-".join(names[1:])
         if cat is Category.TWO_PAIRS:
-            return f"two pairs, {names[0]}s and {names[1]}s, {names[2]} kicker"
+            return f"two pairs, {plural[0]} and {plural[1]}, {names[2]} kicker"
         if cat is Category.ONE_PAIR:
-            return f"pair of {names[0]}s, " + "-".join(names[1:])
+            return f"pair of {plural[0]}, " + "-".join(names[1:])
         return f"{cat.label}: " + "-".join(names)
 
     def __str__(self) -> str:

@@ -136,6 +136,7 @@ def test_descriptions_are_what_a_dealer_announces():
     assert str(hand_value(parse_hand("Kc Kd Kh 2s 2c"))) == "full house, kings full of twos"
     assert str(hand_value(parse_hand("5c 4d 3h 2s Ac"))) == "straight, five high"
     assert str(hand_value(parse_hand("Jc Jd 4h 4s Ac"))) == "two pairs, jacks and fours, ace kicker"
+    assert str(hand_value(parse_hand("6c 6d 4h 3s Ac"))) == "pair of sixes, ace-four-three"
 
 
 # --- properties ---------------------------------------------------------------------------------
