@@ -1,0 +1,74 @@
+"""A simulated dealer button panel behind the simulated USB backend: product code, not a mock.
+
+Built from the panel driver's own tables in the device role. Scriptable::
+
+    panel = PanelSimulator()
+    panel.plug_into(backend)
+    panel.press(Button.NO_MORE_BETS)        # or panel.press("no-more-bets")
+    panel.turn_key(KeyPosition.SUPERVISOR)  # or panel.turn_key("supervisor")
+    panel.lamps[Lamp.DEAL]                  # what the host last set
+    panel.unplug(); panel.replug()
+"""
+
+from __future__ import annotations
+
+import usb.util
+
+from drivers import panel as proto
+from drivers.link import messages as m
+from drivers.link.endpoint import LinkTiming
+from drivers.panel import Button, KeyPosition, Lamp, LampState
+from drivers.sim.usb_backend import CommandRefused, DeviceSpec, EndpointSpec, UsbDeviceSimulator
+
+
+def usb_spec(serial_number: str = "PANEL-0001") -> DeviceSpec:
+    """The panel's descriptors (docs/protocols-usb.md)."""
+    return DeviceSpec(proto.VENDOR_ID, proto.PRODUCT_ID, manufacturer="tabled",
+                      product="dealer button panel", serial_number=serial_number,
+                      endpoints=(EndpointSpec(proto.EP_OUT, usb.util.ENDPOINT_TYPE_INTR, 64,
+                                              proto.POLL_INTERVAL_MS),
+                                 EndpointSpec(proto.EP_IN, usb.util.ENDPOINT_TYPE_INTR, 64,
+                                              proto.POLL_INTERVAL_MS)))
+
+
+def _named(enum, value):
+    """``Button.DEAL``, ``"deal"``, ``"DEAL"`` or ``"no-more-bets"`` -> the member."""
+    if isinstance(value, enum):
+        return value
+    try:
+        return enum[str(value).strip().upper().replace("-", "_").replace(" ", "_")]
+    except KeyError:
+        names = ", ".join(e.name.lower().replace("_", "-") for e in enum)
+        raise ValueError(f"no {enum.__name__} {value!r}; one of: {names}") from None
+
+
+class PanelSimulator(UsbDeviceSimulator):
+    COMMANDS = proto.COMMANDS
+
+    def __init__(self, *, serial_number: str = "PANEL-0001", boot_id: int | None = None,
+                 timing: LinkTiming = LinkTiming()) -> None:
+        super().__init__(usb_spec(serial_number), m.DeviceKind.PANEL, name="panel-sim",
+                         boot_id=boot_id, timing=timing)
+        self.key = KeyPosition.DEALER
+        self.lamps: dict[Lamp, LampState] = {lamp: LampState.OFF for lamp in Lamp}
+
+    # -- scripting
+    def press(self, button: Button | str) -> int:
+        return self.send_event(proto.BUTTON_PRESSED, button=_named(Button, button), key=self.key)
+
+    def turn_key(self, position: KeyPosition | str) -> int:
+        self.key = _named(KeyPosition, position)
+        return self.send_event(proto.KEY_TURNED, position=self.key)
+
+    # -- commands from the host
+    def execute(self, command: m.Command, values: dict) -> dict | None:
+        if command is proto.KEY_POSITION:
+            return {"position": self.key}
+        if command is proto.SET_LAMP:
+            try:
+                lamp, state = Lamp(values["lamp"]), LampState(values["state"])
+            except ValueError as exc:
+                raise CommandRefused(m.Status.BAD_REQUEST, str(exc)) from None
+            self.lamps[lamp] = state
+            return None
+        raise CommandRefused(m.Status.UNKNOWN_COMMAND)

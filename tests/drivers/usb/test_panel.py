@@ -1,0 +1,121 @@
+"""The dealer button panel end to end: PanelDriver -> USB transport (interrupt endpoints) ->
+simulated backend -> PanelSimulator, through real usb.core."""
+
+import contextlib
+
+import pytest
+
+from drivers.base import BadDeviceData, LinkFailed, LinkUp
+from drivers.link.errors import CommandRejected, LinkDownError
+from drivers.link.usb import UsbAddress
+from drivers.panel import (BUTTON_PRESSED, KEY_TURNED, PRODUCT_ID, SET_LAMP, VENDOR_ID, Button,
+                           ButtonPressed, KeyPosition, KeyTurned, Lamp, LampState, PanelDriver)
+from drivers.sim.panel import PanelSimulator
+from drivers.sim.usb_backend import SimBackend
+
+from .support import FAST, Journal
+
+
+@contextlib.asynccontextmanager
+async def table(journal=None):
+    backend = SimBackend()
+    sim = PanelSimulator(timing=FAST)
+    sim.plug_into(backend)
+    journal = journal or Journal()
+    driver = PanelDriver(consumer=journal, address=UsbAddress(VENDOR_ID, PRODUCT_ID),
+                         backend=backend, timing=FAST)
+    await driver.start()
+    await driver.wait_up(5)
+    try:
+        yield sim, driver, journal
+    finally:
+        await driver.stop()
+        sim.close()
+
+
+async def test_buttons_arrive_with_the_key_position_at_the_press():
+    async with table() as (sim, driver, journal):
+        sim.press(Button.NO_MORE_BETS)
+        sim.turn_key("supervisor")
+        sim.press("void-round")
+        await journal.until_count(ButtonPressed, 2)
+        assert journal.device_events() == [
+            ButtonPressed(device="panel", button=Button.NO_MORE_BETS, key=KeyPosition.DEALER),
+            KeyTurned(device="panel", position=KeyPosition.SUPERVISOR),
+            ButtonPressed(device="panel", button=Button.VOID_ROUND, key=KeyPosition.SUPERVISOR),
+        ]
+        assert str(journal.of(ButtonPressed)[1]) == "panel: VOID_ROUND pressed (key at SUPERVISOR)"
+
+
+async def test_key_position_query_and_lamps():
+    async with table() as (sim, driver, journal):
+        assert await driver.key_position() is KeyPosition.DEALER
+        sim.turn_key(KeyPosition.INSPECTOR)
+        assert await driver.key_position() is KeyPosition.INSPECTOR
+        await driver.set_lamp(Lamp.DEAL, LampState.ON)
+        await driver.set_lamp(Lamp.FAULT, LampState.FLASHING)
+        assert sim.lamps[Lamp.DEAL] is LampState.ON
+        assert sim.lamps[Lamp.FAULT] is LampState.FLASHING
+        assert sim.lamps[Lamp.REVEAL] is LampState.OFF
+        await driver.set_lamp(Lamp.DEAL, LampState.OFF)
+        assert sim.lamps[Lamp.DEAL] is LampState.OFF
+
+
+async def test_bad_lamp_requests_are_clear_errors():
+    async with table() as (sim, driver, journal):
+        with pytest.raises(ValueError, match="set_lamp needs a Lamp and a LampState"):
+            await driver.set_lamp(99, LampState.ON)
+        with pytest.raises(CommandRejected, match="panel refused set_lamp: BAD_REQUEST"):
+            await driver.call(SET_LAMP, lamp=0x7F, state=1)  # past the driver's own check
+        assert all(state is LampState.OFF for state in sim.lamps.values())
+
+
+def test_the_simulator_names_what_it_does_not_know():
+    sim = PanelSimulator()
+    with pytest.raises(ValueError, match="no Button 'shuffle-up'; one of: no-more-bets, deal"):
+        sim.press("shuffle-up")
+    with pytest.raises(ValueError, match="no KeyPosition 'owner'"):
+        sim.turn_key("owner")
+
+
+@pytest.mark.parametrize("code, payload, reason", [
+    (BUTTON_PRESSED.code, bytes([0x42, 0]), "button code 66 is not one this panel has"),
+    (BUTTON_PRESSED.code, bytes([1, 7]), "key position code 7 is not one this panel has"),
+    (KEY_TURNED.code, bytes([3]), "key position code 3"),
+    (KEY_TURNED.code, b"", "payload too short"),
+    (0x9F, b"", "unknown event type 0x9f"),
+])
+async def test_nonsense_from_the_panel_is_a_device_fault_event(code, payload, reason):
+    async with table() as (sim, driver, journal):
+        sim.send_raw_event(code, payload)
+        sim.press(Button.DEAL)
+        await journal.until_count(ButtonPressed, 1)
+        bad, good = journal.device_events()
+        assert isinstance(bad, BadDeviceData) and reason in bad.reason
+        assert (bad.message_type, bad.payload) == (code, payload)
+        assert good.button is Button.DEAL
+
+
+async def test_unplug_and_replug_mid_conversation_delivers_every_press_exactly_once():
+    journal = Journal(auto_ack=False)
+    async with table(journal) as (sim, driver, journal):
+        sim.press(Button.CONFIRM_SHUFFLE)
+        first = (await journal.until_count(ButtonPressed, 1))[0]
+        sim.unplug()
+        await journal.until_count(LinkFailed, 1)
+        with pytest.raises(LinkDownError):
+            await driver.set_lamp(Lamp.DEAL, LampState.ON)
+        journal.ack(first)  # durable, but the ACK is lost with the cable
+        sim.press(Button.CONFIRM_CUT)  # pressed while the cable is out
+        sim.turn_key(KeyPosition.SUPERVISOR)
+        sim.replug()
+        await journal.until_count(LinkUp, 2)
+        journal.ack((await journal.until_count(ButtonPressed, 2))[1])
+        journal.ack((await journal.until_count(KeyTurned, 1))[0])
+        await sim.wait_delivered()
+        assert [e.button for e in journal.of(ButtonPressed)] == [Button.CONFIRM_SHUFFLE,
+                                                                  Button.CONFIRM_CUT]
+        assert journal.of(KeyTurned) == [KeyTurned(device="panel", position=KeyPosition.SUPERVISOR)]
+        assert await driver.key_position() is KeyPosition.SUPERVISOR
+        await driver.set_lamp(Lamp.DEAL, LampState.ON)
+        assert sim.lamps[Lamp.DEAL] is LampState.ON
