@@ -429,13 +429,19 @@ def serve_protocol(device: SimUsbDevice, loop: asyncio.AbstractEventLoop,
     """
     current: list[_GadgetTransport] = []
 
+    def soon(callback: Callable[[], None]) -> None:
+        try:
+            loop.call_soon_threadsafe(callback)
+        except RuntimeError:  # the simulator's loop has ended: the device is powered off
+            pass
+
     def configured() -> None:
         def up() -> None:
             if current:
                 down_now()
             current.append(_GadgetTransport(device))
             protocol.connection_made(current[0])
-        loop.call_soon_threadsafe(up)
+        soon(up)
 
     def down_now() -> None:
         transport = current.pop()
@@ -443,10 +449,10 @@ def serve_protocol(device: SimUsbDevice, loop: asyncio.AbstractEventLoop,
         protocol.connection_lost(ConnectionResetError(errno.ENODEV, "USB cable unplugged"))
 
     def unplugged() -> None:
-        loop.call_soon_threadsafe(lambda: down_now() if current else None)
+        soon(lambda: down_now() if current else None)
 
     def host_data(data: bytes) -> None:
-        loop.call_soon_threadsafe(lambda: protocol.data_received(data) if current else None)
+        soon(lambda: protocol.data_received(data) if current else None)
 
     device.on_configured = configured
     device.on_unplugged = unplugged
