@@ -136,6 +136,7 @@ class HostLink(_FrameProtocol):
     """
 
     DEDUP_WINDOW = 64  # events are sent one at a time, so this is far more than enough
+    MAX_OUTSTANDING = 32  # commands in flight at once; more wait their turn (flow control)
 
     def __init__(self, name: str, timing: LinkTiming, on_event: Callable[[Frame], None],
                  clock: Callable[[], float] | None = None) -> None:
@@ -148,6 +149,7 @@ class HostLink(_FrameProtocol):
         self._acked: collections.OrderedDict[int, None] = collections.OrderedDict()
         self._delivering: set[int] = set()
         self._connected = asyncio.Event()
+        self._window = asyncio.Semaphore(self.MAX_OUTSTANDING)
         self._lost: asyncio.Future[str] | None = None
 
     # -- connection
@@ -207,6 +209,10 @@ class HostLink(_FrameProtocol):
         Raises :class:`LinkDownError` when not connected or the port goes, and
         :class:`NoAnswerError` when every retry went unanswered.
         """
+        async with self._window:
+            return await self._request(code, payload)
+
+    async def _request(self, code: int, payload: bytes) -> tuple[int, bytes]:
         if self.transport is None or self.transport.is_closing():
             raise LinkDownError(f"{self.name}: not connected")
         seq = next(self._seq)
@@ -262,14 +268,10 @@ class HostLink(_FrameProtocol):
                 self._delivering.add(frame.seq)
                 self.on_event(frame)
         elif t == m.NAK:
+            # Requests are resent on their own timeout: resending every pending request on each
+            # NAK would let a noisy line burn through all their retries at once.
             self.stats.naks_rx += 1
-            targets = list(self._pending.items()) if frame.seq == 0 else (
-                [(frame.seq, self._pending[frame.seq])] if frame.seq in self._pending else [])
-            for seq, p in targets:
-                if p.attempts < self.timing.retries and not p.future.done():
-                    p.attempts += 1
-                    self.stats.retransmits += 1
-                    self.write(p.data)
+            log.debug("link.nak", link=self.name, seq=frame.seq, payload=frame.payload.hex(" "))
         elif t == m.ACK:
             self.stats.stray += 1  # the device never needs our commands ACKed: responses do that
         else:
@@ -301,7 +303,9 @@ class DeviceLink(_FrameProtocol):
     """A device's end (every simulator uses it). ``handler(code, payload) -> (status, body)``
     executes one command; :meth:`send_event` queues an event for reliable delivery."""
 
-    RESPONSE_CACHE = 16
+    # Answers kept for recognising retransmitted commands. The host has at most
+    # HostLink.MAX_OUTSTANDING commands in flight, far fewer than this, and SEQs cycle over 255.
+    RESPONSE_CACHE = 128
 
     def __init__(self, name: str, kind: int, boot_id: int, handler: Handler,
                  timing: LinkTiming = LinkTiming()) -> None:
@@ -311,7 +315,8 @@ class DeviceLink(_FrameProtocol):
         self.handler = handler
         self.mute = False  # a silent device: reads nothing, answers nothing
         self._seq = _seq_counter()
-        self._responses: collections.OrderedDict[int, tuple[int, bytes]] = collections.OrderedDict()
+        # seq -> (type, request payload, encoded response)
+        self._responses: collections.OrderedDict[int, tuple[int, bytes, bytes]] = collections.OrderedDict()
         self._executing: set[int] = set()
         self._command_lock = asyncio.Lock()
         self._events: collections.deque[tuple[int, bytes]] = collections.deque()  # (seq, frame)
@@ -391,9 +396,9 @@ class DeviceLink(_FrameProtocol):
                 self._acked.clear()
                 self._wake.set()
             cached = self._responses.get(frame.seq)
-            if cached is not None and cached[0] == t:
+            if cached is not None and cached[0] == t and cached[1] == frame.payload:
                 self.stats.duplicates += 1  # a retransmitted command: answer again, do not redo
-                self.write(cached[1])
+                self.write(cached[2])
             elif frame.seq in self._executing:
                 self.stats.duplicates += 1
             else:
@@ -415,7 +420,8 @@ class DeviceLink(_FrameProtocol):
                 else:
                     status, body = await self.handler(frame.type, frame.payload)
             data = encode(frame.seq, m.response_type(frame.type), bytes((status,)) + body)
-            self._responses[frame.seq] = (frame.type, data)
+            self._responses.pop(frame.seq, None)  # an answer from a past SEQ cycle, if any
+            self._responses[frame.seq] = (frame.type, frame.payload, data)
             while len(self._responses) > self.RESPONSE_CACHE:
                 self._responses.popitem(last=False)
             if not self.mute:
