@@ -5,7 +5,7 @@ import contextlib
 
 import pytest
 
-from drivers.base import BadDeviceData, LinkFailed, LinkUp
+from drivers.base import BadDeviceData, DeviceDataError, LinkFailed, LinkUp
 from drivers.link.errors import CommandRejected, LinkDownError
 from drivers.link.usb import UsbAddress
 from drivers.panel import (BUTTON_PRESSED, KEY_TURNED, PRODUCT_ID, SET_LAMP, VENDOR_ID, Button,
@@ -119,3 +119,12 @@ async def test_unplug_and_replug_mid_conversation_delivers_every_press_exactly_o
         assert await driver.key_position() is KeyPosition.SUPERVISOR
         await driver.set_lamp(Lamp.DEAL, LampState.ON)
         assert sim.lamps[Lamp.DEAL] is LampState.ON
+
+
+async def test_an_impossible_key_position_answer_is_a_clear_error_not_a_crash():
+    async with table() as (sim, driver, journal):
+        sim.key = 9
+        with pytest.raises(DeviceDataError, match="key position code 9 is not one this panel has"):
+            await driver.key_position()
+        sim.key = KeyPosition.DEALER
+        assert await driver.key_position() is KeyPosition.DEALER

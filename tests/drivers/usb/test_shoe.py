@@ -5,7 +5,7 @@ import contextlib
 
 import pytest
 
-from drivers.base import BadDeviceData, LinkFailed, LinkUp
+from drivers.base import BadDeviceData, DeviceDataError, LinkFailed, LinkUp
 from drivers.link.errors import CommandRejected, LinkDownError
 from drivers.link.usb import UsbAddress
 from drivers.shoe import (CARD_DRAWN, PRODUCT_ID, VENDOR_ID, BackColour, CardDrawn, CardUnreadable,
@@ -172,3 +172,12 @@ async def test_a_card_held_unacknowledged_by_the_daemon_across_a_replug_is_deliv
         journal.ack((await journal.until_count(CardDrawn, 2))[1])
         await sim.wait_delivered()
         assert [e.card for e in journal.of(CardDrawn)] == [parse_card("9c"), parse_card("Tc")]
+
+
+async def test_a_status_with_an_impossible_state_is_a_clear_error_not_a_crash():
+    async with table() as (sim, driver, journal):
+        sim.state = 7  # a shoe firmware bug
+        with pytest.raises(DeviceDataError, match="shoe reports unknown state 7"):
+            await driver.status()
+        sim.state = ShoeState.READY
+        assert (await driver.status()).state is ShoeState.READY  # the link is still fine
