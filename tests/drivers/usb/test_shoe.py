@@ -1,6 +1,7 @@
 """The card-reading shoe end to end: ShoeDriver -> USB transport -> simulated backend ->
 ShoeSimulator, through real usb.core (rules 3.5, 7.3, 3.2.2)."""
 
+import asyncio
 import contextlib
 
 import pytest
@@ -181,3 +182,21 @@ async def test_a_status_with_an_impossible_state_is_a_clear_error_not_a_crash():
             await driver.status()
         sim.state = ShoeState.READY
         assert (await driver.status()).state is ShoeState.READY  # the link is still fine
+
+
+async def test_a_whole_deck_through_repeated_unplugs_arrives_complete_in_order_once():
+    async with table() as (sim, driver, journal):
+        deck = "2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc Ac 2d 3d 4d 5d 6d 7d 8d 9d Td Jd Qd Kd Ad"
+        sim.load(deck)
+        for i in range(len(deck.split())):
+            sim.draw()
+            if i % 7 == 3:
+                sim.unplug()  # mid-stream: frames in the cable are lost with it
+                await asyncio.sleep(0)
+                sim.replug()
+        await journal.until_count(ShoeEmpty, 1, timeout=20)
+        await sim.wait_delivered(timeout=20)
+        drawn = journal.of(CardDrawn)
+        assert [e.reader_seq for e in drawn] == list(range(1, 27))
+        assert [e.card for e in drawn] == [parse_card(c) for c in deck.split()]
+        assert len(journal.of(LinkUp)) >= 2  # the host really did lose and find the shoe again
