@@ -237,7 +237,8 @@ class DealerCounts:
 
     def __post_init__(self) -> None:
         total = self.not_qualifying + self.player_higher + self.stand_off + self.dealer_higher
-        assert total == DEALER_HANDS_PER_UP_CARD, total
+        if total != DEALER_HANDS_PER_UP_CARD:
+            raise ValueError(f"dealer counts add up to {total}, not {DEALER_HANDS_PER_UP_CARD}")
 
 
 def counts_from_below(value: np.ndarray, below: np.ndarray) -> np.ndarray:

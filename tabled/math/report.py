@@ -165,10 +165,14 @@ def plot_running(sim: SimulationResult, exact: ParSheet, path: str) -> None:
 
     hands = [h for h, _ in sim.running]
     values = [v for _, v in sim.running]
+    exact_value = -exact.house_edge
+    # 95% band around the exact value: the final standard error scaled to each point's hand count
+    half = [1.96 * sim.standard_error * (sim.hands / h) ** 0.5 for h in hands]
     fig, ax = plt.subplots(figsize=(8, 4.5))
+    ax.fill_between(hands, [exact_value - x for x in half], [exact_value + x for x in half],
+                    color="0.85", label="95% of runs fall here")
     ax.plot(hands, values, label="simulated return per ante")
-    ax.axhline(-exact.house_edge, color="black", linestyle="--",
-               label=f"exact {-exact.house_edge:+.5f}")
+    ax.axhline(exact_value, color="black", linestyle="--", label=f"exact {exact_value:+.5f}")
     ax.set_xscale("log")
     ax.set_xlabel("hands played")
     ax.set_ylabel("return per ante")

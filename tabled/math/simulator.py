@@ -22,12 +22,12 @@ import numpy as np
 
 from tabled.game.batch import evaluate_batch
 from tabled.game.profiles import Profile
-from tabled.game.progressive import QUALIFYING_CATEGORIES
 from tabled.game.ranking import QUALIFYING_VALUE, Category
 from tabled.game.round_facts import RoundFacts, SpotFacts, SpotStatus, Wager
 from tabled.game.settlement import settle
 
 from . import analysis
+from .counting import value_classes
 from .paytable import Paytable
 from .progressive import progressive_math
 from .strategy import check_strategy, raises_for_cards
@@ -40,16 +40,9 @@ NOT_QUALIFYING, STAND_OFF, FOLD, DEALER_WINS = 10, 11, 12, 13
 OUTCOME_NAMES = [analysis.WIN_NAMES[c] for c in Category] + [
     analysis.NOT_QUALIFYING, analysis.STAND_OFF, analysis.FOLD, analysis.DEALER_WINS]
 
-_CATEGORY_OF_VALUE = None
-
 
 def _category_of_value() -> np.ndarray:
-    global _CATEGORY_OF_VALUE
-    if _CATEGORY_OF_VALUE is None:
-        from .counting import value_classes
-
-        _CATEGORY_OF_VALUE = value_classes().category
-    return _CATEGORY_OF_VALUE
+    return value_classes().category  # index: hand value
 
 
 def deal(rng: np.random.Generator, rounds: int, spots: int) -> tuple[np.ndarray, np.ndarray]:
@@ -121,7 +114,6 @@ def settle_batch(profile: Profile, spot_cards: np.ndarray, dealer_cards: np.ndar
                 award[r, line.spot - 1] = line.award_cents
                 net[r, line.spot - 1] = line.ante.net_cents + line.bet.net_cents
             core_rounds += 1
-    assert set(Category) >= QUALIFYING_CATEGORIES
     return BatchSettlement(net, award, outcome, core_rounds)
 
 

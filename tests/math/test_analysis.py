@@ -64,11 +64,14 @@ def test_dealer_qualifies_in_published_number_of_hands():
     assert analysis.dealer_qualifying_hands() == 1_463_700  # 9.1
 
 
-def test_optimal_is_best_and_raises_pairs_folds_below_ace_king(us):
+def test_optimal_is_best(us):
     assert all(us.sheets["optimal"].total_units >= s.total_units for s in us.sheets.values())
+
+
+@pytest.mark.parametrize("profile", ["us-standard", "nsw"])
+def test_optimal_bets_every_pair_and_folds_below_ace_king(profile):
     sit = analysis.situations()
-    bet = raises("optimal", sit.value, sit.up_rank, sit.suit_mask,
-                          load_paytable("us-standard"), sit.counts)
+    bet = raises("optimal", sit.value, sit.up_rank, sit.suit_mask, load_paytable(profile), sit.counts)
     pair = evaluate(parse_cards("2c 2d 3h 4s 5c"))  # the lowest pair
     assert bet[sit.value >= pair].all()
     assert not bet[sit.value < counting.QUALIFYING_VALUE].any()
