@@ -1,0 +1,164 @@
+"""``tabled pool status|history|ledger|verify|reconcile``: the progressive pool, for people and programs.
+
+The pool is the one the daemon's config names (``--config``, else $TABLED_CONFIG, else
+/etc/tabled/tabled.toml, else the simulated table's), or one given directly with ``--path`` (local)
+or ``--dsn`` (linked) and ``--name``. Nothing here writes to the pool. ``--json`` prints one JSON
+document. Exit status: 0 fine; 1 ``verify`` or ``reconcile`` found a difference (named); 2 bad
+input or the pool cannot be reached (rule 14.13).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from tabled.cli import UserError
+from tabled.config import find_config, load_config
+from tabled.game.settlement import money
+from tabled.pool import LedgerPool, PoolError, open_pool
+
+NAME = "pool"
+HELP = "the progressive pool: status, last hits, ledger, verify the ledger, reconcile with the journal"
+
+ACTIONS = {
+    "status": "the meter, reset value, settings version and counters of each pool",
+    "history": "the last hits paid (table, spot, hand, amount, pool before and after)",
+    "ledger": "the last ledger rows (every change of the pool, with the balance after it)",
+    "verify": "prove pool = reset value + contributions - reversals - awards +/- corrections since the reset",
+    "reconcile": "compare this table's journal (pool.contributed / pool.reversed) with the pool's ledger",
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=ACTIONS, help="; ".join(f"{k}: {v}" for k, v in ACTIONS.items()))
+    parser.add_argument("--config", metavar="FILE", help="the daemon's config; its [[pools]] are used")
+    parser.add_argument("--name", help="only this pool (with --path/--dsn: the pool's name, default main)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--path", metavar="FILE", help="a local pool database (SQLite)")
+    where.add_argument("--dsn", help="a linked pool's PostgreSQL connection string")
+    parser.add_argument("--table", metavar="ID", help="this table's id (default: the config's table.id)")
+    parser.add_argument("--journal", metavar="FILE", help="reconcile: the journal (default: the config's)")
+    parser.add_argument("--limit", type=int, default=25, help="history/ledger: how many rows (default 25)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.limit < 1:
+        raise UserError(f"--limit must be at least 1, got {args.limit}")
+    return asyncio.run(_main(args))
+
+
+def _targets(args: argparse.Namespace) -> tuple[list[Any], str, Path | None]:
+    """The [[pools]] entries to open, this table's id, and its journal."""
+    if args.path or args.dsn:
+        if args.path and not Path(args.path).is_file():
+            raise UserError(f"{args.path}: no pool database there")
+        entry = SimpleNamespace(name=args.name or "main", backend="local" if args.path else "postgresql",
+                                path=args.path and Path(args.path), dsn=args.dsn)
+        return [entry], args.table or "cli", args.journal and Path(args.journal)
+    config = load_config(find_config(args.config))
+    entries = [p for p in config.pools if args.name in (None, p.name)]
+    if not entries:
+        raise UserError(f"the config has no pool named {args.name!r} (it has: "
+                        f"{', '.join(p.name for p in config.pools)})")
+    for e in entries:
+        if e.backend == "local" and not Path(e.path).is_file():
+            raise UserError(f"pool {e.name}: {e.path}: no pool database there (has the daemon run?)")
+    return entries, args.table or config.table.id, Path(args.journal) if args.journal else config.journal.path
+
+
+async def _main(args: argparse.Namespace) -> int:
+    entries, table_id, journal = _targets(args)
+    status, out = 0, []
+    for entry in entries:
+        try:
+            pool = await open_pool(entry, table_id, create=False)
+        except PoolError as exc:
+            raise UserError(str(exc)) from None
+        try:
+            code, doc, text = await _act(args, pool, table_id, journal)
+        except PoolError as exc:
+            raise UserError(str(exc)) from None
+        finally:
+            await pool.close()
+        status = max(status, code)
+        out.append(doc)
+        if not args.json:
+            print(text)
+    if args.json:
+        print(json.dumps(out[0] if len(out) == 1 else out, indent=2))
+    return status
+
+
+async def _act(args: argparse.Namespace, pool: LedgerPool, table_id: str,
+               journal: Path | None) -> tuple[int, dict, str]:
+    if args.action == "status":
+        s = await pool.status()
+        pending = (f"; version {s.pending_settings_version} recorded, takes effect after the jackpot is won"
+                   if s.pending_settings_version else "")
+        return 0, dataclasses.asdict(s), "\n".join([
+            f"pool {s.name}: {money(s.balance_cents)} on the meter",
+            f"  reset value {money(s.reset_cents)}; jackpot won {s.epoch} time(s); "
+            f"{s.contributions_since_reset} contributions since the last reset; {s.hits} hits paid",
+            f"  settings version {s.settings_version}{pending}",
+            f"  last change {s.last_change_at}: {s.last_change_reason}"])
+    if args.action == "history":
+        hits = await pool.history(args.limit)
+        lines = [f"pool {pool.name}: last {len(hits)} hit(s), newest first"]
+        lines += [f"  #{h.hit_seq} {h.at} table {h.table_id} round {h.round_id} spot {h.spot}: "
+                  f"{h.category.replace('_', ' ').lower()}{' ' + h.hand if h.hand else ''} paid {money(h.amount_cents)}"
+                  f" ({money(h.from_pool_cents)} from the pool, {money(h.topup_cents)} by the operator; rule {h.rule});"
+                  f" pool {money(h.pool_before_cents)} -> {money(h.pool_after_cents)}"
+                  + (f"; held since {h.held_since}" if h.held_since else "") for h in hits]
+        return 0, {"pool": pool.name, "hits": [dataclasses.asdict(h) for h in hits]}, "\n".join(lines)
+    if args.action == "ledger":
+        rows = await pool.ledger(args.limit)
+        lines = [f"pool {pool.name}: last {len(rows)} ledger row(s)"]
+        lines += [f"  {r.seq:>6} {r.at} {r.kind:<12} {money(r.delta_cents):>14} -> {money(r.balance_after_cents):>14}"
+                  f"  {r.reason}" + (f" [table {r.table_id} round {r.round_id} spot {r.spot}]" if r.table_id else "")
+                  + (f" by {r.who}" if r.who else "") for r in rows]
+        return 0, {"pool": pool.name, "ledger": [dataclasses.asdict(r) for r in rows]}, "\n".join(lines)
+    if args.action == "verify":
+        v = await pool.verify()
+        head = (f"pool {pool.name}: the ledger proves the meter: {money(v.balance_cents)}" if v.ok else
+                f"pool {pool.name}: LEDGER DOES NOT PROVE THE METER ({money(v.balance_cents)} shown,"
+                f" {money(v.expected_cents)} from the ledger since the last reset)")
+        return (0 if v.ok else 1), {"pool": pool.name, **dataclasses.asdict(v)}, "\n".join(
+            [head] + [f"  {p}" for p in v.problems])
+    # reconcile
+    contributed, reversed_keys = _journal_contributions(journal)
+    r = await pool.reconcile(contributed, reversed_keys=reversed_keys, table_id=table_id)
+    lines = [f"pool {pool.name}: table {r.table_id}: {r.compared} journal contribution(s) compared: "
+             + ("the journal and the pool agree" if r.ok else "DIFFERENCES")]
+    lines += [f"  in the journal, not in the pool (deliver it): round {k[0]} spot {k[1]}" for k in r.missing_in_pool]
+    lines += [f"  in the pool, not in the journal: round {k[0]} spot {k[1]}" for k in r.missing_in_journal]
+    lines += [f"  {d}" for d in r.differences]
+    return (0 if r.ok else 1), {"pool": pool.name, **r.as_dict()}, "\n".join(lines)
+
+
+def _journal_contributions(path: Path | None) -> tuple[list[dict], list[tuple[str, int]]]:
+    """The contributions the table's journal records as made (``pool.contributed``) and the keys it
+    records as reversed (``pool.reversed``)."""
+    from tabled.journal import Journal, JournalError
+    if path is None:
+        raise UserError("reconcile needs the table's journal (--journal FILE or --config)")
+    try:
+        journal = Journal.open(path, readonly=True, verify=False)
+    except JournalError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        contributed, reversed_keys = [], []
+        for rec in journal.records_after(0):
+            if rec.kind == "pool.contributed":
+                contributed.append({"round_id": rec.payload.get("round_id"), "spot": rec.payload.get("spot"),
+                                    "wager_cents": rec.payload.get("wager_cents")})
+            elif rec.kind == "pool.reversed":
+                reversed_keys.append((rec.payload.get("round_id"), rec.payload.get("spot")))
+        return contributed, reversed_keys
+    finally:
+        journal.close()

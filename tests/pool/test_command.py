@@ -1,0 +1,132 @@
+"""``tabled pool status|history|ledger|verify|reconcile`` on a local and a linked pool."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+
+import pytest
+
+from tabled.cli import main
+from tabled.game.progressive import ProgressiveHit
+from tabled.game.ranking import Category
+from tabled.journal import Journal
+from tabled.pool.local import LocalPool
+from tabled.pool.postgresql import PostgresPool
+from tabled.pool.settings import PoolSettings
+
+from .test_contract import MAIN, NSW
+
+
+async def _fill(pool) -> None:
+    await pool.contribute("T01", "R1", 1, 1000)
+    await pool.contribute("T01", "R1", 2, 1000)
+    await pool.contribute("T01", "R2", 3, 1000)
+    await pool.apply_awards("T01", "R2", [ProgressiveHit(3, Category.STRAIGHT_FLUSH)], NSW,
+                            hands={3: "9h 8h 7h 6h 5h"})
+    await pool.correct(-5, "coin found short at count", "supervisor Lee")
+
+
+@pytest.fixture
+def local_db(tmp_path):
+    path = tmp_path / "pool.db"
+
+    async def make():
+        pool = await LocalPool.open(path, "main", "T01", MAIN)
+        await _fill(pool)
+        await pool.close()
+    asyncio.run(make())
+    return path
+
+
+def test_status_for_people_and_programs(local_db, capsys):
+    assert main(["pool", "status", "--path", str(local_db)]) == 0
+    text = capsys.readouterr().out
+    assert "pool main: $9,018.85 on the meter" in text and "reset value $10,000.00" in text
+    assert main(["pool", "status", "--path", str(local_db), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["balance_cents"] == 901_885 and doc["hits"] == 1 and doc["settings_version"] == 1
+
+
+def test_history_and_ledger(local_db, capsys):
+    assert main(["pool", "history", "--path", str(local_db)]) == 0
+    text = capsys.readouterr().out
+    assert "#1" in text and "table T01 round R2 spot 3: straight flush 9h 8h 7h 6h 5h paid $1,002.10" in text
+    assert "pool $10,021.00 -> $9,018.90" in text  # 12.1.2: 10% of the pool, rounded down
+    assert main(["pool", "history", "--path", str(local_db), "--json"]) == 0
+    (hit,) = json.loads(capsys.readouterr().out)["hits"]
+    assert (hit["pool_before_cents"], hit["pool_after_cents"], hit["amount_cents"]) == (1_002_100, 901_890, 100_210)
+    assert main(["pool", "ledger", "--path", str(local_db), "--limit", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "award" in text and "correction" in text and "by supervisor Lee" in text and "open" not in text
+
+
+def test_verify_passes_then_names_the_problem(local_db, capsys):
+    assert main(["pool", "verify", "--path", str(local_db)]) == 0
+    assert "the ledger proves the meter: $9,018.85" in capsys.readouterr().out
+    with sqlite3.connect(local_db) as conn:
+        conn.execute("UPDATE pools SET balance_cents = 1")
+    assert main(["pool", "verify", "--path", str(local_db)]) == 1
+    out = capsys.readouterr().out
+    assert "LEDGER DOES NOT PROVE THE METER" in out and "the meter shows 1 cents" in out
+
+
+def test_reconcile_reads_the_tables_journal(local_db, tmp_path, capsys):
+    journal = Journal.open(tmp_path / "journal.db")
+    journal.append("pool.contributed", {"round_id": "R1", "spot": 1, "wager_cents": 1000}, round_id="R1")
+    journal.append("pool.contributed", {"round_id": "R1", "spot": 2, "wager_cents": 1000}, round_id="R1")
+    journal.close()
+    args = ["pool", "reconcile", "--path", str(local_db), "--table", "T01", "--journal", str(tmp_path / "journal.db")]
+    assert main(args) == 1
+    out = capsys.readouterr().out
+    assert "in the pool, not in the journal: round R2 spot 3" in out
+    journal = Journal.open(tmp_path / "journal.db")
+    journal.append("pool.contributed", {"round_id": "R2", "spot": 3, "wager_cents": 1000}, round_id="R2")
+    journal.close()
+    assert main(args + ["--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ok"] is True
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["pool", "status", "--path", "/nonexistent/pool.db"], "no pool database there"),
+    (["pool", "status", "--dsn", "postgresql://postgres@127.0.0.1:1/x"], "cannot reach the pool database"),
+    (["pool", "history", "--path", "{db}", "--limit", "0"], "--limit must be at least 1"),
+    (["pool", "status", "--path", "{db}", "--name", "other"], "no pool named 'other'"),
+    (["pool", "reconcile", "--path", "{db}", "--journal", "/nonexistent/j.db"], "no journal there"),
+])
+def test_errors_are_one_line(local_db, capsys, argv, message):
+    argv = [a.replace("{db}", str(local_db)) for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_a_config_file_names_the_pools(tmp_path, capsys):
+    (tmp_path / "tabled.toml").write_text(
+        '[table]\nid = "T07"\nspots = 7\nprofile = "nsw"\nminimum_cents = 500\nmaximum_cents = 50000\n'
+        'unit_cents = 100\ncard_source = "shuffler"\n'
+        '[journal]\npath = "journal.db"\ncheckpoint_every_rounds = 100\n'
+        '[[pools]]\nname = "main"\nbackend = "local"\npath = "pool-main.db"\ncontribution_bp = 7000\n'
+        'reset_cents = 1000000\nprimary = true\n')
+
+    async def make():
+        pool = await LocalPool.open(tmp_path / "pool-main.db", "main", "T07", MAIN)
+        await pool.contribute("T07", "R1", 1, 500)
+        await pool.close()
+    asyncio.run(make())
+    assert main(["pool", "status", "--config", str(tmp_path / "tabled.toml"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["balance_cents"] == 1_000_350
+
+
+@pytest.mark.postgres
+def test_status_of_a_linked_pool(pg_dsn, capsys):
+    async def make():
+        pool = await PostgresPool.open(pg_dsn, "linked", "T01", PoolSettings(5000, 200_000))
+        await pool.contribute("T01", "R1", 1, 1000)
+        await pool.close()
+    asyncio.run(make())
+    assert main(["pool", "status", "--dsn", pg_dsn, "--name", "linked"]) == 0
+    assert "pool linked: $2,005.00 on the meter" in capsys.readouterr().out
+    assert main(["pool", "verify", "--dsn", pg_dsn, "--name", "linked", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ok"] is True
