@@ -9,14 +9,13 @@ strategy decides per situation; its par sheet is a weighted sum of exact integer
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from tabled.game import ranking
+from tabled.game.batch import all_hands, evaluate_batch
 from tabled.game.ranking import Category
 
 from . import counting
@@ -28,18 +27,9 @@ UP_CARDS = 47
 DEALS = HANDS * UP_CARDS * counting.DEALER_HANDS_PER_UP_CARD        # 19,933,230,517,200
 
 
-def all_hands() -> np.ndarray:
-    """Every five-card hand once, (2598960, 5) uint8, ascending cards."""
-    return np.fromiter(itertools.combinations(range(52), 5), dtype=np.dtype((np.uint8, 5)),
-                       count=HANDS)
-
-
 def hand_values(hands: np.ndarray) -> np.ndarray:
-    """Poker values of an (N, 5) array of cards (same tables as ranking.evaluate)."""
-    keys = np.array(ranking.CARD_KEYS, dtype=np.int64)[hands].sum(axis=1)
-    rank_sum = keys & ((1 << 19) - 1)
-    flush = np.isin(keys >> 19, list(ranking.FLUSH_SUIT_SUMS))
-    return np.where(flush, np.array(ranking._FLUSH)[rank_sum], np.array(ranking._PLAIN)[rank_sum])
+    """Poker values of an (N, 5) array of cards (the game core's batch evaluator)."""
+    return evaluate_batch(hands).astype(np.int64)
 
 
 @dataclass(frozen=True)

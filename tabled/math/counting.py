@@ -109,10 +109,15 @@ def plain_tables() -> _PlainTables:
     xs = [x for size in range(1, 5) for x in _multisets(size)]
     cumulative = np.zeros((len(xs), len(dealer) + 1), dtype=np.int32)
     codes = np.empty(len(xs), dtype=np.int64)
+    # hands with ranks R, any cards: prod over ranks of C(4, m_r)
+    every = binom[4, counts + 4].prod(axis=1)
     for i, x in enumerate(xs):
-        xc = np.bincount(np.array(x), minlength=13)
-        # hands containing X with ranks R: the missing cards of each rank from those X leaves
-        ways = binom[4 - xc, counts - xc + 4].prod(axis=1)
+        held = sorted(set(x))
+        xc = np.array([x.count(r) for r in held])
+        m = counts[:, held]
+        # hands containing X with ranks R: on X's ranks, the missing cards from those X leaves;
+        # on the other ranks, as for any hand (the exact quotient of ``every``)
+        ways = every // binom[4, m + 4].prod(axis=1) * binom[4 - xc, m - xc + 4].prod(axis=1)
         np.cumsum(ways, out=cumulative[i, 1:])
         codes[i] = _code(x)
     sort = np.argsort(codes)
