@@ -16,7 +16,7 @@ Message types and schemas (:mod:`drivers.link.messages`)
     Declarative tables: ``Command(name, code, request=((field, U8), ...), response=(...))``,
     ``EventSpec(name, code, fields)``, ``table(*rows) -> {code: row}``; ``pack(fields, dict)``,
     ``unpack(fields, payload) -> dict`` (raises ``PayloadError``). Kinds: U8 U16 U32 I32 U8_LIST
-    I32_LIST (lists carry a count byte).
+    U32_LIST I32_LIST (lists carry a count byte).
 
 The two ends (:mod:`drivers.link.endpoint`), both ``asyncio.Protocol``
     ``HostLink`` (daemon side): ``await request(code, payload) -> (status, body)`` with futures

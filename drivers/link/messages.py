@@ -95,6 +95,7 @@ U32 = Kind("u32", "I")
 I32 = Kind("i32", "i")  # signed on purpose: a negative amount is decoded and reported, not hidden
 U8_LIST = Kind("u8[]", "B", True)  # one count byte, then the items
 I32_LIST = Kind("i32[]", "i", True)
+U32_LIST = Kind("u32[]", "I", True)
 
 Field = tuple[str, Kind]
 

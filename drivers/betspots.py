@@ -1,0 +1,209 @@
+"""The bet-spot sensor board: one board for every spot, polled (it speaks only when asked).
+
+Per spot it reads the ante, the bet and the progressive wager, each as chips and promotional
+tokens in cents (5.1 allows both in one wager). It is told which spots may accept a progressive
+wager (only a spot with an ante, 11.1), to lock every spot at "no more bets" (7.2.1), to unlock,
+and what each spot's lamp shows (so the player sees the progressive wager accepted, 11.2).
+
+The driver polls; a reading that differs from the last one becomes a :class:`WagersChanged`
+event, and any wager that changes while the board is locked is also a :class:`WagerAfterLock`
+fault (7.2.1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass
+from enum import IntEnum
+
+import structlog
+
+from drivers.base import BadDeviceData, DeviceDataError, DeviceEvent, DeviceFault, Driver
+from drivers.link import messages as m
+from drivers.link.client import LinkState
+from drivers.link.errors import LinkError
+from drivers.link.messages import I32_LIST, U8, U8_LIST, Command
+
+log = structlog.get_logger("drivers.betspots")
+
+MAX_SPOTS = 9  # the POLL answer must fit one frame: 3 + 9 + 6 * 4 * 9 bytes
+AMOUNTS_PER_SPOT = 6  # ante chips, ante tokens, bet chips, bet tokens, progressive chips, tokens
+
+
+class Lamp(IntEnum):
+    OFF = 0
+    ON = 1  # progressive wager accepted (11.2)
+    FLASH = 2  # attention: e.g. progressive wager refused
+
+
+# -- the command table -------------------------------------------------------------------------
+_READING = (("locked", U8), ("accepting", U8_LIST), ("amounts", I32_LIST))
+POLL = Command("poll", 0x20, response=_READING)
+ENABLE_PROGRESSIVE = Command("enable_progressive", 0x21, request=(("spots", U8_LIST),))
+LOCK = Command("lock", 0x22, response=_READING)  # answers with the reading as locked
+UNLOCK = Command("unlock", 0x23)
+SET_LAMPS = Command("set_lamps", 0x24, request=(("lamps", U8_LIST),))
+COMMANDS = m.table(POLL, ENABLE_PROGRESSIVE, LOCK, UNLOCK, SET_LAMPS)
+EVENTS: dict = {}  # polled: the board never speaks first
+
+
+@dataclass(frozen=True)
+class Wager:
+    """One wager: chips and promotional tokens, in cents (5.1)."""
+
+    chips: int = 0
+    tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.chips + self.tokens
+
+
+@dataclass(frozen=True)
+class SpotWagers:
+    spot: int  # 1 = the dealer's far left (MONEY.md "Spots")
+    ante: Wager
+    bet: Wager
+    progressive: Wager
+    accepting_progressive: bool
+
+
+@dataclass(frozen=True)
+class Reading:
+    locked: bool
+    spots: tuple[SpotWagers, ...]
+
+    def spot(self, n: int) -> SpotWagers:
+        return self.spots[n - 1]
+
+
+@dataclass(frozen=True, kw_only=True)
+class WagersChanged(DeviceEvent):
+    reading: Reading
+
+
+@dataclass(frozen=True, kw_only=True)
+class WagerAfterLock(DeviceFault):
+    """A wager moved after "no more bets" (7.2.1)."""
+
+    spot: int
+    before: SpotWagers
+    after: SpotWagers
+
+
+def parse_reading(values: dict, spots: int) -> Reading:
+    """Check a POLL/LOCK answer; nonsense raises :class:`DeviceDataError` naming the spot."""
+    amounts, accepting = values["amounts"], values["accepting"]
+    if len(accepting) != spots or len(amounts) != spots * AMOUNTS_PER_SPOT:
+        raise DeviceDataError(f"board reports {len(accepting)} spots and {len(amounts)} amounts; "
+                              f"this table has {spots} spots ({spots * AMOUNTS_PER_SPOT} amounts)")
+    out = []
+    for i in range(spots):
+        a = amounts[i * AMOUNTS_PER_SPOT:(i + 1) * AMOUNTS_PER_SPOT]
+        if min(a) < 0:
+            raise DeviceDataError(f"spot {i + 1}: negative amount {min(a)} cents")
+        if accepting[i] not in (0, 1):
+            raise DeviceDataError(f"spot {i + 1}: progressive acceptance flag {accepting[i]}")
+        out.append(SpotWagers(i + 1, Wager(a[0], a[1]), Wager(a[2], a[3]), Wager(a[4], a[5]), bool(accepting[i])))
+    if values["locked"] not in (0, 1):
+        raise DeviceDataError(f"lock flag {values['locked']}")
+    return Reading(bool(values["locked"]), tuple(out))
+
+
+class BetSpotsDriver(Driver):
+    KIND = m.DeviceKind.BETSPOTS
+    EVENTS = EVENTS
+    DEFAULT_NAME = "betspots"
+
+    def __init__(self, *, spots: int = 7, poll_interval: float = 0.1, **kw) -> None:
+        if not 1 <= spots <= MAX_SPOTS:
+            raise ValueError(f"a bet-spot board serves 1 to {MAX_SPOTS} spots, not {spots}")
+        super().__init__(**kw)
+        self.spots = spots
+        self.poll_interval = poll_interval
+        self.last: Reading | None = None  # the last reading handed to the consumer
+        self._poller: asyncio.Task | None = None
+        self._reading_lock = asyncio.Lock()  # one reading at a time, so changes are seen in order
+
+    async def start(self) -> None:
+        await super().start()
+        self._poller = asyncio.get_running_loop().create_task(self._poll_loop(), name=f"{self.name}-poll")
+
+    async def stop(self) -> None:
+        if self._poller is not None:
+            self._poller.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._poller
+        await super().stop()
+
+    # -- commands
+    async def poll(self) -> Reading:
+        """Read the board now and report any change (also done every ``poll_interval``)."""
+        async with self._reading_lock:
+            return await self._report(await self.call(POLL))
+
+    async def enable_progressive(self, spots: list[int]) -> None:
+        """Accept a progressive wager on these spots only; each must hold an ante (11.1)."""
+        self._check_spots(spots)
+        reading = self.last or await self.poll()
+        no_ante = [s for s in spots if reading.spot(s).ante.total == 0]
+        if no_ante:
+            raise ValueError(f"rule 11.1: no ante on spot {', '.join(map(str, no_ante))}, "
+                             "so no progressive wager there")
+        await self.call(ENABLE_PROGRESSIVE, spots=sorted(set(spots)))
+
+    async def lock(self) -> Reading:
+        """ "No more bets" (7.2.1): lock every spot; returns the wagers as locked."""
+        async with self._reading_lock:
+            return await self._report(await self.call(LOCK))
+
+    async def unlock(self) -> None:
+        await self.call(UNLOCK)
+
+    async def set_lamps(self, lamps: dict[int, Lamp]) -> None:
+        """Lamp per spot (11.2); spots not named are turned off."""
+        self._check_spots(lamps)
+        await self.call(SET_LAMPS, lamps=[int(lamps.get(s, Lamp.OFF)) for s in range(1, self.spots + 1)])
+
+    def _check_spots(self, spots) -> None:
+        bad = [s for s in spots if not (isinstance(s, int) and 1 <= s <= self.spots)]
+        if bad:
+            raise ValueError(f"no spot {bad[0]} at this table (spots 1-{self.spots})")
+
+    # -- polling
+    async def _poll_loop(self) -> None:
+        while True:
+            try:
+                if self.state is LinkState.UP:
+                    await self.poll()
+            except LinkError as exc:
+                log.debug("betspots.poll_failed", device=self.name, error=str(exc))
+            await asyncio.sleep(self.poll_interval)
+
+    async def _report(self, values: dict) -> Reading:
+        try:
+            reading = parse_reading(values, self.spots)
+        except DeviceDataError as exc:
+            fault = BadDeviceData(device=self.name, reason=str(exc), message_type=m.response_type(POLL.code),
+                                  payload=repr(values).encode())
+            await self._deliver(fault)
+            raise LinkError(f"{self.name}: {exc}") from None
+        previous, self.last = self.last, reading
+        if previous is not None and reading != previous:
+            if previous.locked and reading.locked:
+                for before, after in zip(previous.spots, reading.spots):
+                    if (before.ante, before.bet, before.progressive) != (after.ante, after.bet, after.progressive):
+                        await self._deliver(WagerAfterLock(
+                            device=self.name, spot=after.spot, before=before, after=after,
+                            reason=f"spot {after.spot}: wager changed after no more bets (7.2.1)"))
+        if previous is None or reading != previous:
+            await self._deliver(WagersChanged(device=self.name, reading=reading))
+        return reading
+
+    async def _deliver(self, event: DeviceEvent) -> None:
+        await self.consumer(event, _polled_ack)
+
+
+def _polled_ack() -> None:
+    """A polled reading is the board's current state, asked for again at will: nothing to ack."""

@@ -1,0 +1,5 @@
+import sys
+
+from drivers.sim.runner import main
+
+sys.exit(main())

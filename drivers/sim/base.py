@@ -1,0 +1,109 @@
+"""What every serial simulator shares: the device end of the link, command dispatch from the same
+command table the driver uses, events from the same event table, and a script.
+
+A simulator subclass sets ``KIND``, ``COMMANDS`` and ``EVENTS`` (the device module's tables) and
+defines ``async def on_<command name>(self, **request_fields) -> dict`` for each command; it
+raises :class:`Refused` to answer with a status other than OK. ``self.emit("event name", **fields)``
+sends an event reliably.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import tomllib
+from pathlib import Path
+from typing import Any, ClassVar
+
+import structlog
+
+from drivers.link import messages as m
+from drivers.link.endpoint import DeviceLink, LinkTiming
+
+log = structlog.get_logger("drivers.sim")
+
+
+class Refused(Exception):
+    """Answer the command with ``status`` (and a short reason in the body)."""
+
+    def __init__(self, status: m.Status, reason: str = "") -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+class ScriptError(ValueError):
+    """A simulator script that does not make sense; the message names the key."""
+
+
+def load_script(path: str | Path | None) -> dict[str, Any]:
+    """A TOML or JSON script (by extension) as a dict; ``None`` gives an empty script."""
+    if path is None:
+        return {}
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as exc:
+        raise ScriptError(f"cannot read script {p}: {exc.strerror}") from None
+    try:
+        data = json.loads(text) if p.suffix == ".json" else tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ScriptError(f"{p}: not valid {'JSON' if p.suffix == '.json' else 'TOML'}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ScriptError(f"{p}: a script is a table of settings")
+    return data
+
+
+class SimDevice:
+    KIND: ClassVar[m.DeviceKind]
+    COMMANDS: ClassVar[dict[int, m.Command]]
+    EVENTS: ClassVar[dict[int, m.EventSpec]]
+    SCRIPT_KEYS: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self, script: dict[str, Any] | None = None, *, timing: LinkTiming = LinkTiming(),
+                 seed: int | None = None) -> None:
+        self.script = dict(script or {})
+        unknown = set(self.script) - self.SCRIPT_KEYS - {"seed"}
+        if unknown:
+            raise ScriptError(f"unknown script keys for {type(self).__name__}: {', '.join(sorted(unknown))}")
+        seed = self.script.get("seed", seed)
+        self.rng = random.Random(seed)
+        self.link = DeviceLink(type(self).__name__, int(self.KIND), self.rng.getrandbits(32),
+                               self._handle, timing)
+        self._events_by_name = {spec.name: spec for spec in self.EVENTS.values()}
+        self.commands_seen: list[str] = []
+
+    @property
+    def silent(self) -> bool:
+        return self.link.mute
+
+    @silent.setter
+    def silent(self, value: bool) -> None:
+        self.link.mute = value
+
+    def emit(self, name: str, **fields) -> int:
+        spec = self._events_by_name[name]
+        return self.link.send_event(spec.code, m.pack(spec.fields, fields))
+
+    def emit_raw(self, code: int, payload: bytes) -> int:
+        """Send any bytes as an event: for testing what a driver makes of nonsense."""
+        return self.link.send_event(code, payload)
+
+    async def _handle(self, code: int, payload: bytes) -> tuple[int, bytes]:
+        command = self.COMMANDS.get(code)
+        if command is None:
+            return m.Status.UNKNOWN_COMMAND, b""
+        try:
+            request = m.unpack(command.request, payload)
+        except m.PayloadError as exc:
+            return m.Status.BAD_REQUEST, str(exc).encode()[:200]
+        self.commands_seen.append(command.name)
+        try:
+            response = await getattr(self, f"on_{command.name}")(**request)
+        except Refused as exc:
+            log.debug("sim.refused", device=type(self).__name__, command=command.name, reason=exc.reason)
+            return exc.status, exc.reason.encode()[:200]
+        return m.Status.OK, m.pack(command.response, response or {})
+
+    def close(self) -> None:
+        self.link.close()

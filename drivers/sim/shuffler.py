@@ -1,0 +1,155 @@
+"""A simulated shuffling device, speaking the protocol of :mod:`drivers.shuffler` in the device role.
+
+Script keys (TOML or JSON)::
+
+    seed = 7                       # the shuffles' random order
+    recognition = true             # report the shuffled order (card recognition)
+    decks = ["red", "blue"]        # back colours loaded (3.2.2: they must differ)
+    shuffle_seconds = 0.0          # how long a shuffle cycle takes
+    self_test = "passed"           # or "mechanism", "card_reader", "door_sensor"
+    door_open_after_hands = 3      # the door opens after the third hand is delivered
+    hands = [["As","Ks","Qs","Js","Ts"], {cards = ["2c","2d","2h","2s","3c"], bottom = 0}]
+    [[shuffles]]                   # one table per shuffle command, in order
+    jam_at = 23                    # ... "the next shuffle jams at card 23"
+    [[shuffles]]
+    card_count = 51                # also: cycle_fails = true, not_intermixing = true
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from drivers import shuffler as proto
+from drivers.link.messages import DeviceKind, Status
+from drivers.shuffler import DECK_SIZE, DeckColour, SelfTest
+from drivers.sim.base import Refused, ScriptError, SimDevice
+from tabled.game.cards import HAND_SIZE, CardError, parse_cards
+
+SHUFFLE_KEYS = {"jam_at", "cycle_fails", "not_intermixing", "card_count"}
+
+
+def _colour(name: str, key: str) -> DeckColour:
+    try:
+        return DeckColour[str(name).upper()]
+    except KeyError:
+        raise ScriptError(f"{key}: no back colour {name!r} (one of {', '.join(c.name.lower() for c in DeckColour)})") from None
+
+
+class ShufflerSim(SimDevice):
+    KIND = DeviceKind.SHUFFLER
+    COMMANDS = proto.COMMANDS
+    EVENTS = proto.EVENTS
+    SCRIPT_KEYS = frozenset({"recognition", "decks", "shuffle_seconds", "self_test", "door_open_after_hands",
+                             "hands", "shuffles"})
+
+    def __init__(self, script=None, **kw) -> None:
+        super().__init__(script, **kw)
+        s = self.script
+        self.recognition = bool(s.get("recognition", True))
+        self.loaded = [_colour(c, "decks") for c in s.get("decks", ["red", "blue"])]
+        if len(set(self.loaded)) != len(self.loaded):
+            raise ScriptError("decks: the two decks must have different back colours (rule 3.2.2)")
+        self.shuffle_seconds = float(s.get("shuffle_seconds", 0.0))
+        try:
+            self.self_test_result = SelfTest[str(s.get("self_test", "passed")).upper()]
+        except KeyError:
+            raise ScriptError(f"self_test: unknown result {s.get('self_test')!r}") from None
+        self.door_open_after_hands = s.get("door_open_after_hands")
+        self.hands = [self._script_hand(h, i) for i, h in enumerate(s.get("hands", []))]
+        self.shuffles = list(s.get("shuffles", []))
+        for i, sh in enumerate(self.shuffles):
+            if not isinstance(sh, dict) or set(sh) - SHUFFLE_KEYS:
+                raise ScriptError(f"shuffles[{i}]: expected a table with keys among {', '.join(sorted(SHUFFLE_KEYS))}")
+            if "jam_at" in sh and not (isinstance(sh["jam_at"], int) and 1 <= sh["jam_at"] <= DECK_SIZE):
+                raise ScriptError(f"shuffles[{i}].jam_at must be a card number 1-52")
+        self.ready: dict[DeckColour, list[int]] = {}  # shuffled decks: cards still to deal
+        self.door_open = False
+        self.hand_number = 0
+        self._shuffling: asyncio.Task | None = None
+
+    @staticmethod
+    def _script_hand(h, i: int) -> tuple[tuple[int, ...], int]:
+        cards, bottom = (h.get("cards"), h.get("bottom", HAND_SIZE - 1)) if isinstance(h, dict) else (h, HAND_SIZE - 1)
+        try:
+            parsed = parse_cards(cards)
+        except (CardError, TypeError) as exc:
+            raise ScriptError(f"hands[{i}]: {exc}") from None
+        if len(parsed) != HAND_SIZE or not (isinstance(bottom, int) and 0 <= bottom < HAND_SIZE):
+            raise ScriptError(f"hands[{i}]: five cards and a bottom index 0-4")
+        return parsed, bottom
+
+    # -- scripted happenings a test may also trigger directly
+    def open_door(self) -> None:
+        self.door_open = True
+        self.emit("door_open")
+
+    def close_door(self) -> None:
+        self.door_open = False
+        self.emit("door_closed")
+
+    # -- commands
+    def _loaded(self, deck: int) -> DeckColour:
+        if deck not in [int(c) for c in self.loaded]:
+            raise Refused(Status.BAD_REQUEST, f"no deck with back colour {deck} loaded")
+        return DeckColour(deck)
+
+    async def on_shuffle(self, deck: int) -> dict:
+        colour = self._loaded(deck)
+        if self.door_open:
+            raise Refused(Status.REFUSED, "door open")
+        if self._shuffling is not None and not self._shuffling.done():
+            raise Refused(Status.BUSY, "already shuffling")
+        self.ready.pop(colour, None)
+        plan = self.shuffles.pop(0) if self.shuffles else {}
+        self._shuffling = asyncio.get_running_loop().create_task(self._shuffle(colour, plan))
+        return {}
+
+    async def _shuffle(self, deck: DeckColour, plan: dict) -> None:
+        self.emit("shuffle_started", deck=deck)
+        if self.shuffle_seconds:
+            await asyncio.sleep(self.shuffle_seconds)
+        if "jam_at" in plan:
+            self.emit("jam", deck=deck, at_card=plan["jam_at"])
+        elif plan.get("cycle_fails"):
+            self.emit("cycle_failed", deck=deck)
+        elif plan.get("not_intermixing"):
+            self.emit("not_intermixing", deck=deck)
+        elif plan.get("card_count", DECK_SIZE) != DECK_SIZE:
+            self.emit("card_count_wrong", deck=deck, counted=plan["card_count"])
+        else:
+            order = list(range(DECK_SIZE))
+            self.rng.shuffle(order)
+            self.ready[deck] = order
+            self.emit("shuffle_complete", deck=deck, card_count=DECK_SIZE,
+                      order=order if self.recognition else [])
+
+    async def on_deliver_hand(self, deck: int) -> dict:
+        colour = self._loaded(deck)
+        if self.door_open:
+            raise Refused(Status.REFUSED, "door open")
+        remaining = self.ready.get(colour)
+        if remaining is None:
+            raise Refused(Status.REFUSED, f"{colour.name.lower()} deck is not shuffled")
+        if self.hands:
+            cards, bottom = self.hands.pop(0)
+            for c in cards:
+                if c in remaining:
+                    remaining.remove(c)
+        else:
+            if len(remaining) < HAND_SIZE:
+                raise Refused(Status.REFUSED, f"only {len(remaining)} cards left in the {colour.name.lower()} deck")
+            cards, bottom = tuple(remaining[:HAND_SIZE]), HAND_SIZE - 1
+            del remaining[:HAND_SIZE]
+        self.hand_number += 1
+        self.emit("hand_delivered", deck=colour, hand_number=self.hand_number, cards=cards, bottom=bottom)
+        if self.door_open_after_hands is not None and self.hand_number == self.door_open_after_hands:
+            self.open_door()
+        return {}
+
+    async def on_status(self) -> dict:
+        ready = sorted(self.ready)
+        return {"ready": [int(c) for c in ready], "cards_left": [len(self.ready[c]) for c in ready],
+                "door_open": int(self.door_open), "recognition": int(self.recognition)}
+
+    async def on_self_test(self) -> dict:
+        return {"result": int(self.self_test_result)}
