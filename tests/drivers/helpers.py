@@ -77,3 +77,14 @@ class EchoDevice:
 
     def emit(self, n: int) -> int:
         return self.link.send_event(COUNTED.code, m.pack(COUNTED.fields, {"n": n}))
+
+
+async def connect(sim, driver_cls, rec: Recorder | None = None, **kw):
+    """A driver of ``driver_cls`` plugged into in-process simulator ``sim``, link up."""
+    from drivers.link.memory import memory_opener
+
+    rec = rec or Recorder()
+    driver = driver_cls(opener=memory_opener(sim.link), consumer=rec, timing=kw.pop("timing", FAST), **kw)
+    await driver.start()
+    await driver.wait_up(5)
+    return driver, rec
