@@ -61,6 +61,7 @@ def progressive_section(profile: Profile) -> tuple[list[str], dict]:
     data = {
         "wager_cents": profile.progressive_wager_cents,
         "break_even_meter_cents": None if even is None else float(even),
+        "break_even_meter_cents_exact": None if even is None else str(even),
         "return_at_meter": table,
         "return_slope_per_meter_cent": float(pm.return_at(Fraction(10**12) + 1) - pm.return_at(10**12)),
     }
