@@ -39,12 +39,12 @@ def build(args: argparse.Namespace, timing: LinkTiming = LinkTiming()):
 async def serve(sim, link: str | None, out=sys.stdout) -> None:
     from drivers.sim.pty import PtyPort
 
-    port = PtyPort(sim.link, link)
-    print(port.path, file=out, flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    for sig in (signal.SIGTERM, signal.SIGINT):  # before the path is printed: a caller may stop us at once
         loop.add_signal_handler(sig, stop.set)
+    port = PtyPort(sim.link, link)
+    print(port.path, file=out, flush=True)
     try:
         await stop.wait()
     finally:
