@@ -126,6 +126,7 @@ class _Pending:
     data: bytes
     future: asyncio.Future
     attempts: int = 0
+    timer: asyncio.TimerHandle | None = None
 
 
 class HostLink(_FrameProtocol):
@@ -218,24 +219,32 @@ class HostLink(_FrameProtocol):
         seq = next(self._seq)
         while seq in self._pending:
             seq = next(self._seq)
-        pending = _Pending(code, encode(seq, code, payload), asyncio.get_running_loop().create_future())
+        loop = asyncio.get_running_loop()
+        pending = _Pending(code, encode(seq, code, payload), loop.create_future())
         self._pending[seq] = pending  # registered before the write: no response can be missed
         try:
             self.write(pending.data)
-            while True:
-                try:
-                    return await asyncio.wait_for(asyncio.shield(pending.future), self.timing.ack_timeout)
-                except TimeoutError:
-                    if pending.attempts >= self.timing.retries:
-                        raise NoAnswerError(
-                            f"{self.name}: no answer to command {code:#04x} after "
-                            f"{pending.attempts + 1} tries") from None
-                    pending.attempts += 1
-                    self.stats.retransmits += 1
-                    log.debug("link.retransmit", link=self.name, seq=seq, attempt=pending.attempts)
-                    self.write(pending.data)
+            # One timer per attempt, not wait_for(): this is the hot path of every command.
+            pending.timer = loop.call_later(self.timing.ack_timeout, self._expired, seq, pending)
+            return await pending.future
         finally:
+            if pending.timer is not None:
+                pending.timer.cancel()
             self._pending.pop(seq, None)
+
+    def _expired(self, seq: int, pending: _Pending) -> None:
+        """No answer within ack_timeout: send again, or give up after the last retry."""
+        if pending.future.done():
+            return
+        if pending.attempts >= self.timing.retries:
+            pending.future.set_exception(NoAnswerError(
+                f"{self.name}: no answer to command {pending.code:#04x} after {pending.attempts + 1} tries"))
+            return
+        pending.attempts += 1
+        self.stats.retransmits += 1
+        log.debug("link.retransmit", link=self.name, seq=seq, attempt=pending.attempts)
+        self.write(pending.data)
+        pending.timer = asyncio.get_running_loop().call_later(self.timing.ack_timeout, self._expired, seq, pending)
 
     # -- events
     def ack(self, seq: int) -> None:
