@@ -1,8 +1,9 @@
-"""``tabled pool status|history|ledger|verify|reconcile``: the progressive pool, for people and programs.
+"""``tabled pool status|history|ledger|verify|reconcile|propose``: the progressive pool.
 
 The pool is the one the daemon's config names (``--config``, else $TABLED_CONFIG, else
 /etc/tabled/tabled.toml, else the simulated table's), or one given directly with ``--path`` (local)
-or ``--dsn`` (linked) and ``--name``. Nothing here writes to the pool. ``--json`` prints one JSON
+or ``--dsn`` (linked) and ``--name``. Only ``propose`` writes: a new settings version, recorded with
+who and why, that takes effect after the current jackpot is won. ``--json`` prints one JSON
 document. Exit status: 0 fine; 1 ``verify`` or ``reconcile`` found a difference (named); 2 bad
 input or the pool cannot be reached (rule 14.13).
 """
@@ -31,7 +32,9 @@ ACTIONS = {
     "ledger": "the last ledger rows (every change of the pool, with the balance after it)",
     "verify": "prove pool = reset value + contributions - reversals - awards +/- corrections since the reset",
     "reconcile": "compare this table's journal (pool.contributed / pool.reversed) with the pool's ledger",
+    "propose": "record new settings (--contribution-bp ... --who --why); they apply after the jackpot is won",
 }
+SETTING_FLAGS = ("contribution_bp", "reset_cents", "limit_cents", "overflow_to", "reset_from")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,6 +48,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--journal", metavar="FILE", help="reconcile: the journal (default: the config's)")
     parser.add_argument("--limit", type=int, default=25, help="history/ledger: how many rows (default 25)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    new = parser.add_argument_group("propose", "settings not named stay as in the latest version")
+    new.add_argument("--contribution-bp", type=int, metavar="BP", help="11.6: basis points of each wager to the pool")
+    new.add_argument("--reset-cents", type=int, metavar="CENTS", help="the value the pool resets to")
+    new.add_argument("--limit-cents", type=int, metavar="CENTS", help="the pool grows no further (0: no limit)")
+    new.add_argument("--overflow-to", metavar="POOL", help="the pool that takes what is above the limit ('' none)")
+    new.add_argument("--reset-from", metavar="POOL", help="the reserve that funds the reset ('' none)")
+    new.add_argument("--who", help="the person making the change (recorded)")
+    new.add_argument("--why", help="the reason (recorded)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -123,6 +134,8 @@ async def _act(args: argparse.Namespace, pool: LedgerPool, table_id: str,
                   f"  {r.reason}" + (f" [table {r.table_id} round {r.round_id} spot {r.spot}]" if r.table_id else "")
                   + (f" by {r.who}" if r.who else "") for r in rows]
         return 0, {"pool": pool.name, "ledger": [dataclasses.asdict(r) for r in rows]}, "\n".join(lines)
+    if args.action == "propose":
+        return await _propose(args, pool)
     if args.action == "verify":
         v = await pool.verify()
         head = (f"pool {pool.name}: the ledger proves the meter: {money(v.balance_cents)}" if v.ok else
@@ -139,6 +152,30 @@ async def _act(args: argparse.Namespace, pool: LedgerPool, table_id: str,
     lines += [f"  in the pool, not in the journal: round {k[0]} spot {k[1]}" for k in r.missing_in_journal]
     lines += [f"  {d}" for d in r.differences]
     return (0 if r.ok else 1), {"pool": pool.name, **r.as_dict()}, "\n".join(lines)
+
+
+async def _propose(args: argparse.Namespace, pool: LedgerPool) -> tuple[int, dict, str]:
+    if not (args.who and args.who.strip() and args.why and args.why.strip()):
+        raise UserError("propose needs --who (the person) and --why (the reason): both are recorded")
+    changes = {k: getattr(args, k) for k in SETTING_FLAGS if getattr(args, k) is not None}
+    if not changes:
+        raise UserError("propose needs at least one of --contribution-bp --reset-cents --limit-cents"
+                        " --overflow-to --reset-from")
+    if changes.get("limit_cents") == 0:
+        changes["limit_cents"] = None
+    for key in ("overflow_to", "reset_from"):
+        if changes.get(key) == "":
+            changes[key] = None
+    latest = (await pool.settings_history())[-1]
+    settings = dataclasses.replace(latest.settings, **changes)  # validated by PoolSettings itself
+    version = await pool.propose_settings(settings, args.who, args.why)
+    if version == latest.version:
+        text = f"pool {pool.name}: these are already the settings of version {version}; nothing recorded"
+    else:
+        text = (f"pool {pool.name}: settings version {version} recorded by {args.who.strip()}; it takes effect"
+                f" after the current jackpot is won")
+    return 0, {"pool": pool.name, "version": version, "recorded": version != latest.version,
+               "settings": settings.as_dict()}, text
 
 
 def _journal_contributions(path: Path | None) -> tuple[list[dict], list[tuple[str, int]]]:

@@ -21,8 +21,9 @@ __all__ = [
 
 async def open_pool(entry: Any, table_id: str, *, clock: Clock = utc_now, create: bool = True) -> LedgerPool:
     """Open the pool of one ``[[pools]]`` entry (name, backend, path or dsn, contribution_bp,
-    reset_cents). With ``create`` the pool is created when missing, and a changed rate or reset value
-    is recorded as a new settings version by ``config:<table>`` (it takes effect after the next win).
+    reset_cents). With ``create`` the pool is created when missing; for a local pool a changed rate or
+    reset value is recorded as a new settings version by ``config:<table>`` (it takes effect after
+    the next win); a linked pool's settings change only through ``tabled pool propose``.
     Without it (the ``tabled pool`` commands), only an existing pool is opened and nothing is written."""
     settings = PoolSettings(entry.contribution_bp, entry.reset_cents) if create else None
     who = f"config:{table_id}"

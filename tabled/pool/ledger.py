@@ -111,6 +111,10 @@ class LedgerPool:
 
     dialect = ""
     retries = 8
+    #: an existing pool whose settings differ from those given at opening records them as the next
+    #: version (local: the table's config is the one source). A linked pool does not: the tables'
+    #: configs could disagree and take turns; its changes go through ``tabled pool propose``.
+    config_proposes_changes = True
 
     def __init__(self, name: str, table_id: str, settings: PoolSettings | None = None, *,
                  clock: Clock = utc_now, who: str = "config") -> None:
@@ -197,7 +201,7 @@ class LedgerPool:
                     raise PoolError(f"there is no pool named {self.name!r} in this database, and no settings"
                                     " to create it with")
                 await self._create(tx, self.name, settings, self._initial_who)
-            elif settings is not None:
+            elif settings is not None and self.config_proposes_changes:
                 await self._propose(tx, settings, self._initial_who, "configuration")
         await self._run(work)
 
@@ -207,7 +211,6 @@ class LedgerPool:
                      " created_at) VALUES (%s, 0, 0, 1, 0, 0, %s) ON CONFLICT (name) DO NOTHING", (name, now))
         p = await self._lock_row(tx, name)
         if p.ledger_seq:  # another table created it a moment ago
-            await self._propose(tx, settings, who, "configuration")
             return
         await self._insert_settings(tx, name, 1, settings, who, "pool opened")
         await self._append(tx, p, "open", settings.reset_cents, "pool opened at its reset value", who=who)
@@ -243,47 +246,61 @@ class LedgerPool:
     async def contribute(self, table_id: str, round_id: str, spot: int, wager_cents: int) -> Contribution:
         """7.2.1 "no more bets": rate x wager (rounded down) to the pool, the rest retained (11.6).
         Keyed by (table, round, spot): a repeat changes nothing and returns the recorded split."""
-        _check_id("table id", table_id), _check_id("round id", round_id), _check_spot(spot)
-        if not isinstance(wager_cents, int) or isinstance(wager_cents, bool) or wager_cents <= 0:
-            raise PoolError(f"a progressive wager must be whole cents > 0, got {wager_cents!r}")
-
-        async def work(tx: Tx) -> Contribution:
-            p = await self._lock_row(tx, self.name)
-            done = await tx.one("SELECT wager_cents, pool_cents, retained_cents, overflow_cents FROM contributions"
-                                " WHERE pool = %s AND table_id = %s AND round_id = %s AND spot = %s",
-                                (self.name, table_id, round_id, spot))
-            if done is not None:
-                if int(done[0]) != wager_cents:
-                    raise PoolError(f"table {table_id} round {round_id} spot {spot}: already contributed on a"
-                                    f" wager of {done[0]} cents, not {wager_cents}")
-                return Contribution(table_id, round_id, spot, *(int(v) for v in done))
-            s = await self._settings(tx, self.name, p.settings_version)
-            share = s.split(wager_cents)
-            to_pool = share if s.limit_cents is None else max(0, min(share, s.limit_cents - p.balance))
-            overflow = share - to_pool
-            retained = wager_cents - share
-            key = dict(table_id=table_id, round_id=round_id, spot=spot)
-            touched = [p]
-            if overflow and s.overflow_to:
-                target = await self._lock_row(tx, s.overflow_to)
-                await self._append(tx, target, "overflow_in", overflow,
-                                   f"overflow from pool {self.name} above its limit", **key)
-                touched.append(target)
-            else:
-                retained, overflow = retained + overflow, 0  # no overflow pool: the operator keeps it
-            seq = await self._append(tx, p, "contribution", to_pool, "progressive wager (11.6)", **key)
-            await tx.run("INSERT INTO contributions (pool, table_id, round_id, spot, wager_cents, pool_cents,"
-                         " retained_cents, overflow_cents, ledger_seq, at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-                         (self.name, table_id, round_id, spot, wager_cents, to_pool, retained, overflow, seq,
-                          self._now()))
-            await self._save(tx, *touched)
-            return Contribution(table_id, round_id, spot, wager_cents, to_pool, retained, overflow)
-        return await self._run(work)
+        (c,) = await self.contribute_round(table_id, round_id, {spot: wager_cents})
+        return c
 
     async def contribute_round(self, table_id: str, round_id: str,
                                wagers: Mapping[int, int]) -> list[Contribution]:
-        """Every accepted progressive wager of a round ({spot: wager}), spot by spot."""
-        return [await self.contribute(table_id, round_id, spot, w) for spot, w in sorted(wagers.items())]
+        """Every accepted progressive wager of a round ({spot: wager}), locked at the same moment
+        (7.2.1), in one transaction: all of them or none. Each is keyed as :meth:`contribute`."""
+        _check_id("table id", table_id), _check_id("round id", round_id)
+        for spot, wager_cents in wagers.items():
+            _check_spot(spot)
+            if not isinstance(wager_cents, int) or isinstance(wager_cents, bool) or wager_cents <= 0:
+                raise PoolError(f"a progressive wager must be whole cents > 0, got {wager_cents!r} on spot {spot}")
+        if not wagers:
+            return []
+
+        async def work(tx: Tx) -> list[Contribution]:
+            p = await self._lock_row(tx, self.name)
+            touched: dict[str, _Pool] = {p.name: p}
+            done = {int(r[0]): r[1:] for r in await tx.all(
+                "SELECT spot, wager_cents, pool_cents, retained_cents, overflow_cents FROM contributions"
+                " WHERE pool = %s AND table_id = %s AND round_id = %s", (self.name, table_id, round_id))}
+            out = []
+            for spot, wager_cents in sorted(wagers.items()):
+                if spot in done:
+                    if int(done[spot][0]) != wager_cents:
+                        raise PoolError(f"table {table_id} round {round_id} spot {spot}: already contributed on a"
+                                        f" wager of {done[spot][0]} cents, not {wager_cents}")
+                    out.append(Contribution(table_id, round_id, spot, *(int(v) for v in done[spot])))
+                else:
+                    out.append(await self._contribute(tx, p, touched, table_id, round_id, spot, wager_cents))
+            await self._save(tx, *touched.values())
+            return out
+        return await self._run(work)
+
+    async def _contribute(self, tx: Tx, p: _Pool, touched: dict[str, _Pool], table_id: str, round_id: str,
+                          spot: int, wager_cents: int) -> Contribution:
+        s = await self._settings(tx, self.name, p.settings_version)
+        share = s.split(wager_cents)
+        to_pool = share if s.limit_cents is None else max(0, min(share, s.limit_cents - p.balance))
+        overflow = share - to_pool
+        retained = wager_cents - share
+        key = dict(table_id=table_id, round_id=round_id, spot=spot)
+        if overflow and s.overflow_to:
+            if s.overflow_to not in touched:
+                touched[s.overflow_to] = await self._lock_row(tx, s.overflow_to)
+            await self._append(tx, touched[s.overflow_to], "overflow_in", overflow,
+                               f"overflow from pool {self.name} above its limit", **key)
+        else:
+            retained, overflow = retained + overflow, 0  # no overflow pool: the operator keeps it
+        seq = await self._append(tx, p, "contribution", to_pool, "progressive wager (11.6)", **key)
+        await tx.run("INSERT INTO contributions (pool, table_id, round_id, spot, wager_cents, pool_cents,"
+                     " retained_cents, overflow_cents, ledger_seq, at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                     (self.name, table_id, round_id, spot, wager_cents, to_pool, retained, overflow, seq,
+                      self._now()))
+        return Contribution(table_id, round_id, spot, wager_cents, to_pool, retained, overflow)
 
     async def reverse(self, table_id: str, round_id: str, spot: int, reason: str) -> int:
         """Take back a contribution: void round (14.4, 15.2.1, 16.5) or returned wager (14.12).

@@ -40,20 +40,34 @@ def meter_channel(pool: str) -> str:
 
 
 class _PgTx:
+    """Reads go at once; writes wait and go together in one pipeline (one round trip) before the
+    next read or the commit, which keeps the pool row locked for as short a time as possible."""
+
     def __init__(self, conn: psycopg.AsyncConnection) -> None:
         self.conn = conn
         self.readings: list[MeterReading] = []
+        self.pending: list[tuple[str, tuple | None]] = []
+
+    async def flush(self) -> None:
+        if not self.pending:
+            return
+        writes, self.pending = self.pending, []
+        async with self.conn.pipeline():
+            for sql, params in writes:
+                await self.conn.execute(sql, params)
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> tuple | None:
+        await self.flush()
         cur = await self.conn.execute(sql, tuple(params) or None)
         return await cur.fetchone()
 
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        await self.flush()
         cur = await self.conn.execute(sql, tuple(params) or None)
         return await cur.fetchall()
 
     async def run(self, sql: str, params: Sequence[Any] = ()) -> None:
-        await self.conn.execute(sql, tuple(params) or None)
+        self.pending.append((sql, tuple(params) or None))
 
     async def lock_pool(self, name: str) -> tuple | None:
         return await self.one("SELECT name, balance_cents, epoch, settings_version, ledger_seq, hit_seq"
@@ -62,14 +76,16 @@ class _PgTx:
     def notify(self, reading: MeterReading) -> None:
         self.readings.append(reading)
 
-    async def publish(self) -> None:
+    async def finish(self) -> None:
         for r in self.readings:  # delivered by PostgreSQL at commit, in commit order
-            await self.conn.execute("SELECT pg_notify(%s, %s)", (meter_channel(r.pool), json.dumps(
-                {"balance_cents": r.balance_cents, "seq": r.seq, "kind": r.kind, "at": r.at})))
+            self.pending.append(("SELECT pg_notify(%s, %s)", (meter_channel(r.pool), json.dumps(
+                {"balance_cents": r.balance_cents, "seq": r.seq, "kind": r.kind, "at": r.at}))))
+        await self.flush()
 
 
 class PostgresPool(LedgerPool):
     dialect = "postgresql"
+    config_proposes_changes = False
 
     def __init__(self, dsn: str, name: str, table_id: str, settings: PoolSettings | None = None, *,
                  clock: Clock = utc_now, who: str = "config", connect_timeout: float = 3.0,
@@ -151,7 +167,7 @@ class PostgresPool(LedgerPool):
                 async with conn.transaction():
                     tx = _PgTx(conn)
                     yield tx
-                    await tx.publish()
+                    await tx.finish()
             except (pg_errors.SerializationFailure, pg_errors.DeadlockDetected) as exc:
                 raise Retry() from exc
             except (psycopg.OperationalError, psycopg.InterfaceError) as exc:

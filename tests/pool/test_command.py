@@ -130,3 +130,20 @@ def test_status_of_a_linked_pool(pg_dsn, capsys):
     assert "pool linked: $2,005.00 on the meter" in capsys.readouterr().out
     assert main(["pool", "verify", "--dsn", pg_dsn, "--name", "linked", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["ok"] is True
+
+
+def test_propose_records_a_version_that_waits_for_the_jackpot(local_db, capsys):
+    base = ["pool", "propose", "--path", str(local_db)]
+    assert main(base + ["--contribution-bp", "6000", "--who", "manager Ng", "--why", "new promotion"]) == 0
+    assert "settings version 2 recorded by manager Ng; it takes effect after the current jackpot" in capsys.readouterr().out
+    assert main(base + ["--contribution-bp", "6000", "--who", "manager Ng", "--why", "again"]) == 0
+    assert "nothing recorded" in capsys.readouterr().out
+    assert main(["pool", "status", "--path", str(local_db), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["settings_version"], doc["pending_settings_version"]) == (1, 2)
+    assert main(base + ["--contribution-bp", "6000"]) == 2
+    assert "needs --who" in capsys.readouterr().err
+    assert main(base + ["--contribution-bp", "20000", "--who", "a", "--why", "b"]) == 2
+    assert "contribution_bp must be whole basis points" in capsys.readouterr().err
+    assert main(base + ["--who", "a", "--why", "b"]) == 2
+    assert "at least one of" in capsys.readouterr().err

@@ -12,6 +12,7 @@ import pytest
 from tabled.game.progressive import ProgressiveHit, ProgressiveSchedule
 from tabled.game.ranking import Category
 from tabled.pool.base import Contribution, PoolError, ProgressivePool
+from tabled.pool.local import LocalPool
 from tabled.pool.schema import LATEST
 from tabled.pool.settings import PoolSettings
 
@@ -392,3 +393,33 @@ def test_a_held_hit_is_paid_from_the_pool_as_it_stands_on_return(harness):
 def test_bad_settings_are_refused_with_the_key_named(bad, message):
     with pytest.raises(PoolError, match=message):
         PoolSettings(**bad)
+
+
+def test_a_rounds_contributions_in_one_transaction_all_or_nothing(harness):
+    # 7.2.1: every spot locks at "no more bets"; the round's contributions go together, each keyed
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        await pool.contribute("T01", "R1", 2, 500)                       # sent before a crash
+        got = await pool.contribute_round("T01", "R1", {1: 500, 2: 500, 7: 1000})
+        assert [(c.spot, c.pool_cents) for c in got] == [(1, 350), (2, 350), (7, 700)]
+        assert await pool.contribute_round("T01", "R1", {1: 500, 2: 500, 7: 1000}) == got
+        assert await pool.balance() == 1_001_400
+        with pytest.raises(PoolError, match="spot 7: already contributed on a wager of 1000 cents, not 500"):
+            await pool.contribute_round("T01", "R1", {3: 500, 7: 500})
+        assert await pool.balance() == 1_001_400                         # spot 3 was not applied either
+        with pytest.raises(PoolError, match="on spot 4"):
+            await pool.contribute_round("T01", "R2", {4: -5})
+        assert await pool.contribute_round("T01", "R3", {}) == []
+        assert (await pool.verify()).ok
+    harness.run(scenario)
+
+
+def test_a_local_pools_config_change_is_recorded_as_the_next_version(tmp_path):
+    async def scenario():
+        pool = await LocalPool.open(tmp_path / "p.db", "main", "T01", MAIN)
+        await pool.close()
+        pool = await LocalPool.open(tmp_path / "p.db", "main", "T01", PoolSettings(6000, 1_000_000), who="config:T01")
+        history = await pool.settings_history()
+        assert [(v.version, v.who, v.why, v.pending) for v in history][-1] == (2, "config:T01", "configuration", True)
+        await pool.close()
+    asyncio.run(scenario())

@@ -214,3 +214,14 @@ def test_reset_from_a_reserve_in_the_same_linked_database(pg_harness):
         assert await main.balance() == 500 and await reserve.balance() == 0
         assert [e.kind for e in await reserve.ledger()] == ["open", "contribution", "fund_reset"]
     pg_harness.run(scenario)
+
+
+def test_a_linked_pools_settings_change_only_by_proposal(pg_harness):
+    # tables whose configs disagree must not take turns rewriting the jackpot's terms
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        await h.open(table_id="T02", settings=PoolSettings(5000, 1))
+        assert [v.version for v in await pool.settings_history()] == [1]
+        assert await pool.propose_settings(PoolSettings(5000, 1), "manager Ng", "new terms") == 2
+    pg_harness.run(scenario)
+
