@@ -129,14 +129,14 @@ class LinkClient:
                     return
             self.state = LinkState.DOWN
             self.failures += 1
+            delay = min(self.timing.backoff_initial * 2 ** (self.failures - 1), self.timing.backoff_max)
             if self.failures == 1:
-                log.warning("link.failed", link=self.name, reason=reason)  # loud, once
+                log.warning("link.failed", link=self.name, reason=reason, retry_in=delay)  # loud, once
             else:
-                log.debug("link.still_down", link=self.name, reason=reason, attempt=self.failures)
+                log.debug("link.still_down", link=self.name, reason=reason, attempt=self.failures, retry_in=delay)
             if not self._reported_down:
                 self._reported_down = True
                 self._queue.put_nowait(("state", False, reason, self.boot_id))
-            delay = min(self.timing.backoff_initial * 2 ** (self.failures - 1), self.timing.backoff_max)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), delay)
 

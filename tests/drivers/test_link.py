@@ -205,10 +205,10 @@ async def test_reconnect_backoff_is_capped_and_logged_quietly_after_the_first():
         while len(attempts) < 8:
             await asyncio.sleep(0.01)
         await driver.stop()
+    delays = [e["retry_in"] for e in logs if e["event"] in ("link.failed", "link.still_down")]
+    assert delays[:6] == [0.01, 0.02, 0.04, 0.08, 0.08, 0.08]  # doubling, capped at backoff_max
     gaps = [b - a for a, b in zip(attempts, attempts[1:])]
-    assert gaps[0] == pytest.approx(FAST.backoff_initial, abs=0.02)
-    assert max(gaps) < FAST.backoff_max + 0.03  # capped
-    assert gaps[-1] >= FAST.backoff_max - 0.005
+    assert all(g >= d - 0.002 for g, d in zip(gaps, delays))  # and really waited
     levels = [(e["event"], e["log_level"]) for e in logs if e["event"].startswith("link.")]
     assert levels[0] == ("link.failed", "warning")
     assert set(levels[1:]) == {("link.still_down", "debug")}
