@@ -16,7 +16,7 @@ from drivers.link.endpoint import LinkTiming
 from drivers.link.errors import CommandRejected, LinkDownError, NoAnswerError
 from drivers.link.memory import memory_opener
 from drivers.sim.faults import Faults, faulty
-from tests.drivers.helpers import FAST, ECHO, Counted, EchoDevice, EchoDriver, Recorder
+from tests.drivers.helpers import FAST, Counted, EchoDevice, EchoDriver, Recorder
 
 
 async def _started(device, rec, **kw):
