@@ -8,17 +8,17 @@ BIN    := $(VENV)/bin
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test,bench]'
+	$(BIN)/pip install -q -e '.[test,bench,plot]'
 	touch $@
 
 run: $(BIN)/.installed
-	$(BIN)/tabled settle tabled/examples/round.json
+	$(BIN)/tabled run --config config/sim.toml
 
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest -q
 
 bench: $(BIN)/.installed
-	$(BIN)/python benchmarks/bench_ranking.py
+	for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
