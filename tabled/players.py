@@ -1,4 +1,12 @@
-"""Simulated players and a simulated dealer, with in-process stand-ins for the card devices.
+"""Simulated players and a simulated dealer.
+
+:class:`DeviceFloor` acts through the simulated devices (tabled/simtable.py), exactly as people at
+the table would: players put chips on the bet-spot board, the dealer presses the button panel
+(with the key switch turned for privileged actions) and draws cards from the shoe; the shuffling
+device delivers its hands when the daemon asks (7.4). It is what ``tabled run`` uses.
+
+:class:`SimulatedFloor` is the older in-process stand-in that submits table inputs directly,
+kept for the table's own unit tests (tests/table), which run without devices.
 
 Players place antes and progressive wagers, decide by a strategy of tabled.math.strategy, and bet
 twice the ante (5.5) or fold; the dealer presses the panel ("no more bets", fold, reveal, settle,
@@ -9,6 +17,7 @@ floor acts only when the table has gone idle, so a run is deterministic for a se
 
 from __future__ import annotations
 
+import asyncio
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -151,4 +160,158 @@ class SimulatedFloor:
         return False
 
 
-__all__ = ["Player", "SimulatedFloor", "DEALER"]
+class Stalled(RuntimeError):
+    """The table waits for something the simulated floor cannot do (the message says what)."""
+
+
+class DeviceFloor:
+    """Players and a dealer acting through the simulators: the board, the panel, the shoe."""
+
+    def __init__(self, table: Any, sims: Any, devices: Any, players: list[Player], seed: int = 1):
+        self.table, self.sims, self.devices = table, sims, devices
+        self.players = {p.spot: p for p in players}
+        self.rng = random.Random(seed)
+        self.board = sims.control("betspots")
+        self.done: set[tuple] = set()   # (round id, action): each done once
+        self.shoe_deck: list[int] = []
+        self.changed = asyncio.Event()
+        self.paused = False             # tests: the floor stands still
+        table.listeners.append(self._on_effects)
+
+    def _on_effects(self, effects: list[Effect]) -> None:
+        self.changed.set()
+
+    def once(self, *key: Any) -> bool:
+        if key in self.done:
+            return False
+        self.done.add(key)
+        return True
+
+    # -- what people do --------------------------------------------------------------------------------
+
+    def press(self, button: str, key: str = "dealer") -> None:
+        """The dealer presses a panel button, turning the key first when the action needs it."""
+        from drivers.panel import KeyPosition
+        panel = self.sims.panel
+        if panel.key is not KeyPosition[key.upper()]:
+            panel.turn_key(key)
+        panel.press(button)
+        if key != "dealer":
+            panel.turn_key("dealer")
+
+    async def set_board(self, spots: dict[int, dict[str, int]]) -> None:
+        """Chips put down or taken up; the board's sensors are read at once (a poll)."""
+        await self.board.call("set", spots={str(k): v for k, v in spots.items()})
+        await self.devices.drivers["betspots"].poll()
+
+    # -- the floor's loop ----------------------------------------------------------------------------------
+
+    async def play(self, rounds: int | None, *, pause_s: float = 0.0, stall_s: float = 15.0,
+                   stop: asyncio.Event | None = None) -> None:
+        """Play until ``rounds`` more rounds have finished (None: until ``stop`` is set)."""
+        core = self.table.core
+        target = core.rounds_finished + rounds if rounds else None
+        finished = core.rounds_finished
+        while (target is None or core.rounds_finished < target) and not (stop and stop.is_set()):
+            await self.table.idle.wait()
+            self.changed.clear()
+            acted = False if self.paused else await self.step()
+            if core.rounds_finished != finished:
+                finished = core.rounds_finished
+                if pause_s:
+                    await asyncio.sleep(pause_s)
+            if acted:
+                await asyncio.sleep(0)
+                continue
+            try:
+                await asyncio.wait_for(self.changed.wait(), stall_s)
+            except TimeoutError:
+                raise Stalled(self.describe()) from None
+
+    def describe(self) -> str:
+        core, r = self.table.core, self.table.core.round
+        if r is None:
+            why = ("the table is closed" if not core.is_open else
+                   f"equipment fault {core.faults} awaits an inspector (14.13)" if core.faults and not core.approved
+                   else "the shuffling device failed (15.2.2)" if core.shuffler_failed else "no round")
+            return f"no round in play: {why}"
+        return f"round {r.round_id} is {r.phase}; devices up: {sorted(self.devices.up)}"
+
+    async def step(self) -> bool:
+        """Do the next thing people at the table would do now; False when waiting on the table."""
+        core, r = self.table.core, self.table.core.round
+        if not core.is_open:
+            if self.once("open", core.rounds_finished):
+                self.press("approve", key="supervisor")  # 16.8: a supervisor opens the table
+                return True
+            return False
+        if r is None:
+            return False
+        rid = r.round_id
+        if r.phase == "preparing" and core.card_source == "shoe":
+            if not core.decks["S"]["verified"] and self.once(rid, "verify"):
+                self.press("verify_deck")  # 3.4: new cards counted and checked
+                return True
+            if not core.cut_done and self.once(rid, "cut"):
+                self.shoe_deck = list(range(52))
+                self.rng.shuffle(self.shoe_deck)  # 4.2: shuffled and cut by the dealer
+                self.press("confirm_cut")
+                return True
+            return False
+        if r.phase == "betting":
+            return await self._betting(r)
+        if r.phase == "dealing" and r.card_source == "shoe":
+            if self.once(rid, "draw"):
+                for _ in range(5 * len(r.dealt_to)):  # 7.3: the dealer draws, the shoe reads
+                    self.sims.shoe.draw(self.shoe_deck.pop())
+                return True
+            return False
+        if r.phase == "deciding":
+            return await self._deciding(r)
+        if r.phase == "revealed":
+            if self.once(rid, "settle"):
+                self.press("settle_done")
+                return True
+            return False
+        if r.phase == "settling" and r.awards is not None:
+            held = [a["spot"] for a in r.awards["awards"] if r.spots[a["spot"]].award_held]
+            if held and self.once(rid, "paid", held[0]):
+                self.press("settle_done")  # 9.5: the dealer confirms the progressive payment
+                return True
+        return False
+
+    async def _betting(self, r: Any) -> bool:
+        core, rid = self.table.core, r.round_id
+        wager = core.limits.progressive_wager_cents
+        if self.once(rid, "wager"):
+            spots = {}
+            for n in range(1, core.spot_count + 1):
+                p = self.players.get(n)
+                progressive = wager if p and p.progressive and not core.progressive_offline else 0
+                spots[n] = {"ante": p.ante_cents if p else 0, "ante_tokens": 0, "bet": 0, "bet_tokens": 0,
+                            "progressive": progressive, "progressive_tokens": 0}
+            await self.set_board(spots)
+            return True
+        placed = all(r.spots[p.spot].ante.cents == p.ante_cents for p in self.players.values())
+        if placed and self.once(rid, "no_more_bets"):
+            self.press("no_more_bets")  # 7.2.1
+            return True
+        return False
+
+    async def _deciding(self, r: Any) -> bool:
+        rid = r.round_id
+        up = r.dealer_up[0] if r.dealer_up else None
+        betting = {s.number for s in r.spots.values() if s.status in ("playing", "played")
+                   and s.number in self.players and up is not None
+                   and decide(self.players[s.number].strategy, s.cards, up)}
+        if self.once(rid, "decide"):
+            if betting:  # 8.5: a bet of twice the ante
+                await self.set_board({n: {"bet": 2 * r.spots[n].locked_ante.cents} for n in sorted(betting)})
+            return True
+        if all(r.spots[n].status == "played" for n in betting) and self.once(rid, "reveal"):
+            self.press("reveal")  # 8.6: the others fold (8.3)
+            return True
+        return False
+
+
+__all__ = ["Player", "SimulatedFloor", "DeviceFloor", "Stalled", "DEALER"]

@@ -89,8 +89,9 @@ class Table:
             if ack is not None:
                 ack()  # durable: the device may forget this frame
         for rec in records:
+            before = self.core.round_id  # the lines an input causes belong to the round it came in
             effects = self.core.apply(rec.kind, rec.payload, rec.time_us // 1000)
-            await self.carry_out(effects)
+            await self.carry_out(effects, before)
 
     def _journal(self, items: list[tuple[str, dict[str, Any], str | None]]):
         if self.stop_after_records is not None:
@@ -102,15 +103,18 @@ class Table:
                 raise Crash("stopped at the scripted journal step", recs)
         return self.journal.append_many(items)
 
-    async def carry_out(self, effects: list[Effect]) -> None:
+    async def carry_out(self, effects: list[Effect], round_id: str | None = None) -> None:
         notes = [e for e in effects if isinstance(e, Note)]
         if notes:
             self._journal([(n.kind, n.payload, n.round_id) for n in notes])
         for listener in self.listeners:
             listener(effects)
+        rid = self.core.round_id if round_id is None else round_id
         for e in effects:
+            if isinstance(e, Note) and e.round_id:
+                rid = e.round_id  # a round's notes come before the lines that belong to it
             if isinstance(e, Say):
-                self._say(e)
+                self._say(e, rid)
             elif isinstance(e, Command):
                 await self._command(e)
             elif isinstance(e, PoolOp):
@@ -124,11 +128,12 @@ class Table:
             raise Crash("stopped at the scripted journal step")
         self.journal.checkpoint(self.core.snapshot())
 
-    def _say(self, e: Say) -> None:
+    def _say(self, e: Say, round_id: str | None = None) -> None:
         level = {"info": "info", "flag": "warning", "refused": "warning"}[e.level]
-        getattr(log, level)(e.text, round_id=self.core.round_id, spot=e.spot, rule=e.rule, kind=e.level)
+        round_id = round_id or self.core.round_id
+        getattr(log, level)(e.text, round_id=round_id, spot=e.spot, rule=e.rule, kind=e.level)
         if self.display is not None:
-            self.display(e, self.core.round_id)
+            self.display(e, round_id)
 
     async def _command(self, e: Command) -> None:
         if self.commands is None:

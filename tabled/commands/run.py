@@ -1,25 +1,41 @@
-"""``tabled run``: run the table. With ``[simulation] enabled`` the players, the dealer and the card
-devices are simulated in-process (tabled/players.py) and every round is printed as it happens."""
+"""``tabled run``: run the table.
+
+Every device is a real driver (tabled/devices.py). With ``[simulation] enabled`` the devices are
+the simulators (tabled/simtable.py: the serial ones each in its own process on a pty, the USB ones
+behind the simulated pyusb backend) and simulated players and a dealer act through them
+(tabled/players.py); otherwise the drivers open the ports and USB devices named in ``[devices]``.
+
+Output: in a terminal, readable lines as rounds happen (state, hands, settlement, pool) on stdout
+and only warnings from the log, on stderr. Otherwise (systemd, a pipe) the structlog JSON lines on
+stdout are the output, one record per event, each with its round id, spot and rule.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, TextIO
+
+import structlog
 
 from tabled.config import Config, load_config
 from tabled.core import TableCore
 from tabled.effects import Command, Effect, Note, Say
 from tabled.game.settlement import money
 from tabled.journal import Journal
-from tabled.players import Player, SimulatedFloor
 from tabled.rules.limits import Limits
 from tabled.table import Table
 
 NAME = "run"
 HELP = "run the table (default config: the embedded simulated table)"
+DEVICES_UP_TIMEOUT = 20.0
+
+log = structlog.get_logger("tabled.run")
 
 
 def add_arguments(parser) -> None:
@@ -47,17 +63,20 @@ async def open_pool(cfg: Config):
 
 
 class RoundPrinter:
-    """Shows rounds as they happen: state, hands, settlement, pool."""
+    """Shows rounds as they happen in a terminal: state, hands, settlement, pool."""
 
     def __init__(self, out: TextIO, quiet: bool = False):
         self.out, self.quiet = out, quiet
+        self.last_meter: int | None = None
 
     def __call__(self, effects: list[Effect]) -> None:
         for e in effects:
             if isinstance(e, Note) and e.kind == "round.settled" and self.quiet:
                 d = e.payload
-                print(f"{e.round_id}: dealer {' '.join(d['dealer']['cards'])}  net {money(d['net_cents'])}"
-                      f"  pool {money(d['progressive']['pool_after_cents'])}", file=self.out)
+                dealer = " ".join(d["dealer"]["cards"]) if d.get("dealer") else "-"
+                pool = d.get("progressive", {}).get("pool_after_cents")
+                print(f"{e.round_id}: dealer {dealer}  net {money(d['net_cents'])}"
+                      + (f"  pool {money(pool)}" if pool is not None else ""), file=self.out)
             if self.quiet:
                 continue
             if isinstance(e, Note) and e.kind == "round.dealt":
@@ -67,67 +86,192 @@ class RoundPrinter:
                                          or "progressive" in e.text or "round" in e.text[:6]):
                 tag = f" [{e.rule}]" if e.rule else ""
                 print(f"  {e.text}{tag}", file=self.out)
-            elif isinstance(e, Command) and e.device == "meter":
-                print(f"  meter: pool {money(e.args['cents'])}", file=self.out)
+            elif isinstance(e, Command) and e.device == "meter" and e.args.get("cents") != self.last_meter:
+                self.last_meter = e.args.get("cents")
+                if self.last_meter is not None:
+                    print(f"  meter: pool {money(self.last_meter)}", file=self.out)
+        self.out.flush()
+
+
+class RoundLogger:
+    """The same rounds as structured records (for journald): the table's notes, one record each.
+    The dealer's lines are logged by the table itself (tabled/table.py)."""
+
+    def __call__(self, effects: list[Effect]) -> None:
+        for e in effects:
+            if isinstance(e, Note):
+                log.info(e.kind, round_id=e.round_id, **{k: v for k, v in e.payload.items() if k != "round_id"})
+
+
+def terminal(out: TextIO) -> bool:
+    from tabled.log import under_systemd
+    return getattr(out, "isatty", lambda: False)() and not under_systemd()
 
 
 async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: bool = False,
-                    journal_path: Path | None = None, clock=time.time) -> Table:
-    """Open (or recover) the table and play ``rounds`` rounds with the simulated floor."""
-    journal = Journal.open(journal_path or cfg.journal.path, clock=clock)
+                    journal_path: Path | None = None, clock=time.time, *, state_dir: Path | None = None,
+                    timing: Any = None, poll_interval: float = 0.05, stop: asyncio.Event | None = None,
+                    human: bool = True, notifier: Any = None, hooks: Any = None) -> Table:
+    """Open (or recover) the table, start its devices and play ``rounds`` rounds (0: until ``stop``).
+
+    ``hooks`` (tests, benchmarks) is called with the running table, devices, simulators and floor
+    before play starts; its ``play(...)`` may replace the floor's loop."""
+    from drivers.link.endpoint import LinkTiming
+    from tabled.devices import TableDevices, build_drivers
+    from tabled.players import DeviceFloor, Player
+    from tabled.systemd import Notifier, feed_watchdog, watchdog_period
+
+    notifier = notifier or Notifier.from_environment()
+    notifier.status("checking the journal")
+    journal = Journal.open(journal_path or cfg.journal.path, clock=clock)  # verified from the last checkpoint
     pool = await open_pool(cfg)
     core, missing, replayed = Table.replay(journal, lambda snap: make_core(cfg, snap))
     table = Table(core, journal, pool, checkpoint_every=cfg.journal.checkpoint_every_rounds, clock=clock)
-    table.listeners.append(RoundPrinter(out, quiet))
+    table.listeners.append(RoundPrinter(out, quiet) if human else RoundLogger())
     if replayed:
-        print(f"recovered: {replayed} journal records replayed; round {core.round_id or '-'} "
-              f"{core.round.phase if core.round else ''}", file=out)
-    await table.resume(missing)
+        msg = (f"recovered: {replayed} journal records replayed; round {core.round_id or '-'} "
+               f"{core.round.phase if core.round else ''}")
+        print(msg, file=out) if human else log.info("journal.recovered", records=replayed, round_id=core.round_id)
     sim = cfg.simulation
-    players = [Player(p.spot, p.ante_cents, p.progressive, p.strategy) for p in sim.players]
-    floor = SimulatedFloor(table, players, seed=sim.seed, card_source=core.card_source)
-    consumer = asyncio.create_task(table.run())
+    sims = None
+    tmp = None
+    devices = None
+    consumer = None
+    watchdog = None
+    timing = timing or LinkTiming()
     try:
+        if sim.enabled:
+            from tabled.simtable import SimulatedTable
+            if state_dir is None:
+                tmp = tempfile.TemporaryDirectory(prefix="tabled-sim-")
+                state_dir = Path(tmp.name)
+            notifier.status("starting the simulated devices")
+            sims = await SimulatedTable(state_dir, seed=sim.seed, spots=cfg.table.spots, timing=timing).start()
+            make = lambda consumer_for: build_drivers(  # noqa: E731
+                consumer_for, spots=cfg.table.spots, ports=sims.ports, usb_backend=sims.backend,
+                timing=timing, poll_interval=poll_interval)
+        else:
+            from drivers.link.usb import UsbAddress
+            d = cfg.devices
+            make = lambda consumer_for: build_drivers(  # noqa: E731
+                consumer_for, spots=cfg.table.spots, timing=timing, poll_interval=poll_interval,
+                ports={n: getattr(d, n).port for n in ("shuffler", "betspots", "meter")},
+                baudrates={n: getattr(d, n).baudrate for n in ("shuffler", "betspots", "meter")},
+                usb_addresses={n: UsbAddress(getattr(d, n).vendor_id, getattr(d, n).product_id, getattr(d, n).serial)
+                               for n in ("shoe", "panel")})
+        devices = TableDevices(table, make)
+        table.commands = devices.command
+        consumer = asyncio.create_task(table.run(), name="table")
+        await devices.start()
+        if sims is not None:
+            notifier.status("waiting for the devices")
+            await devices.wait_up(DEVICES_UP_TIMEOUT)
+        await table.resume(missing)  # nothing went to a device before the journal checked out
         table.submit("pool.balance", {"balance_cents": await pool.balance()})
-        if not core.is_open:
-            table.submit("panel", {"action": "open_table", "key": "supervisor"})
-        target = core.rounds_finished + rounds if rounds else None
-        while target is None or core.rounds_finished < target:
-            await table.idle.wait()
-            if consumer.done():
-                consumer.result()
-            if not floor.step():
-                if sim.round_pause_ms and not rounds:
-                    await asyncio.sleep(sim.round_pause_ms / 1000)
-                if not floor.step():
-                    raise RuntimeError(f"the table is waiting for something the simulation cannot do: "
-                                       f"round {core.round_id} {core.round.phase if core.round else '-'}")
-            await asyncio.sleep(0)
+        period = watchdog_period()
+        if period:
+            watchdog = asyncio.create_task(feed_watchdog(notifier, period, healthy=lambda: not consumer.done()))
+        notifier.ready(f"table {cfg.table.id} running")
+        status = _Status(notifier, table)
+        table.listeners.append(status)
+        floor = None
+        if sims is not None:
+            players = [Player(p.spot, p.ante_cents, p.progressive, p.strategy) for p in sim.players]
+            floor = DeviceFloor(table, sims, devices, players, seed=sim.seed)
+        if hooks is not None:
+            await hooks.started(table=table, devices=devices, sims=sims, floor=floor)
+        if hooks is not None and hasattr(hooks, "play"):
+            await _until_done(hooks.play(), consumer, stop)
+        elif floor is not None and sim.dealer == "auto":
+            pause = sim.round_pause_ms / 1000 if not rounds else 0.0
+            await _until_done(floor.play(rounds or None, pause_s=pause), consumer, stop)
+        else:
+            await _until_done(asyncio.Event().wait(), consumer, stop)
         await table.idle.wait()
     finally:
-        table.stop()
-        try:
-            await asyncio.wait_for(consumer, 5)
-        except Exception:
-            consumer.cancel()
+        notifier.stopping("stopping")
+        if watchdog is not None:
+            watchdog.cancel()
+        if devices is not None:
+            await devices.stop()
+        if consumer is not None:
+            table.stop()
+            try:
+                await asyncio.wait_for(consumer, 5)
+            except Exception:
+                consumer.cancel()
+        if sims is not None:
+            await sims.close()
+        if tmp is not None:
+            tmp.cleanup()
         await pool.close()
         journal.close()
     return table
 
 
+async def _until_done(coro, consumer: asyncio.Task, stop: asyncio.Event | None = None) -> None:
+    """Run ``coro`` until it ends or ``stop`` is set; if the table's consumer dies first, raise
+    its error instead of waiting."""
+    work = asyncio.ensure_future(coro)
+    stopped = asyncio.ensure_future((stop or asyncio.Event()).wait())
+    try:
+        done, _ = await asyncio.wait({work, consumer, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopped.cancel()
+    if work not in done:
+        work.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await work
+        if consumer in done:
+            consumer.result()
+        return
+    work.result()
+
+
+class _Status:
+    """sd_notify STATUS: the round in play and the pool, when they change."""
+
+    def __init__(self, notifier: Any, table: Table):
+        self.notifier, self.table, self.last = notifier, table, ""
+
+    def __call__(self, effects: list[Effect]) -> None:
+        c = self.table.core
+        text = (f"{c.rounds_finished} rounds; round {c.round_id} {c.round.phase}" if c.round
+                else f"{c.rounds_finished} rounds; no round in play")
+        if c.faults:
+            text += f"; fault: {', '.join(sorted(c.faults))}"
+        if text != self.last:
+            self.last = text
+            self.notifier.status(text)
+
+
 def run(args) -> int:
     cfg = load_config(args.config)
-    if not cfg.simulation.enabled:
-        from tabled.cli import UserError
-        raise UserError("real devices are not wired into 'tabled run' yet: set [simulation] enabled = true")
     rounds = args.rounds if args.rounds is not None else cfg.simulation.rounds
+    if rounds < 0:
+        from tabled.cli import UserError
+        raise UserError(f"--rounds must be 0 or more, got {rounds}")
     from tabled.log import configure_logging
-    # the round printer shows the table on stdout; the structured log goes to stderr
-    # (journald keeps it under systemd); in a terminal only warnings, so the two do not repeat
-    level = cfg.log.level if not sys.stderr.isatty() else "warning"
-    configure_logging(cfg.log.format, level, stream=sys.stderr)
+    human = cfg.log.format != "json" and terminal(sys.stdout)
+    if human:
+        # the round printer is the output; the log adds only warnings, on stderr
+        configure_logging("console" if cfg.log.format == "auto" else cfg.log.format, "warning", stream=sys.stderr)
+    else:
+        configure_logging("json", cfg.log.level, stream=sys.stdout)  # journald keeps these lines
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await run_table(cfg, rounds, quiet=args.quiet, stop=stop, human=human)
+
+    from tabled.players import Stalled
     try:
-        asyncio.run(run_table(cfg, rounds, quiet=args.quiet))
+        asyncio.run(main())
+    except Stalled as exc:
+        from tabled.cli import UserError
+        raise UserError(f"the simulated table stopped: {exc}") from None
     except KeyboardInterrupt:
         return 130
     return 0

@@ -1,0 +1,506 @@
+"""The table's five devices, joined to the controller (DESIGN.md "How data flows").
+
+Driver events become table inputs, submitted with the driver's acknowledgement, so the device
+hears its frame acknowledged only once the input is in the journal (tabled/table.py acks after the
+group commit). Table effects that are device commands go to the drivers through one ordered worker
+per device, so the table's consumer never waits on a device.
+
+Repeats: a device sends again an event the daemon did not acknowledge, also to the *next* daemon
+after a crash. Each device frame's input carries ``src`` (device and boot id) and a ``seq`` that
+grows by one per frame; the core ignores a ``seq`` it has already folded (tabled/core.py), and the
+adapter drops a frame it can see is a repeat before translating it again.
+
+Choices where the rules and the devices leave room (documented, each where it is made):
+
+* The panel has no button per spot. "Reveal" folds every spot still deciding whose bet area is
+  empty on the board (8.3, 8.6: the reveal comes after the bets of every player continuing);
+  "settle done" settles, then confirms each held progressive payment in the order of 12.2/12.4;
+  "approve" does what the key allows and the table needs (inspector: 14.13; supervisor: open the
+  table, resolve past posting 5.6, continue after a shuffler failure 15.2.2).
+* A lost link is not by itself a device failure. The meter's is (14.13: its display cannot be
+  trusted). The shuffler's becomes 15.2 only when it comes back having lost the deck a round is
+  being dealt from; before any card is dealt it is a failed shuffle cycle: reshuffle (15.1).
+* Hands come out of the shuffling device when the round enters dealing (7.4); how many the device
+  has already given for the round is read back from it (STATUS), so a restart mid-deal asks for
+  exactly the hands still missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+
+from drivers.base import BadDeviceData, DeviceEvent, Driver, LinkFailed, LinkUp
+from drivers.betspots import BetSpotsDriver, Lamp as SpotLamp, WagerAfterLock, WagersChanged
+from drivers.link.endpoint import LinkTiming
+from drivers.link.errors import CommandRejected, LinkError
+from drivers.link.messages import Status
+from drivers.meter import MeterDriver, MeterFault, MeterFaultCleared
+from drivers.panel import Button, ButtonPressed, KeyTurned, PanelDriver
+from drivers.shoe import CardDrawn, ShoeDriver
+from drivers.shuffler import (DECK_SIZE, CardCountWrong, DeckColour, HandDelivered, NotIntermixing,
+                              ShuffleComplete, ShuffleCycleFailed, ShufflerDriver, ShufflerJam)
+from tabled.effects import Command, Effect
+from tabled.game.cards import HAND_SIZE
+
+log = structlog.get_logger("tabled.devices")
+
+DEVICES = ("shuffler", "betspots", "meter", "shoe", "panel")
+DECK_COLOURS = {"A": DeckColour.RED, "B": DeckColour.BLUE}  # tabled.core.DECKS: A red, B blue (3.2.2)
+COLOUR_DECKS = {c: d for d, c in DECK_COLOURS.items()}
+AREAS = ("ante", "progressive", "bet")  # in this order: an ante before its progressive wager (11.1)
+SEQ_CYCLE = 255   # link SEQs run 1..255 and wrap (docs/protocols.md)
+PER_FRAME = 16    # inputs one frame may become (a reveal folds up to 7 spots, then reveals)
+BUSY_RETRY_S = 0.01
+BUSY_RETRIES = 200
+
+Input = tuple[str, dict[str, Any]]
+
+
+def frame_seq(ack: Any) -> int | None:
+    """The link SEQ of the frame an acknowledgement belongs to (drivers.link.client._Ack)."""
+    return getattr(ack, "_seq", None)
+
+
+def build_drivers(consumer_for: Callable[[str], Any], *, spots: int, ports: dict[str, str],
+                  usb_backend: Any = None, usb_addresses: dict[str, Any] | None = None,
+                  timing: LinkTiming = LinkTiming(), poll_interval: float = 0.05,
+                  baudrates: dict[str, int] | None = None) -> dict[str, Driver]:
+    """The five drivers: serial ones on ``ports``, USB ones found on ``usb_backend`` (None: libusb)."""
+    baud = baudrates or {}
+    addr = usb_addresses or {}
+    return {
+        "shuffler": ShufflerDriver(port=ports["shuffler"], consumer=consumer_for("shuffler"), timing=timing,
+                                   baudrate=baud.get("shuffler", 115200)),
+        "betspots": BetSpotsDriver(port=ports["betspots"], consumer=consumer_for("betspots"), timing=timing,
+                                   spots=spots, poll_interval=poll_interval, baudrate=baud.get("betspots", 115200)),
+        "meter": MeterDriver(port=ports["meter"], consumer=consumer_for("meter"), timing=timing,
+                             baudrate=baud.get("meter", 115200)),
+        "shoe": ShoeDriver(consumer=consumer_for("shoe"), address=addr.get("shoe"), backend=usb_backend,
+                           timing=timing),
+        "panel": PanelDriver(consumer=consumer_for("panel"), address=addr.get("panel"), backend=usb_backend,
+                             timing=timing),
+    }
+
+
+class TableDevices:
+    """Joins the drivers to a :class:`tabled.table.Table` (whose ``commands`` sink is :meth:`command`)."""
+
+    def __init__(self, table: Any, make_drivers: Callable[[Callable[[str], Any]], dict[str, Driver]]) -> None:
+        self.table = table
+        self.drivers = make_drivers(self._consumer_for)
+        self.boots: dict[str, int] = {}
+        self.up: set[str] = set()
+        self.last_frame: dict[str, int] = {}
+        self.board: dict[tuple[int, str], tuple[int, int]] = {}  # (spot, area) -> (chips, tokens) submitted
+        self.accepting: set[int] = set()                           # spots accepting a progressive (11.1)
+        self.dealt_round: str | None = None                        # hands asked for, for this round
+        self.events_in = 0
+        self._queues: dict[str, asyncio.Queue] = {}
+        self._workers: list[asyncio.Task] = []
+        self._tasks: set[asyncio.Task] = set()
+        self.on_input: Callable[[str, DeviceEvent], None] | None = None  # benchmarks: event timing
+        self._sync_board_from_core()
+        table.listeners.append(self.on_effects)
+
+    # -- life -------------------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        for name in self.drivers:
+            self._queues[name] = asyncio.Queue()
+            self._workers.append(asyncio.get_running_loop().create_task(self._work(name), name=f"{name}-commands"))
+        for d in self.drivers.values():
+            await d.start()
+
+    async def wait_up(self, timeout: float) -> None:
+        await asyncio.gather(*(d.wait_up(timeout) for d in self.drivers.values()))
+
+    async def stop(self) -> None:
+        for t in [*self._workers, *self._tasks]:
+            t.cancel()
+        for t in [*self._workers, *self._tasks]:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        self._workers.clear()
+        for d in self.drivers.values():
+            with contextlib.suppress(Exception):
+                await d.stop()
+
+    def _spawn(self, coro) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("devices.task_failed", error=repr(task.exception()), round_id=self.core.round_id)
+
+    @property
+    def core(self):
+        return self.table.core
+
+    # -- events in ---------------------------------------------------------------------------------------
+
+    def _consumer_for(self, device: str):
+        async def consume(event: DeviceEvent, ack: Callable[[], None]) -> None:
+            try:
+                await self._on_event(device, event, ack)
+            except Exception:  # a bug here must not stop the device's link; the frame is kept
+                log.exception("devices.event_failed", device=device, what=repr(event),
+                              round_id=self.core.round_id)
+                ack()
+        return consume
+
+    async def _on_event(self, device: str, event: DeviceEvent, ack: Callable[[], None]) -> None:
+        self.events_in += 1
+        if isinstance(event, LinkUp):
+            self.boots[device] = event.boot_id
+            self.up.add(device)
+            self._spawn(self._link_up(device))
+            return
+        if isinstance(event, LinkFailed):
+            self.up.discard(device)
+            self._link_failed(device, event)
+            return
+        key = self._frame_key(device, ack)
+        if key is not None and key[2]:
+            log.debug("devices.repeat_dropped", device=device, what=type(event).__name__)
+            ack()  # already in the journal: the device may forget it
+            return
+        if isinstance(event, ButtonPressed):
+            await self.table.idle.wait()  # the panel acts on the table as the dealer sees it now
+        inputs = self._translate(device, event)
+        if self.on_input is not None and inputs:
+            self.on_input(device, event)
+        self._submit(inputs, ack, key)
+
+    def _frame_key(self, device: str, ack: Any) -> tuple[str, int, bool] | None:
+        """(src, frame number, is a repeat) for a device frame; None for polled readings."""
+        seq, boot = frame_seq(ack), self.boots.get(device)
+        if seq is None or boot is None:
+            return None
+        src = f"{device}@{boot:08x}"
+        folded = self.core.last_seq.get(src, -1)
+        last = max(folded // PER_FRAME if folded >= 0 else -1, self.last_frame.get(src, -1))
+        residue = (seq - 1) % SEQ_CYCLE
+        if last < 0:
+            return src, residue, False
+        number = last + (residue - last) % SEQ_CYCLE
+        return src, number, number == last
+
+    def _submit(self, inputs: list[Input], ack: Callable[[], None], key: tuple[str, int, bool] | None) -> None:
+        if not inputs:
+            ack()  # nothing for the journal: the frame is done with
+            return
+        for i, (kind, payload) in enumerate(inputs):
+            if key is not None:
+                payload = {**payload, "src": key[0], "seq": key[1] * PER_FRAME + i}
+            # all of one frame's inputs go in one group commit; the frame is acked after it
+            self.table.submit(kind, payload, ack if i == len(inputs) - 1 else None)
+        if key is not None:
+            self.last_frame[key[0]] = key[1]
+
+    def _translate(self, device: str, e: DeviceEvent) -> list[Input]:
+        if isinstance(e, BadDeviceData):
+            log.error("device.nonsense", device=device, reason=e.reason, round_id=self.core.round_id)
+            return []
+        if isinstance(e, HandDelivered):
+            return [("shuffler.hand", {"cards": list(e.cards), "back": e.deck.name.lower(), "up": e.bottom})]
+        if isinstance(e, ShuffleComplete):
+            return self._shuffled(e)
+        if isinstance(e, (ShufflerJam, ShuffleCycleFailed, NotIntermixing)):
+            fault = {ShufflerJam: "jam", ShuffleCycleFailed: "cycle_fail", NotIntermixing: "not_intermixing"}[type(e)]
+            deck = COLOUR_DECKS.get(e.deck)
+            return [("shuffler.fault", {"fault": fault, "deck": deck})] if deck else []  # 15.1
+        if isinstance(e, CardCountWrong):
+            deck = COLOUR_DECKS.get(e.deck)
+            return [("deck.verified", {"deck": deck, "count": e.counted})] if deck else []  # 3.7
+        if isinstance(e, WagersChanged):
+            return self._wagers(e.reading)
+        if isinstance(e, WagerAfterLock):
+            return []  # the round judges it (5.6; a bet in the deciding phase is allowed, 8.5)
+        if isinstance(e, MeterFault):
+            return [("equipment.fault", {"equipment": "meter", "reason": e.reason})]  # 14.13
+        if isinstance(e, MeterFaultCleared):
+            return self._meter_back()
+        if isinstance(e, CardDrawn):
+            return [("shoe.card", {"card": e.card})]  # 7.3
+        if isinstance(e, ButtonPressed):
+            return self._button(e)
+        if isinstance(e, KeyTurned):
+            log.info("panel.key_turned", position=e.position.name.lower(), round_id=self.core.round_id)
+            return []
+        log.debug("device.event", device=device, what=type(e).__name__, round_id=self.core.round_id)
+        return []
+
+    def _shuffled(self, e: ShuffleComplete) -> list[Input]:
+        deck = COLOUR_DECKS.get(e.deck)
+        if deck is None:
+            log.error("shuffler.unknown_deck", colour=e.deck.name, round_id=self.core.round_id)
+            return []
+        inputs: list[Input] = []
+        if e.order and not self.core.decks[deck]["verified"]:
+            inputs.append(("deck.verified", {"deck": deck, "cards": list(e.order)}))  # 3.4: read by the device
+        inputs.append(("shuffler.shuffled", {"deck": deck}))
+        r = self.core.round
+        if r is not None and r.deck == deck and r.phase == "dealing":
+            self.dealt_round = None  # a deal that waited for this deck may go on
+        return inputs
+
+    # -- the bet-spot board ----------------------------------------------------------------------------
+
+    def _sync_board_from_core(self) -> None:
+        r = self.core.round
+        self.board = {}
+        if r is not None:
+            for s in r.spots.values():
+                for area in AREAS:
+                    w = getattr(s, area)
+                    self.board[(s.number, area)] = (w.chips_cents, w.token_cents)
+
+    def _wagers(self, reading, areas: tuple[str, ...] = AREAS, full: bool = False) -> list[Input]:
+        inputs: list[Input] = []
+        for sw in reading.spots:
+            for area in areas:
+                w = getattr(sw, area)
+                now = (w.chips, w.tokens)
+                if full or self.board.get((sw.spot, area), (0, 0)) != now:
+                    self.board[(sw.spot, area)] = now
+                    inputs.append(("wager", {"spot": sw.spot, "area": area, "cents": w.chips, "token_cents": w.tokens}))
+        return inputs
+
+    async def _resync_board(self) -> None:
+        """Betting opens: the chips on the felt now are this round's antes and progressive wagers
+        (a bet area is paid or collected at settlement, so it is not carried into a round)."""
+        board: BetSpotsDriver = self.drivers["betspots"]  # type: ignore[assignment]
+        reading = await board.poll()
+        inputs = self._wagers(reading, ("ante", "progressive"), full=True)
+        inputs = [i for i in inputs if i[1]["cents"] or i[1]["token_cents"]]
+        for kind, payload in inputs:
+            self.table.submit(kind, payload)
+
+    # -- the panel ----------------------------------------------------------------------------------------
+
+    def _button(self, e: ButtonPressed) -> list[Input]:
+        key = e.key.name.lower()
+        c, r = self.core, self.core.round
+        b = e.button
+
+        def panel(action: str, **fields: Any) -> Input:
+            return ("panel", {"action": action, "key": key, **fields})
+
+        if b is Button.NO_MORE_BETS:
+            return [panel("no_more_bets")]
+        if b is Button.REVEAL:
+            if r is None or r.phase != "deciding":
+                return [panel("reveal")]  # the round says why not
+            folds = [panel("fold", spot=s.number) for s in r.spots.values()  # 8.3, 8.6
+                     if s.status == "playing" and self.board.get((s.number, "bet"), (0, 0)) == (0, 0)]
+            return [*folds, panel("reveal")]
+        if b is Button.SETTLE_DONE:
+            if r is not None and r.phase == "settling" and r.awards is not None:
+                held = [a["spot"] for a in r.awards.get("awards", []) if r.spots[a["spot"]].award_held]
+                if held:
+                    return [panel("award_paid", spot=held[0])]  # 9.5, in the order of 12.2 / 12.4
+            return [panel("settle")]
+        if b is Button.MISDEAL:
+            return [panel("misdeal")]
+        if b is Button.VOID_ROUND:
+            return [panel("invalidate_round", reason="voided at the panel")]
+        if b is Button.CONFIRM_CUT:
+            return [panel("shuffle_and_cut")]  # 4.2, 4.3
+        if b is Button.VERIFY_DECK:
+            if c.card_source == "shoe":
+                return [("deck.verified", {"deck": "S", "count": DECK_SIZE})]  # 3.4: counted by the dealer
+            return [panel("count_cards", count=DECK_SIZE)]
+        if b is Button.APPROVE:
+            return self._approve(key, panel)
+        log.info("panel.button", button=b.name.lower(), key=key, round_id=c.round_id)
+        return []
+
+    def _approve(self, key: str, panel: Callable[..., Input]) -> list[Input]:
+        c, r = self.core, self.core.round
+        if key == "inspector":
+            if not c.faults:
+                return [panel("approve_play")]  # refused by the table: nothing to approve
+            out = [panel("approve_play")]  # 14.13
+            if "meter" in c.faults and "meter" in self.up:
+                out.append(("equipment.ok", {"equipment": "meter"}))  # the meter is back: no need to go offline
+            return out
+        if r is not None and any(s.past_posting for s in r.spots.values()):
+            return [panel("resolve_past_posting", spot=s.number) for s in r.spots.values() if s.past_posting]  # 5.6
+        if key == "supervisor":
+            if not c.is_open:
+                return [panel("open_table")]  # 16.8
+            if c.shuffler_failed:
+                return [panel("use_card_source", source="shuffler")]  # 15.2.2: another device, new cards
+        return [panel("approve_play")]  # the table says why not
+
+    # -- link state ---------------------------------------------------------------------------------------
+
+    def _link_failed(self, device: str, e: LinkFailed) -> None:
+        log.warning("device.link_lost", device=device, reason=e.reason, round_id=self.core.round_id)
+        if device == "meter" and "meter" not in self.core.faults:
+            self.table.submit("equipment.fault", {"equipment": "meter", "reason": f"link lost: {e.reason}"})  # 14.13
+        if device == "shuffler":
+            self.dealt_round = None
+
+    def _meter_back(self) -> list[Input]:
+        """The meter works again: with an inspector's approval in force the progressive comes back
+        online by itself (MONEY.md 14.13); without it the fault stands until the inspector comes."""
+        if "meter" in self.core.faults and self.core.approved:
+            return [("equipment.ok", {"equipment": "meter"})]
+        return []
+
+    async def _link_up(self, device: str) -> None:
+        """A device (re)connected: put it back in the state the table needs (standing effects)."""
+        await self.table.idle.wait()
+        if device == "meter":
+            for kind, payload in self._meter_back():
+                self.table.submit(kind, payload)
+        if device == "shuffler":
+            await self._reconcile_shuffler()
+        if device == "betspots":
+            self._sync_board_from_core()
+        for e in self.core.standing_effects():
+            if isinstance(e, Command) and e.device == device:
+                self._queues[device].put_nowait(e)
+        if device == "shuffler":
+            self._maybe_deal()
+
+    async def _reconcile_shuffler(self) -> None:
+        """After a reconnect, compare the decks the device holds shuffled with what the table
+        believes; a deck it lost (it was restarted) is reshuffled (15.1), or the round void if
+        cards were being dealt from it (15.2)."""
+        shuffler: ShufflerDriver = self.drivers["shuffler"]  # type: ignore[assignment]
+        try:
+            status = await shuffler.status()
+        except LinkError as exc:
+            log.warning("shuffler.status_failed", error=str(exc), round_id=self.core.round_id)
+            return
+        c, r = self.core, self.core.round
+        for deck, colour in DECK_COLOURS.items():
+            if colour in status.ready:
+                continue
+            in_play = r is not None and r.deck == deck and r.phase not in ("preparing",)
+            if in_play and r.phase == "betting":
+                self.table.submit("shuffler.fault", {"fault": "cycle_fail", "deck": deck})  # 15.1
+            elif in_play and r.phase == "dealing":
+                self.table.submit("shuffler.fault", {"fault": "lost the deck in play (restarted)", "deck": deck})
+            elif not in_play and c.decks[deck]["shuffled"]:
+                self.table.submit("shuffler.fault", {"fault": "cycle_fail", "deck": deck})  # 15.1
+
+    # -- effects out --------------------------------------------------------------------------------------
+
+    def on_effects(self, effects: list[Effect]) -> None:
+        """Table listener: a round that reached dealing gets its hands from the device (7.4)."""
+        self._maybe_deal()
+
+    def _maybe_deal(self) -> None:
+        r = self.core.round
+        if r is None or r.phase != "dealing" or r.card_source != "shuffler" or self.dealt_round == r.round_id:
+            return
+        if "shuffler" not in self.up or self.core.shuffler_failed:
+            return
+        self.dealt_round = r.round_id
+        self._queues["shuffler"].put_nowait(Command("shuffler", "deal", {"round_id": r.round_id}))
+
+    async def command(self, cmd: Command) -> None:
+        """The table's command sink: queued, in order, per device."""
+        q = self._queues.get(cmd.device)
+        if q is None:
+            log.error("devices.no_such_device", device=cmd.device, command=cmd.name)
+            return
+        q.put_nowait(cmd)
+
+    async def _work(self, device: str) -> None:
+        q = self._queues[device]
+        while True:
+            cmd = await q.get()
+            try:
+                await self._run(cmd)
+            except (LinkError, ValueError) as exc:
+                # down: the reconnect puts the device back in the table's state (_link_up)
+                log.warning("device.command_failed", device=device, command=cmd.name, error=str(exc),
+                            round_id=self.core.round_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("device.command_crashed", device=device, command=cmd.name,
+                              round_id=self.core.round_id)
+
+    async def _run(self, cmd: Command) -> None:
+        d = self.drivers[cmd.device]
+        a = cmd.args
+        if cmd.device == "shuffler":
+            if cmd.name == "shuffle":
+                await self._shuffle(d, a["deck"])
+            elif cmd.name == "deal":
+                await self._deal(d, a["round_id"])
+        elif cmd.device == "betspots":
+            if cmd.name == "unlock":
+                await d.unlock()
+                self.accepting = set(a.get("progressive_spots") or ())
+                await self._resync_board()
+                if self.accepting:
+                    await d.enable_progressive(sorted(self.accepting))
+                await d.set_lamps({})
+            elif cmd.name == "progressive_acceptance":  # 11.1
+                (self.accepting.add if a["enabled"] else self.accepting.discard)(a["spot"])
+                await d.enable_progressive(sorted(self.accepting))
+            elif cmd.name == "lock":  # 7.2.1
+                await d.lock()
+                r = self.core.round
+                if r is not None and r.round_id == a.get("round_id"):  # 11.2: the player sees it accepted
+                    await d.set_lamps({s.number: SpotLamp.ON for s in r.spots.values() if s.progressive_accepted})
+        elif cmd.device == "meter" and cmd.name == "show":
+            if self.core.progressive_offline:
+                await d.show_offline()  # 14.13 approved with the progressive locked
+            elif a.get("cents") is not None:
+                await d.show(a["cents"])
+        else:
+            log.info("device.command_ignored", device=cmd.device, command=cmd.name)
+
+    async def _shuffle(self, d: ShufflerDriver, deck: str) -> None:
+        colour = DECK_COLOURS[deck]
+        r = self.core.round
+        if r is not None and r.deck == deck and r.phase not in ("preparing", "complete", "void"):
+            status = await d.status()
+            if colour in status.ready:
+                log.debug("shuffler.keep_deck_in_play", deck=deck, round_id=r.round_id)  # 3.2.1
+                return
+        for _ in range(BUSY_RETRIES):
+            try:
+                await d.shuffle(colour)
+                return
+            except CommandRejected as exc:
+                if exc.status != Status.BUSY:
+                    raise
+                await asyncio.sleep(BUSY_RETRY_S)  # one shuffle at a time in the device
+
+    async def _deal(self, d: ShufflerDriver, round_id: str) -> None:
+        r = self.core.round
+        if r is None or r.round_id != round_id or r.phase != "dealing":
+            return
+        colour = DECK_COLOURS[r.deck]
+        status = await d.status()
+        left = status.ready.get(colour)
+        if left is None:  # the device has not got the deck in play shuffled
+            self.dealt_round = None
+            if r.deliveries == 0:
+                log.warning("shuffler.deck_not_ready", deck=r.deck, round_id=round_id)
+                self.table.submit("shuffler.fault", {"fault": "cycle_fail", "deck": r.deck})  # 15.1
+            else:
+                self.table.submit("shuffler.fault", {"fault": "lost the deck in play", "deck": r.deck})  # 15.2
+            return
+        given = (DECK_SIZE - left) // HAND_SIZE  # hands the device has dealt from this deck (7.4)
+        for _ in range(len(r.dealt_to) - given):
+            await d.deliver_hand(colour)
+
+
+__all__ = ["TableDevices", "build_drivers", "DEVICES", "DECK_COLOURS"]

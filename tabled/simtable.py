@@ -1,0 +1,317 @@
+"""The simulated table's devices, as issue 4 asks: each serial device its own process on a pty, the
+USB devices behind the simulated pyusb backend.
+
+* The shuffler, bet-spot board and meter simulators (drivers/sim) each run in a child process,
+  ``python -m tabled.simtable <device> --link PATH --control SOCKET``: the simulator class of
+  drivers/sim on a pty published at a stable symlink (as udev names real devices), plus a small
+  control socket through which the simulated players and tests act on the device as people would
+  (chips put on a spot, a jam scripted for the next shuffle, a meter that goes quiet). Killing the
+  process is a real unplug; starting another on the same PATH is the replug (a new power-up).
+* The card shoe and the button panel are :class:`drivers.sim.shoe.ShoeSimulator` and
+  :class:`drivers.sim.panel.PanelSimulator` plugged into one :class:`SimBackend`, in this process:
+  the daemon's drivers reach them through the real ``usb.core`` code.
+
+:class:`SimulatedTable` starts and stops all five and unplugs / replugs any of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+SERIAL = ("shuffler", "betspots", "meter")
+USB = ("shoe", "panel")
+START_TIMEOUT = 20.0  # seconds for a child to print its port (a cold Python start is ~0.3 s)
+
+
+class SimControlError(RuntimeError):
+    """A control request the simulator refused, or a simulator that is not running."""
+
+
+# -- the child process -------------------------------------------------------------------------------
+
+def _control_ops(device: str, sim: Any) -> dict[str, Any]:
+    """What people (and tests) may do to each simulated device, by name."""
+    common = {"commands_seen": lambda: list(sim.commands_seen)}
+    if device == "betspots":
+        def place(spot: int, **amounts: int) -> None:
+            sim.place(spot, **amounts)
+
+        def clear(spot: int) -> None:
+            sim.place(spot, ante=0, ante_tokens=0, bet=0, bet_tokens=0, progressive=0, progressive_tokens=0)
+
+        def reading() -> dict:
+            return {"locked": sim.locked, "accepting": list(sim.accepting), "amounts": sim.amounts,
+                    "lamps": [int(x) for x in sim.lamps]}
+        def set_spots(spots: dict) -> None:  # several spots at once, as the sensors see them next poll
+            for spot, amounts in spots.items():
+                sim.place(int(spot), **amounts)
+        return {**common, "place": place, "clear": clear, "reading": reading, "set": set_spots}
+    if device == "shuffler":
+        def plan_shuffle(**plan: Any) -> None:  # "the next shuffle jams at card 23" (15.1)
+            sim.shuffles.append(plan)
+
+        def hands(hands: list) -> None:  # "deliver these hands"
+            sim.hands.extend(sim._script_hand(h, i) for i, h in enumerate(hands))
+
+        def door(open: bool) -> None:
+            sim.open_door() if open else sim.close_door()
+
+        def status() -> dict:
+            return {"ready": {int(k): len(v) for k, v in sim.ready.items()}, "hand_number": sim.hand_number}
+        return {**common, "plan_shuffle": plan_shuffle, "hands": hands, "door": door, "status": status}
+    if device == "meter":
+        from drivers.meter import MeterFaultCode
+
+        def fault(code: str) -> None:
+            sim.fault(MeterFaultCode[code.upper()])
+
+        def clear_fault(code: str) -> None:
+            sim.clear_fault(MeterFaultCode[code.upper()])
+
+        def silent(on: bool) -> None:  # "the meter stops answering"
+            sim.silent = on
+
+        def showing() -> dict:
+            return {"message": int(sim.message), "amounts": list(sim.amounts)}
+        return {**common, "fault": fault, "clear_fault": clear_fault, "silent": silent, "showing": showing}
+    raise ValueError(f"no serial simulator {device!r}")
+
+
+async def _serve_control(path: str, ops: dict[str, Any], writers: set) -> asyncio.AbstractServer:
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writers.add(writer)
+        try:
+            while line := await reader.readline():
+                try:
+                    req = json.loads(line)
+                    op = ops[req.pop("op")]
+                    answer = {"ok": True, "result": op(**req)}
+                except Exception as exc:  # a bad request is answered, never fatal to the device
+                    answer = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+                writer.write(json.dumps(answer).encode() + b"\n")
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writers.discard(writer)
+            writer.close()
+
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    return await asyncio.start_unix_server(handle, path=path)
+
+
+async def serve_child(device: str, link: str, control: str, seed: int | None, script: str | None) -> None:
+    from drivers.sim.base import load_script
+    from drivers.sim.pty import PtyPort
+    from drivers.sim.runner import simulators
+
+    sim = simulators()[device](load_script(script), seed=seed)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    writers: set = set()
+    server = await _serve_control(control, _control_ops(device, sim), writers)
+    port = PtyPort(sim.link, link)
+    print(port.path, flush=True)
+    try:
+        await stop.wait()
+    finally:
+        server.close()
+        for w in list(writers):  # the handlers see the end of input and finish by themselves
+            w.close()
+        await asyncio.sleep(0.01)
+        sim.close()
+        port.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tabled.simtable",
+                                     description="one serial device simulator on a pty, with a control socket")
+    parser.add_argument("device", choices=SERIAL)
+    parser.add_argument("--link", required=True, help="stable symlink to publish the pty at")
+    parser.add_argument("--control", required=True, help="unix socket for the simulated people")
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--script", default=None, help="TOML/JSON simulator script (drivers/sim)")
+    args = parser.parse_args(argv)
+    try:
+        asyncio.run(serve_child(args.device, args.link, args.control, args.seed, args.script))
+    except KeyboardInterrupt:
+        pass
+    except (ValueError, OSError) as exc:
+        print(f"tabled.simtable: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+# -- the parent's side ---------------------------------------------------------------------------------
+
+class SimControl:
+    """The control socket of one simulator process: ``await control.call("place", spot=1, ante=500)``."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._lock: asyncio.Lock | None = None
+
+    async def call(self, op: str, **args: Any) -> Any:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            try:
+                if self._writer is None:
+                    self._reader, self._writer = await asyncio.open_unix_connection(self.path)
+                self._writer.write(json.dumps({"op": op, **args}).encode() + b"\n")
+                await self._writer.drain()
+                line = await self._reader.readline()
+            except OSError as exc:
+                self.close()
+                raise SimControlError(f"simulator at {self.path} is not running: {exc}") from None
+            if not line:
+                self.close()
+                raise SimControlError(f"simulator at {self.path} is not running")
+        answer = json.loads(line)
+        if not answer["ok"]:
+            raise SimControlError(f"{op}: {answer['error']}")
+        return answer["result"]
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        self._reader = self._writer = None
+
+
+class SimProcess:
+    """One serial simulator in its own process; ``kill()`` is pulling its cable."""
+
+    def __init__(self, device: str, state_dir: Path, seed: int, script: str | None = None) -> None:
+        self.device = device
+        self.link = str(state_dir / device)
+        self.control_path = str(state_dir / f"{device}.ctl")
+        self.seed = seed
+        self.script = script
+        self.generation = 0
+        self.proc: subprocess.Popen | None = None
+        self.control = SimControl(self.control_path)
+
+    async def start(self) -> None:
+        # A new power-up: a new seed, hence a new boot id (the driver sees a different device session)
+        seed = self.seed + 1000 * self.generation
+        self.generation += 1
+        argv = [sys.executable, "-m", "tabled.simtable", self.device, "--link", self.link,
+                "--control", self.control_path, "--seed", str(seed)]
+        if self.script:
+            argv += ["--script", self.script]
+        with open(f"{self.link}.log", "ab") as errors:  # a device's own troubles are not the daemon's output
+            self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, stderr=errors,
+                                         text=True, start_new_session=True)  # ^C goes to the daemon only
+        line = await asyncio.wait_for(asyncio.to_thread(self.proc.stdout.readline), START_TIMEOUT)
+        if line.strip() != self.link:
+            self.proc.kill()
+            raise SimControlError(f"{self.device} simulator did not start (said {line.strip()!r})")
+        self.control.close()
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    async def kill(self) -> None:
+        """SIGKILL: no goodbye, exactly an unplugged cable (or a power cut of the device)."""
+        self.control.close()
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            await asyncio.to_thread(self.proc.wait)
+            self.proc.stdout.close()
+            self.proc = None
+
+    async def stop(self) -> None:
+        self.control.close()
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.terminate()
+                try:
+                    await asyncio.wait_for(asyncio.to_thread(self.proc.wait), 5)
+                except TimeoutError:
+                    self.proc.kill()
+                    await asyncio.to_thread(self.proc.wait)
+            self.proc.stdout.close()
+            self.proc = None
+
+
+class SimulatedTable:
+    """All five simulated devices. ``ports`` names what the daemon's drivers open."""
+
+    def __init__(self, state_dir: str | Path, *, seed: int = 1, spots: int = 7,
+                 scripts: dict[str, str] | None = None, timing: Any = None) -> None:
+        from drivers.sim.panel import PanelSimulator
+        from drivers.sim.shoe import ShoeSimulator
+        from drivers.sim.usb_backend import SimBackend
+
+        self.state_dir = Path(state_dir)
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        scripts = dict(scripts or {})
+        if spots != 7 and "betspots" not in scripts:  # the board has as many spots as the table
+            board = self.state_dir / "betspots.toml"
+            board.write_text(f"spots = {spots}\n")
+            scripts["betspots"] = str(board)
+        self.serial = {d: SimProcess(d, self.state_dir, seed + i, scripts.get(d)) for i, d in enumerate(SERIAL)}
+        self.backend = SimBackend()
+        kw = {"timing": timing} if timing is not None else {}
+        self.shoe = ShoeSimulator(boot_id=seed * 7 + 1, **kw)
+        self.panel = PanelSimulator(boot_id=seed * 7 + 2, **kw)
+        self.started = False
+
+    @property
+    def ports(self) -> dict[str, str]:
+        return {d: p.link for d, p in self.serial.items()}
+
+    def control(self, device: str) -> SimControl:
+        return self.serial[device].control
+
+    async def start(self) -> SimulatedTable:
+        await asyncio.gather(*(p.start() for p in self.serial.values()))
+        self.shoe.plug_into(self.backend)
+        self.panel.plug_into(self.backend)
+        self.started = True
+        return self
+
+    async def unplug(self, device: str) -> None:
+        if device in self.serial:
+            await self.serial[device].kill()
+        else:
+            getattr(self, device).unplug()
+
+    async def replug(self, device: str) -> None:
+        if device in self.serial:
+            await self.serial[device].start()
+        else:
+            getattr(self, device).replug()
+
+    async def close(self) -> None:
+        await asyncio.gather(*(p.stop() for p in self.serial.values()), return_exceptions=True)
+        for usb_sim in (self.shoe, self.panel):
+            with contextlib.suppress(Exception):
+                usb_sim.close()
+        self.started = False
+
+    async def __aenter__(self) -> SimulatedTable:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
