@@ -99,6 +99,7 @@ class TableDevices:
         self.board: dict[tuple[int, str], tuple[int, int]] = {}  # (spot, area) -> (chips, tokens) submitted
         self.accepting: set[int] = set()                           # spots accepting a progressive (11.1)
         self.dealt_round: str | None = None                        # hands asked for, for this round
+        self.shuffling: set[str] = set()                           # decks asked to be shuffled, not yet back
         self.events_in = 0
         self._queues: dict[str, asyncio.Queue] = {}
         self._workers: list[asyncio.Task] = []
@@ -209,6 +210,8 @@ class TableDevices:
         if isinstance(e, BadDeviceData):
             log.error("device.nonsense", device=device, reason=e.reason, round_id=self.core.round_id)
             return []
+        if isinstance(e, (ShuffleComplete, ShufflerJam, ShuffleCycleFailed, NotIntermixing, CardCountWrong)):
+            self.shuffling.discard(COLOUR_DECKS.get(e.deck))
         if isinstance(e, HandDelivered):
             return [("shuffler.hand", {"cards": list(e.cards), "back": e.deck.name.lower(), "up": e.bottom})]
         if isinstance(e, ShuffleComplete):
@@ -349,6 +352,7 @@ class TableDevices:
             self.table.submit("equipment.fault", {"equipment": "meter", "reason": f"link lost: {e.reason}"})  # 14.13
         if device == "shuffler":
             self.dealt_round = None
+            self.shuffling.clear()  # asked again when it is back (_link_up)
 
     def _meter_back(self) -> list[Input]:
         """The meter works again: with an inspector's approval in force the progressive comes back
@@ -398,8 +402,24 @@ class TableDevices:
     # -- effects out --------------------------------------------------------------------------------------
 
     def on_effects(self, effects: list[Effect]) -> None:
-        """Table listener: a round that reached dealing gets its hands from the device (7.4)."""
+        """Table listener: decks the table needs shuffled are shuffled (4.1), and a round that
+        reached dealing gets its hands from the device (7.4)."""
+        self._want_shuffles()
         self._maybe_deal()
+
+    def _want_shuffles(self) -> None:
+        c, r = self.core, self.core.round
+        if c.card_source != "shuffler" or c.shuffler_failed or "shuffler" not in self.up:
+            return
+        for deck in DECK_COLOURS:
+            in_play = r is not None and r.deck == deck and r.phase != "preparing"
+            if not c.decks[deck]["shuffled"] and not in_play:
+                self._request_shuffle(deck)
+
+    def _request_shuffle(self, deck: str) -> None:
+        if deck not in self.shuffling:  # one request per deck until the device answers with an event
+            self.shuffling.add(deck)
+            self._queues["shuffler"].put_nowait(Command("shuffler", "shuffle", {"deck": deck}))
 
     def _maybe_deal(self) -> None:
         r = self.core.round
@@ -412,6 +432,11 @@ class TableDevices:
 
     async def command(self, cmd: Command) -> None:
         """The table's command sink: queued, in order, per device."""
+        if cmd.device == "shuffler" and cmd.name == "shuffle":
+            if cmd.args["deck"] in self.shuffling:
+                return  # already asked: the device answers with an event
+            if cmd.args["deck"] in DECK_COLOURS:
+                self.shuffling.add(cmd.args["deck"])
         q = self._queues.get(cmd.device)
         if q is None:
             log.error("devices.no_such_device", device=cmd.device, command=cmd.name)
@@ -473,15 +498,21 @@ class TableDevices:
             status = await d.status()
             if colour in status.ready:
                 log.debug("shuffler.keep_deck_in_play", deck=deck, round_id=r.round_id)  # 3.2.1
+                self.shuffling.discard(deck)
                 return
-        for _ in range(BUSY_RETRIES):
-            try:
-                await d.shuffle(colour)
-                return
-            except CommandRejected as exc:
-                if exc.status != Status.BUSY:
-                    raise
-                await asyncio.sleep(BUSY_RETRY_S)  # one shuffle at a time in the device
+        try:
+            for _ in range(BUSY_RETRIES):
+                try:
+                    await d.shuffle(colour)
+                    return
+                except CommandRejected as exc:
+                    if exc.status != Status.BUSY:
+                        raise
+                    await asyncio.sleep(BUSY_RETRY_S)  # one shuffle at a time in the device
+        except BaseException:
+            self.shuffling.discard(deck)  # not asked after all: ask again later
+            raise
+        self.shuffling.discard(deck)
 
     async def _deal(self, d: ShufflerDriver, round_id: str) -> None:
         r = self.core.round

@@ -176,6 +176,8 @@ class DeviceFloor:
         self.shoe_deck: list[int] = []
         self.changed = asyncio.Event()
         self.paused = False             # tests: the floor stands still
+        self.inspector = False          # an inspector at hand approves play after a fault (14.13)
+        self.spare_shuffler = True      # 15.2.2: a supervisor brings another shuffling device
         table.listeners.append(self._on_effects)
 
     def _on_effects(self, effects: list[Effect]) -> None:
@@ -246,6 +248,13 @@ class DeviceFloor:
                 return True
             return False
         if r is None:
+            if core.shuffler_failed and self.spare_shuffler and self.once("spare", core.rounds_finished):
+                self.press("approve", key="supervisor")  # 15.2.2: continue with another device
+                return True
+            if core.faults and not core.approved and self.inspector \
+                    and self.once("inspector", core.rounds_finished, tuple(sorted(core.faults))):
+                self.press("approve", key="inspector")  # 14.13
+                return True
             return False
         rid = r.round_id
         if r.phase == "preparing" and core.card_source == "shoe":
@@ -287,7 +296,7 @@ class DeviceFloor:
             spots = {}
             for n in range(1, core.spot_count + 1):
                 p = self.players.get(n)
-                progressive = wager if p and p.progressive and not core.progressive_offline else 0
+                progressive = wager if p and p.progressive and not r.progressive_offline else 0  # 14.13
                 spots[n] = {"ante": p.ante_cents if p else 0, "ante_tokens": 0, "bet": 0, "bet_tokens": 0,
                             "progressive": progressive, "progressive_tokens": 0}
             await self.set_board(spots)

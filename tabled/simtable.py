@@ -65,9 +65,13 @@ def _control_ops(device: str, sim: Any) -> dict[str, Any]:
         def door(open: bool) -> None:
             sim.open_door() if open else sim.close_door()
 
+        def door_open_after(hands: int) -> None:  # "the door opens after the next N hands"
+            sim.door_open_after_hands = sim.hand_number + hands
+
         def status() -> dict:
             return {"ready": {int(k): len(v) for k, v in sim.ready.items()}, "hand_number": sim.hand_number}
-        return {**common, "plan_shuffle": plan_shuffle, "hands": hands, "door": door, "status": status}
+        return {**common, "plan_shuffle": plan_shuffle, "hands": hands, "door": door, "status": status,
+                "door_open_after": door_open_after}
     if device == "meter":
         from drivers.meter import MeterFaultCode
 

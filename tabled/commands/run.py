@@ -111,11 +111,12 @@ def terminal(out: TextIO) -> bool:
 async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: bool = False,
                     journal_path: Path | None = None, clock=time.time, *, state_dir: Path | None = None,
                     timing: Any = None, poll_interval: float = 0.05, stop: asyncio.Event | None = None,
-                    human: bool = True, notifier: Any = None, hooks: Any = None) -> Table:
+                    human: bool = True, notifier: Any = None, hooks: Any = None, sims: Any = None) -> Table:
     """Open (or recover) the table, start its devices and play ``rounds`` rounds (0: until ``stop``).
 
     ``hooks`` (tests, benchmarks) is called with the running table, devices, simulators and floor
-    before play starts; its ``play(...)`` may replace the floor's loop."""
+    before play starts; its ``play(...)`` may replace the floor's loop. ``sims``: simulators
+    started by the caller (they outlive this daemon: a restart test), else started here."""
     from drivers.link.endpoint import LinkTiming
     from tabled.devices import TableDevices, build_drivers
     from tabled.players import DeviceFloor, Player
@@ -133,7 +134,7 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
                f"{core.round.phase if core.round else ''}")
         print(msg, file=out) if human else log.info("journal.recovered", records=replayed, round_id=core.round_id)
     sim = cfg.simulation
-    sims = None
+    own_sims = sims is None
     tmp = None
     devices = None
     consumer = None
@@ -142,11 +143,14 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
     try:
         if sim.enabled:
             from tabled.simtable import SimulatedTable
-            if state_dir is None:
+            if sims is not None:
+                pass
+            elif state_dir is None:
                 tmp = tempfile.TemporaryDirectory(prefix="tabled-sim-")
                 state_dir = Path(tmp.name)
-            notifier.status("starting the simulated devices")
-            sims = await SimulatedTable(state_dir, seed=sim.seed, spots=cfg.table.spots, timing=timing).start()
+            if sims is None:
+                notifier.status("starting the simulated devices")
+                sims = await SimulatedTable(state_dir, seed=sim.seed, spots=cfg.table.spots, timing=timing).start()
             make = lambda consumer_for: build_drivers(  # noqa: E731
                 consumer_for, spots=cfg.table.spots, ports=sims.ports, usb_backend=sims.backend,
                 timing=timing, poll_interval=poll_interval)
@@ -200,7 +204,7 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
                 await asyncio.wait_for(consumer, 5)
             except Exception:
                 consumer.cancel()
-        if sims is not None:
+        if sims is not None and own_sims:
             await sims.close()
         if tmp is not None:
             tmp.cleanup()
