@@ -15,7 +15,7 @@ import pytest
 from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import Category
 from tabled.pool.base import PoolError, PoolUnavailable
-from tabled.pool.postgresql import PostgresPool
+from tabled.pool.postgresql import PostgresPool, _shut
 from tabled.pool.records import result_from_json
 from tabled.pool.settings import PoolSettings
 
@@ -75,6 +75,10 @@ class SimTable:
             await self.pool.apply_awards(self.table_id, round_id, [ProgressiveHit(spot, arg)], NSW,
                                          hands={spot: "As Ks Qs Js Ts" if arg is Category.ROYAL_FLUSH else None})
 
+    def pull_the_plug(self) -> None:
+        if self.pool is not None and self.pool._conn is not None:
+            _shut(self.pool._conn)
+
     async def kill(self) -> None:
         """kill -9 of the daemon: its connection goes, whatever it was doing."""
         pool, self.pool = self.pool, None
@@ -100,7 +104,8 @@ async def chaos(dsn: str, tables: list[SimTable], tasks: dict[str, asyncio.Task]
                 task = tasks[table.table_id]
                 if task.done():
                     continue
-                task.cancel()
+                task.cancel()              # stopped wherever it is, even mid-transaction,
+                table.pull_the_plug()      # and its socket dies with it, as with kill -9
                 await asyncio.gather(task, return_exceptions=True)
                 await table.kill()
                 tasks[table.table_id] = asyncio.create_task(table.play())
@@ -122,7 +127,7 @@ def test_twenty_tables_with_cut_connections_and_killed_daemons(pg_harness):
             if t.pool is not None:
                 await t.pool.close()
         print(f"chaos: {dict(stats)}, link-loss retries {sum(t.unavailable for t in tables)}")
-        assert stats["terminated"] > 20 and stats["killed"] > 20, stats
+        assert stats["terminated"] >= 10 and stats["killed"] >= 10, stats
         assert sum(t.unavailable for t in tables) > 0
 
         # --- nothing missing, nothing doubled -------------------------------------------------
