@@ -101,6 +101,7 @@ class TableDevices:
         self.dealt_round: str | None = None                        # hands asked for, for this round
         self.shuffling: set[str] = set()                           # decks asked to be shuffled, not yet back
         self.events_in = 0
+        self.repeats_dropped = 0
         self._queues: dict[str, asyncio.Queue] = {}
         self._workers: list[asyncio.Task] = []
         self._tasks: set[asyncio.Task] = set()
@@ -171,6 +172,7 @@ class TableDevices:
         key = self._frame_key(device, ack)
         if key is not None and key[2]:
             log.debug("devices.repeat_dropped", device=device, what=type(event).__name__)
+            self.repeats_dropped += 1
             ack()  # already in the journal: the device may forget it
             return
         if isinstance(event, ButtonPressed):
@@ -210,8 +212,6 @@ class TableDevices:
         if isinstance(e, BadDeviceData):
             log.error("device.nonsense", device=device, reason=e.reason, round_id=self.core.round_id)
             return []
-        if isinstance(e, (ShuffleComplete, ShufflerJam, ShuffleCycleFailed, NotIntermixing, CardCountWrong)):
-            self.shuffling.discard(COLOUR_DECKS.get(e.deck))
         if isinstance(e, HandDelivered):
             return [("shuffler.hand", {"cards": list(e.cards), "back": e.deck.name.lower(), "up": e.bottom})]
         if isinstance(e, ShuffleComplete):
@@ -372,9 +372,10 @@ class TableDevices:
         if device == "betspots":
             self._sync_board_from_core()
         for e in self.core.standing_effects():
-            if isinstance(e, Command) and e.device == device:
+            if isinstance(e, Command) and e.device == device and not (e.device == "shuffler" and e.name == "shuffle"):
                 self._queues[device].put_nowait(e)
         if device == "shuffler":
+            self._want_shuffles()  # the decks it must (re)shuffle
             self._maybe_deal()
 
     async def _reconcile_shuffler(self) -> None:
@@ -408,18 +409,20 @@ class TableDevices:
         self._maybe_deal()
 
     def _want_shuffles(self) -> None:
+        """Any deck the table needs and nobody asked the device to shuffle is asked for (e.g.
+        after new cards, 15.2.2, or a reconnect). A request is pending until the table knows
+        the deck shuffled, so a deck is never shuffled twice for one need."""
         c, r = self.core, self.core.round
+        for deck in DECK_COLOURS:
+            if c.decks[deck]["shuffled"]:
+                self.shuffling.discard(deck)
         if c.card_source != "shuffler" or c.shuffler_failed or "shuffler" not in self.up:
             return
         for deck in DECK_COLOURS:
             in_play = r is not None and r.deck == deck and r.phase != "preparing"
-            if not c.decks[deck]["shuffled"] and not in_play:
-                self._request_shuffle(deck)
-
-    def _request_shuffle(self, deck: str) -> None:
-        if deck not in self.shuffling:  # one request per deck until the device answers with an event
-            self.shuffling.add(deck)
-            self._queues["shuffler"].put_nowait(Command("shuffler", "shuffle", {"deck": deck}))
+            if not c.decks[deck]["shuffled"] and not in_play and deck not in self.shuffling:
+                self.shuffling.add(deck)
+                self._queues["shuffler"].put_nowait(Command("shuffler", "shuffle", {"deck": deck}))
 
     def _maybe_deal(self) -> None:
         r = self.core.round
@@ -432,11 +435,8 @@ class TableDevices:
 
     async def command(self, cmd: Command) -> None:
         """The table's command sink: queued, in order, per device."""
-        if cmd.device == "shuffler" and cmd.name == "shuffle":
-            if cmd.args["deck"] in self.shuffling:
-                return  # already asked: the device answers with an event
-            if cmd.args["deck"] in DECK_COLOURS:
-                self.shuffling.add(cmd.args["deck"])
+        if cmd.device == "shuffler" and cmd.name == "shuffle" and cmd.args.get("deck") in DECK_COLOURS:
+            self.shuffling.add(cmd.args["deck"])  # the table asks (4.1.2, 15.1): always done
         q = self._queues.get(cmd.device)
         if q is None:
             log.error("devices.no_such_device", device=cmd.device, command=cmd.name)
@@ -512,7 +512,6 @@ class TableDevices:
         except BaseException:
             self.shuffling.discard(deck)  # not asked after all: ask again later
             raise
-        self.shuffling.discard(deck)
 
     async def _deal(self, d: ShufflerDriver, round_id: str) -> None:
         r = self.core.round

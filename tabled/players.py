@@ -173,6 +173,7 @@ class DeviceFloor:
         self.rng = random.Random(seed)
         self.board = sims.control("betspots")
         self.done: set[tuple] = set()   # (round id, action): each done once
+        self.current: str | None = None
         self.shoe_deck: list[int] = []
         self.changed = asyncio.Event()
         self.paused = False             # tests: the floor stands still
@@ -203,8 +204,12 @@ class DeviceFloor:
 
     async def set_board(self, spots: dict[int, dict[str, int]]) -> None:
         """Chips put down or taken up; the board's sensors are read at once (a poll)."""
+        from drivers.link.errors import LinkError
         await self.board.call("set", spots={str(k): v for k, v in spots.items()})
-        await self.devices.drivers["betspots"].poll()
+        try:
+            await self.devices.drivers["betspots"].poll()
+        except LinkError:
+            pass  # the board is unplugged: its next poll after the replug reports the chips
 
     # -- the floor's loop ----------------------------------------------------------------------------------
 
@@ -247,6 +252,9 @@ class DeviceFloor:
                 self.press("approve", key="supervisor")  # 16.8: a supervisor opens the table
                 return True
             return False
+        if r is not None and self.current != r.round_id:
+            self.current = r.round_id
+            self.done = {k for k in self.done if k[0] == r.round_id}  # memory stays flat
         if r is None:
             if core.shuffler_failed and self.spare_shuffler and self.once("spare", core.rounds_finished):
                 self.press("approve", key="supervisor")  # 15.2.2: continue with another device

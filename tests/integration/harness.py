@@ -66,10 +66,16 @@ class Run:
 
     async def until(self, cond, *, act: bool = True, timeout: float = 15.0) -> None:
         """Let the floor act (or only wait, act=False) until ``cond()`` holds."""
+        hit = asyncio.Event()
+
+        def watch(_effects) -> None:  # catches a state that lasts only between two inputs
+            if cond():
+                hit.set()
+
         async def loop():
             while True:
                 await self.table.idle.wait()
-                if cond():
+                if hit.is_set() or cond():
                     return
                 self.floor.changed.clear()
                 acted = await self.floor.step() if act else False
@@ -78,10 +84,13 @@ class Run:
                         await asyncio.wait_for(self.floor.changed.wait(), 0.05)
                     except TimeoutError:
                         pass
+        self.table.listeners.append(watch)
         try:
             await asyncio.wait_for(loop(), timeout)
         except TimeoutError:
             raise AssertionError(f"timed out waiting; {self.floor.describe()}") from None
+        finally:
+            self.table.listeners.remove(watch)
 
     async def rounds(self, n: int, **kw) -> None:
         target = self.core.rounds_finished + n
