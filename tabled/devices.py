@@ -102,6 +102,7 @@ class TableDevices:
         self.shuffling: set[str] = set()                           # decks asked to be shuffled, not yet back
         self.events_in = 0
         self.repeats_dropped = 0
+        self.resumed = False  # nothing goes to a device before the table has resumed from its journal
         self._queues: dict[str, asyncio.Queue] = {}
         self._workers: list[asyncio.Task] = []
         self._tasks: set[asyncio.Task] = set()
@@ -216,6 +217,8 @@ class TableDevices:
             return [("shuffler.hand", {"cards": list(e.cards), "back": e.deck.name.lower(), "up": e.bottom})]
         if isinstance(e, ShuffleComplete):
             return self._shuffled(e)
+        if isinstance(e, (ShufflerJam, ShuffleCycleFailed, NotIntermixing, CardCountWrong)):
+            self.shuffling.discard(COLOUR_DECKS.get(e.deck))  # that shuffle is over: ask again (15.1)
         if isinstance(e, (ShufflerJam, ShuffleCycleFailed, NotIntermixing)):
             fault = {ShufflerJam: "jam", ShuffleCycleFailed: "cycle_fail", NotIntermixing: "not_intermixing"}[type(e)]
             deck = COLOUR_DECKS.get(e.deck)
@@ -361,9 +364,20 @@ class TableDevices:
             return [("equipment.ok", {"equipment": "meter"})]
         return []
 
+    async def resume(self, missing_notes: list) -> None:
+        """The journal checked out and was replayed: now tell the devices (the table's standing
+        effects), and from here on keep them in step."""
+        await self.table.resume(missing_notes)
+        self.resumed = True
+        if "shuffler" in self.up:
+            await self._reconcile_shuffler()  # it may have lost decks while the daemon was down
+        self.on_effects([])
+
     async def _link_up(self, device: str) -> None:
         """A device (re)connected: put it back in the state the table needs (standing effects)."""
         await self.table.idle.wait()
+        if not self.resumed:
+            return  # the resume sends the standing effects to every device
         if device == "meter":
             for kind, payload in self._meter_back():
                 self.table.submit(kind, payload)
@@ -393,9 +407,10 @@ class TableDevices:
             if colour in status.ready:
                 continue
             in_play = r is not None and r.deck == deck and r.phase not in ("preparing",)
-            if in_play and r.phase == "betting":
-                self.table.submit("shuffler.fault", {"fault": "cycle_fail", "deck": deck})  # 15.1
-            elif in_play and r.phase == "dealing":
+            dealt = in_play and (r.deliveries > 0 or r.phase not in ("betting", "dealing"))
+            if in_play and not dealt:  # no card dealt from it yet: reshuffle (15.1)
+                self.table.submit("shuffler.fault", {"fault": "cycle_fail", "deck": deck})
+            elif in_play and r.phase == "dealing":  # 15.2: cards dealt from a deck the device lost
                 self.table.submit("shuffler.fault", {"fault": "lost the deck in play (restarted)", "deck": deck})
             elif not in_play and c.decks[deck]["shuffled"]:
                 self.table.submit("shuffler.fault", {"fault": "cycle_fail", "deck": deck})  # 15.1
@@ -416,7 +431,7 @@ class TableDevices:
         for deck in DECK_COLOURS:
             if c.decks[deck]["shuffled"]:
                 self.shuffling.discard(deck)
-        if c.card_source != "shuffler" or c.shuffler_failed or "shuffler" not in self.up:
+        if not self.resumed or c.card_source != "shuffler" or c.shuffler_failed or "shuffler" not in self.up:
             return
         for deck in DECK_COLOURS:
             in_play = r is not None and r.deck == deck and r.phase != "preparing"
@@ -426,6 +441,8 @@ class TableDevices:
 
     def _maybe_deal(self) -> None:
         r = self.core.round
+        if not self.resumed:
+            return
         if r is None or r.phase != "dealing" or r.card_source != "shuffler" or self.dealt_round == r.round_id:
             return
         if "shuffler" not in self.up or self.core.shuffler_failed:
@@ -436,7 +453,9 @@ class TableDevices:
     async def command(self, cmd: Command) -> None:
         """The table's command sink: queued, in order, per device."""
         if cmd.device == "shuffler" and cmd.name == "shuffle" and cmd.args.get("deck") in DECK_COLOURS:
-            self.shuffling.add(cmd.args["deck"])  # the table asks (4.1.2, 15.1): always done
+            if cmd.args["deck"] in self.shuffling:
+                return  # asked already: one shuffle per need (and the same shuffles on every run)
+            self.shuffling.add(cmd.args["deck"])
         q = self._queues.get(cmd.device)
         if q is None:
             log.error("devices.no_such_device", device=cmd.device, command=cmd.name)

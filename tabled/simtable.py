@@ -165,6 +165,8 @@ class SimControl:
 
     def __init__(self, path: str) -> None:
         self.path = path
+        self.felt: dict[str, dict[str, int]] = {}  # chips on the felt (bet-spot board): physical, they
+        # stay where they are when the board's power goes, and its sensors see them again after
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._lock: asyncio.Lock | None = None
@@ -188,6 +190,11 @@ class SimControl:
         answer = json.loads(line)
         if not answer["ok"]:
             raise SimControlError(f"{op}: {answer['error']}")
+        if op == "set":
+            for spot, amounts in args["spots"].items():
+                self.felt.setdefault(str(spot), {}).update(amounts)
+        elif op == "place":
+            self.felt.setdefault(str(args["spot"]), {}).update({k: v for k, v in args.items() if k != "spot"})
         return answer["result"]
 
     def close(self) -> None:
@@ -225,6 +232,8 @@ class SimProcess:
             self.proc.kill()
             raise SimControlError(f"{self.device} simulator did not start (said {line.strip()!r})")
         self.control.close()
+        if self.control.felt:  # a new board over the same chips
+            await self.control.call("set", spots=self.control.felt)
 
     @property
     def running(self) -> bool:

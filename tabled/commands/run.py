@@ -170,7 +170,7 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
         if sims is not None:
             notifier.status("waiting for the devices")
             await devices.wait_up(DEVICES_UP_TIMEOUT)
-        await table.resume(missing)  # nothing went to a device before the journal checked out
+        await devices.resume(missing)  # nothing went to a device before the journal checked out
         table.submit("pool.balance", {"balance_cents": await pool.balance()})
         period = watchdog_period()
         if period:
