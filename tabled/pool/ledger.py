@@ -56,6 +56,8 @@ class Tx(Protocol):
     async def run(self, sql: str, params: Sequence[Any] = ()) -> None: ...
     async def lock_pool(self, name: str) -> tuple | None:
         """The pool's row, locked against every other writer until the transaction ends."""
+    async def lock_pool_then(self, name: str, sql: str, params: Sequence[Any]) -> tuple[tuple | None, list[tuple]]:
+        """:meth:`lock_pool`, then a read that sees every change committed before the lock."""
     def notify(self, reading: MeterReading) -> None:
         """Publish a meter reading when (and only if) the transaction commits."""
 
@@ -262,11 +264,14 @@ class LedgerPool:
             return []
 
         async def work(tx: Tx) -> list[Contribution]:
-            p = await self._lock_row(tx, self.name)
+            row, rows = await tx.lock_pool_then(
+                self.name, "SELECT spot, wager_cents, pool_cents, retained_cents, overflow_cents FROM contributions"
+                " WHERE pool = %s AND table_id = %s AND round_id = %s", (self.name, table_id, round_id))
+            if row is None:
+                raise PoolError(f"there is no pool named {self.name!r} in this database")
+            p = _Pool(*row)
             touched: dict[str, _Pool] = {p.name: p}
-            done = {int(r[0]): r[1:] for r in await tx.all(
-                "SELECT spot, wager_cents, pool_cents, retained_cents, overflow_cents FROM contributions"
-                " WHERE pool = %s AND table_id = %s AND round_id = %s", (self.name, table_id, round_id))}
+            done = {int(r[0]): r[1:] for r in rows}
             out = []
             for spot, wager_cents in sorted(wagers.items()):
                 if spot in done:

@@ -50,6 +50,9 @@ class _SqliteTx:
         return await self.one("SELECT name, balance_cents, epoch, settings_version, ledger_seq, hit_seq"
                               " FROM pools WHERE name = %s", (name,))
 
+    async def lock_pool_then(self, name: str, sql: str, params: Sequence[Any]) -> tuple[tuple | None, list[tuple]]:
+        return await self.lock_pool(name), await self.all(sql, params)
+
     def notify(self, reading: MeterReading) -> None:
         self.readings.append(reading)
 

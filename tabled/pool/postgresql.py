@@ -39,6 +39,10 @@ def meter_channel(pool: str) -> str:
     return f"tabled_meter_{pool}"
 
 
+_LOCK_SQL = ("SELECT name, balance_cents, epoch, settings_version, ledger_seq, hit_seq"
+             " FROM pools WHERE name = %s FOR UPDATE")
+
+
 class _PgTx:
     """Reads go at once; writes wait and go together in one pipeline (one round trip) before the
     next read or the commit, which keeps the pool row locked for as short a time as possible."""
@@ -70,16 +74,25 @@ class _PgTx:
         self.pending.append((sql, tuple(params) or None))
 
     async def lock_pool(self, name: str) -> tuple | None:
-        return await self.one("SELECT name, balance_cents, epoch, settings_version, ledger_seq, hit_seq"
-                              " FROM pools WHERE name = %s FOR UPDATE", (name,))
+        return await self.one(_LOCK_SQL, (name,))
+
+    async def lock_pool_then(self, name: str, sql: str, params: Sequence[Any]) -> tuple[tuple | None, list[tuple]]:
+        # one round trip: the read runs after the lock is granted, so it sees every change before it
+        await self.flush()
+        async with self.conn.pipeline():
+            locked = await self.conn.execute(_LOCK_SQL, (name,))
+            then = await self.conn.execute(sql, tuple(params))
+            return await locked.fetchone(), await then.fetchall()
 
     def notify(self, reading: MeterReading) -> None:
         self.readings.append(reading)
 
-    async def finish(self) -> None:
+    async def commit(self) -> None:
+        """The last writes, the meter notifications and COMMIT, in one round trip."""
         for r in self.readings:  # delivered by PostgreSQL at commit, in commit order
             self.pending.append(("SELECT pg_notify(%s, %s)", (meter_channel(r.pool), json.dumps(
                 {"balance_cents": r.balance_cents, "seq": r.seq, "kind": r.kind, "at": r.at}))))
+        self.pending.append(("COMMIT", None))
         await self.flush()
 
 
@@ -163,11 +176,14 @@ class PostgresPool(LedgerPool):
                 severed.append(True)
                 _shut(conn)
             watchdog = asyncio.get_running_loop().call_later(self.op_timeout, sever)
+            tx = _PgTx(conn)
             try:
-                async with conn.transaction():
-                    tx = _PgTx(conn)
-                    yield tx
-                    await tx.finish()
+                try:
+                    yield tx  # psycopg begins the transaction with the first statement
+                    await tx.commit()
+                except BaseException:
+                    await _rollback(conn)
+                    raise
             except (pg_errors.SerializationFailure, pg_errors.DeadlockDetected) as exc:
                 raise Retry() from exc
             except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
@@ -213,6 +229,13 @@ class PostgresPool(LedgerPool):
         finally:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(conn.close(), 1)
+
+
+async def _rollback(conn: psycopg.AsyncConnection) -> None:
+    if conn.closed or conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+        return
+    with contextlib.suppress(psycopg.Error):
+        await conn.rollback()
 
 
 def _shut(conn: psycopg.AsyncConnection) -> None:
