@@ -1,7 +1,7 @@
 """Progressive pool speed (issue 6 "Speed and scale"). Prints figures; asserts nothing.
 
     .venv/bin/python benchmarks/bench_pool.py [--dsn postgresql://postgres@127.0.0.1:5432/postgres]
-                                              [--tables 20] [--seconds 5] [--changes 200]
+                                              [--tables 20] [--seconds 5] [--changes 200] [--processes 2]
 
 Against a real PostgreSQL (the one --dsn names; when it does not answer, a throwaway server is
 started as in the tests), in a fresh database dropped afterwards:
@@ -9,7 +9,9 @@ started as in the tests), in a fresh database dropped afterwards:
 1. contributions/s sustained by N tables, each its own connection and its own asyncio task, each
    sending one round's 7 spots after another: each contribution its own committed transaction
    (``contribute``), then each round's spots in one transaction (``contribute_round``, what
-   "no more bets" locks at once, 7.2.1); the pool row is locked FOR UPDATE in every transaction;
+   "no more bets" locks at once, 7.2.1); the pool row is locked FOR UPDATE in every transaction.
+   The tables run in this one process (its CPU is then the limit: in life each table is its own
+   PC), and, for the per-spot case, also spread over --processes processes;
    target >= 1,000/s. The local SQLite pool is timed too.
 2. hit-to-reset latency: a royal flush's one transaction (lock, award_progressive, award rows,
    reset, NOTIFY, commit), on an idle pool and while the N tables contribute.
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
 import sys
 import tempfile
 import time
@@ -51,9 +54,34 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
 
+def _load_in_process(dsn: str, first: int, tables: int, seconds: float, per_round: bool, start_at: float,
+                     out: multiprocessing.Queue) -> None:
+    out.put(asyncio.run(contribution_load(dsn, tables, seconds, False, per_round, first=first, start_at=start_at)))
+
+
+def contribution_load_processes(dsn: str, tables: int, seconds: float, per_round: bool,
+                                processes: int) -> tuple[int, float]:
+    """The tables spread over several processes (a table PC each, in life), started together."""
+    out: multiprocessing.Queue = multiprocessing.Queue()
+    start_at = time.time() + 2.0  # after every process has connected its tables
+    share = [tables // processes + (i < tables % processes) for i in range(processes)]
+    firsts = [sum(share[:i]) for i in range(processes)]
+    procs = [multiprocessing.Process(target=_load_in_process, args=(dsn, f, n, seconds, per_round, start_at, out))
+             for f, n in zip(firsts, share)]
+    for p in procs:
+        p.start()
+    results = [out.get() for _ in procs]
+    for p in procs:
+        p.join()
+    return sum(r[0] for r in results), max(r[1] for r in results)
+
+
 async def contribution_load(dsn: str, tables: int, seconds: float, hitter: bool,
-                            per_round: bool = False) -> tuple[int, float, list[float]]:
-    pools = [await PostgresPool.open(dsn, "main", f"T{i:02}", SETTINGS) for i in range(tables)]
+                            per_round: bool = False, first: int = 0,
+                            start_at: float | None = None) -> tuple[int, float, list[float]]:
+    pools = [await PostgresPool.open(dsn, "main", f"T{first + i:02}", SETTINGS) for i in range(tables)]
+    if start_at is not None:
+        await asyncio.sleep(max(0.0, start_at - time.time()))
     stop = time.perf_counter() + seconds
     counts = [0] * tables
     hit_latencies: list[float] = []
@@ -154,11 +182,15 @@ async def main(args: argparse.Namespace) -> None:
         n, elapsed, _ = await contribution_load(dsn, args.tables, args.seconds, hitter=False)
         print(f"contributions: {args.tables} tables, {n} in {elapsed:.2f} s = {n / elapsed:,.0f}/s"
               f" (target >= 1,000/s), one committed transaction per spot (contribute)")
+        if args.processes > 1:
+            n, elapsed = contribution_load_processes(dsn, args.tables, args.seconds, False, args.processes)
+            print(f"contributions: {args.tables} tables in {args.processes} processes, {n} in {elapsed:.2f} s ="
+                  f" {n / elapsed:,.0f}/s, one committed transaction per spot (contribute)")
         n, elapsed, _ = await contribution_load(dsn, args.tables, args.seconds, hitter=False, per_round=True)
         print(f"contributions: {args.tables} tables, {n} in {elapsed:.2f} s = {n / elapsed:,.0f}/s"
               f" (target >= 1,000/s), one committed transaction per round of 7 spots (contribute_round)")
-        n, elapsed, under_load = await contribution_load(dsn, args.tables, args.seconds, hitter=True)
-        print(f"  with a royal flush every 50 ms as well: {n / elapsed:,.0f} contributions/s")
+        n, elapsed, under_load = await contribution_load(dsn, args.tables, args.seconds, hitter=True, per_round=True)
+        print(f"  the same with a royal flush every 50 ms from another table: {n / elapsed:,.0f} contributions/s")
         idle = await idle_hits(dsn, 100)
         print(f"hit-to-reset (royal: lock, award, reset, notify, commit): idle p50 {ms(pct(idle, 50))}"
               f" p99 {ms(pct(idle, 99))}; under {args.tables}-table load p50 {ms(pct(under_load, 50))}"
@@ -181,4 +213,6 @@ if __name__ == "__main__":
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--changes", type=int, default=200)
+    parser.add_argument("--processes", type=int, default=2,
+                        help="also run the per-spot load with the tables spread over this many processes")
     asyncio.run(main(parser.parse_args()))
