@@ -58,6 +58,11 @@ class Table:
         self.stop_after_records: int | None = None  # tests: crash after this many journal records
         self.listeners: list[Callable[[list[Effect]], None]] = []
         self._stopped = False
+        # pool operations run beside the consumer, in order; their results come back as inputs
+        self._pool_ops: asyncio.Queue[list[PoolOp]] = asyncio.Queue()
+        self._pool_pending = 0
+        self._processing = False
+        self._pool_worker: asyncio.Task | None = None
 
     # -- intake ------------------------------------------------------------------------------------
 
@@ -69,14 +74,25 @@ class Table:
     # -- the consumer -----------------------------------------------------------------------------
 
     async def run(self) -> None:
+        self._pool_worker = asyncio.get_running_loop().create_task(self._pool_work(), name="table-pool")
+        try:
+            await self._consume()
+        finally:
+            self._pool_worker.cancel()
+
+    async def _consume(self) -> None:
         while not self._stopped:
-            if self.queue.empty():
+            if self.queue.empty() and not self._pool_pending:
                 self.idle.set()
             item = await self.queue.get()
             batch = [item]
             while not self.queue.empty():
                 batch.append(self.queue.get_nowait())
-            await self.process(batch)
+            self._processing = True
+            try:
+                await self.process(batch)
+            finally:
+                self._processing = False
 
     def stop(self) -> None:
         self._stopped = True
@@ -110,6 +126,7 @@ class Table:
         for listener in self.listeners:
             listener(effects)
         rid = self.core.round_id if round_id is None else round_id
+        ops = []
         for e in effects:
             if isinstance(e, Note) and e.round_id:
                 rid = e.round_id  # a round's notes come before the lines that belong to it
@@ -118,7 +135,11 @@ class Table:
             elif isinstance(e, Command):
                 await self._command(e)
             elif isinstance(e, PoolOp):
-                await self._pool(e)
+                ops.append(e)
+        if ops:
+            self._pool_pending += 1
+            self.idle.clear()
+            self._pool_ops.put_nowait(ops)
         if any(n.kind == "round.finished" for n in notes) and self.checkpoint_every \
                 and self.core.rounds_finished % self.checkpoint_every == 0:
             self._checkpoint()
@@ -143,6 +164,36 @@ class Table:
         except Exception as exc:  # a device that is down: its driver reconnects and reports a fault
             log.warning("device command failed", device=e.device, command=e.name, error=str(exc),
                         round_id=self.core.round_id)
+
+    async def _pool_work(self) -> None:
+        while True:
+            ops = await self._pool_ops.get()
+            try:
+                contributions = [e for e in ops if e.op == "contribute"]
+                if len(contributions) > 1 and hasattr(self.pool, "contribute_round") \
+                        and len({e.round_id for e in contributions}) == 1:
+                    await self._contribute_round(contributions)  # 7.2.1: one transaction for the lock
+                    ops = [e for e in ops if e.op != "contribute"]
+                for e in ops:
+                    await self._pool(e)
+            finally:
+                self._pool_pending -= 1
+                if self.queue.empty() and not self._pool_pending and not self._processing:
+                    self.idle.set()  # nothing came back (or it is already folded): the table is idle
+
+    async def _contribute_round(self, ops: list[PoolOp]) -> None:
+        t, rid = self.core.table_id, ops[0].round_id
+        try:
+            done = await self.pool.contribute_round(t, rid, {e.spot: e.cents for e in ops})
+        except (PoolUnavailable, PoolError):
+            for e in ops:  # one by one: the error is reported as for a single contribution
+                await self._pool(e)
+            return
+        balance = await self.pool.balance()
+        for e, c in zip(ops, done):
+            self.submit("pool.contributed", {"round_id": rid, "spot": e.spot, "wager_cents": e.cents,
+                                             "pool_cents": c.pool_cents, "retained_cents": c.retained_cents,
+                                             "balance_cents": balance})
 
     async def _pool(self, e: PoolOp) -> None:
         t = self.core.table_id

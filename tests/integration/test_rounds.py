@@ -3,6 +3,8 @@ the shoe and panel behind the simulated pyusb backend, the daemon's real drivers
 
 from __future__ import annotations
 
+import asyncio
+
 from tabled.pool.local import LocalPool
 from tests.integration.harness import journal_records, play
 
@@ -10,14 +12,18 @@ from tests.integration.harness import journal_records, play
 async def test_normal_rounds_settle_and_feed_the_pool_7_2_1_11_6_9(tmp_path):
     async def scenario(run):
         await run.rounds(3)
-        # 2.4.3: the meter (its own process) shows what the pool holds
-        shown = await run.sims.control("meter").call("showing")
+        # 2.4.3: the meter (its own process) shows what the pool holds (once its command is through)
+        run.floor.paused = True
+        await run.until(lambda: True, act=False)
+        shown = await eventually(lambda: run.sims.control("meter").call("showing"),
+                                 lambda v: v["amounts"] == [run.core.pool_cents])
         assert shown["amounts"] == [run.core.pool_cents]
+        run.floor.paused = False
         # 7.2.1, 11.2: after "no more bets" the board is locked and the lamps of the spots whose
         # progressive wager was accepted are lit
-        await run.phase("deciding")
-        await run.until(lambda: True)
-        board = await run.sims.control("betspots").call("reading")
+        await run.phase("deciding", act=True)
+        board = await eventually(lambda: run.sims.control("betspots").call("reading"),
+                                 lambda v: v["lamps"] == [1, 0, 1, 1, 0, 1, 1])
         assert board["locked"] is True
         assert board["lamps"] == [1, 0, 1, 1, 0, 1, 1]
         assert run.devices.up == {"shuffler", "betspots", "meter", "shoe", "panel"}
@@ -41,3 +47,14 @@ async def test_normal_rounds_settle_and_feed_the_pool_7_2_1_11_6_9(tmp_path):
     finally:
         await pool.close()
     assert run.said("9.1") or run.said("9.2")
+
+
+async def eventually(read, ok, timeout: float = 3.0):
+    """Read a simulator's state until ``ok`` (a device command may still be on its way)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while True:
+        value = await read()
+        if ok(value) or loop.time() > end:
+            return value
+        await asyncio.sleep(0.01)
