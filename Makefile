@@ -15,6 +15,7 @@ run: $(BIN)/.installed
 	$(BIN)/tabled run --config config/sim.toml
 
 test: $(BIN)/.installed
+	bash .ci/ensure-postgres.sh
 	$(BIN)/python -m pytest -q
 
 bench: $(BIN)/.installed
