@@ -40,6 +40,10 @@ Staying connected (:mod:`drivers.link.client`)
     it is reopened by path), ``memory.memory_opener(device_link)`` (in-process), or your own
     (USB): anything that calls the factory once per connection and gives the protocol
     ``connection_made``/``data_received``/``connection_lost``.
+    Each event reaches ``on_event(frame, ack)`` with an ``Ack``: call ``ack()`` once the event is
+    durable (idempotent; ``ack.done`` says whether it was called). ``ack.seq`` is the event
+    frame's link SEQ (1..255, wrapping; a device repeating an unacknowledged event repeats its SEQ,
+    and a new ``boot_id`` starts the count over).
 
 Drivers (:mod:`drivers.base`)
     ``Driver(consumer=, port= | opener=, name=, timing=)``; ``start()``, ``stop()``,

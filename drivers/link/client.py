@@ -192,20 +192,31 @@ class LinkClient:
                     await self._on_state(item[1], item[2], item[3])
                 else:
                     frame = item[1]
-                    await self._on_event(frame, _Ack(self.link, frame.seq))
+                    await self._on_event(frame, Ack(self.link, frame.seq))
             except Exception:  # the consumer's bug must not stop the link
                 log.exception("link.consumer_failed", link=self.name)
 
 
-class _Ack:
-    """The acknowledgement callback handed to a consumer: call it once the event is durable."""
+class Ack:
+    """The acknowledgement callback handed to a consumer: call it once the event is durable.
 
-    __slots__ = ("_link", "_seq", "done")
+    ``seq`` is the link SEQ (1..255, wrapping) of the event frame it acknowledges, for a consumer
+    that numbers a device's frames (e.g. to recognise a repeat after a crash)."""
+
+    __slots__ = ("_link", "seq", "done")
 
     def __init__(self, link: HostLink, seq: int) -> None:
-        self._link, self._seq, self.done = link, seq, False
+        self._link, self.seq, self.done = link, seq, False
 
     def __call__(self) -> None:
         if not self.done:
             self.done = True
-            self._link.ack(self._seq)
+            self._link.ack(self.seq)
+
+    @property
+    def _seq(self) -> int:
+        """Old private name of :attr:`seq`, kept until tabled/devices.py reads ``seq``."""
+        return self.seq
+
+
+_Ack = Ack  # the old private name

@@ -81,6 +81,19 @@ async def test_event_is_acknowledged_only_when_the_consumer_says_durable():
     await driver.stop()
 
 
+async def test_ack_names_the_event_frames_seq():
+    """``ack.seq`` is the SEQ the device sent the event under (the consumer numbers frames by it)."""
+    dev, rec = EchoDevice(), Recorder()
+    driver, _ = await _started(dev, rec)
+    sent = [dev.emit(n) for n in range(3)]
+    await rec.wait_for(lambda r: len(r.of(Counted)) == 3)
+    acks = [a for e, a in zip(rec.events, rec.acks) if isinstance(e, Counted)]
+    assert [a.seq for a in acks] == sent == [1, 2, 3]
+    assert all(a.done for a in acks)
+    assert acks[0]._seq == 1  # the old private name still answers until every reader moved
+    await driver.stop()
+
+
 async def test_unacknowledged_event_is_delivered_again_after_the_daemon_restarts():
     """The daemon dies before journaling: a new driver (no memory) gets the event again."""
     dev = EchoDevice()
