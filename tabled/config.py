@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from drivers import panel as panel_driver, shoe as shoe_driver
+
 from tabled.game.profiles import SHIPPED_PROFILES, Profile, ProfileError, load_profile
 
 CARD_SOURCES = ("shuffler", "shoe")          # 2.4.1
@@ -96,8 +98,10 @@ level = "info"
 # Defaults for device sections left out (simulated devices ignore them).
 _SERIAL_PORTS = {"shuffler": "/dev/tabled-shuffler", "betspots": "/dev/tabled-betspots",
                  "meter": "/dev/tabled-meter"}
-# pid.codes test IDs (0x1209) until the vendors' own IDs are known.
-_USB_IDS = {"shoe": (0x1209, 0x7A01), "panel": (0x1209, 0x7A02)}
+# The drivers' own ids (pid.codes test range until the vendors' are known): one source of truth,
+# shared with the simulators, docs/protocols-usb.md and systemd/99-tabled.rules.
+_USB_IDS = {"shoe": (shoe_driver.VENDOR_ID, shoe_driver.PRODUCT_ID),
+            "panel": (panel_driver.VENDOR_ID, panel_driver.PRODUCT_ID)}
 
 
 class ConfigError(ValueError):
