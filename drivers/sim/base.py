@@ -5,10 +5,15 @@ A simulator subclass sets ``KIND``, ``COMMANDS`` and ``EVENTS`` (the device modu
 defines ``async def on_<command name>(self, **request_fields) -> dict`` for each command; it
 raises :class:`Refused` to answer with a status other than OK. ``self.emit("event name", **fields)``
 sends an event reliably.
+
+``commands_seen`` keeps the names of the last :attr:`SimDevice.COMMANDS_KEPT` commands executed
+(a simulator may run for days: a polled board answers twenty polls a second), and
+``command_counts`` counts every command ever executed, by name.
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import random
 import tomllib
@@ -59,6 +64,7 @@ class SimDevice:
     COMMANDS: ClassVar[dict[int, m.Command]]
     EVENTS: ClassVar[dict[int, m.EventSpec]]
     SCRIPT_KEYS: ClassVar[frozenset[str]] = frozenset()
+    COMMANDS_KEPT: ClassVar[int] = 1000  # recent commands remembered; older ones only counted
 
     def __init__(self, script: dict[str, Any] | None = None, *, timing: LinkTiming = LinkTiming(),
                  seed: int | None = None) -> None:
@@ -71,7 +77,8 @@ class SimDevice:
         self.link = DeviceLink(type(self).__name__, int(self.KIND), self.rng.getrandbits(32),
                                self._handle, timing)
         self._events_by_name = {spec.name: spec for spec in self.EVENTS.values()}
-        self.commands_seen: list[str] = []
+        self.commands_seen: collections.deque[str] = collections.deque(maxlen=self.COMMANDS_KEPT)
+        self.command_counts: collections.Counter[str] = collections.Counter()  # one key per command
 
     @property
     def silent(self) -> bool:
@@ -98,6 +105,7 @@ class SimDevice:
         except m.PayloadError as exc:
             return m.Status.BAD_REQUEST, str(exc).encode()[:200]
         self.commands_seen.append(command.name)
+        self.command_counts[command.name] += 1
         try:
             response = await getattr(self, f"on_{command.name}")(**request)
         except Refused as exc:

@@ -1,0 +1,39 @@
+"""Simulators run for days: what they remember stays bounded (issue 3)."""
+
+from __future__ import annotations
+
+from drivers import betspots, meter, shuffler
+from drivers.link import messages as m
+from drivers.sim.betspots import BetSpotsSim
+from drivers.sim.meter import MeterSim
+from drivers.sim.shuffler import ShufflerSim
+
+
+async def test_commands_seen_keeps_only_the_most_recent_while_counts_cover_all():
+    sim = BetSpotsSim()
+    n = 3 * sim.COMMANDS_KEPT + 7
+    for _ in range(n):
+        status, _ = await sim._handle(betspots.POLL.code, b"")
+        assert status == m.Status.OK
+    await sim._handle(betspots.LOCK.code, b"")
+    assert len(sim.commands_seen) == sim.COMMANDS_KEPT
+    assert sim.commands_seen[-1] == "lock" and sim.commands_seen[0] == "poll"
+    assert sim.command_counts == {"poll": n, "lock": 1}
+
+
+async def test_every_serial_simulator_bounds_its_command_memory():
+    for sim, command in ((ShufflerSim(), shuffler.STATUS), (MeterSim(), meter.SELF_TEST),
+                         (BetSpotsSim(), betspots.POLL)):
+        for _ in range(sim.COMMANDS_KEPT + 50):
+            await sim._handle(command.code, b"")
+        assert list(sim.commands_seen) == [command.name] * sim.COMMANDS_KEPT
+        assert sim.command_counts[command.name] == sim.COMMANDS_KEPT + 50
+
+
+async def test_unknown_and_malformed_commands_are_not_remembered_as_executed():
+    sim = BetSpotsSim()
+    status, _ = await sim._handle(0x3F, b"")  # not in the board's table
+    assert status == m.Status.UNKNOWN_COMMAND
+    status, _ = await sim._handle(betspots.SET_LAMPS.code, b"\x09")  # a count byte and no lamps
+    assert status == m.Status.BAD_REQUEST
+    assert list(sim.commands_seen) == [] and not sim.command_counts
