@@ -19,6 +19,7 @@ Inputs (kind: payload):
 * ``deck.verified``: deck, cards (3.4, 3.6: 52 distinct cards through the reader)
 * ``equipment.fault`` / ``equipment.ok``: equipment (pool | meter), reason (14.13)
 * ``pool.contributed`` / ``pool.reversed`` / ``pool.awards``: results of pool operations
+* ``pool.meter``: balance_cents, seq, change (the ledger kind) -- the primary pool's reading (2.4.3), in ledger order
 * ``tick``: time passes (closure and announced minimum take effect)
 """
 
@@ -46,6 +47,8 @@ ROUND_ACTIONS = {
 }
 DECKS = {"A": "red", "B": "blue"}  # 3.2.2: the two decks' backs differ in colour
 SHUFFLE_FAULTS = ("jam", "cycle_fail", "not_intermixing")  # 15.1
+#: ledger kinds after which the pool may show less than before (MONEY.md; tabled/pool/ledger.py)
+POOL_DOWN_KINDS = ("award", "reversal", "fund_reset", "reset", "settings", "correction")
 
 
 def result_as_dict(result: ProgressiveResult) -> dict[str, Any]:
@@ -81,6 +84,8 @@ class TableCore:
         self.round: Round | None = None
         self.abstained: dict[int, int] = {}         # 16.9
         self.pool_cents: int | None = None          # as last reported by the pool
+        self.pool_seq: int | None = None            # the ledger number of the reading shown (meter feed)
+        self.awards_held: dict[str, int] = {}       # 14.13: round id -> when its award was first held (ms)
         self.rounds_finished = 0
         self.now = 0
         self.last_seq: dict[str, int] = {}          # per input source: the last sequence number folded
@@ -133,15 +138,12 @@ class TableCore:
             return self._equipment_fault(p["equipment"], p.get("reason", ""))
         if kind == "equipment.ok":
             return self._equipment_ok(p["equipment"])
-        if kind in ("pool.contributed", "pool.reversed"):
-            if "balance_cents" in p:
-                self.pool_cents = p["balance_cents"]
-            return [Command("meter", "show", {"cents": self.pool_cents})] if self.pool_cents is not None else []
+        if kind in ("pool.contributed", "pool.reversed", "pool.balance"):
+            return self._pool_balance(p.get("balance_cents"))
         if kind == "pool.awards":
             return self._awards(p)
-        if kind == "pool.balance":
-            self.pool_cents = p["balance_cents"]
-            return [Command("meter", "show", {"cents": self.pool_cents})]
+        if kind == "pool.meter":
+            return self._meter_reading(p["balance_cents"], p["seq"], p.get("change", ""))
         if kind == "tick":
             return []
         return [Say(f"unknown input {kind!r}", level="refused")]
@@ -228,7 +230,8 @@ class TableCore:
         if not self.faults:
             return [Say("no equipment fault to approve", level="refused")]
         self.approved = True
-        return [Say("inspector approved play: progressive offline", rule="14.13")]
+        return [Say("inspector approved play: progressive offline", rule="14.13"),
+                Command("meter", "show", {"cents": self.pool_cents})]  # the meter says "offline"
 
     # -- cards --------------------------------------------------------------------------------------
 
@@ -278,19 +281,70 @@ class TableCore:
     def _equipment_ok(self, equipment: str) -> list[Effect]:
         if self.faults.pop(equipment, None) is None:
             return []
+        effects: list[Effect] = [Say(f"{equipment} working again", rule="14.13"),
+                                 Note("fault.cleared", {"equipment": equipment}, self.round_id)]
         if not self.faults:
             self.approved = False
-        return [Say(f"{equipment} working again", rule="14.13"),
-                Note("fault.cleared", {"equipment": equipment}, self.round_id)]
+            effects += self._progressive_back()
+        return effects
+
+    def _progressive_back(self) -> list[Effect]:
+        """14.13 over: the meter shows the pool again and, in a round still taking bets, the board
+        accepts progressive wagers again on the spots with an ante (11.1)."""
+        effects: list[Effect] = [Command("meter", "show", {"cents": self.pool_cents})]
+        r = self.round
+        if r is not None and r.progressive_offline and r.phase in ("preparing", "betting"):
+            r.progressive_offline = False
+            if r.phase == "betting":
+                effects += [Command("betspots", "progressive_acceptance",
+                                    {"round_id": r.round_id, "spot": s.number, "enabled": True})
+                            for s in r.spots.values() if s.ante]
+        return effects
 
     # -- settlement ---------------------------------------------------------------------------------
 
     def _awards(self, p: dict[str, Any]) -> list[Effect]:
         if self.round is None or self.round.round_id != p.get("round_id"):
             return [Say(f"pool awards for round {p.get('round_id')} not in play", level="refused")]
+        rid = self.round.round_id
         effects = self.round.handle("awards_applied", {"result": p["result"]})
+        if rid in self.awards_held:  # 14.13: the held hit is paid now; both times are kept
+            since = self.awards_held.pop(rid)
+            effects.insert(0, Note("progressive.award_released", {
+                "held_since_ms": since, "paid_ms": self.now, "hits": [
+                    {k: a[k] for k in ("spot", "category", "amount_cents")} for a in p["result"]["awards"]],
+                "pool_before_cents": p["result"]["pool_before_cents"],
+                "pool_after_cents": p["result"]["pool_after_cents"], "rule": "14.13"}, rid))
+        if self.pool_seq is not None:
+            return effects  # the meter follows the pool's own readings (pool.meter), never this one
         self.pool_cents = p["result"]["pool_after_cents"]
         return effects + [Command("meter", "show", {"cents": self.pool_cents})]
+
+    def _pool_balance(self, cents: int | None) -> list[Effect]:
+        """A balance read after an operation: shown only without a meter feed (a feed's readings are
+        ordered; a separate read may be older than a reading already shown)."""
+        if cents is None or self.pool_seq is not None or cents == self.pool_cents:
+            return []
+        self.pool_cents = cents
+        return [Command("meter", "show", {"cents": cents})]
+
+    def _meter_reading(self, cents: int, seq: int, kind: str) -> list[Effect]:
+        """2.4.3: every linked table shows the pool's own readings, in ledger order; a reading older
+        than the one shown is dropped. The pool goes down only on an award, a reversal, a reset or a
+        recorded correction (MONEY.md); a reading that says otherwise is not shown."""
+        if not isinstance(cents, int) or not isinstance(seq, int) or cents < 0:
+            raise ValueError(f"a meter reading needs whole cents and a ledger number, got {cents!r}, {seq!r}")
+        if self.pool_seq is not None and seq <= self.pool_seq:
+            return []
+        next_one = self.pool_seq is not None and seq == self.pool_seq + 1
+        if next_one and self.pool_cents is not None and cents < self.pool_cents and kind not in POOL_DOWN_KINDS:
+            return [Say(f"pool reading {seq} goes down by a {kind or 'change'} from {dollars(self.pool_cents)} to "
+                        f"{dollars(cents)}: not shown; call a supervisor", rule="2.4.3", level="flag")]
+        self.pool_seq = seq
+        if cents == self.pool_cents:
+            return []
+        self.pool_cents = cents
+        return [Command("meter", "show", {"cents": cents})]
 
     def _settlement_note(self, r: Round) -> list[Effect]:
         pool_before = r.awards["pool_before_cents"] if r.awards else (self.pool_cents or 0)
@@ -310,6 +364,9 @@ class TableCore:
             effects += self._settlement_note(r)
         if r is not None and r.settlement is not None and r.phase == "settling":
             r.try_finish()
+        if r is not None and r.phase == "settling" and r.awards is None and "pool" in self.faults \
+                and r.round_id not in self.awards_held and any(s.award_held for s in r.spots.values()):
+            effects += self._hold_awards(r)
         if r is not None and r.finished:
             effects += self._end_round(r)
         if self.round is None:
@@ -322,6 +379,15 @@ class TableCore:
                 self.cut_done = False
             effects += r.handle("cards_ready", {})
         return effects
+
+    def _hold_awards(self, r: Round) -> list[Effect]:
+        """MONEY.md 14.13: the pool cannot be reached, so the round's progressive hands are held,
+        their cards face up (9.5), until the pool takes the awards when the link returns."""
+        self.awards_held[r.round_id] = self.now
+        held = [s.number for s in r.spots.values() if s.award_held]
+        return [Note("progressive.award_held", {"spots": held, "since_ms": self.now, "rule": "14.13"}, r.round_id)] \
+            + [Say(f"spot {n}: progressive award pending: the pool cannot be reached; leave the cards face up "
+                   "until it is paid", n, "9.5", "flag") for n in held]
 
     def _end_round(self, r: Round) -> list[Effect]:
         effects: list[Effect] = []
@@ -389,7 +455,8 @@ class TableCore:
             effects.append(Command("meter", "show", {"cents": self.pool_cents}))
         if self.card_source == "shuffler" and not self.shuffler_failed:
             for deck in DECKS:  # 4.1.2: a used deck whose shuffle we may not have asked for
-                if not self.decks[deck]["shuffled"] and (r is None or r.deck != deck or r.phase != "preparing"):
+                # the deck in play is unshuffled once its round is past preparing: never shuffle it
+                if not self.decks[deck]["shuffled"] and (r is None or r.deck != deck or r.phase == "preparing"):
                     effects.append(Command("shuffler", "shuffle", {"deck": deck}))
         if r is None:
             return effects
@@ -418,7 +485,8 @@ class TableCore:
             "decks": self.decks, "next_deck": self.next_deck, "cut_done": self.cut_done,
             "shuffler_failed": self.shuffler_failed, "faults": self.faults, "approved": self.approved,
             "round_no": self.round_no, "abstained": {str(k): v for k, v in self.abstained.items()},
-            "pool_cents": self.pool_cents, "rounds_finished": self.rounds_finished, "now": self.now,
+            "pool_cents": self.pool_cents, "pool_seq": self.pool_seq, "awards_held": self.awards_held,
+            "rounds_finished": self.rounds_finished, "now": self.now,
             "last_seq": self.last_seq,
             "round": self.round.snapshot() if self.round else None,
         }
@@ -430,6 +498,8 @@ class TableCore:
         for key in ("is_open", "closing_at", "decks", "next_deck", "cut_done", "shuffler_failed", "faults",
                     "approved", "round_no", "pool_cents", "rounds_finished", "now", "last_seq"):
             setattr(core, key, snap[key])
+        core.pool_seq = snap.get("pool_seq")
+        core.awards_held = dict(snap.get("awards_held") or {})
         core.pending_minimum = tuple(snap["pending_minimum"]) if snap["pending_minimum"] else None
         core.abstained = {int(k): v for k, v in snap["abstained"].items()}
         if snap["round"]:
