@@ -1,13 +1,23 @@
 """The bet-spot sensor board: one board for every spot, polled (it speaks only when asked).
 
-Per spot it reads the ante, the bet and the progressive wager, each as chips and promotional
-tokens in cents (5.1 allows both in one wager). It is told which spots may accept a progressive
-wager (only a spot with an ante, 11.1), to lock every spot at "no more bets" (7.2.1), to unlock,
-and what each spot's lamp shows (so the player sees the progressive wager accepted, 11.2).
+Per spot it reads three wagering areas, the ante, the bet and the progressive wager, each as chips
+and promotional tokens in cents (5.1 allows both in one wager). It is told which spots may accept
+a progressive wager (only a spot with an ante, 11.1), to lock at "no more bets" (7.2.1), to
+unlock, and what each spot's lamp shows (so the player sees the progressive wager accepted, 11.2).
 
 The driver polls; a reading that differs from the last one becomes a :class:`WagersChanged`
-event, and any wager that changes while the board is locked is also a :class:`WagerAfterLock`
-fault (7.2.1).
+event. The driver also knows which areas are closed (:attr:`BetSpotsDriver.locked_areas`), and a
+change in a closed area is also a :class:`WagerAfterLock` fault:
+
+* :meth:`~BetSpotsDriver.lock` at "no more bets" closes the ante and progressive areas (7.2.1)
+  and tells the board (no progressive wager is accepted from then on);
+* the bet area stays open while players decide (5.5, 8.5: a player who bets places it then);
+  :meth:`~BetSpotsDriver.close_bets` closes it when the deciding phase ends (8.6);
+* :meth:`~BetSpotsDriver.open_for_settlement` reopens every area while the dealer pays and
+  collects (9.3, 9.4), and :meth:`~BetSpotsDriver.unlock` opens the next round's betting.
+
+The closed areas are the table's notion, kept by the driver: the board itself has one lock, for
+progressive acceptance.
 """
 
 from __future__ import annotations
@@ -15,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 
 import structlog
 
@@ -29,6 +39,17 @@ log = structlog.get_logger("drivers.betspots")
 
 MAX_SPOTS = 9  # the POLL answer must fit one frame: 3 + 9 + 6 * 4 * 9 bytes
 AMOUNTS_PER_SPOT = 6  # ante chips, ante tokens, bet chips, bet tokens, progressive chips, tokens
+
+
+class Area(StrEnum):
+    """A wagering area of a spot (equal to its name, as the table spells it)."""
+
+    ANTE = "ante"
+    BET = "bet"
+    PROGRESSIVE = "progressive"
+
+
+NO_MORE_BETS = frozenset({Area.ANTE, Area.PROGRESSIVE})  # closed by "no more bets" (7.2.1)
 
 
 class Lamp(IntEnum):
@@ -68,6 +89,9 @@ class SpotWagers:
     progressive: Wager
     accepting_progressive: bool
 
+    def wager(self, area: Area) -> Wager:
+        return getattr(self, area.value)
+
 
 @dataclass(frozen=True)
 class Reading:
@@ -85,9 +109,12 @@ class WagersChanged(DeviceEvent):
 
 @dataclass(frozen=True, kw_only=True)
 class WagerAfterLock(DeviceFault):
-    """A wager moved after "no more bets" (7.2.1)."""
+    """A wager in a closed area moved: the ante or progressive after "no more bets" (7.2.1), the
+    bet after the deciding phase closed (8.6). ``areas`` are the closed areas that changed; the
+    round judges whether the dealer did it (collecting a fold, 8.4) or it is past posting (5.6)."""
 
     spot: int
+    areas: tuple[Area, ...]
     before: SpotWagers
     after: SpotWagers
 
@@ -123,8 +150,14 @@ class BetSpotsDriver(Driver):
         self.spots = spots
         self.poll_interval = poll_interval
         self.last: Reading | None = None  # the last reading handed to the consumer
+        self._closed: frozenset[Area] = frozenset()
         self._poller: asyncio.Task | None = None
         self._reading_lock = asyncio.Lock()  # one reading at a time, so changes are seen in order
+
+    @property
+    def locked_areas(self) -> frozenset[Area]:
+        """The areas in which a change is a :class:`WagerAfterLock` fault."""
+        return self._closed
 
     async def start(self) -> None:
         await super().start()
@@ -154,12 +187,35 @@ class BetSpotsDriver(Driver):
         await self.call(ENABLE_PROGRESSIVE, spots=sorted(set(spots)))
 
     async def lock(self) -> Reading:
-        """ "No more bets" (7.2.1): lock every spot; returns the wagers as locked."""
+        """ "No more bets" (7.2.1): lock the board and close the ante and progressive areas; the
+        bet area keeps its state (open until :meth:`close_bets`). Returns the wagers as locked."""
         async with self._reading_lock:
-            return await self._report(await self.call(LOCK))
+            reading = await self._report(await self.call(LOCK))
+            self._closed |= NO_MORE_BETS
+            return reading
+
+    async def close_bets(self) -> Reading:
+        """The deciding phase is over (8.6): close the bet area too. Only after :meth:`lock`.
+        Returns the bets as they stood at the close (read now, so a bet placed a moment before
+        is not taken for one placed after)."""
+        if not NO_MORE_BETS <= self._closed:
+            raise ValueError("the bet area closes after 'no more bets' (7.2.1, 8.6), not before")
+        async with self._reading_lock:
+            reading = await self._report(await self.call(POLL))
+            self._closed |= {Area.BET}
+            return reading
+
+    async def open_for_settlement(self) -> None:
+        """The dealer pays and collects (9.3, 9.4): chips move in every area by design. The board
+        stays locked (no progressive wager is accepted)."""
+        async with self._reading_lock:
+            self._closed = frozenset()
 
     async def unlock(self) -> None:
-        await self.call(UNLOCK)
+        """A new round's betting: the board accepts again and every area is open."""
+        async with self._reading_lock:
+            await self.call(UNLOCK)
+            self._closed = frozenset()
 
     async def set_lamps(self, lamps: dict[int, Lamp]) -> None:
         """Lamp per spot (11.2); spots not named are turned off."""
@@ -190,19 +246,29 @@ class BetSpotsDriver(Driver):
             await self._deliver(fault)
             raise LinkError(f"{self.name}: {exc}") from None
         previous, self.last = self.last, reading
-        if previous is not None and reading != previous:
-            if previous.locked and reading.locked:
-                for before, after in zip(previous.spots, reading.spots):
-                    if (before.ante, before.bet, before.progressive) != (after.ante, after.bet, after.progressive):
-                        await self._deliver(WagerAfterLock(
-                            device=self.name, spot=after.spot, before=before, after=after,
-                            reason=f"spot {after.spot}: wager changed after no more bets (7.2.1)"))
+        if previous is not None and reading != previous and self._closed:
+            for before, after in zip(previous.spots, reading.spots):
+                moved = tuple(a for a in Area if a in self._closed and before.wager(a) != after.wager(a))
+                if moved:
+                    await self._deliver(WagerAfterLock(
+                        device=self.name, spot=after.spot, areas=moved, before=before, after=after,
+                        reason=f"spot {after.spot}: {' and '.join(moved)} changed after "
+                               f"{_closed_by(moved)}"))
         if previous is None or reading != previous:
             await self._deliver(WagersChanged(device=self.name, reading=reading))
         return reading
 
     async def _deliver(self, event: DeviceEvent) -> None:
         await self.consumer(event, _polled_ack)
+
+
+def _closed_by(areas: tuple[Area, ...]) -> str:
+    said = []
+    if any(a in NO_MORE_BETS for a in areas):
+        said.append('"no more bets" (7.2.1)')
+    if Area.BET in areas:
+        said.append("the deciding phase closed (8.6)")
+    return " and ".join(said)
 
 
 def _polled_ack() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from drivers.base import BadDeviceData
-from drivers.betspots import (ENABLE_PROGRESSIVE, BetSpotsDriver, Lamp, Wager, WagerAfterLock,
-                              WagersChanged)
+from drivers.betspots import (ENABLE_PROGRESSIVE, NO_MORE_BETS, Area, BetSpotsDriver, Lamp, Wager,
+                              WagerAfterLock, WagersChanged)
 from drivers.link.errors import CommandRejected
 from drivers.sim.base import ScriptError
 from drivers.sim.betspots import BetSpotsSim
@@ -75,11 +75,98 @@ async def test_lock_at_no_more_bets_and_a_wager_after_the_lock_is_a_fault():
     await rec.wait_for(lambda r: r.of(WagerAfterLock))
     fault = rec.of(WagerAfterLock)[0]
     assert fault.spot == 3 and fault.after.progressive == Wager(100, 0) and "7.2.1" in fault.reason
+    assert fault.areas == (Area.PROGRESSIVE,) and driver.locked_areas == NO_MORE_BETS
     with pytest.raises(CommandRejected, match="locked"):
         await driver.enable_progressive([1])
     await driver.unlock()
     reading = await driver.poll()
     assert not reading.locked and not any(s.accepting_progressive for s in reading.spots)
+    await driver.stop()
+
+
+async def _quiet_board():
+    """A board polled only when the test says so, its first reading in."""
+    device = board()
+    driver, rec = await connect(device, BetSpotsDriver, poll_interval=10)
+    await driver.poll()
+    assert len(rec.of(WagersChanged)) == 1
+    return device, driver, rec
+
+
+async def test_a_bet_placed_while_players_decide_is_not_a_fault_5_5_8_5():
+    """7.2.1 closes the ante and progressive areas only; a player who bets places it after the
+    deal (5.5, 8.5), so the bet area stays open until the deciding phase closes."""
+    device, driver, rec = await _quiet_board()
+    await driver.lock()
+    assert driver.locked_areas == {Area.ANTE, Area.PROGRESSIVE}
+    device.place(1, bet=2000)  # twice the ante of 1,000 (5.5)
+    reading = await driver.poll()
+    assert reading.spot(1).bet == Wager(2000, 0)
+    assert rec.of(WagersChanged)[-1].reading == reading  # still reported as a change...
+    assert rec.of(WagerAfterLock) == []  # ...but not as a fault
+    await driver.stop()
+
+
+async def test_a_bet_changed_after_the_deciding_phase_closed_is_a_fault_8_6():
+    device, driver, rec = await _quiet_board()
+    await driver.lock()
+    device.place(1, bet=2000)
+    closed = await driver.close_bets()  # 8.6: the bets are in, the dealer reveals
+    assert closed.spot(1).bet == Wager(2000, 0) and rec.of(WagerAfterLock) == []
+    assert driver.locked_areas == {Area.ANTE, Area.BET, Area.PROGRESSIVE}
+    device.place(1, bet=4000)
+    await driver.poll()
+    (fault,) = rec.of(WagerAfterLock)
+    assert (fault.spot, fault.areas) == (1, (Area.BET,))
+    assert fault.before.bet == Wager(2000, 0) and fault.after.bet == Wager(4000, 0)
+    assert "the deciding phase closed (8.6)" in fault.reason and "7.2.1" not in fault.reason
+    await driver.stop()
+
+
+async def test_an_ante_changed_after_no_more_bets_names_its_area_7_2_1():
+    device, driver, rec = await _quiet_board()
+    await driver.lock()
+    device.place(3, ante=2000, bet=4000)  # ante raised after the lock; the bet is still allowed
+    await driver.poll()
+    (fault,) = rec.of(WagerAfterLock)
+    assert (fault.spot, fault.areas) == (3, (Area.ANTE,))
+    assert fault.reason == 'spot 3: ante changed after "no more bets" (7.2.1)'
+    await driver.stop()
+
+
+async def test_the_bet_area_closes_only_after_no_more_bets():
+    _, driver, _ = await _quiet_board()
+    with pytest.raises(ValueError, match="after 'no more bets'"):
+        await driver.close_bets()
+    assert driver.locked_areas == frozenset()
+    await driver.stop()
+
+
+async def test_locking_again_keeps_a_closed_bet_area_closed():
+    """After a restart the table locks the board again mid-round: the bets stay closed."""
+    _, driver, _ = await _quiet_board()
+    await driver.lock()
+    await driver.close_bets()
+    await driver.lock()
+    assert Area.BET in driver.locked_areas
+    await driver.stop()
+
+
+async def test_settlement_and_the_next_round_open_every_area_9_3_9_4():
+    device, driver, rec = await _quiet_board()
+    await driver.lock()
+    await driver.close_bets()
+    await driver.open_for_settlement()
+    assert driver.locked_areas == frozenset()
+    device.place(1, ante=0, ante_tokens=0, progressive=0)  # collected by the dealer
+    await driver.poll()
+    assert device.locked and rec.of(WagerAfterLock) == []  # the board still accepts no progressive
+    await driver.lock()
+    await driver.unlock()
+    assert driver.locked_areas == frozenset() and not device.locked
+    device.place(1, ante=500)
+    await driver.poll()
+    assert rec.of(WagerAfterLock) == []
     await driver.stop()
 
 
