@@ -6,6 +6,12 @@ privileged action (void a round, approve after a malfunction, 14.13) is checked 
 position reported *with* the press, not against a position read a moment later. Each button has a
 lamp of the same code (lit: that action is available now), and there are two status lamps.
 
+Some actions name a spot (concede, absent, void one player...) or a number (the cards counted, a
+new minimum, minutes to a closure, a card the shoe could not read). The panel's spot-select
+buttons and keypad hold that choice in the panel itself and send it *in the same frame* as the
+action button and the key position: one frame is one journaled input, so a key turned between
+choosing and pressing, a lost frame or a restart can never pair an action with a stale spot.
+
 The wire messages are the tables below (byte by byte in docs/protocols-usb.md); frames,
 acknowledgements and reconnection are the common link (docs/protocols.md) carried over USB
 interrupt endpoints (:mod:`drivers.link.usb`).
@@ -43,8 +49,36 @@ class Button(IntEnum):
     CONFIRM_SHUFFLE = 7
     CONFIRM_CUT = 8
     APPROVE = 9  # a supervisor's or inspector's approval, e.g. to continue after 14.13
-    VERIFY_DECK = 10  # 3.7: the cards are counted and checked
+    VERIFY_DECK = 10  # 3.4, 3.7: the cards are counted and checked
     CALL_SUPERVISOR = 11
+    # -- with a spot (spot_action, 0x82): a spot-select button 1..7, or 0 for the dealer's hand
+    CONCEDE = 12  # 9.7
+    ABSENT = 13  # 14.12
+    EXPOSED_CARD = 14  # 14.3, 14.5, 14.6 (spot 0: the dealer's hand)
+    NO_ANTE_HAND = 15  # 14.8; NZ 14.7, 14.8
+    PLAY_FIRST = 16  # 14.11.1: supervisor key
+    VOID_PLAYER = 17  # 16.3.1: supervisor key; the wagers are returned
+    DEAD_HAND = 18  # NZ 14.1: supervisor key
+    FORFEIT = 19  # 16.3.1 with 16.5: supervisor key; the player's wagers are forfeited
+    # -- without a spot or number
+    NEW_CARDS = 20  # 3.6: supervisor key
+    SWITCH_TO_SHOE = 22  # 15.2.2: supervisor key
+    # -- with a number from the keypad (number_entered, 0x83)
+    VERIFY_COUNT = 21  # 3.7, NZ 14.9: the number of cards counted
+    ANNOUNCE_CLOSURE = 23  # 16.8: minutes from now (at least 20); supervisor key
+    ANNOUNCE_MINIMUM = 24  # 6.2: the new minimum in cents; supervisor key
+    ENTER_CARD = 25  # the card the shoe could not read, as the dealer reads it (rank * 4 + suit)
+
+
+#: which frame carries which button (anything else is nonsense from the panel)
+SPOT_BUTTONS = frozenset({Button.CONCEDE, Button.ABSENT, Button.EXPOSED_CARD, Button.NO_ANTE_HAND,
+                          Button.PLAY_FIRST, Button.VOID_PLAYER, Button.DEAD_HAND, Button.FORFEIT})
+NUMBER_BUTTONS = frozenset({Button.VERIFY_COUNT, Button.ANNOUNCE_CLOSURE, Button.ANNOUNCE_MINIMUM,
+                            Button.ENTER_CARD})
+SPOTS_BUTTONS = frozenset({Button.VOID_ROUND})  # 16.4.2, 16.5: the players whose wagers are forfeited
+PLAIN_BUTTONS = frozenset(Button) - SPOT_BUTTONS - NUMBER_BUTTONS
+DEALER_HAND = 0  # the spot number of the dealer's own hand in spot_action
+MAX_SPOT = 7
 
 
 class KeyPosition(IntEnum):
@@ -53,22 +87,10 @@ class KeyPosition(IntEnum):
     INSPECTOR = 2
 
 
-class Lamp(IntEnum):
-    """One lamp per button (same code), plus the two status lamps."""
-
-    NO_MORE_BETS = Button.NO_MORE_BETS
-    DEAL = Button.DEAL
-    REVEAL = Button.REVEAL
-    SETTLE_DONE = Button.SETTLE_DONE
-    MISDEAL = Button.MISDEAL
-    VOID_ROUND = Button.VOID_ROUND
-    CONFIRM_SHUFFLE = Button.CONFIRM_SHUFFLE
-    CONFIRM_CUT = Button.CONFIRM_CUT
-    APPROVE = Button.APPROVE
-    VERIFY_DECK = Button.VERIFY_DECK
-    CALL_SUPERVISOR = Button.CALL_SUPERVISOR
-    FAULT = 0x20  # a device or the game is faulted: see the dealer display
-    SUPERVISOR_NEEDED = 0x21  # the next step needs the supervisor's key
+#: One lamp per button (same code), plus two status lamps: FAULT 0x20 (a device or the game is
+#: faulted: see the dealer display) and SUPERVISOR_NEEDED 0x21 (the next step needs that key).
+Lamp = IntEnum("Lamp", [(b.name, int(b)) for b in Button] + [("FAULT", 0x20), ("SUPERVISOR_NEEDED", 0x21)],
+               module=__name__)
 
 
 class LampState(IntEnum):
@@ -85,8 +107,11 @@ COMMANDS = m.table(KEY_POSITION, SET_LAMP)
 
 BUTTON_PRESSED = m.EventSpec("button_pressed", 0x80, (("button", m.U8), ("key", m.U8)))
 KEY_TURNED = m.EventSpec("key_turned", 0x81, (("position", m.U8),))
+SPOT_ACTION = m.EventSpec("spot_action", 0x82, (("button", m.U8), ("key", m.U8), ("spot", m.U8)))
+NUMBER_ENTERED = m.EventSpec("number_entered", 0x83, (("button", m.U8), ("key", m.U8), ("value", m.U32)))
+SPOTS_ACTION = m.EventSpec("spots_action", 0x84, (("button", m.U8), ("key", m.U8), ("spots", m.U8)))
 
-EVENTS = m.table(BUTTON_PRESSED, KEY_TURNED)
+EVENTS = m.table(BUTTON_PRESSED, KEY_TURNED, SPOT_ACTION, NUMBER_ENTERED, SPOTS_ACTION)
 
 
 # -- typed events -----------------------------------------------------------------------------------
@@ -100,8 +125,45 @@ class ButtonPressed(DeviceEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class SpotAction(ButtonPressed):
+    """An action on one spot (1..7), or on the dealer's hand (0, :data:`DEALER_HAND`)."""
+
+    spot: int
+
+    def __str__(self) -> str:
+        return f"{self.device}: {self.button.name} on spot {self.spot} (key at {self.key.name})"
+
+
+@dataclass(frozen=True, kw_only=True)
+class NumberEntered(ButtonPressed):
+    """An action with a number keyed in: cards counted, cents, minutes or a card code."""
+
+    value: int
+
+    def __str__(self) -> str:
+        return f"{self.device}: {self.button.name} {self.value} (key at {self.key.name})"
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpotsAction(ButtonPressed):
+    """An action naming a set of spots (possibly none), e.g. void the round, forfeiting these."""
+
+    spots: tuple[int, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
 class KeyTurned(DeviceEvent):
     position: KeyPosition
+
+
+def spots_mask(spots) -> int:
+    """Spots 1..7 as the ``spots`` byte: bit n-1 is spot n."""
+    mask = 0
+    for n in spots:
+        if not 1 <= n <= MAX_SPOT:
+            raise ValueError(f"no spot {n}: spots are 1 to {MAX_SPOT}")
+        mask |= 1 << (n - 1)
+    return mask
 
 
 def _decode(enum: type[IntEnum], code: Any, what: str) -> Any:
@@ -127,11 +189,33 @@ class PanelDriver(Driver):
         super().__init__(consumer=consumer, opener=opener, name=name, timing=timing)
 
     def build_event(self, spec: m.EventSpec, values: dict) -> DeviceEvent:
+        if spec is KEY_TURNED:
+            return KeyTurned(device=self.name,
+                             position=_decode(KeyPosition, values["position"], "key position"))
+        button = _decode(Button, values["button"], "button")
+        key = _decode(KeyPosition, values["key"], "key position")
+        family = {BUTTON_PRESSED: PLAIN_BUTTONS | SPOTS_BUTTONS, SPOT_ACTION: SPOT_BUTTONS,
+                  NUMBER_ENTERED: NUMBER_BUTTONS, SPOTS_ACTION: SPOTS_BUTTONS}[spec]
+        if button not in family:
+            raise DeviceDataError(f"{button.name} does not come in a {spec.name} frame "
+                                  f"(docs/protocols-usb.md)")
         if spec is BUTTON_PRESSED:
-            return ButtonPressed(device=self.name, button=_decode(Button, values["button"], "button"),
-                                 key=_decode(KeyPosition, values["key"], "key position"))
-        return KeyTurned(device=self.name,
-                         position=_decode(KeyPosition, values["position"], "key position"))
+            return ButtonPressed(device=self.name, button=button, key=key)
+        if spec is SPOT_ACTION:
+            spot = values["spot"]
+            if spot > MAX_SPOT or (spot == DEALER_HAND and button is not Button.EXPOSED_CARD):
+                raise DeviceDataError(f"{button.name} on spot {spot}: spots are 1 to {MAX_SPOT}"
+                                      + (" (0, the dealer's hand, only for EXPOSED_CARD)" if spot == 0 else ""))
+            return SpotAction(device=self.name, button=button, key=key, spot=spot)
+        if spec is NUMBER_ENTERED:
+            if button is Button.ENTER_CARD and not 0 <= values["value"] < 52:
+                raise DeviceDataError(f"card code {values['value']} is not a card (0-51, rank * 4 + suit)")
+            return NumberEntered(device=self.name, button=button, key=key, value=values["value"])
+        mask = values["spots"]
+        if mask >> MAX_SPOT:
+            raise DeviceDataError(f"spots byte {mask:#04x} names a spot above {MAX_SPOT}")
+        return SpotsAction(device=self.name, button=button, key=key,
+                           spots=tuple(n for n in range(1, MAX_SPOT + 1) if mask >> (n - 1) & 1))
 
     async def key_position(self) -> KeyPosition:
         r = await self.call(KEY_POSITION)

@@ -179,6 +179,7 @@ class DeviceFloor:
         self.paused = False             # tests: the floor stands still
         self.inspector = False          # an inspector at hand approves play after a fault (14.13)
         self.spare_shuffler = True      # 15.2.2: a supervisor brings another shuffling device
+        self.planned: list[tuple[str, str, str, dict[str, Any]]] = []  # (phase, button, key, fields)
         table.listeners.append(self._on_effects)
 
     def _on_effects(self, effects: list[Effect]) -> None:
@@ -192,15 +193,30 @@ class DeviceFloor:
 
     # -- what people do --------------------------------------------------------------------------------
 
-    def press(self, button: str, key: str = "dealer") -> None:
-        """The dealer presses a panel button, turning the key first when the action needs it."""
+    def press(self, button: str, key: str = "dealer", *, spot: int | None = None, value: int | None = None,
+              spots: list[int] | None = None) -> None:
+        """The dealer presses a panel button, turning the key first when the action needs it; with
+        ``spot`` selected (0: the dealer's hand), ``value`` keyed or ``spots`` selected before it."""
         from drivers.panel import KeyPosition
         panel = self.sims.panel
         if panel.key is not KeyPosition[key.upper()]:
             panel.turn_key(key)
-        panel.press(button)
+        panel.press(button, spot=spot, value=value, spots=spots)
         if key != "dealer":
             panel.turn_key("dealer")
+
+    def plan(self, phase: str, button: str, key: str = "dealer", **fields: Any) -> None:
+        """Script an action: pressed once, the next time a round is in ``phase``, before the floor's
+        own actions of that phase (``floor.plan("deciding", "absent", spot=3)``)."""
+        self.planned.append((phase, button, key, fields))
+
+    def _planned_now(self, r: Any) -> bool:
+        for i, (phase, button, key, fields) in enumerate(self.planned):
+            if r.phase == phase:
+                del self.planned[i]
+                self.press(button, key, **fields)
+                return True
+        return False
 
     async def set_board(self, spots: dict[int, dict[str, int]]) -> None:
         """Chips put down or taken up; the board's sensors are read at once (a poll)."""
@@ -265,6 +281,8 @@ class DeviceFloor:
                 return True
             return False
         rid = r.round_id
+        if self._planned_now(r):
+            return True
         if r.phase == "preparing" and core.card_source == "shoe":
             if not core.decks["S"]["verified"] and self.once(rid, "verify"):
                 self.press("verify_deck")  # 3.4: new cards counted and checked

@@ -6,6 +6,10 @@ Built from the panel driver's own tables in the device role. Scriptable::
     panel.plug_into(backend)
     panel.press(Button.NO_MORE_BETS)        # or panel.press("no-more-bets")
     panel.turn_key(KeyPosition.SUPERVISOR)  # or panel.turn_key("supervisor")
+    panel.press("void-player", spot=3)      # spot-select 3, then the action (spot_action)
+    panel.press("exposed-card", spot=0)     # 0: the dealer's hand
+    panel.press("announce-minimum", value=2500)  # keyed on the keypad (number_entered)
+    panel.press("void-round", spots=[2, 5])  # forfeiting spots 2 and 5 (spots_action)
     panel.lamps[Lamp.DEAL]                  # what the host last set
     panel.unplug(); panel.replug()
 """
@@ -53,8 +57,21 @@ class PanelSimulator(UsbDeviceSimulator):
         self.lamps: dict[Lamp, LampState] = {lamp: LampState.OFF for lamp in Lamp}
 
     # -- scripting
-    def press(self, button: Button | str) -> int:
-        return self.send_event(proto.BUTTON_PRESSED, button=_named(Button, button), key=self.key)
+    def press(self, button: Button | str, *, spot: int | None = None, value: int | None = None,
+              spots: list[int] | None = None) -> int:
+        """The button, with the spot selected, the number keyed or the spots selected before it.
+        The frame sent is the one the button comes in (docs/protocols-usb.md)."""
+        b = _named(Button, button)
+        if spot is not None:
+            return self.send_event(proto.SPOT_ACTION, button=b, key=self.key, spot=spot)
+        if value is not None:
+            return self.send_event(proto.NUMBER_ENTERED, button=b, key=self.key, value=value)
+        if spots is not None:
+            return self.send_event(proto.SPOTS_ACTION, button=b, key=self.key, spots=proto.spots_mask(spots))
+        if b in proto.SPOT_BUTTONS or b in proto.NUMBER_BUTTONS:
+            raise ValueError(f"{b.name.lower().replace('_', '-')} needs a "
+                             + ("spot" if b in proto.SPOT_BUTTONS else "number") + " first")
+        return self.send_event(proto.BUTTON_PRESSED, button=b, key=self.key)
 
     def turn_key(self, position: KeyPosition | str) -> int:
         self.key = _named(KeyPosition, position)

@@ -1,0 +1,97 @@
+"""Every rule action the core enforces is reachable from the dealer's panel, over the real devices
+(serial simulators on ptys, the panel and shoe behind the simulated USB backend): refused and
+journaled with the wrong key, approved and journaled with the right one (issue 4), and the
+actions played through whole rounds: 9.7 concede, 14.12 absent, 16.3.1 void player, 16.5 forfeit,
+NZ 14.1 dead hand, 16.8 a closure taking effect only 20 minutes later (injected clock)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from tabled.commands.run import run_table
+from tabled.game.profiles import load_profile
+from tests.integration.harness import FAST, POLL, Run, _Discard, config, journal_records
+
+START = 1_700_000_000.0  # the injected clock's start, POSIX seconds
+
+
+class Clock:
+    """The table's clock in the test's hand: time passes only when the test says so."""
+
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, minutes: float) -> None:
+        self.now += minutes * 60
+
+
+async def play_at(tmp: Path, scenario, *, clock=None, profile: str | None = None, **cfg_kw) -> Run:
+    """tests.integration.harness.play with an injected clock and a jurisdiction profile."""
+    run = Run(scenario)
+    cfg = config(tmp, **cfg_kw)
+    if profile:
+        cfg = dataclasses.replace(cfg, table=dataclasses.replace(cfg.table, profile=load_profile(profile),
+                                                                 profile_name=profile))
+    await run_table(cfg, 0, out=_Discard(), state_dir=tmp / "dev", timing=FAST, poll_interval=POLL,
+                    hooks=run, human=True, clock=clock or Clock())
+    return run
+
+
+def notes(tmp: Path, kind: str) -> list[tuple[str, str]]:
+    return [(r.payload["action"], r.payload["key"]) for r in journal_records(tmp, kind)]
+
+
+# (button, fields, core action, a key that may not, the key that may): tabled/rules/keys.py
+ACTIONS = [
+    ("concede", {"spot": 1}, "concede", "inspector", "supervisor"),                  # 9.7
+    ("absent", {"spot": 1}, "absent", "inspector", "supervisor"),                    # 14.12
+    ("exposed-card", {"spot": 0}, "exposed_card", "inspector", "supervisor"),        # 14.5, 14.6
+    ("no-ante-hand", {"spot": 3}, "hand_without_ante", "inspector", "supervisor"),   # 14.8, NZ 14.7
+    ("play-first", {"spot": 1}, "play_first", "dealer", "supervisor"),               # 14.11.1
+    ("dead-hand", {"spot": 1}, "dead_hand", "dealer", "supervisor"),                 # NZ 14.1
+    ("void-player", {"spot": 2}, "void_player", "dealer", "supervisor"),             # 16.3.1
+    ("forfeit", {"spot": 5}, "void_player", "inspector", "supervisor"),              # 16.3.1, 16.5
+    ("announce-closure", {"value": 30}, "announce_closure", "dealer", "supervisor"),  # 16.8
+    ("announce-minimum", {"value": 1000}, "announce_minimum", "inspector", "supervisor"),  # 6.2
+    ("new-cards", {}, "new_cards", "dealer", "supervisor"),                          # 3.6
+    ("switch-to-shoe", {}, "use_card_source", "inspector", "supervisor"),            # 15.2.2
+    ("void-round", {"spots": [1]}, "invalidate_round", "dealer", "supervisor"),      # 16.4, 16.5
+]
+
+
+async def test_each_action_needs_its_key_refused_and_approved_both_journaled_issue_4_3_7_3_6_16_4_16_5(tmp_path):
+    async def scenario(run):
+        await run.phase("betting")
+        await run.until(lambda: all(run.core.round.spots[n].ante for n in range(1, 8)))
+        run.floor.paused = True
+        for button, fields, _, wrong, right in ACTIONS:
+            run.floor.press(button, wrong, **fields)
+            run.floor.press(button, right, **fields)
+        run.floor.press("verify-count", "inspector", value=52)  # 3.7: any key may have the cards counted
+        await run.until(lambda: run.said("3.7", "deck counted"), act=False)
+
+    run = await play_at(tmp_path, scenario)
+    refused, approved = notes(tmp_path, "panel.refused"), notes(tmp_path, "panel.approved")
+    for button, _, action, wrong, right in ACTIONS:
+        assert (action, wrong) in refused, button
+        assert (action, right) in approved, button
+    assert ("count_cards", "inspector") in approved
+    assert len(set(refused)) == len(ACTIONS)  # nothing else refused for its key (new cards: one per deck)
+    # each refusal said which key it needs, on the dealer's display
+    assert run.said("16.3.1", "void_player: refused: needs the supervisor key (key is dealer)", level="refused")
+    # what the approved actions did, in the round they were pressed in
+    void = journal_records(tmp_path, "round.void")[0].payload
+    assert void["rule"] == "16.4"
+    lines = {s["spot"]: s for s in void["spots"]}
+    assert "forfeit_cents" in lines[1] and "forfeit_cents" in lines[5]   # 16.5: named at the void, and FORFEIT
+    assert "returned_cents" in lines[3]
+    assert run.said("16.3.1", "spot 2: wagers void, return them")
+    assert run.said("16.8", "table closes at")
+    assert run.said("6.2", "minimum rises to $10.00")
+    assert run.said("3.6", "new cards for deck A") and run.said("3.6", "new cards for deck B")
+    assert run.said("15.2.2", "cards now dealt from the shoe")
+    assert run.said("NZ 14.1", "profile nsw has no dead hands", level="refused")  # the key was right
