@@ -13,7 +13,7 @@ from tabled.commands.run import run_table
 from tabled.game.profiles import load_profile
 from tests.integration.harness import FAST, POLL, Run, _Discard, config, journal_records
 
-START = 1_700_000_000.0  # the injected clock's start, POSIX seconds
+START = 1_700_000_040.0  # the injected clock's start, POSIX seconds: on a whole minute (the sign's)
 
 
 class Clock:
@@ -95,3 +95,78 @@ async def test_each_action_needs_its_key_refused_and_approved_both_journaled_iss
     assert run.said("3.6", "new cards for deck A") and run.said("3.6", "new cards for deck B")
     assert run.said("15.2.2", "cards now dealt from the shoe")
     assert run.said("NZ 14.1", "profile nsw has no dead hands", level="refused")  # the key was right
+
+
+def settled_spot(tmp: Path, round_no: int, spot: int) -> dict:
+    rec = journal_records(tmp, "round.settled")[round_no].payload
+    return next(s for s in rec["spots"] if s["spot"] == spot)
+
+
+async def test_concede_after_the_reveal_9_7_absent_player_14_12_void_player_16_3_1(tmp_path):
+    async def scenario(run):
+        await run.rounds(1)
+        await run.phase("deciding")  # round 2: before any player decides
+        run.floor.press("absent", spot=1)                    # 14.12: spot 1's player is not there
+        run.floor.press("void-player", "supervisor", spot=3)  # 16.3.1: spot 3's wagers void
+        await run.until(lambda: run.core.round.spots[3].status == "void", act=False)
+        await run.phase("revealed")
+        played = [s.number for s in run.core.round.spots.values() if s.status == "played"]
+        assert played, "a player bet this round"
+        run.conceded = played[0]
+        run.floor.press("concede", spot=run.conceded)         # 9.7
+        await run.until(lambda: run.core.round.spots[run.conceded].status == "conceded", act=False)
+        await run.rounds(1)
+
+    run = await play_at(tmp_path, scenario)
+    absent, void, conceded = (settled_spot(tmp_path, 1, n) for n in (1, 3, run.conceded))
+    assert absent["status"] == "absent"  # ante and progressive returned
+    assert (absent["ante"]["outcome"], absent["progressive"]["outcome"]) == ("returned", "returned")
+    assert void["status"] == "void"      # returned (not forfeited)
+    assert all(void[w]["returned_cents"] == void[w]["placed_cents"] > 0 for w in ("ante", "progressive"))
+    assert conceded["status"] == "conceded"  # ante and bet collected
+    assert conceded["ante"]["collected_cents"] == conceded["ante"]["placed_cents"] > 0
+    assert conceded["bet"]["collected_cents"] == conceded["bet"]["placed_cents"] > 0
+    reversed_ = {r.payload["spot"]: r.payload["reason"] for r in journal_records(tmp_path, "pool.reversed")}
+    assert reversed_ == {1: "14.12 absent player", 3: "16.3.1 void wagers"}  # both had a progressive wager
+    assert run.said("14.12", "spot 1: player absent") and run.said("9.7", "conceding hand")
+    assert ("void_player", "supervisor") in notes(tmp_path, "panel.approved")
+
+
+async def test_dead_hand_forfeits_everything_under_nz_14_1_only(tmp_path):
+    async def scenario(run):
+        await run.phase("deciding")
+        run.floor.press("dead-hand", "supervisor", spot=4)  # NZ 14.1: information passed
+        await run.until(lambda: run.core.round.spots[4].status == "dead", act=False)
+        await run.rounds(1)
+
+    await play_at(tmp_path, scenario, profile="nz-irregularities")
+    dead = settled_spot(tmp_path, 0, 4)
+    assert dead["status"] == "dead"
+    assert dead["ante"]["collected_cents"] == dead["ante"]["placed_cents"] == 2500  # forfeited
+    assert dead["progressive"]["outcome"] != "returned" and dead["progressive_award"] is None
+    assert ("dead_hand", "supervisor") in notes(tmp_path, "panel.approved")
+
+
+async def test_closure_announced_takes_effect_only_20_minutes_later_16_8(tmp_path):
+    clock = Clock()
+
+    async def scenario(run):
+        await run.phase("betting")
+        run.floor.press("announce-closure", "supervisor", value=19)  # too short a notice: refused
+        await run.until(lambda: run.said("16.8", "closure refused"), act=False)
+        run.floor.press("announce-closure", "supervisor", value=20)
+        await run.until(lambda: run.core.closing_at is not None, act=False)
+        await run.rounds(1)
+        clock.advance(19.9)               # not yet: the table stays open
+        await run.rounds(1)
+        assert run.core.is_open and run.core.round is not None
+        clock.advance(0.1)                # the sign has been up 20 minutes
+        await run.rounds(1)               # the round in play finishes; no new one starts
+        assert not run.core.is_open and run.core.round is None
+
+    run = await play_at(tmp_path, scenario, clock=clock)
+    assert run.said("16.8", "table closed")
+    refused = run.said("16.8", "closure refused", level="refused")[0]
+    assert "this gives 19." in refused.text
+    started = journal_records(tmp_path, "round.started")
+    assert len(started) == 3
