@@ -506,6 +506,8 @@ class TableDevices:
         if b is Button.SWITCH_TO_SHOE:
             return [panel("use_card_source", source="shoe")]  # 15.2.2
         if b is Button.CONFIRM_CUT:
+            if c.card_source == "shoe" and "shoe" in self._queues:  # the cut deck is in the shoe: count from 1
+                self._queues["shoe"].put_nowait(Command("shoe", "start_shoe"))
             return [panel("shuffle_and_cut")]  # 4.2, 4.3
         if b is Button.VERIFY_DECK:
             if c.card_source == "shoe":
@@ -714,6 +716,8 @@ class TableDevices:
                 r = self.core.round
                 if r is not None and r.round_id == a.get("round_id"):  # 11.2: the player sees it accepted
                     await d.set_lamps({s.number: SpotLamp.ON for s in r.spots.values() if s.progressive_accepted})
+        elif cmd.device == "shoe" and cmd.name == "start_shoe":
+            await d.start_shoe()
         elif cmd.device == "panel" and cmd.name == "lamp":
             await d.set_lamp(Lamp[a["lamp"]], LampState[a["state"]])
         elif cmd.device == "meter" and cmd.name == "show":

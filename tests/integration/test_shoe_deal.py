@@ -1,0 +1,110 @@
+"""Dealing from the card-reading shoe (7.3) over the real devices, when the shoe cannot be trusted:
+a card it cannot read (the dealer keys it in, or declares a misdeal: 14.1), a card drawn out of
+turn, the shoe lifted off its base, the shoe running out (3.7), a card of the wrong back colour
+(3.1, 3.2.2: integrity fault, the supervisor voids the round: 16.4)."""
+
+from __future__ import annotations
+
+from drivers.panel import Lamp, LampState
+from drivers.shoe import BackColour
+from tabled.game.cards import card_text
+from tests.integration.harness import journal_records
+from tests.integration.test_panel_actions import play_at
+
+
+async def at_the_deal(run) -> list[int]:
+    """Play a round to its deal; the dealer then draws by hand (the floor stands still)."""
+    await run.rounds(1)
+    await run.phase("dealing")
+    run.floor.done.add((run.core.round_id, "draw"))  # the test draws, not the floor
+    return run.floor.shoe_deck
+
+
+def cards_to_deal(run) -> int:
+    return 5 * len(run.core.round.dealt_to) - run.core.round.deliveries
+
+
+async def test_unreadable_card_keyed_in_by_the_dealer_and_the_deal_goes_on_7_3(tmp_path):
+    async def scenario(run):
+        deck = await at_the_deal(run)
+        run.sims.shoe.draw(deck.pop())
+        run.sims.shoe.draw_unreadable()                      # the second card: face not read
+        await run.until(lambda: run.devices.unread is not None, act=False)
+        assert run.said("7.3", "card 2 could not be read by the shoe", level="flag")
+        await run.until(lambda: run.sims.panel.lamps[Lamp.FAULT] is LampState.FLASHING, act=False)
+        run.floor.press("enter-card", value=deck.pop())       # the dealer reads it and keys it in
+        await run.until(lambda: run.core.round.deliveries == 2, act=False)
+        for _ in range(cards_to_deal(run)):
+            run.sims.shoe.draw(deck.pop())
+        await run.until(lambda: run.core.round.phase == "deciding", act=False)
+        assert run.sims.panel.lamps[Lamp.FAULT] is LampState.OFF
+        await run.rounds(1)
+
+    run = await play_at(tmp_path, scenario, card_source="shoe")
+    settled = journal_records(tmp_path, "round.settled")
+    assert len(settled) >= 2 and all(s.payload["void"] is None for s in settled)
+    keyed = journal_records(tmp_path, "shoe.card")
+    assert any(r.payload["src"].startswith("panel@") for r in keyed)  # the keyed card, journaled as such
+
+
+async def test_unreadable_card_then_misdeal_14_1_and_a_card_drawn_before_keying_stops_the_deal(tmp_path):
+    async def scenario(run):
+        deck = await at_the_deal(run)
+        run.sims.shoe.draw_unreadable()
+        await run.until(lambda: run.devices.unread is not None, act=False)
+        run.sims.shoe.draw(deck.pop())  # the dealer draws on without keying the card in
+        await run.until(lambda: run.said("14.1", "drawn before unreadable card 1 was keyed in"), act=False)
+        run.floor.press("enter-card", value=deck.pop())  # too late: refused, not dealt
+        await run.until(lambda: run.said("7.3", "no unreadable card waits", level="refused"), act=False)
+        assert run.core.round.deliveries == 0
+        run.floor.press("misdeal")                       # 14.1, 14.4
+        await run.until(lambda: run.core.round is None or run.core.round.phase != "dealing", act=False)
+        await run.rounds(1)                              # the next round deals normally
+
+    await play_at(tmp_path, scenario, card_source="shoe")
+    voids = journal_records(tmp_path, "round.void")
+    assert [v.payload["rule"] for v in voids] == ["14.4"]
+    assert all("returned_cents" in s for s in voids[0].payload["spots"])
+
+
+async def test_shoe_lifted_and_put_back_between_cards_deal_goes_on_emptied_mid_deal_is_3_7(tmp_path):
+    async def scenario(run):
+        deck = await at_the_deal(run)
+        run.sims.shoe.draw(deck.pop())
+        run.sims.shoe.remove()
+        run.sims.shoe.replace()                          # no card drawn meanwhile
+        await run.until(lambda: run.said("7.3", "the deal continues"), act=False)
+        for _ in range(cards_to_deal(run)):
+            run.sims.shoe.draw(deck.pop())
+        await run.rounds(1)
+        await run.phase("dealing")
+        run.floor.done.add((run.core.round_id, "draw"))
+        run.sims.shoe.load([card_text(c) for c in run.floor.shoe_deck[:3]])
+        for _ in range(3):
+            run.sims.shoe.draw()                         # a short deck: the shoe runs out
+        await run.until(lambda: run.said("14.1", "the shoe ran out after 3 cards"), act=False)
+        await run.until(lambda: not run.core.decks["S"]["verified"], act=False)  # 3.7: replace it
+        run.floor.press("misdeal")
+        await run.until(lambda: run.core.round is None or run.core.round.phase != "dealing", act=False)
+
+    run = await play_at(tmp_path, scenario, card_source="shoe")
+    assert run.said("3.7", "deck S failed verification: 3 cards", level="flag")
+    assert [v.payload["rule"] for v in journal_records(tmp_path, "round.void")] == ["14.4"]
+    assert journal_records(tmp_path, "round.settled")[1].payload["void"] is None  # lifted, put back: played
+
+
+async def test_card_with_the_wrong_back_is_an_integrity_fault_3_2_2_supervisor_voids_16_4(tmp_path):
+    async def scenario(run):
+        deck = await at_the_deal(run)
+        run.sims.shoe.draw(deck.pop())
+        run.sims.shoe.draw(deck.pop(), back=BackColour.BLUE)  # the red deck's card... with a blue back
+        await run.until(lambda: run.said("3.2.2", "blue back in the red deck"), act=False)
+        await run.until(lambda: run.sims.panel.lamps[Lamp.SUPERVISOR_NEEDED] is LampState.ON, act=False)
+        assert run.core.round.deliveries == 1                 # not dealt
+        rid = run.core.round_id
+        run.floor.press("void-round", "supervisor")
+        await run.until(lambda: run.core.round_id != rid, act=False)
+
+    await play_at(tmp_path, scenario, card_source="shoe")
+    voids = journal_records(tmp_path, "round.void")
+    assert [v.payload["rule"] for v in voids] == ["16.4"]
