@@ -47,8 +47,14 @@ ROUND_ACTIONS = {
 }
 DECKS = {"A": "red", "B": "blue"}  # 3.2.2: the two decks' backs differ in colour
 SHUFFLE_FAULTS = ("jam", "cycle_fail", "not_intermixing")  # 15.1
+#: a pool's answer -> the operation it answers
+POOL_ANSWERS = {"pool.contributed": "contribute", "pool.reversed": "reverse", "pool.awards": "awards"}
 #: ledger kinds after which the pool may show less than before (MONEY.md; tabled/pool/ledger.py)
 POOL_DOWN_KINDS = ("award", "reversal", "fund_reset", "reset", "settings", "correction")
+
+
+def op_key(op: str, round_id: str, spot: int | None) -> str:
+    return f"{op}:{round_id}:{spot if spot is not None else '-'}"
 
 
 def result_as_dict(result: ProgressiveResult) -> dict[str, Any]:
@@ -86,6 +92,9 @@ class TableCore:
         self.pool_cents: int | None = None          # as last reported by the pool
         self.pool_seq: int | None = None            # the ledger number of the reading shown (meter feed)
         self.awards_held: dict[str, int] = {}       # 14.13: round id -> when its award was first held (ms)
+        # pool operations not yet answered by every pool, in order: re-sent until they are (14.13)
+        self.undelivered: dict[str, dict[str, Any]] = {}
+        self.pool_count = 1                         # pools this table feeds (11.5): from the config
         self.rounds_finished = 0
         self.now = 0
         self.last_seq: dict[str, int] = {}          # per input source: the last sequence number folded
@@ -115,7 +124,11 @@ class TableCore:
             effects = self._dispatch(kind, dict(payload))
         except (TypeError, KeyError, ValueError) as exc:  # a malformed input is refused, never a crash
             effects = [Say(f"{kind}: malformed input ({exc})", level="refused")]
-        return effects + self._progress()
+        effects += self._progress()
+        for e in effects:
+            if isinstance(e, PoolOp):
+                self._outbox(e)
+        return effects
 
     def _dispatch(self, kind: str, p: dict[str, Any]) -> list[Effect]:
         if kind == "wager":
@@ -138,6 +151,8 @@ class TableCore:
             return self._equipment_fault(p["equipment"], p.get("reason", ""))
         if kind == "equipment.ok":
             return self._equipment_ok(p["equipment"])
+        if kind in POOL_ANSWERS:
+            self._delivered(kind, p)
         if kind in ("pool.contributed", "pool.reversed", "pool.balance"):
             return self._pool_balance(p.get("balance_cents"))
         if kind == "pool.awards":
@@ -320,6 +335,30 @@ class TableCore:
         self.pool_cents = p["result"]["pool_after_cents"]
         return effects + [Command("meter", "show", {"cents": self.pool_cents})]
 
+    def _outbox(self, e: PoolOp) -> None:
+        """MONEY.md: an operation committed in the journal is delivered to every pool exactly once
+        (keyed), whatever happens to the link or the daemon before the pools answer."""
+        key = op_key(e.op, e.round_id, e.spot)
+        if key not in self.undelivered:
+            self.undelivered[key] = {"op": e.op, "round_id": e.round_id, "spot": e.spot, "cents": e.cents,
+                                     "reason": e.reason, "hits": [list(h) for h in e.hits], "done": []}
+
+    def _delivered(self, kind: str, p: dict[str, Any]) -> None:
+        key = op_key(POOL_ANSWERS[kind], p["round_id"], p.get("spot") if kind != "pool.awards" else None)
+        entry = self.undelivered.get(key)
+        if entry is None:
+            return
+        pool = p.get("pool", "")
+        if pool not in entry["done"]:
+            entry["done"].append(pool)
+        if len(entry["done"]) >= self.pool_count:
+            del self.undelivered[key]
+
+    def pending_pool_ops(self) -> list[tuple[PoolOp, list[str]]]:
+        """The operations some pool has not answered yet, in order, with the pools that have."""
+        return [(PoolOp(d["op"], d["round_id"], d["spot"], d["cents"], d["reason"],
+                        tuple((s, c) for s, c in d["hits"])), list(d["done"])) for d in self.undelivered.values()]
+
     def _pool_balance(self, cents: int | None) -> list[Effect]:
         """A balance read after an operation: shown only without a meter feed (a feed's readings are
         ordered; a separate read may be older than a reading already shown)."""
@@ -449,7 +488,7 @@ class TableCore:
 
     def standing_effects(self) -> list[Effect]:
         """State-setting commands and pending pool operations: safe to send again after a restart."""
-        effects: list[Effect] = []
+        effects: list[Effect] = list(self.standing_pool_ops())
         r = self.round
         if self.pool_cents is not None:
             effects.append(Command("meter", "show", {"cents": self.pool_cents}))
@@ -465,15 +504,11 @@ class TableCore:
                 s.number for s in r.spots.values() if s.ante and not r.progressive_offline]}))
         elif r.phase != "preparing":
             effects.append(Command("betspots", "lock", {"round_id": r.round_id}))
-        for s in r.spots.values():
-            if s.contributed:
-                effects.append(PoolOp("contribute", r.round_id, s.number, s.locked_progressive.cents))
-            if s.reversed:
-                effects.append(PoolOp("reverse", r.round_id, s.number, s.locked_progressive.cents, "void"))
-        if r.phase == "settling" and r.awards is None and any(s.award_held for s in r.spots.values()):
-            effects.append(PoolOp("awards", r.round_id, hits=tuple(
-                (h.spot, h.category.name) for h in r.progressive_hits())))
         return effects
+
+    def standing_pool_ops(self) -> list[PoolOp]:
+        """Every pool operation not yet answered, in order (keyed: safe to send again)."""
+        return [op for op, _ in self.pending_pool_ops()]
 
     # -- checkpoint -----------------------------------------------------------------------------------
 
@@ -486,6 +521,7 @@ class TableCore:
             "shuffler_failed": self.shuffler_failed, "faults": self.faults, "approved": self.approved,
             "round_no": self.round_no, "abstained": {str(k): v for k, v in self.abstained.items()},
             "pool_cents": self.pool_cents, "pool_seq": self.pool_seq, "awards_held": self.awards_held,
+            "undelivered": self.undelivered,
             "rounds_finished": self.rounds_finished, "now": self.now,
             "last_seq": self.last_seq,
             "round": self.round.snapshot() if self.round else None,
@@ -500,6 +536,7 @@ class TableCore:
             setattr(core, key, snap[key])
         core.pool_seq = snap.get("pool_seq")
         core.awards_held = dict(snap.get("awards_held") or {})
+        core.undelivered = dict(snap.get("undelivered") or {})
         core.pending_minimum = tuple(snap["pending_minimum"]) if snap["pending_minimum"] else None
         core.abstained = {int(k): v for k, v in snap["abstained"].items()}
         if snap["round"]:

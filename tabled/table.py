@@ -8,23 +8,31 @@ device commands, pool operations (whose results come back as journaled inputs) a
 Recovery (:meth:`Table.recover`): load the last checkpoint, replay the records after it through
 the same fold with the devices told nothing, write the notes a crash lost, and only then re-send
 the standing effects (state-setting commands and keyed pool operations, all safe to repeat).
+
+Pools (11.5, 14.13; MONEY.md): one worker per pool sends the journaled operations in order. When a
+pool cannot be reached, the operation waits at the head of its queue and is sent again every
+``retry_interval`` until the pool takes it (keyed: once), the table meanwhile under the 14.13
+fault; the fault clears when the pool answers again and everything the journal holds for it is
+delivered. The meter shows the primary pool's own readings (``subscribe_meter``), in ledger order.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 import structlog
 
-from tabled.core import TableCore, result_as_dict
+from tabled.core import TableCore, op_key, result_as_dict
 from tabled.effects import Command, Effect, Note, PoolOp, Say
 from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import Category
 from tabled.journal import Journal
 from tabled.pool.base import PoolError, PoolUnavailable
+from tabled.pool.ledger import LedgerPool
 
 log = structlog.get_logger("tabled.table")
 
@@ -42,10 +50,32 @@ def is_input(kind: str) -> bool:
 CommandSink = Callable[[Command], Awaitable[None]]
 
 
+class PoolLink:
+    """One pool this table feeds (11.5): its operations in order, re-sent until the pool has them
+    (keyed, so a re-send never counts twice), and whether it can be reached (14.13)."""
+
+    def __init__(self, pool: Any, equipment: str, primary: bool, fault_standing: bool):
+        self.pool = pool
+        self.name = getattr(pool, "name", "")
+        self.equipment = equipment    # the fault's name in the core: "pool" for the primary
+        self.primary = primary        # the jackpot awards and the meter come from this one
+        self.ops: asyncio.Queue[list[PoolOp]] = asyncio.Queue()
+        self.busy = False
+        self.ops_down = False         # an operation could not reach the pool: being re-sent
+        self.feed_down = False        # the meter feed was lost
+        self.refused = False          # the pool refused an operation: needs people, not a retry
+        self.fault_raised = fault_standing  # a fault active at power-down is still active (14.13)
+        self.tasks: list[asyncio.Task] = []
+        self.answered = asyncio.Event()  # the meter feed gave its first reading
+
+
 class Table:
     def __init__(self, core: TableCore, journal: Journal, pool: Any, *,
                  commands: CommandSink | None = None, display: Callable[[Say, str | None], None] | None = None,
-                 checkpoint_every: int = 100, clock: Callable[[], float] = time.time):
+                 checkpoint_every: int = 100, clock: Callable[[], float] = time.time,
+                 pools: Sequence[Any] = (), retry_interval: float = 1.0, follow_meter: bool = True):
+        """``pool`` is the primary pool (awards, meter); ``pools`` the others the table also feeds
+        (11.5). ``retry_interval``: seconds between attempts to reach a pool that is down."""
         self.core = core
         self.journal = journal
         self.pool = pool
@@ -53,16 +83,21 @@ class Table:
         self.display = display
         self.checkpoint_every = checkpoint_every
         self.clock = clock
+        self.retry_interval = retry_interval
+        self.follow_meter = follow_meter
         self.queue: asyncio.Queue[tuple[str, dict[str, Any], Callable[[], None] | None]] = asyncio.Queue()
         self.idle = asyncio.Event()
         self.stop_after_records: int | None = None  # tests: crash after this many journal records
         self.listeners: list[Callable[[list[Effect]], None]] = []
         self._stopped = False
-        # pool operations run beside the consumer, in order; their results come back as inputs
-        self._pool_ops: asyncio.Queue[list[PoolOp]] = asyncio.Queue()
+        # pool operations run beside the consumer, in order, one worker per pool; their results
+        # come back as inputs. An operation parked while its pool is down does not count as pending.
+        self.links = [PoolLink(pool, "pool", True, "pool" in core.faults)] + [
+            PoolLink(p, f"pool:{p.name}", False, f"pool:{p.name}" in core.faults) for p in pools]
+        core.pool_count = len(self.links)
         self._pool_pending = 0
         self._processing = False
-        self._pool_worker: asyncio.Task | None = None
+        self._running = False
 
     # -- intake ------------------------------------------------------------------------------------
 
@@ -74,11 +109,31 @@ class Table:
     # -- the consumer -----------------------------------------------------------------------------
 
     async def run(self) -> None:
-        self._pool_worker = asyncio.get_running_loop().create_task(self._pool_work(), name="table-pool")
+        loop = asyncio.get_running_loop()
+        for link in self.links:
+            link.tasks.append(loop.create_task(self._pool_work(link), name=f"table-pool-{link.name}"))
+        self._running = True
         try:
             await self._consume()
         finally:
-            self._pool_worker.cancel()
+            self._running = False
+            self._stop_links()
+
+    def _stop_links(self) -> None:
+        for link in self.links:
+            for task in link.tasks:
+                task.cancel()
+            link.tasks.clear()
+
+    def start_meter(self) -> None:
+        """Follow each pool's meter readings (the primary's drive the meter display, 2.4.3); a lost
+        feed is a lost link (14.13). Started once the journal is replayed and resumed."""
+        if not self.follow_meter:
+            return
+        loop = asyncio.get_running_loop()
+        for link in self.links:
+            if hasattr(link.pool, "subscribe_meter"):
+                link.tasks.append(loop.create_task(self._follow_meter(link), name=f"table-meter-{link.name}"))
 
     async def _consume(self) -> None:
         while not self._stopped:
@@ -94,8 +149,19 @@ class Table:
             finally:
                 self._processing = False
 
+    async def meter_shown(self, timeout: float) -> bool:
+        """Wait (at most ``timeout`` s) until the primary pool's first reading is folded: the meter
+        shows the pool before play starts. False when the pool did not answer (14.13 is raised)."""
+        try:
+            await asyncio.wait_for(self.links[0].answered.wait(), timeout)
+        except TimeoutError:
+            return False
+        await self._folded()
+        return True
+
     def stop(self) -> None:
         self._stopped = True
+        self._stop_links()  # before the pools close: a closing pool is not a lost link
         self.queue.put_nowait(("tick", {}, None))
 
     async def process(self, batch: list[tuple[str, dict[str, Any], Callable[[], None] | None]]) -> None:
@@ -137,9 +203,7 @@ class Table:
             elif isinstance(e, PoolOp):
                 ops.append(e)
         if ops:
-            self._pool_pending += 1
-            self.idle.clear()
-            self._pool_ops.put_nowait(ops)
+            self._send_pool_ops(ops)
         if any(n.kind == "round.finished" for n in notes) and self.checkpoint_every \
                 and self.core.rounds_finished % self.checkpoint_every == 0:
             self._checkpoint()
@@ -165,57 +229,154 @@ class Table:
             log.warning("device command failed", device=e.device, command=e.name, error=str(exc),
                         round_id=self.core.round_id)
 
-    async def _pool_work(self) -> None:
-        while True:
-            ops = await self._pool_ops.get()
-            try:
-                contributions = [e for e in ops if e.op == "contribute"]
-                if len(contributions) > 1 and hasattr(self.pool, "contribute_round") \
-                        and len({e.round_id for e in contributions}) == 1:
-                    await self._contribute_round(contributions)  # 7.2.1: one transaction for the lock
-                    ops = [e for e in ops if e.op != "contribute"]
-                for e in ops:
-                    await self._pool(e)
-            finally:
-                self._pool_pending -= 1
-                if self.queue.empty() and not self._pool_pending and not self._processing:
-                    self.idle.set()  # nothing came back (or it is already folded): the table is idle
+    def _send_pool_ops(self, ops: list[PoolOp]) -> None:
+        done = {op_key(op.op, op.round_id, op.spot): pools for op, pools in self.core.pending_pool_ops()}
+        for link in self.links:
+            mine = [e for e in ops if (link.primary or e.op != "awards")  # awards: the primary's (12)
+                    and link.name not in done.get(op_key(e.op, e.round_id, e.spot), ())]
+            if mine:
+                self._pool_pending += 1
+                self.idle.clear()
+                link.ops.put_nowait(mine)
 
-    async def _contribute_round(self, ops: list[PoolOp]) -> None:
+    async def _pool_work(self, link: PoolLink) -> None:
+        while True:
+            ops = await link.ops.get()
+            link.busy = True
+            parked = False
+            try:
+                while ops:
+                    try:
+                        ops = await self._deliver(link, ops)
+                        link.ops_down = False
+                    except PoolUnavailable as exc:
+                        # 14.13: the round in play goes on; this operation waits, in order, for the link
+                        link.ops_down = True
+                        self._link_state(link, str(exc))
+                        if not parked:
+                            parked = True
+                            self._pool_done()
+                        log.warning("pool unreachable: will send again", pool=link.name, error=str(exc),
+                                    round_id=ops[0].round_id, op=ops[0].op)
+                        await asyncio.sleep(self.retry_interval)
+                        await self._folded()  # the fault (and a hold) is in the journal before the re-send
+            finally:
+                link.busy = False
+                if not parked:
+                    self._pool_done()
+            self._link_state(link)
+
+    def _pool_done(self) -> None:
+        self._pool_pending -= 1
+        if self.queue.empty() and not self._pool_pending and not self._processing:
+            self.idle.set()  # nothing came back (or it is already folded): the table is idle
+
+    async def _folded(self) -> None:
+        """Wait until the consumer has folded every input submitted so far."""
+        while self._running and (self._processing or not self.queue.empty()):
+            await asyncio.sleep(0.001)
+
+    def _link_state(self, link: PoolLink, reason: str = "") -> None:
+        """Raise the 14.13 fault when a pool cannot be reached; clear it when it can again and
+        every operation the journal holds for it has been delivered."""
+        down = link.ops_down or link.feed_down or link.refused
+        if down and not link.fault_raised:
+            link.fault_raised = True
+            self.submit("equipment.fault", {"equipment": link.equipment, "reason": reason or "unreachable"})
+        elif not down and link.fault_raised and not link.busy and link.ops.empty():
+            link.fault_raised = False
+            self.submit("equipment.ok", {"equipment": link.equipment})
+
+    async def _deliver(self, link: PoolLink, ops: list[PoolOp]) -> list[PoolOp]:
+        """Send ``ops`` in order; returns what is left (nothing) or raises PoolUnavailable with the
+        operations not yet answered still at the front."""
+        contributions = [e for e in ops if e.op == "contribute"]
+        if len(contributions) > 1 and hasattr(link.pool, "contribute_round") \
+                and len({e.round_id for e in contributions}) == 1 and ops[0].op == "contribute":
+            await self._contribute_round(link, contributions)  # 7.2.1: one transaction for the lock
+            ops = [e for e in ops if e.op != "contribute"]
+        while ops:
+            await self._pool(link, ops[0])
+            ops = ops[1:]
+        return ops
+
+    async def _follow_meter(self, link: PoolLink) -> None:
+        while True:
+            reason = "the meter feed ended"
+            first = True
+            try:
+                async for reading in link.pool.subscribe_meter():
+                    if first:  # the pool answers: the link may be back (and a standing fault clear)
+                        first, link.feed_down = False, False
+                        self._link_state(link)
+                    if link.primary:  # 2.4.3: every linked table shows the pool's own readings
+                        self.submit("pool.meter", {"balance_cents": reading.balance_cents, "seq": reading.seq,
+                                                   "change": reading.kind})
+                    link.answered.set()
+            except PoolError as exc:
+                reason = str(exc)
+            link.feed_down = True
+            self._link_state(link, reason)
+            await asyncio.sleep(self.retry_interval)
+
+    async def _contribute_round(self, link: PoolLink, ops: list[PoolOp]) -> None:
         t, rid = self.core.table_id, ops[0].round_id
         try:
-            done = await self.pool.contribute_round(t, rid, {e.spot: e.cents for e in ops})
-        except (PoolUnavailable, PoolError):
+            done = await link.pool.contribute_round(t, rid, {e.spot: e.cents for e in ops})
+        except PoolUnavailable:
+            raise
+        except PoolError:
             for e in ops:  # one by one: the error is reported as for a single contribution
-                await self._pool(e)
+                await self._pool(link, e)
             return
-        balance = await self.pool.balance()
+        extra = {"balance_cents": await link.pool.balance()} if link.primary else {}
         for e, c in zip(ops, done):
             self.submit("pool.contributed", {"round_id": rid, "spot": e.spot, "wager_cents": e.cents,
                                              "pool_cents": c.pool_cents, "retained_cents": c.retained_cents,
-                                             "balance_cents": balance})
+                                             "pool": link.name, **extra})
 
-    async def _pool(self, e: PoolOp) -> None:
-        t = self.core.table_id
+    async def _pool(self, link: PoolLink, e: PoolOp) -> None:
+        t, pool = self.core.table_id, link.pool
+        extra = {}
         try:
             if e.op == "contribute":
-                c = await self.pool.contribute(t, e.round_id, e.spot, e.cents)
+                c = await pool.contribute(t, e.round_id, e.spot, e.cents)
+                if link.primary:
+                    extra["balance_cents"] = await pool.balance()
                 self.submit("pool.contributed", {"round_id": e.round_id, "spot": e.spot, "wager_cents": e.cents,
                                                  "pool_cents": c.pool_cents, "retained_cents": c.retained_cents,
-                                                 "balance_cents": await self.pool.balance()})
+                                                 "pool": link.name, **extra})
             elif e.op == "reverse":
-                back = await self.pool.reverse(t, e.round_id, e.spot, e.reason)
+                back = await pool.reverse(t, e.round_id, e.spot, e.reason or "void")
+                if link.primary:
+                    extra["balance_cents"] = await pool.balance()
                 self.submit("pool.reversed", {"round_id": e.round_id, "spot": e.spot, "reversed_cents": back,
-                                              "reason": e.reason, "balance_cents": await self.pool.balance()})
+                                              "reason": e.reason, "pool": link.name, **extra})
             else:
-                hits = [ProgressiveHit(s, Category[c]) for s, c in e.hits]
-                result = await self.pool.apply_awards(t, e.round_id, hits, self.core.profile.progressive_schedule)
-                self.submit("pool.awards", {"round_id": e.round_id, "result": result_as_dict(result)})
-        except PoolUnavailable as exc:
-            self.submit("equipment.fault", {"equipment": "pool", "reason": str(exc)})
+                await self._awards(link, e)
+        except PoolUnavailable:
+            raise
         except PoolError as exc:
             log.error("pool refused an operation", op=e.op, spot=e.spot, error=str(exc), round_id=e.round_id)
-            self.submit("equipment.fault", {"equipment": "pool", "reason": f"refused {e.op}: {exc}"})
+            link.refused = True
+            self.submit("equipment.fault", {"equipment": link.equipment, "reason": f"refused {e.op}: {exc}"})
+            link.fault_raised = True
+
+    async def _awards(self, link: PoolLink, e: PoolOp) -> None:
+        """All of the round's awards in one step, from the pool as it stands now (never an earlier
+        reading); a hit held while the pool was down (14.13) is sent with the time it was held."""
+        hits = [ProgressiveHit(s, Category[c]) for s, c in e.hits]
+        r = self.core.round
+        hands = {s.number: s.cards for s in r.spots.values() if s.cards} \
+            if r is not None and r.round_id == e.round_id else {}
+        since_ms = self.core.awards_held.get(e.round_id)
+        held = datetime.fromtimestamp(since_ms / 1000, UTC) if since_ms is not None else None
+        kw = {"hands": {h.spot: hands[h.spot] for h in hits if h.spot in hands}, "held_since": held} \
+            if isinstance(link.pool, LedgerPool) else {}
+        result = await link.pool.apply_awards(self.core.table_id, e.round_id, hits,
+                                              self.core.profile.progressive_schedule, **kw)
+        self.submit("pool.awards", {"round_id": e.round_id, "result": result_as_dict(result), "pool": link.name,
+                                    "held_since_ms": since_ms})
 
     # -- recovery ------------------------------------------------------------------------------------
 
@@ -245,6 +406,7 @@ class Table:
         if missing_notes:
             self._journal([(n.kind, n.payload, n.round_id) for n in missing_notes])
         await self.carry_out(self.core.standing_effects())
+        self.start_meter()
 
 
 class Crash(Exception):

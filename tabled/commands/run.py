@@ -52,14 +52,20 @@ def make_core(cfg: Config, snapshot: dict[str, Any] | None) -> TableCore:
     return TableCore(t.id, t.spots, limits, t.profile, t.card_source)
 
 
-async def open_pool(cfg: Config):
-    from tabled.pool.local import LocalPool
-    from tabled.pool.settings import PoolSettings
-    p = cfg.primary_pool
-    if p.backend != "local":
-        from tabled.cli import UserError
-        raise UserError(f"pool {p.name}: backend {p.backend!r} is not wired into 'tabled run' yet")
-    return await LocalPool.open(p.path, p.name, cfg.table.id, PoolSettings(p.contribution_bp, p.reset_cents))
+async def open_pools(cfg: Config) -> tuple[Any, list[Any]]:
+    """The primary pool (awards, meter) and every other pool the table feeds (11.5), local or
+    linked. A pool that cannot be reached at start is a one-line error (the daemon does not start)."""
+    import tabled.pool
+    from tabled.cli import UserError
+    opened: list[Any] = []
+    try:
+        for entry in [cfg.primary_pool] + [p for p in cfg.pools if not p.primary]:
+            opened.append(await tabled.pool.open_pool(entry, cfg.table.id))
+    except tabled.pool.PoolError as exc:
+        for pool in opened:
+            await pool.close()
+        raise UserError(f"cannot open the progressive pool: {exc}") from None
+    return opened[0], opened[1:]
 
 
 class RoundPrinter:
@@ -111,12 +117,14 @@ def terminal(out: TextIO) -> bool:
 async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: bool = False,
                     journal_path: Path | None = None, clock=time.time, *, state_dir: Path | None = None,
                     timing: Any = None, poll_interval: float = 0.05, stop: asyncio.Event | None = None,
-                    human: bool = True, notifier: Any = None, hooks: Any = None, sims: Any = None) -> Table:
+                    human: bool = True, notifier: Any = None, hooks: Any = None, sims: Any = None,
+                    pool_retry: float = 1.0) -> Table:
     """Open (or recover) the table, start its devices and play ``rounds`` rounds (0: until ``stop``).
 
     ``hooks`` (tests, benchmarks) is called with the running table, devices, simulators and floor
     before play starts; its ``play(...)`` may replace the floor's loop. ``sims``: simulators
-    started by the caller (they outlive this daemon: a restart test), else started here."""
+    started by the caller (they outlive this daemon: a restart test), else started here.
+    ``pool_retry``: seconds between attempts to reach a pool that is down (14.13)."""
     from drivers.link.endpoint import LinkTiming
     from tabled.devices import TableDevices, build_drivers
     from tabled.players import DeviceFloor, Player
@@ -125,9 +133,14 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
     notifier = notifier or Notifier.from_environment()
     notifier.status("checking the journal")
     journal = Journal.open(journal_path or cfg.journal.path, clock=clock)  # verified from the last checkpoint
-    pool = await open_pool(cfg)
+    try:
+        pool, others = await open_pools(cfg)
+    except BaseException:
+        journal.close()
+        raise
     core, missing, replayed = Table.replay(journal, lambda snap: make_core(cfg, snap))
-    table = Table(core, journal, pool, checkpoint_every=cfg.journal.checkpoint_every_rounds, clock=clock)
+    table = Table(core, journal, pool, checkpoint_every=cfg.journal.checkpoint_every_rounds, clock=clock,
+                  pools=others, retry_interval=pool_retry)
     table.listeners.append(RoundPrinter(out, quiet) if human else RoundLogger())
     if replayed:
         msg = (f"recovered: {replayed} journal records replayed; round {core.round_id or '-'} "
@@ -171,7 +184,7 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
             notifier.status("waiting for the devices")
             await devices.wait_up(DEVICES_UP_TIMEOUT)
         await devices.resume(missing)  # nothing went to a device before the journal checked out
-        table.submit("pool.balance", {"balance_cents": await pool.balance()})
+        await table.meter_shown(pool_retry + 5)  # the meter follows the primary pool's readings from here
         period = watchdog_period()
         if period:
             watchdog = asyncio.create_task(feed_watchdog(notifier, period, healthy=lambda: not consumer.done()))
@@ -208,7 +221,8 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
             await sims.close()
         if tmp is not None:
             tmp.cleanup()
-        await pool.close()
+        for p in (pool, *others):
+            await p.close()
         journal.close()
     return table
 
