@@ -8,8 +8,9 @@ import pytest
 from drivers.base import BadDeviceData, DeviceDataError, LinkFailed, LinkUp
 from drivers.link.errors import CommandRejected, LinkDownError
 from drivers.link.usb import UsbAddress
-from drivers.panel import (BUTTON_PRESSED, KEY_TURNED, PRODUCT_ID, SET_LAMP, VENDOR_ID, Button,
-                           ButtonPressed, KeyPosition, KeyTurned, Lamp, LampState, PanelDriver)
+from drivers.panel import (BUTTON_PRESSED, KEY_TURNED, NUMBER_ENTERED, PRODUCT_ID, SET_LAMP, SPOT_ACTION,
+                           SPOTS_ACTION, VENDOR_ID, Button, ButtonPressed, KeyPosition, KeyTurned, Lamp,
+                           LampState, NumberEntered, PanelDriver, SpotAction, SpotsAction)
 from drivers.sim.panel import PanelSimulator
 from drivers.sim.usb_backend import SimBackend
 
@@ -78,8 +79,45 @@ def test_the_simulator_names_what_it_does_not_know():
         sim.turn_key("owner")
 
 
+async def test_spot_keypad_and_spot_set_actions_carry_their_choice_and_key_in_one_frame():
+    async with table() as (sim, driver, journal):
+        sim.turn_key("supervisor")
+        sim.press("void-player", spot=3)           # 16.3.1
+        sim.press("announce-minimum", value=1000)  # 6.2: cents keyed
+        sim.press("void-round", spots=[2, 5])      # 16.4.2, 16.5: forfeit spots 2 and 5
+        sim.turn_key("dealer")
+        sim.press("exposed-card", spot=0)          # 14.6: the dealer's hand
+        sim.press("void-round")                    # the old frame still works
+        await journal.until_count(ButtonPressed, 5)
+        assert journal.of(ButtonPressed) == [
+            SpotAction(device="panel", button=Button.VOID_PLAYER, key=KeyPosition.SUPERVISOR, spot=3),
+            NumberEntered(device="panel", button=Button.ANNOUNCE_MINIMUM, key=KeyPosition.SUPERVISOR, value=1000),
+            SpotsAction(device="panel", button=Button.VOID_ROUND, key=KeyPosition.SUPERVISOR, spots=(2, 5)),
+            SpotAction(device="panel", button=Button.EXPOSED_CARD, key=KeyPosition.DEALER, spot=0),
+            ButtonPressed(device="panel", button=Button.VOID_ROUND, key=KeyPosition.DEALER),
+        ]
+        assert str(journal.of(ButtonPressed)[0]) == "panel: VOID_PLAYER on spot 3 (key at SUPERVISOR)"
+        await driver.set_lamp(Lamp.ENTER_CARD, LampState.FLASHING)  # every button has its lamp
+        assert sim.lamps[Lamp.ENTER_CARD] is LampState.FLASHING
+
+
+def test_the_simulator_will_not_send_a_spot_action_without_a_spot():
+    with pytest.raises(ValueError, match="concede needs a spot first"):
+        PanelSimulator().press("concede")
+    with pytest.raises(ValueError, match="verify-count needs a number first"):
+        PanelSimulator().press("verify-count")
+
+
 @pytest.mark.parametrize("code, payload, reason", [
     (BUTTON_PRESSED.code, bytes([0x42, 0]), "button code 66 is not one this panel has"),
+    (BUTTON_PRESSED.code, bytes([Button.CONCEDE, 0]), "CONCEDE does not come in a button_pressed frame"),
+    (SPOT_ACTION.code, bytes([Button.NO_MORE_BETS, 0, 1]), "NO_MORE_BETS does not come in a spot_action"),
+    (SPOT_ACTION.code, bytes([Button.ABSENT, 0, 9]), "ABSENT on spot 9: spots are 1 to 7"),
+    (SPOT_ACTION.code, bytes([Button.ABSENT, 0, 0]), "only for EXPOSED_CARD"),
+    (NUMBER_ENTERED.code, bytes([Button.ENTER_CARD, 0, 0, 0, 0, 60]), "card code 60 is not a card"),
+    (NUMBER_ENTERED.code, bytes([Button.VERIFY_COUNT, 0, 0]), "payload too short"),
+    (SPOTS_ACTION.code, bytes([Button.VOID_ROUND, 1, 0x80]), "names a spot above 7"),
+    (SPOTS_ACTION.code, bytes([Button.CONCEDE, 1, 1]), "CONCEDE does not come in a spots_action"),
     (BUTTON_PRESSED.code, bytes([1, 7]), "key position code 7 is not one this panel has"),
     (KEY_TURNED.code, bytes([3]), "key position code 3"),
     (KEY_TURNED.code, b"", "payload too short"),
