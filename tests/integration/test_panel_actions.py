@@ -170,3 +170,18 @@ async def test_closure_announced_takes_effect_only_20_minutes_later_16_8(tmp_pat
     assert "this gives 19." in refused.text
     started = journal_records(tmp_path, "round.started")
     assert len(started) == 3
+
+
+async def test_shuffler_door_open_during_a_round_is_shown_and_lights_the_fault_lamp_15_2(tmp_path):
+    from drivers.panel import Lamp, LampState
+
+    async def scenario(run):
+        await run.phase("betting")
+        await run.sims.control("shuffler").call("door", open=True)
+        await run.until(lambda: run.said("15.2", "door open during the round", level="flag"), act=False)
+        await run.until(lambda: run.sims.panel.lamps[Lamp.FAULT] is LampState.FLASHING, act=False)
+        await run.sims.control("shuffler").call("door", open=False)
+        await run.until(lambda: run.sims.panel.lamps[Lamp.FAULT] is LampState.OFF, act=False)
+        await run.rounds(1)
+
+    await play_at(tmp_path, scenario)
