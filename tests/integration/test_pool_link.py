@@ -1,0 +1,264 @@
+"""The running table with a linked pool on a real PostgreSQL, and the link cut (rule 14.13; MONEY.md
+"When the pool cannot be reached"; issue 6).
+
+Each table here is the real controller (tabled/table.py: journal, core, one worker per pool, the
+meter feed) fed the inputs its devices would send; the pool is a real PostgresPool reached through
+a TCP proxy the test cuts and restores. The PostgreSQL is the local one when it answers, otherwise
+a throwaway server (tests/pool/conftest.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tabled.core import TableCore
+from tabled.effects import Command
+from tabled.game.cards import parse_cards
+from tabled.game.profiles import load_profile
+from tabled.journal import Journal
+from tabled.pool.postgresql import PostgresPool
+from tabled.pool.settings import PoolSettings
+from tabled.rules.limits import Limits
+from tabled.table import Table
+from tests.pool.conftest import pg_admin_dsn, pg_dsn  # noqa: F401  (fixtures)
+from tests.pool.proxy import LinkProxy
+
+pytestmark = pytest.mark.postgres
+
+PROFILE = load_profile("nsw")
+SETTINGS = PoolSettings(PROFILE.contribution_basis_points, PROFILE.progressive_schedule.reset_cents)
+WAGER = PROFILE.progressive_wager_cents
+PLAIN = {1: "2c 7d 9h Js Kd", 3: "3c 8d Th Qs 4d", "dealer": "Ac Kc 4h 3s 2h"}
+STRAIGHT_FLUSH = {1: "2c 7d 9h Js Kd", 3: "9s 8s 7s 6s 5s", "dealer": "Ac Kc 4h 3h 2h"}
+
+
+class LinkedTable:
+    """One table's daemon (without its devices) feeding a pool through its own proxy."""
+
+    def __init__(self, tmp: Path, table_id: str, proxy: LinkProxy):
+        self.tmp, self.table_id, self.proxy = tmp, table_id, proxy
+        self.meter_shown: list[int] = []
+
+    async def start(self) -> LinkedTable:
+        self.journal = Journal.open(self.tmp / f"{self.table_id}.db")
+        self.pool = await PostgresPool.open(self.proxy.dsn, "main", self.table_id, SETTINGS, op_timeout=2)
+        limits = Limits(500, 50_000, 100, WAGER)
+        self.table = Table(TableCore(self.table_id, 7, limits, PROFILE), self.journal, self.pool,
+                           retry_interval=0.05)
+        self.table.listeners.append(self._watch)
+        self.task = asyncio.create_task(self.table.run())
+        await self.table.resume([])
+        assert await self.table.meter_shown(5)
+        await self.feed("panel", action="open_table", key="supervisor")
+        for deck in ("A", "B"):
+            await self.feed("deck.verified", deck=deck, cards=list(range(52)))
+        for deck in ("A", "B"):
+            await self.feed("shuffler.shuffled", deck=deck)
+        return self
+
+    def _watch(self, effects) -> None:
+        for e in effects:
+            if isinstance(e, Command) and e.device == "meter" and e.args.get("cents") is not None:
+                self.meter_shown.append(e.args["cents"])
+
+    @property
+    def core(self) -> TableCore:
+        return self.table.core
+
+    @property
+    def round(self):
+        return self.core.round
+
+    async def feed(self, kind: str, **payload) -> None:
+        self.table.submit(kind, payload)
+        await self.until(lambda: self.table.queue.empty() and not self.table._processing)
+
+    async def until(self, cond, timeout: float = 10.0) -> None:
+        async def wait():
+            while not cond():
+                await asyncio.sleep(0.005)
+        await asyncio.wait_for(wait(), timeout)
+
+    async def close(self) -> None:
+        self.table.stop()
+        await asyncio.wait_for(self.task, 5)
+        await self.pool.close()
+        self.journal.close()
+
+    def records(self, kind: str) -> list:
+        return [r for r in self.journal.records_after(0) if r.kind == kind]
+
+    # -- a round, step by step (the inputs the devices and the dealer's panel would send) -------------
+
+    async def bets_placed(self, progressive: bool = True) -> None:
+        await self.until(lambda: self.round is not None and self.round.phase == "betting")
+        for spot in (1, 3):
+            await self.feed("wager", spot=spot, area="ante", cents=500)
+            if progressive:
+                await self.feed("wager", spot=spot, area="progressive", cents=WAGER)
+
+    async def dealt(self, hands: dict) -> None:
+        await self.feed("panel", action="no_more_bets", key="dealer")
+        back = self.round.back
+        for target in list(self.round.dealt_to):
+            await self.feed("shuffler.hand", cards=list(parse_cards(hands[target])), back=back, up=4)
+
+    async def decided(self) -> None:
+        for spot in (1, 3):
+            await self.feed("wager", spot=spot, area="bet", cents=1000)
+
+    async def revealed(self) -> None:
+        await self.feed("panel", action="reveal", key="dealer")
+
+    async def settled(self) -> None:
+        self.used_deck = self.round.deck
+        await self.feed("panel", action="settle", key="dealer")
+
+    async def next_deck_shuffled(self) -> None:
+        """The shuffling device gives back the deck just used, shuffled (4.1.2)."""
+        await self.feed("shuffler.shuffled", deck=self.used_deck)
+
+    async def whole_round(self, hands=PLAIN, progressive: bool = True) -> str:
+        await self.bets_placed(progressive)
+        rid = self.round.round_id
+        await self.dealt(hands)
+        await self.decided()
+        await self.revealed()
+        await self.settled()
+        await self.next_deck_shuffled()
+        return rid
+
+
+async def _open(tmp: Path, dsn: str, table_id: str) -> LinkedTable:
+    proxy = await LinkProxy(dsn).start()
+    return await LinkedTable(tmp, table_id, proxy).start()
+
+
+async def _delivered_once(t: LinkedTable) -> None:
+    """MONEY.md: every contribution the journal holds is in the pool once, and the ledger proves the meter."""
+    journal = [r.payload for r in t.records("pool.contributed")]
+    report = await t.pool.reconcile(journal, reversed_keys=[(r.payload["round_id"], r.payload["spot"])
+                                                            for r in t.records("pool.reversed")])
+    assert report.ok, report
+    assert (await t.pool.verify()).ok
+    assert not t.core.undelivered
+
+
+STEPS = ("betting", "dealing", "deciding", "revealed", "between rounds")
+
+
+@pytest.mark.parametrize("cut_in", STEPS)
+async def test_link_lost_in_every_state_of_a_round_and_back_14_13(tmp_path, pg_dsn, cut_in):  # noqa: F811
+    t = await _open(tmp_path, pg_dsn, "T01")
+    try:
+        await t.whole_round()                                     # round 1: the link is up
+        steps = [("betting", t.bets_placed), ("dealing", lambda: t.dealt(PLAIN)), ("deciding", t.decided),
+                 ("revealed", t.revealed), ("settled", t.settled)]
+        if cut_in == "between rounds":
+            t.proxy.cut()                                          # before round 2's deck is shuffled
+        rid = t.round.round_id
+        for name, step in steps:
+            if name == cut_in:
+                t.proxy.cut()
+                await t.until(lambda: "pool" in t.core.faults)    # 14.13: the link is lost
+            await step()
+        await t.until(lambda: "pool" in t.core.faults)
+        assert [r.payload["phase"] for r in t.records("round.finished") if r.round_id == rid] == ["complete"]
+        await t.next_deck_shuffled()
+        assert t.round is None                                     # no new round without the inspector
+        await t.feed("panel", action="approve_play", key="supervisor")
+        assert t.round is None
+        await t.feed("panel", action="approve_play", key="inspector")
+        assert t.round is not None and t.round.progressive_offline  # progressive acceptance locked
+        await t.whole_round(progressive=False)                      # round 3 plays, progressive offline
+        assert t.meter_shown[-1] == t.core.pool_cents
+        t.proxy.restore()                                           # the link returns
+        await t.until(lambda: not t.core.faults)
+        assert t.records("fault.raised")[-1].payload["equipment"] == "pool"
+        assert t.records("fault.cleared")[-1].payload == {"equipment": "pool"}
+        assert t.round is not None and not t.round.progressive_offline
+        await t.whole_round()                                       # round 4: progressive again
+        await t.until(lambda: not t.core.undelivered)
+        await _delivered_once(t)
+        contributed = {(r.payload["round_id"], r.payload["spot"]) for r in t.records("pool.contributed")}
+        assert (rid, 1) in contributed and (rid, 3) in contributed  # round 2's, delivered after the cut
+        balance = await t.pool.balance()
+        await t.until(lambda: t.core.pool_cents == balance)          # the meter shows the pool
+    finally:
+        await t.close()
+        await t.proxy.close()
+
+
+async def test_hits_held_during_link_loss_are_paid_once_in_the_pools_order_14_13_9_5(tmp_path, pg_dsn):  # noqa: F811
+    t1 = await _open(tmp_path, pg_dsn, "T01")
+    t2 = await _open(tmp_path, pg_dsn, "T02")
+    try:
+        for t in (t1, t2):
+            await t.bets_placed()
+            await t.dealt(STRAIGHT_FLUSH)
+            await t.decided()
+            await t.revealed()
+            t.proxy.cut()
+        for t in (t2, t1):                                          # both hit while their links are down
+            await t.settled()
+            await t.until(lambda t=t: t.round.round_id in t.core.awards_held)
+            assert t.round.phase == "settling" and t.round.spots[3].award_held  # 9.5: cards face up
+            assert [r.payload["spots"] for r in t.records("progressive.award_held")] == [[3]]
+        await t2.next_deck_shuffled()
+        assert t2.round.phase == "settling"                         # nothing new until it is paid
+        t2.proxy.restore()                                          # T02's link returns first...
+        await t2.until(lambda: t2.round.awards is not None)
+        t1.proxy.restore()                                          # ...then T01's
+        await t1.until(lambda: t1.round.awards is not None)
+        for t in (t1, t2):
+            await t.feed("panel", action="award_paid", spot=3, key="dealer")
+            await t.until(lambda t=t: not t.core.faults and not t.core.undelivered)
+        hits = list(reversed(await t1.pool.history()))
+        assert [(h.table_id, h.spot) for h in hits] == [("T02", 3), ("T01", 3)]  # the pool's order
+        assert all(h.held_since is not None for h in hits)
+        for t, h in ((t1, hits[1]), (t2, hits[0])):
+            released = t.records("progressive.award_released")
+            assert len(released) == 1                               # paid once
+            p = released[0].payload
+            assert p["hits"][0]["amount_cents"] == h.amount_cents
+            assert p["pool_before_cents"] == h.pool_before_cents   # from the pool as it then stood
+            assert p["held_since_ms"] <= p["paid_ms"]
+            assert len(t.records("pool.awards")) == 1
+        # the second paid from what the first left, plus T01's parked contributions delivered before it
+        ledger = await t1.pool.ledger(100)
+        awards = [e.seq for e in ledger if e.kind == "award"]
+        between = [e for e in ledger if awards[0] < e.seq < awards[1]]
+        assert all(e.kind == "contribution" and e.table_id == "T01" for e in between)
+        assert hits[1].pool_before_cents == hits[0].pool_after_cents + sum(e.delta_cents for e in between)
+        await _delivered_once(t1)
+        await _delivered_once(t2)
+        # every linked table's meter shows the pool; neither ever went down but for the awards
+        balance = await t1.pool.balance()
+        await t1.until(lambda: t1.core.pool_cents == balance and t2.core.pool_cents == balance)
+    finally:
+        for t in (t1, t2):
+            await t.close()
+            await t.proxy.close()
+
+
+async def test_two_tables_sharing_one_pool_show_the_same_meter_2_4_3(tmp_path, pg_dsn):  # noqa: F811
+    t1 = await _open(tmp_path, pg_dsn, "T01")
+    t2 = await _open(tmp_path, pg_dsn, "T02")
+    try:
+        for _ in range(2):
+            await t1.whole_round()
+            await t2.whole_round()
+        balance = await t1.pool.balance()
+        assert balance == SETTINGS.reset_cents + 8 * (WAGER * PROFILE.contribution_basis_points // 10_000)
+        await t1.until(lambda: t1.core.pool_cents == balance and t2.core.pool_cents == balance)
+        for t in (t1, t2):
+            assert t.meter_shown == sorted(t.meter_shown)           # never down without a hit
+            assert t.meter_shown[-1] == balance
+        # T02 sees T01's contributions too: its meter moved more often than its own rounds' locks
+        assert len(set(t2.meter_shown)) >= 4
+    finally:
+        for t in (t1, t2):
+            await t.close()
+            await t.proxy.close()
