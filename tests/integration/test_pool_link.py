@@ -250,6 +250,7 @@ async def test_two_tables_sharing_one_pool_show_the_same_meter_2_4_3(tmp_path, p
         for _ in range(2):
             await t1.whole_round()
             await t2.whole_round()
+        await t1.until(lambda: not t1.core.undelivered and not t2.core.undelivered)
         balance = await t1.pool.balance()
         assert balance == SETTINGS.reset_cents + 8 * (WAGER * PROFILE.contribution_basis_points // 10_000)
         await t1.until(lambda: t1.core.pool_cents == balance and t2.core.pool_cents == balance)
