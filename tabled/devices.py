@@ -643,7 +643,10 @@ class TableDevices:
         the deck shuffled, so a deck is never shuffled twice for one need."""
         c, r = self.core, self.core.round
         for deck in DECK_COLOURS:
-            if c.decks[deck]["shuffled"]:
+            in_play = r is not None and r.deck == deck and r.phase != "preparing"
+            # a deck in play was shuffled before it was dealt from: no request for it is pending,
+            # even when its shuffle report and the start of play fell in one step
+            if c.decks[deck]["shuffled"] or in_play:
                 self.shuffling.discard(deck)
         if not self.resumed or c.card_source != "shuffler" or c.shuffler_failed or "shuffler" not in self.up:
             return
