@@ -144,7 +144,7 @@ async def _act(args: argparse.Namespace, pool: LedgerPool, table_id: str,
         return (0 if v.ok else 1), {"pool": pool.name, **dataclasses.asdict(v)}, "\n".join(
             [head] + [f"  {p}" for p in v.problems])
     # reconcile
-    contributed, reversed_keys = _journal_contributions(journal)
+    contributed, reversed_keys = _journal_contributions(journal, pool.name)
     r = await pool.reconcile(contributed, reversed_keys=reversed_keys, table_id=table_id)
     lines = [f"pool {pool.name}: table {r.table_id}: {r.compared} journal contribution(s) compared: "
              + ("the journal and the pool agree" if r.ok else "DIFFERENCES")]
@@ -178,9 +178,10 @@ async def _propose(args: argparse.Namespace, pool: LedgerPool) -> tuple[int, dic
                "settings": settings.as_dict()}, text
 
 
-def _journal_contributions(path: Path | None) -> tuple[list[dict], list[tuple[str, int]]]:
-    """The contributions the table's journal records as made (``pool.contributed``) and the keys it
-    records as reversed (``pool.reversed``)."""
+def _journal_contributions(path: Path | None, pool_name: str) -> tuple[list[dict], list[tuple[str, int]]]:
+    """The contributions the table's journal records as made to this pool (``pool.contributed``)
+    and the keys it records as reversed there (``pool.reversed``). A table may feed several pools
+    (11.5); records without a pool name predate that and belong to the one pool there was."""
     from tabled.journal import Journal, JournalError
     if path is None:
         raise UserError("reconcile needs the table's journal (--journal FILE or --config)")
@@ -191,6 +192,8 @@ def _journal_contributions(path: Path | None) -> tuple[list[dict], list[tuple[st
     try:
         contributed, reversed_keys = [], []
         for rec in journal.records_after(0):
+            if rec.payload.get("pool", pool_name) != pool_name:
+                continue
             if rec.kind == "pool.contributed":
                 contributed.append({"round_id": rec.payload.get("round_id"), "spot": rec.payload.get("spot"),
                                     "wager_cents": rec.payload.get("wager_cents")})

@@ -86,6 +86,14 @@ def test_reconcile_reads_the_tables_journal(local_db, tmp_path, capsys):
     journal.close()
     assert main(args + ["--json"]) == 0
     assert json.loads(capsys.readouterr().out)["ok"] is True
+    # 11.5: a table feeding several pools journals each contribution with its pool's name;
+    # a contribution to another pool is not this pool's business
+    journal = Journal.open(tmp_path / "journal.db")
+    journal.append("pool.contributed", {"round_id": "R3", "spot": 1, "wager_cents": 1000, "pool": "reserve"},
+                   round_id="R3")
+    journal.close()
+    assert main(args) == 0
+    assert "the journal and the pool agree" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv, message", [
