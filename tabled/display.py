@@ -24,9 +24,8 @@ def settlement_lines(st: Settlement) -> list[Say]:
     says: list[Say] = []
     if st.void:
         says.append(Say(f"round void ({st.void}): return every wager", level="flag"))
-    elif st.dealer_hand is not None:
-        q = "qualifies" if st.dealer_qualifies else "does not qualify: no hand (9.2)"
-        says.append(Say(f"dealer {st.dealer_hand.description}: {q}", rule="9.1"))
+    # the dealer's hand and whether it qualifies (9.1, 9.2) were announced at the reveal (8.6):
+    # once is enough, so the settlement starts with the spots
     for line in st.spots:
         if any(w.outcome is not Outcome.NONE for w in line.wagers):
             says.append(Say(spot_line(line), line.spot, line.ante.rule))
