@@ -1,11 +1,12 @@
-"""Run ``async def`` tests on a fresh asyncio loop each, bounded in time (no plugin needed)."""
+"""Run ``async def`` tests on a fresh asyncio loop each (no plugin needed), bounded in time, so a
+hung link or table fails its test instead of hanging the suite."""
 
 import asyncio
 import inspect
 
 import pytest
 
-ASYNC_TEST_LIMIT = 60.0  # seconds: a hung table fails the test instead of hanging the suite
+ASYNC_TEST_LIMIT = 60.0  # seconds
 
 
 @pytest.hookimpl(tryfirst=True)
