@@ -15,8 +15,12 @@ Inputs (kind: payload):
 * ``wager``: spot, area (ante | progressive | bet), cents, token_cents, stacks -- from the board
 * ``panel``: action, key (dealer | supervisor | inspector), and the action's fields
 * ``shuffler.shuffled``: deck; ``shuffler.hand``: cards, back, up; ``shuffler.fault``: fault
-* ``shoe.card``: card
-* ``deck.verified``: deck, cards (3.4, 3.6: 52 distinct cards through the reader)
+* ``shuffler.door``: open (true | false) -- shown during a round (15.2)
+* ``shoe.card``: card, back, reader_seq -- or card, keyed: the card the shoe could not read, keyed in
+* ``shoe.unreadable``: reader_seq, back; ``shoe.removed`` / ``shoe.replaced`` / ``shoe.empty``:
+  cards_read -- the shoe's deal waits or stops (7.3, 14.1), folded so a restart keeps it
+* ``deck.verified``: deck, cards or count, back (3.4, 3.6: 52 distinct cards through the reader;
+  the shoe deck's back colour, else the first back the reader reports after it, 3.1)
 * ``equipment.fault`` / ``equipment.ok``: equipment (pool | meter), reason (14.13)
 * ``pool.contributed`` / ``pool.reversed`` / ``pool.awards``: results of pool operations
 * ``pool.meter``: balance_cents, seq, change (the ledger kind) -- the primary pool's reading (2.4.3), in ledger order
@@ -26,15 +30,17 @@ Inputs (kind: payload):
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 from tabled.effects import Command, Effect, Note, PoolOp, Say
+from tabled.game.cards import card_text
 from tabled.game.profiles import Profile
 from tabled.game.progressive import ProgressiveResult
 from tabled.game.settlement import settle, settlement_as_dict
 from tabled.round import DEALER, Round
 from tabled.rules import keys, seats
-from tabled.rules.limits import Limits, check_notice, dollars
+from tabled.rules.limits import NOTICE_MS, Limits, check_notice, dollars
 
 #: panel action -> the round input it becomes
 ROUND_ACTIONS = {
@@ -51,6 +57,18 @@ SHUFFLE_FAULTS = ("jam", "cycle_fail", "not_intermixing")  # 15.1
 POOL_ANSWERS = {"pool.contributed": "contribute", "pool.reversed": "reverse", "pool.awards": "awards"}
 #: ledger kinds after which the pool may show less than before (MONEY.md; tabled/pool/ledger.py)
 POOL_DOWN_KINDS = ("award", "reversal", "fund_reset", "reset", "settings", "correction")
+SHOE_HAPPENINGS = ("shoe.unreadable", "shoe.removed", "shoe.replaced", "shoe.empty")
+MINUTE_MS = 60_000
+
+
+def clock_text(t_ms: int) -> str:
+    return datetime.fromtimestamp(t_ms / 1000, UTC).strftime("%H:%M:%S UTC")
+
+
+def notice_minutes(minutes: Any) -> int:
+    if not isinstance(minutes, int) or isinstance(minutes, bool) or minutes < 0:
+        raise ValueError(f"minutes={minutes!r}: a whole number of minutes from now is needed")
+    return minutes
 
 
 def op_key(op: str, round_id: str, spot: int | None) -> str:
@@ -84,6 +102,8 @@ class TableCore:
         self.next_deck = "A"
         self.cut_done = False                       # 4.2: the dealer's shuffle and cut (shoe)
         self.shuffler_failed = False                # 15.2
+        self.door_open = False                      # the shuffling device's door (15.2)
+        self.fault_lamp = "OFF"                     # the panel's FAULT lamp as last commanded
         self.faults: dict[str, str] = {}            # 14.13: equipment -> reason (survives restart)
         self.approved = False                       # 14.13: an inspector approved play
         self.round_no = 0
@@ -142,11 +162,15 @@ class TableCore:
         if kind == "shuffler.hand":
             return self._round_input("hand", p)
         if kind == "shoe.card":
-            return self._round_input("card", p)
+            return self._shoe_card(p)
+        if kind in SHOE_HAPPENINGS:
+            return self._shoe_happening(kind, p)
+        if kind == "shuffler.door":
+            return self._door(p["open"])
         if kind == "shuffler.fault":
             return self._shuffler_fault(p["fault"], p.get("deck"))
         if kind == "deck.verified":
-            return self._verified(p["deck"], p.get("cards"), p.get("count"))
+            return self._verified(p["deck"], p.get("cards"), p.get("count"), p.get("back"))
         if kind == "equipment.fault":
             return self._equipment_fault(p["equipment"], p.get("reason", ""))
         if kind == "equipment.ok":
@@ -193,20 +217,39 @@ class TableCore:
         self.is_open, self.closing_at = True, None
         return [Say("table open", rule="16.8")]
 
-    def _action_announce_closure(self, at_ms: int) -> list[Effect]:
-        breach = check_notice(self.now, at_ms, "16.8")
+    def _notice_end(self, minutes: Any, at_ms: int | None) -> int:
+        """When an announced change takes effect: ``minutes`` after this input's own journal time
+        (``at_ms``: an absolute time, as journals written before ``minutes`` hold it)."""
+        if minutes is None and at_ms is not None:
+            return at_ms
+        return self.now + notice_minutes(NOTICE_MS // MINUTE_MS if minutes is None else minutes) * MINUTE_MS
+
+    def _action_announce_closure(self, minutes: int | None = None, at_ms: int | None = None) -> list[Effect]:
+        """16.8: the table closes at least 20 minutes after the closure is announced (sign displayed)."""
+        if minutes is None and at_ms is None:
+            raise ValueError("a closure needs the minutes until it takes effect")
+        at = self._notice_end(minutes, at_ms)
+        breach = check_notice(self.now, at, "16.8")
         if breach:
             return [Say(f"closure refused: {breach.message}", rule=breach.rule, level="refused")]
-        self.closing_at = at_ms
-        return [Say(f"table closes at {at_ms} ms (sign displayed)", rule="16.8")]
+        self.closing_at = at
+        return [Say(f"table closes at {clock_text(at)}, {(at - self.now) // MINUTE_MS} minutes from now "
+                    "(sign displayed)", rule="16.8")]
 
-    def _action_announce_minimum(self, cents: int, at_ms: int | None = None) -> list[Effect]:
+    def _action_announce_minimum(self, cents: int, minutes: int | None = None,
+                                 at_ms: int | None = None) -> list[Effect]:
+        """6.2: a higher minimum takes effect at least 20 minutes after it is announced (by default
+        at the earliest the 20 minutes allow); a lower one from the next round."""
+        if not isinstance(cents, int) or isinstance(cents, bool) or cents <= 0:
+            raise ValueError(f"cents={cents!r}: a minimum is a whole number of cents above 0")
         if cents > self.limits.minimum_cents:
-            breach = check_notice(self.now, at_ms if at_ms is not None else self.now, "6.2")
+            at = self._notice_end(minutes, at_ms)
+            breach = check_notice(self.now, at, "6.2")
             if breach:
                 return [Say(f"minimum raise refused: {breach.message}", rule="6.2", level="refused")]
-            self.pending_minimum = (cents, at_ms)
-            return [Say(f"minimum rises to {dollars(cents)} at {at_ms} ms (sign displayed)", rule="6.2")]
+            self.pending_minimum = (cents, at)
+            return [Say(f"minimum rises to {dollars(cents)} at {clock_text(at)}, {(at - self.now) // MINUTE_MS} "
+                        "minutes from now (sign displayed)", rule="6.2")]
         # a lower minimum may be set at any time (6.2); it applies from the next round
         self.pending_minimum = (cents, self.now)
         return [Say(f"minimum {dollars(cents)} from the next round", rule="6.2")]
@@ -226,7 +269,7 @@ class TableCore:
         """3.6: new cards; they must be verified (3.4) before use."""
         if deck not in self.decks:
             return [Say(f"no deck {deck!r}", level="refused")]
-        self.decks[deck] = {"shuffled": False, "verified": False}
+        self.decks[deck] = {"shuffled": False, "verified": False}  # the shoe deck's back is learned again
         return [Say(f"new cards for deck {deck}: verify them (3.4)", rule="3.6")]
 
     def _action_use_card_source(self, source: str) -> list[Effect]:
@@ -237,6 +280,7 @@ class TableCore:
         self.shuffler_failed = False
         for d in self.decks.values():  # 15.2.2, 3.6: new cards, never the failed device's other deck
             d.update(shuffled=False, verified=False)
+            d.pop("back", None)
         self.cut_done = False
         return [Say(f"cards now dealt from the {source}: load and verify new cards", rule="15.2.2")]
 
@@ -256,18 +300,92 @@ class TableCore:
         self.decks[deck]["shuffled"] = True
         return []
 
-    def _verified(self, deck: str, cards: list[int] | None, count: int | None) -> list[Effect]:
+    def _verified(self, deck: str, cards: list[int] | None, count: int | None,
+                  back: str | None = None) -> list[Effect]:
         """3.4, 3.6: new cards are checked before use: 52 distinct cards through the reader."""
         if deck not in self.decks:
             return [Say(f"no deck {deck!r}", level="refused")]
+        if back is not None and not isinstance(back, str):
+            raise ValueError(f"back={back!r}: not a colour")
         distinct = len(set(cards)) if cards is not None else count
         n = len(cards) if cards is not None else count
         ok = n == 52 and distinct == 52 and (cards is None or all(isinstance(c, int) and 0 <= c < 52 for c in cards))
         self.decks[deck]["verified"] = ok
+        if deck not in DECKS:  # 3.1: the shoe deck's colour, or the first back read after it is verified
+            self.decks[deck]["back"] = back
         if not ok:
             return [Say(f"deck {deck} failed verification: {n} cards, {distinct} distinct: replace it",
                         rule="3.7", level="flag")]
         return [Say(f"deck {deck} verified: 52 cards", rule="3.4")]
+
+    def back_of(self, deck: str) -> str | None:
+        """3.2.2: the shuffling device's decks have fixed colours; the shoe's is learned (3.1)."""
+        return DECKS.get(deck) or self.decks.get(deck, {}).get("back")
+
+    # -- the shoe (7.3) and the shuffling device's door ---------------------------------------------
+
+    def _shoe_dealing(self) -> Round | None:
+        r = self.round
+        return r if r is not None and r.card_source == "shoe" and r.phase == "dealing" else None
+
+    def _learn_back(self, back: Any) -> None:
+        """3.1: the first back colour the reader reports for the shoe deck is its colour; every
+        later card must match it (the input that taught it is in the journal)."""
+        s = self.decks["S"]
+        if isinstance(back, str) and s.get("back") is None and self.card_source == "shoe":
+            s["back"] = back
+            if self.round is not None and self.round.deck == "S" and self.round.back is None:
+                self.round.back = back
+
+    def _shoe_card(self, p: dict[str, Any]) -> list[Effect]:
+        if p.get("keyed") and self._shoe_dealing() is None:
+            card = p["card"]
+            what = card_text(card) if isinstance(card, int) and 0 <= card < 52 else repr(card)
+            return [Say(f"card {what} keyed in, but no unreadable card waits for it: not dealt", rule="7.3",
+                        level="refused")]
+        self._learn_back(p.get("back"))
+        return self._round_input("card", p)  # 7.3; the round says why not, if it is not dealing
+
+    def _shoe_happening(self, kind: str, p: dict[str, Any]) -> list[Effect]:
+        """The shoe's troubles stop the round's deal (7.3, 14.1); with no deal in progress they are
+        only shown. A shoe running out also says the deck is short (3.7)."""
+        r = self._shoe_dealing()
+        if r is None:
+            return [Say({"shoe.unreadable": f"card {p.get('reader_seq')} from the shoe could not be read "
+                                            "(no deal in progress)",
+                         "shoe.removed": "the shoe is off its base",
+                         "shoe.replaced": "the shoe is back on its base",
+                         "shoe.empty": f"the shoe is empty ({p.get('cards_read')} cards read)"}[kind])]
+        if kind == "shoe.unreadable":
+            self._learn_back(p.get("back"))
+        effects = r.handle(kind.replace(".", "_"), p)
+        if kind == "shoe.empty" and isinstance(p.get("cards_read"), int):
+            effects += self._verified("S", None, p["cards_read"], self.decks["S"].get("back"))
+        return effects
+
+    def _door(self, opened: Any) -> list[Effect]:
+        """The shuffling device's door: shown during a round, and the panel's FAULT lamp flashes
+        until it is closed; whether the device can still deliver (15.2) is its next answer."""
+        if not isinstance(opened, bool):
+            raise ValueError(f"open={opened!r}: true or false")
+        was, self.door_open = self.door_open, opened
+        if opened and self._in_round():
+            return [Say("shuffling device door open during the round: close it; if the device can no longer "
+                        "deliver, the round is void (15.2.1)", rule="15.2", level="flag")]
+        if opened:
+            return [Say("shuffling device door open")]
+        return [Say("shuffling device door closed")] if was else []
+
+    def _in_round(self) -> bool:
+        r = self.round
+        return r is not None and r.phase not in ("preparing", "complete", "void")
+
+    def _wanted_fault_lamp(self) -> str:
+        """FAULT flashes while the shoe's deal waits for the dealer or the device door is open in a round."""
+        r = self._shoe_dealing()
+        if (r is not None and r.shoe_trouble()) or (self.door_open and self._in_round()):
+            return "FLASHING"
+        return "OFF"
 
     def _shuffler_fault(self, fault: str, deck: str | None) -> list[Effect]:
         if fault in SHUFFLE_FAULTS:  # 15.1: the cards are reshuffled
@@ -416,7 +534,12 @@ class TableCore:
                 self.decks[r.deck]["shuffled"] = False  # this deck is now in play
             else:
                 self.cut_done = False
+            r.back = self.back_of(r.deck)  # 3.1: as verified, if the deck's colour came since the round opened
             effects += r.handle("cards_ready", {})
+        lamp = self._wanted_fault_lamp()
+        if lamp != self.fault_lamp:
+            self.fault_lamp = lamp
+            effects.append(Command("panel", "lamp", {"lamp": "FAULT", "state": lamp}))
         return effects
 
     def _hold_awards(self, r: Round) -> list[Effect]:
@@ -467,8 +590,8 @@ class TableCore:
         if self.card_source == "shuffler":
             self.next_deck = "B" if deck == "A" else "A"  # 3.2: the decks alternate
         self.round = Round(f"{self.table_id}-{self.round_no:06d}", self.spot_count, self.limits, self.profile,
-                           self.card_source, deck, DECKS.get(deck), self.progressive_offline)
-        return effects + [Note("round.started", {"deck": deck, "back": DECKS.get(deck),
+                           self.card_source, deck, self.back_of(deck), self.progressive_offline)
+        return effects + [Note("round.started", {"deck": deck, "back": self.back_of(deck),
                                                  "card_source": self.card_source,
                                                  "limits": vars(self.limits).copy(),
                                                  "progressive_offline": self.progressive_offline},
@@ -492,6 +615,7 @@ class TableCore:
         r = self.round
         if self.pool_cents is not None:
             effects.append(Command("meter", "show", {"cents": self.pool_cents}))
+        effects.append(Command("panel", "lamp", {"lamp": "FAULT", "state": self.fault_lamp}))
         if self.card_source == "shuffler" and not self.shuffler_failed:
             for deck in DECKS:  # 4.1.2: a used deck whose shuffle we may not have asked for
                 # the deck in play is unshuffled once its round is past preparing: never shuffle it
@@ -519,6 +643,7 @@ class TableCore:
             "pending_minimum": list(self.pending_minimum) if self.pending_minimum else None,
             "decks": self.decks, "next_deck": self.next_deck, "cut_done": self.cut_done,
             "shuffler_failed": self.shuffler_failed, "faults": self.faults, "approved": self.approved,
+            "door_open": self.door_open, "fault_lamp": self.fault_lamp,
             "round_no": self.round_no, "abstained": {str(k): v for k, v in self.abstained.items()},
             "pool_cents": self.pool_cents, "pool_seq": self.pool_seq, "awards_held": self.awards_held,
             "undelivered": self.undelivered,
@@ -535,6 +660,8 @@ class TableCore:
                     "approved", "round_no", "pool_cents", "rounds_finished", "now", "last_seq"):
             setattr(core, key, snap[key])
         core.pool_seq = snap.get("pool_seq")
+        core.door_open = snap.get("door_open", False)
+        core.fault_lamp = snap.get("fault_lamp", "OFF")
         core.awards_held = dict(snap.get("awards_held") or {})
         core.undelivered = dict(snap.get("undelivered") or {})
         core.pending_minimum = tuple(snap["pending_minimum"]) if snap["pending_minimum"] else None

@@ -25,21 +25,17 @@ Choices where the rules and the devices leave room (documented, each where it is
   exactly the hands still missing.
 * The panel's spot and keypad actions become the core's panel inputs with their spot or number;
   the core checks the key (tabled/rules/keys.py) and journals the refusal or the approval. A
-  closure (16.8) or a raised minimum (6.2) is announced for a whole minute on the clock (the sign
-  shows one), rounded up so the notice is never shorter than keyed; a raise takes effect at the
-  earliest the 20 minutes allow.
-* The shoe (7.3: one card at a time, in deal order): a card it cannot read stops the deal until
-  the dealer keys the card in (ENTER_CARD) or declares a misdeal (14.1). A card drawn before that,
-  a card drawn while the shoe is off its base, or the shoe running out mid-deal (a deck of 52 never
-  does: 3.7, the count is reported to the core) means the cards were dealt incorrectly: no further
-  card is dealt and the dealer is told to declare a misdeal (14.1, 14.4). The shoe lifted and put
-  back with no card drawn meanwhile: the deal continues. The shoe is not equipment of 2.3 / 2.4.3,
+  closure (16.8) carries the minutes keyed; a raised minimum (6.2) none, so it takes effect at the
+  earliest the 20 minutes allow: the core counts them from the input's own journal time.
+* EXPOSED_CARD on the dealer's hand (spot 0) names no card on the wire: with the shoe it is the
+  card the shoe last dealt to the dealer (the dealer presses it before the dealer's next card), so
+  the journaled input carries the card (14.6, NZ 14.6: it becomes the dealer's up card).
+* Everything the shoe and the shuffling device's door report is journaled as it comes (shoe.card,
+  shoe.unreadable, shoe.removed, shoe.replaced, shoe.empty, shuffler.door, ENTER_CARD as a keyed
+  shoe.card); the core decides what it means for the deal (7.3, 14.1, 3.1: a card of the wrong
+  back colour voids the round), what the dealer is told and how the panel's FAULT lamp shows it,
+  so a restart finds the deal exactly where it stood. The shoe is not equipment of 2.3 / 2.4.3,
   so none of this is a 14.13 fault (which would also take the progressive offline).
-* A card whose back is not the colour of the shoe's deck (3.1 one colour; 3.2.2 the other deck's
-  colour differs) is not dealt: an integrity fault, the dealer is told to call a supervisor, who
-  voids the round (16.4). The shoe deck's colour is the first back the reader sees after new cards.
-* The shuffling device's door opening during a round is shown to the dealer and on the panel's
-  FAULT lamp; whether the device can still deliver (15.2) is the device's next answer.
 """
 
 from __future__ import annotations
@@ -63,10 +59,9 @@ from drivers.shoe import (BackColour, CardDrawn, CardUnreadable, ShoeDriver, Sho
                           ShoeReplaced)
 from drivers.shuffler import (DECK_SIZE, CardCountWrong, DeckColour, DoorClosed, DoorOpen, HandDelivered,
                               NotIntermixing, ShuffleComplete, ShuffleCycleFailed, ShufflerDriver, ShufflerJam)
-from tabled.effects import Command, Effect, Say
-from tabled.game.cards import HAND_SIZE, card_text
+from tabled.effects import Command, Effect
+from tabled.game.cards import HAND_SIZE
 from tabled.round import DEALER
-from tabled.rules.limits import NOTICE_MS
 
 log = structlog.get_logger("tabled.devices")
 
@@ -78,7 +73,7 @@ SEQ_CYCLE = 255   # link SEQs run 1..255 and wrap (docs/protocols.md)
 PER_FRAME = 16    # inputs one frame may become (a reveal folds up to 7 spots, then reveals)
 BUSY_RETRY_S = 0.01
 BUSY_RETRIES = 200
-MINUTE_MS = 60_000
+SHOE_HAPPENINGS = {ShoeRemoved: "shoe.removed", ShoeReplaced: "shoe.replaced", ShoeEmpty: "shoe.empty"}
 
 #: spot actions of the panel -> (core panel action, extra fields)
 SPOT_ACTIONS = {
@@ -140,13 +135,6 @@ class TableDevices:
         self._workers: list[asyncio.Task] = []
         self._tasks: set[asyncio.Task] = set()
         self.on_input: Callable[[str, DeviceEvent], None] | None = None  # benchmarks: event timing
-        # the shoe's deal (7.3), for the round in play: what stops it and why
-        self.unread: tuple[str, int] | None = None        # (round, reader number) waiting to be keyed in
-        self.broken_deal: str | None = None                # round whose deal must be declared a misdeal
-        self.shoe_off: tuple[str, int] | None = None       # (round, cards read) when lifted off its base
-        self.shoe_back: BackColour | None = None           # the shoe deck's back colour (3.1, 3.2.2)
-        self.fault_lamp_round: str | None = None           # the round the panel's FAULT lamp is lit for
-        self._told: list[Say] = []                         # lines for the dealer from this event
         self._sync_board_from_core()
         table.listeners.append(self.on_effects)
 
@@ -222,22 +210,6 @@ class TableDevices:
         if self.on_input is not None and inputs:
             self.on_input(device, event)
         self._submit(inputs, ack, key)
-        if self._told:  # shown and logged by the table (not journal inputs: the core has none for them)
-            told, self._told = self._told, []
-            await self.table.carry_out(told)
-
-    def _tell(self, text: str, rule: str | None = None, level: str = "flag", spot: int | None = None,
-              lamp: bool = False) -> None:
-        """A line for the dealer's display (and the log); ``lamp``: light the panel's FAULT lamp."""
-        self._told.append(Say(text, spot, rule, level))
-        if lamp:
-            self.fault_lamp_round = self.core.round_id
-            self._lamp(Lamp.FAULT, LampState.FLASHING)
-
-    def _lamp(self, lamp: Lamp, state: LampState) -> None:
-        q = self._queues.get("panel")
-        if q is not None:
-            q.put_nowait(Command("panel", "lamp", {"lamp": lamp.name, "state": state.name}))
 
     def _frame_key(self, device: str, ack: Any) -> tuple[str, int, bool] | None:
         """(src, frame number, is a repeat) for a device frame; None for polled readings."""
@@ -290,14 +262,14 @@ class TableDevices:
             return [("equipment.fault", {"equipment": "meter", "reason": e.reason})]  # 14.13
         if isinstance(e, MeterFaultCleared):
             return self._meter_back()
-        if isinstance(e, CardDrawn):
-            return self._card_drawn(e)
-        if isinstance(e, (CardUnreadable, ShoeRemoved, ShoeReplaced, ShoeEmpty)):
-            return self._shoe_event(e)
-        if isinstance(e, DoorOpen):
-            return self._door(opened=True)
-        if isinstance(e, DoorClosed):
-            return self._door(opened=False)
+        if isinstance(e, CardDrawn):  # 7.3
+            return [("shoe.card", {"card": e.card, "reader_seq": e.reader_seq, **_back(e.back)})]
+        if isinstance(e, CardUnreadable):  # 7.3, 14.1
+            return [("shoe.unreadable", {"reader_seq": e.reader_seq, **_back(e.back)})]
+        if type(e) in SHOE_HAPPENINGS:
+            return [(SHOE_HAPPENINGS[type(e)], {"cards_read": e.cards_read})]
+        if isinstance(e, (DoorOpen, DoorClosed)):  # 15.2
+            return [("shuffler.door", {"open": isinstance(e, DoorOpen)})]
         if isinstance(e, ButtonPressed):
             return self._button(e)
         if isinstance(e, KeyTurned):
@@ -319,118 +291,6 @@ class TableDevices:
         if r is not None and r.deck == deck and r.phase == "dealing":
             self.dealt_round = None  # a deal that waited for this deck may go on
         return inputs
-
-    # -- the card shoe (7.3) --------------------------------------------------------------------------
-
-    def _shoe_deal(self) -> Any:
-        """The round being dealt from the shoe, or None; forgets the last round's troubles."""
-        r = self.core.round
-        rid = r.round_id if r is not None else None
-        if self.unread and self.unread[0] != rid:
-            self.unread = None
-        if self.shoe_off and self.shoe_off[0] != rid:
-            self.shoe_off = None
-        if self.broken_deal != rid:
-            self.broken_deal = None
-        if r is None or r.card_source != "shoe" or r.phase != "dealing":
-            return None
-        return r
-
-    def _deal_broken(self, why: str) -> None:
-        r = self.core.round
-        self.broken_deal = r.round_id
-        self._tell(f"{why}: the cards have been dealt incorrectly: declare a misdeal (14.1)", "14.1", lamp=True)
-
-    def _back_ok(self, back: BackColour, what: str) -> bool:
-        """3.1: one back colour in the deck; 3.2.2: the other deck's differs. NOT_SEEN is no evidence."""
-        if not self.core.decks["S"]["verified"]:
-            self.shoe_back = None  # new cards (3.6): their colour is learned again
-        if back is BackColour.NOT_SEEN:
-            return True
-        if self.shoe_back is None:
-            self.shoe_back = back
-            return True
-        if back is self.shoe_back:
-            return True
-        log.error("shoe.wrong_back", back=back.name, deck=self.shoe_back.name, round_id=self.core.round_id)
-        self._tell(f"{what} has a {back.name.lower()} back in the {self.shoe_back.name.lower()} deck: "
-                   "card integrity fault: the card is not dealt; call a supervisor to void the round (16.4)",
-                   "3.2.2", lamp=True)
-        self._lamp(Lamp.SUPERVISOR_NEEDED, LampState.ON)
-        return False
-
-    def _card_drawn(self, e: CardDrawn) -> list[Input]:
-        r = self._shoe_deal()
-        if r is None:
-            return [("shoe.card", {"card": e.card})]  # 7.3; the round says why not, if it is not dealing
-        if not self._back_ok(e.back, f"card {e.reader_seq} ({card_text(e.card)})"):
-            self.broken_deal = r.round_id
-            return []
-        if self.broken_deal:
-            self._tell(f"card {e.reader_seq} ({card_text(e.card)}) drawn: not dealt, the deal is stopped: "
-                       "declare a misdeal (14.1)", "14.1")
-            return []
-        if self.unread:
-            self._deal_broken(f"card {e.reader_seq} drawn before unreadable card {self.unread[1]} was keyed in")
-            return []
-        return [("shoe.card", {"card": e.card})]  # 7.3
-
-    def _shoe_event(self, e: DeviceEvent) -> list[Input]:
-        r = self._shoe_deal()
-        name = type(e).__name__
-        log.warning("shoe." + name.lower(), cards_read=getattr(e, "cards_read", None), round_id=self.core.round_id)
-        if r is None:
-            if isinstance(e, CardUnreadable):
-                self._tell(f"card {e.reader_seq} from the shoe could not be read (no deal in progress)",
-                           level="info")
-            elif isinstance(e, ShoeRemoved):
-                self._tell("the shoe is off its base", level="info")
-            return []
-        if isinstance(e, CardUnreadable):
-            if not self._back_ok(e.back, f"card {e.reader_seq}"):
-                self.broken_deal = r.round_id
-            elif self.unread or self.broken_deal:
-                self._deal_broken(f"card {e.reader_seq} drawn while the deal was stopped")
-            else:
-                self.unread = (r.round_id, e.reader_seq)
-                self._tell(f"card {e.reader_seq} could not be read by the shoe: look at it and key it in "
-                           "(ENTER CARD) before drawing the next card, or declare a misdeal (14.1)", "7.3", lamp=True)
-            return []
-        if isinstance(e, ShoeRemoved):
-            self.shoe_off = (r.round_id, e.cards_read)
-            self._tell("the shoe was lifted off its base during the deal: put it back before drawing "
-                       "(a card drawn meanwhile is not read)", "7.3", lamp=True)
-            return []
-        if isinstance(e, ShoeReplaced):
-            off, self.shoe_off = self.shoe_off, None
-            if off is not None and e.cards_read != off[1]:
-                self._deal_broken(f"{e.cards_read - off[1]} card(s) drawn while the shoe was off its base")
-            elif off is not None and not self.broken_deal and not self.unread:
-                self._tell("the shoe is back on its base: the deal continues", "7.3", level="info")
-                self._fault_lamp_off()
-            return []
-        # ShoeEmpty mid-deal: a deck of 52 never runs out in one deal, so cards are missing
-        self._deal_broken(f"the shoe ran out after {e.cards_read} cards")
-        return [("deck.verified", {"deck": "S", "count": e.cards_read})]  # 3.7: the deck is short
-
-    def _fault_lamp_off(self) -> None:
-        self.fault_lamp_round = None
-        self._lamp(Lamp.FAULT, LampState.OFF)
-        self._lamp(Lamp.SUPERVISOR_NEEDED, LampState.OFF)
-
-    def _door(self, opened: bool) -> list[Input]:
-        """The shuffling device's door: shown during a round (15.2 is the device's next answer)."""
-        r = self.core.round
-        in_round = r is not None and r.phase not in ("preparing", "complete", "void")
-        (log.warning if opened else log.info)("shuffler.door", open=opened, round_id=self.core.round_id)
-        if opened and in_round:
-            self._tell("shuffling device door open during the round: close it; if the device can no longer "
-                       "deliver, the round is void (15.2.1)", "15.2", lamp=True)
-        elif not opened and self.fault_lamp_round is not None and r is not None \
-                and self.fault_lamp_round == r.round_id:
-            self._tell("shuffling device door closed", level="info")
-            self._fault_lamp_off()
-        return []
 
     # -- the bet-spot board ----------------------------------------------------------------------------
 
@@ -489,8 +349,10 @@ class TableDevices:
                     return [panel("award_paid", spot=held[0])]  # 9.5, in the order of 12.2 / 12.4
             return [panel("settle")]
         if isinstance(e, SpotAction):
-            if b is Button.EXPOSED_CARD:  # 14.5; 14.6: on the dealer's hand
-                return [panel("exposed_card", target=DEALER if e.spot == DEALER_HAND else e.spot)]
+            if b is Button.EXPOSED_CARD and e.spot == DEALER_HAND:  # 14.6: the card becomes the up card
+                return [panel("exposed_card", target=DEALER, **self._dealer_card())]
+            if b is Button.EXPOSED_CARD:  # 14.5
+                return [panel("exposed_card", target=e.spot)]
             action, fields = SPOT_ACTIONS[b]
             return [panel(action, spot=e.spot, **fields)]
         if isinstance(e, NumberEntered):
@@ -523,23 +385,18 @@ class TableDevices:
         if b is Button.VERIFY_COUNT:
             return [panel("count_cards", count=v)]  # 3.7; NZ 14.9 (profile)
         if b is Button.ANNOUNCE_CLOSURE:
-            return [panel("announce_closure", at_ms=self._sign_time(v * MINUTE_MS))]  # 16.8
+            return [panel("announce_closure", minutes=v)]  # 16.8: minutes from the input's journal time
         if b is Button.ANNOUNCE_MINIMUM:
-            return [panel("announce_minimum", cents=v, at_ms=self._sign_time(NOTICE_MS))]  # 6.2
-        # ENTER_CARD: the dealer read the card the shoe could not (7.3)
-        r = self._shoe_deal()
-        if r is None or self.unread is None or self.broken_deal:
-            self._tell(f"card {card_text(v)} keyed in, but no unreadable card waits for it: not dealt",
-                       "7.3", level="refused")
-            return []
-        self.unread = None
-        self._fault_lamp_off()
-        return [("shoe.card", {"card": v})]
+            return [panel("announce_minimum", cents=v)]  # 6.2: at the earliest the 20 minutes allow
+        # ENTER_CARD: the dealer read the card the shoe could not (7.3); the core says if one waits
+        return [("shoe.card", {"card": v, "keyed": True})]
 
-    def _sign_time(self, ahead_ms: int) -> int:
-        """Now plus ``ahead_ms``, rounded up to the whole minute the sign shows (never less notice)."""
-        at = int(self.table.clock() * 1000) + ahead_ms
-        return -(-at // MINUTE_MS) * MINUTE_MS
+    def _dealer_card(self) -> dict[str, int]:
+        """The card the shoe last dealt to the dealer: the one exposed on the dealer's hand (14.6)."""
+        r = self.core.round
+        if r is not None and r.card_source == "shoe" and r.phase == "dealing" and r.dealer_cards:
+            return {"card": r.dealer_cards[-1]}
+        return {}  # the core says no card of the dealer's hand can be named
 
     def _approve(self, key: str, panel: Callable[..., Input]) -> list[Input]:
         c, r = self.core, self.core.round
@@ -634,8 +491,6 @@ class TableDevices:
         reached dealing gets its hands from the device (7.4)."""
         self._want_shuffles()
         self._maybe_deal()
-        if self.fault_lamp_round is not None and self.fault_lamp_round != self.core.round_id:
-            self._fault_lamp_off()  # that round is over (e.g. the misdeal was declared)
 
     def _want_shuffles(self) -> None:
         """Any deck the table needs and nobody asked the device to shuffle is asked for (e.g.
@@ -771,6 +626,11 @@ class TableDevices:
         given = (DECK_SIZE - left) // HAND_SIZE  # hands the device has dealt from this deck (7.4)
         for _ in range(len(r.dealt_to) - given):
             await d.deliver_hand(colour)
+
+
+def _back(colour: BackColour) -> dict[str, str]:
+    """The back colour as the core names it (3.1, 3.2.2); none when the reader did not see it."""
+    return {} if colour is BackColour.NOT_SEEN else {"back": colour.name.lower()}
 
 
 __all__ = ["TableDevices", "build_drivers", "DEVICES", "DECK_COLOURS"]

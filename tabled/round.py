@@ -115,6 +115,10 @@ class Round:
         self.exposed = 0                      # 14.3: two or more is a misdeal
         self.player_handled = False           # 14.1: a misdeal only before players handle cards
         self.first_to_play: int | None = None  # 14.11.1
+        # the shoe's deal (7.3), folded from the journal so that a restart keeps it
+        self.unread: int | None = None        # reader number of a card the shoe could not read (14.1)
+        self.deal_stopped: str | None = None  # why the cards were dealt incorrectly: a misdeal is due (14.1)
+        self.shoe_off: int | None = None      # cards read when the shoe was lifted off its base
         self.dealer_value: int | None = None
         self.awards: dict[str, Any] | None = None  # the pool's result (12.x), once applied
         self.settlement: dict[str, Any] | None = None
@@ -276,14 +280,26 @@ class Round:
 
     # dealing (7.1 - 7.4, 14.1 - 14.8, 3.2, 3.7) ----------------------------------------------
 
-    def _take(self, cards: list[int]) -> None:
+    @staticmethod
+    def _cards_ok(cards: list[int]) -> None:
         for c in cards:
             if not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < 52:
                 raise Refused(None, f"the card reader sent {c!r}: not a card")
+
+    def _take(self, cards: list[int]) -> None:
+        self._cards_ok(cards)
         for c in cards:
             if c in self.seen:
                 raise _IntegrityFault("3.7", f"{card_text(c)} seen twice in the deck in play")
             self.seen.add(c)
+
+    def _check_back(self, back: str | None, rule: str) -> None:
+        """A card whose back is not the colour of the deck in play is an integrity fault. No colour
+        reported (a reader that cannot see backs) is no evidence either way."""
+        if back is not None and not isinstance(back, str):
+            raise Refused(None, f"the card reader sent back={back!r}: not a colour")
+        if back is not None and self.back is not None and back != self.back:
+            raise _IntegrityFault(rule, f"a card with a {back} back in a round played with the {self.back} deck")
 
     def input_hand(self, cards: list[int], back: str | None = None, up: int = HAND_SIZE - 1) -> list[Effect]:
         """7.4: the shuffling device delivers five cards at a time, spots in order, then the dealer."""
@@ -291,10 +307,7 @@ class Round:
         if self.card_source != "shuffler":
             raise Refused("7.3", "this table deals from the card shoe")
         try:
-            if back is not None and self.back is not None and back != self.back:
-                # 3.2: the deck in play has a different back from the one being shuffled
-                raise _IntegrityFault("3.2", f"a card with a {back} back in a round played with "
-                                             f"the {self.back} deck")
+            self._check_back(back, "3.2")  # 3.2: the deck in play's back differs from the other deck's
             self._take(list(cards))
         except _IntegrityFault as f:
             return self._void(RoundVoid.INVALIDATED, f.rule, f"card integrity: {f}")
@@ -320,11 +333,29 @@ class Round:
                 effects += self._reverse(s, "14.7 void hand")
         return effects + self._maybe_dealt()
 
-    def input_card(self, card: int) -> list[Effect]:
-        """7.3: the shoe: one card to each spot with an ante, then the dealer, five passes."""
+    def input_card(self, card: int, back: str | None = None, reader_seq: int | None = None,
+                   keyed: bool = False) -> list[Effect]:
+        """7.3: the shoe: one card to each spot with an ante, then the dealer, five passes. ``keyed``:
+        the card the shoe could not read, as the dealer read it and keyed it in on the panel."""
         self._require("dealing", action="a card from the shoe")
         if self.card_source != "shoe":
             raise Refused("7.4", "this table deals from the shuffling device")
+        self._cards_ok([card])
+        what = f"card {reader_seq} ({card_text(card)})" if reader_seq is not None else f"card {card_text(card)}"
+        try:
+            # 3.1: a deck's backs are one colour; 16.4.2: a card from elsewhere voids the round
+            self._check_back(back, "3.1")
+        except _IntegrityFault as f:
+            return self._void(RoundVoid.INVALIDATED, f.rule, f"card integrity: {what}: {f}")
+        if keyed:
+            if self.unread is None or self.deal_stopped:
+                raise Refused("7.3", f"{what} keyed in, but no unreadable card waits for it: not dealt")
+            self.unread = None
+        elif self.deal_stopped:
+            return [Say(f"{what} drawn: not dealt, the deal is stopped: declare a misdeal (14.1)",
+                        rule="14.1", level="flag")]
+        elif self.unread is not None:  # 14.1: the unreadable card's place in the deal is not known
+            return self._stop_deal(f"{what} drawn before unreadable card {self.unread} was keyed in")
         try:
             self._take([card])
         except _IntegrityFault as f:
@@ -334,13 +365,76 @@ class Round:
             return self._void(RoundVoid.MISDEAL, "14.2", "more cards than five passes")
         target = self.dealt_to[self.deliveries % n]
         self.deliveries += 1
+        effects: list[Effect] = []
         if target == DEALER:
             self.dealer_cards.append(card)
-            if len(self.dealer_cards) == HAND_SIZE and not self.dealer_up:
-                self.dealer_up = [card]  # 7.3.3: the dealer's last card face up
+            if len(self.dealer_cards) == HAND_SIZE:
+                if not self.dealer_up:
+                    self.dealer_up = [card]  # 7.3.3: the dealer's last card face up
+                else:  # 14.6, NZ 14.6: a card exposed in error is the up card; the fifth goes face down
+                    effects.append(Say(f"the dealer's fifth card face down: {card_text(self.dealer_up[0])} "
+                                       "is the dealer's up card", rule="14.6"))
         else:
             self.spots[target].cards.append(card)
-        return self._maybe_dealt()
+        return effects + self._maybe_dealt()
+
+    # the shoe's troubles (7.3, 14.1): each journaled, so the deal stands where it stood after a restart
+
+    def _stop_deal(self, why: str) -> list[Effect]:
+        """14.1: the cards have been dealt incorrectly: no further card is dealt, a misdeal is due."""
+        self.deal_stopped = why
+        return [Say(f"{why}: the cards have been dealt incorrectly: declare a misdeal (14.1)", rule="14.1",
+                    level="flag")]
+
+    def shoe_trouble(self) -> bool:
+        """The shoe's deal waits for the dealer (the panel's FAULT lamp flashes)."""
+        return self.unread is not None or self.deal_stopped is not None or self.shoe_off is not None
+
+    @staticmethod
+    def _count(name: str, v: Any) -> int:
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise Refused(None, f"the shoe sent {name}={v!r}: not a count")
+        return v
+
+    def input_shoe_unreadable(self, reader_seq: int, back: str | None = None) -> list[Effect]:
+        """7.3, 14.1: the deal waits until the dealer keys the card in or declares a misdeal."""
+        self._require("dealing", action="an unreadable card")
+        self._count("reader_seq", reader_seq)
+        try:
+            self._check_back(back, "3.1")
+        except _IntegrityFault as f:
+            return self._void(RoundVoid.INVALIDATED, f.rule, f"card integrity: card {reader_seq}: {f}")
+        if self.deal_stopped:
+            return [Say(f"card {reader_seq} drawn: not dealt, the deal is stopped: declare a misdeal (14.1)",
+                        rule="14.1", level="flag")]
+        if self.unread is not None:
+            return self._stop_deal(f"card {reader_seq} drawn while the deal was stopped")
+        self.unread = reader_seq
+        return [Say(f"card {reader_seq} could not be read by the shoe: look at it and key it in (ENTER CARD) "
+                    "before drawing the next card, or declare a misdeal (14.1)", rule="7.3", level="flag")]
+
+    def input_shoe_removed(self, cards_read: int) -> list[Effect]:
+        """7.3: a card drawn while the shoe is off its base is not read."""
+        self._require("dealing", action="the shoe lifted")
+        self.shoe_off = self._count("cards_read", cards_read)
+        return [Say("the shoe was lifted off its base during the deal: put it back before drawing "
+                    "(a card drawn meanwhile is not read)", rule="7.3", level="flag")]
+
+    def input_shoe_replaced(self, cards_read: int) -> list[Effect]:
+        """Put back with no card drawn meanwhile: the deal goes on; otherwise a misdeal is due (14.1)."""
+        self._require("dealing", action="the shoe put back")
+        self._count("cards_read", cards_read)
+        off, self.shoe_off = self.shoe_off, None
+        if off is not None and cards_read != off:
+            return self._stop_deal(f"{cards_read - off} card(s) drawn while the shoe was off its base")
+        if off is not None and not self.deal_stopped and self.unread is None:
+            return [Say("the shoe is back on its base: the deal continues", rule="7.3")]
+        return []
+
+    def input_shoe_empty(self, cards_read: int) -> list[Effect]:
+        """A deck of 52 never runs out in one deal: cards are missing (3.7), a misdeal is due (14.1)."""
+        self._require("dealing", action="the shoe running out")
+        return self._stop_deal(f"the shoe ran out after {self._count('cards_read', cards_read)} cards")
 
     def _maybe_dealt(self) -> list[Effect]:
         if not self.deal_done():
@@ -353,17 +447,27 @@ class Round:
         }, self.round_id), Say(f"round {self.round_id}: dealer shows {hand_text(self.dealer_up)}; "
                                "players: fold or bet (8.1)", rule="8.1")]
 
-    def input_exposed_card(self, target: Any) -> list[Effect]:
-        """14.3, 14.5, 14.6: one exposed card is turned over (or left up on the dealer's hand);
+    def input_exposed_card(self, target: Any, card: int | None = None) -> list[Effect]:
+        """14.3, 14.5, 14.6 (NZ 14.4 - 14.6): one exposed card is turned over; one exposed on the
+        dealer's hand (``card``) stays up as the dealer's up card, the fifth card dealt face down;
         two or more exposed during the deal is a misdeal."""
         self._require("dealing", action="an exposed card")
+        if target == DEALER:
+            if card is None:
+                raise Refused("14.6", "which card is exposed on the dealer's hand? none named")
+            self._cards_ok([card])
+            if card not in self.dealer_cards:
+                raise Refused("14.6", f"{card_text(card)} is not a card of the dealer's hand "
+                                      f"({hand_text(self.dealer_cards) or 'none dealt yet'})")
+        else:
+            s = self._spot(target)
         self.exposed += 1
         if self.exposed >= 2:
             return self._void(RoundVoid.MISDEAL, "14.3", "two or more cards exposed during the deal")
         if target == DEALER:
-            return [Say("card exposed on the dealer's hand: it stays face up, the others are dealt "
-                        "face down", rule="14.6")]
-        s = self._spot(target)
+            self.dealer_up = [card]
+            return [Say(f"{card_text(card)} exposed on the dealer's hand: it stays face up as the dealer's "
+                        "up card; deal the dealer's other cards face down, the fifth too", rule="14.6")]
         return [Say(f"spot {s.number}: exposed card: turn it over and continue", s.number, "14.5")]
 
     def input_misdeal(self) -> list[Effect]:
@@ -687,6 +791,7 @@ class Round:
             "dealer_cards": self.dealer_cards, "dealer_up": self.dealer_up, "seen": sorted(self.seen),
             "dealt_to": self.dealt_to, "deliveries": self.deliveries, "exposed": self.exposed,
             "player_handled": self.player_handled, "first_to_play": self.first_to_play,
+            "unread": self.unread, "deal_stopped": self.deal_stopped, "shoe_off": self.shoe_off,
             "dealer_value": self.dealer_value, "awards": self.awards, "settlement": self.settlement,
             "void_reason": list(self.void_reason) if self.void_reason else None,
             "spots": [{
@@ -707,6 +812,8 @@ class Round:
         for key in ("dealer_cards", "dealer_up", "dealt_to", "deliveries", "exposed", "player_handled",
                     "first_to_play", "dealer_value", "awards", "settlement"):
             setattr(r, key, snap[key])
+        for key in ("unread", "deal_stopped", "shoe_off"):  # absent from checkpoints before they existed
+            setattr(r, key, snap.get(key))
         r.seen = set(snap["seen"])
         r.void_reason = tuple(snap["void_reason"]) if snap["void_reason"] else None
         for d in snap["spots"]:

@@ -1,7 +1,7 @@
 """Dealing from the card-reading shoe (7.3) over the real devices, when the shoe cannot be trusted:
 a card it cannot read (the dealer keys it in, or declares a misdeal: 14.1), a card drawn out of
 turn, the shoe lifted off its base, the shoe running out (3.7), a card of the wrong back colour
-(3.1, 3.2.2: integrity fault, the supervisor voids the round: 16.4)."""
+(3.1, 3.2.2: an integrity fault that voids the round, 16.4.2), each journaled as it comes."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ async def test_unreadable_card_keyed_in_by_the_dealer_and_the_deal_goes_on_7_3(t
         deck = await at_the_deal(run)
         run.sims.shoe.draw(deck.pop())
         run.sims.shoe.draw_unreadable()                      # the second card: face not read
-        await run.until(lambda: run.devices.unread is not None, act=False)
+        await run.until(lambda: run.core.round.unread is not None, act=False)
         assert run.said("7.3", "card 2 could not be read by the shoe", level="flag")
         await run.until(lambda: run.sims.panel.lamps[Lamp.FAULT] is LampState.FLASHING, act=False)
         run.floor.press("enter-card", value=deck.pop())       # the dealer reads it and keys it in
@@ -51,7 +51,7 @@ async def test_unreadable_card_then_misdeal_14_1_and_a_card_drawn_before_keying_
     async def scenario(run):
         deck = await at_the_deal(run)
         run.sims.shoe.draw_unreadable()
-        await run.until(lambda: run.devices.unread is not None, act=False)
+        await run.until(lambda: run.core.round.unread is not None, act=False)
         run.sims.shoe.draw(deck.pop())  # the dealer draws on without keying the card in
         await run.until(lambda: run.said("14.1", "drawn before unreadable card 1 was keyed in"), act=False)
         run.floor.press("enter-card", value=deck.pop())  # too late: refused, not dealt
@@ -93,18 +93,19 @@ async def test_shoe_lifted_and_put_back_between_cards_deal_goes_on_emptied_mid_d
     assert journal_records(tmp_path, "round.settled")[1].payload["void"] is None  # lifted, put back: played
 
 
-async def test_card_with_the_wrong_back_is_an_integrity_fault_3_2_2_supervisor_voids_16_4(tmp_path):
+async def test_card_with_the_wrong_back_is_an_integrity_fault_that_voids_the_round_3_1_3_2_2_16_4_2(tmp_path):
     async def scenario(run):
         deck = await at_the_deal(run)
+        rid = run.core.round_id
         run.sims.shoe.draw(deck.pop())
         run.sims.shoe.draw(deck.pop(), back=BackColour.BLUE)  # the red deck's card... with a blue back
-        await run.until(lambda: run.said("3.2.2", "blue back in the red deck"), act=False)
-        await run.until(lambda: run.sims.panel.lamps[Lamp.SUPERVISOR_NEEDED] is LampState.ON, act=False)
-        assert run.core.round.deliveries == 1                 # not dealt
-        rid = run.core.round_id
-        run.floor.press("void-round", "supervisor")
-        await run.until(lambda: run.core.round_id != rid, act=False)
+        await run.until(lambda: run.core.round_id != rid, act=False)  # void at once: no supervisor needed
+        assert run.said("3.1", "blue back in a round played with the red deck", level="flag")
+        await run.rounds(1)                                 # play goes on
 
     await play_at(tmp_path, scenario, card_source="shoe")
     voids = journal_records(tmp_path, "round.void")
-    assert [v.payload["rule"] for v in voids] == ["16.4"]
+    assert [v.payload["rule"] for v in voids] == ["3.1"]
+    assert all("returned_cents" in s for s in voids[0].payload["spots"])
+    drawn = [r.payload for r in journal_records(tmp_path, "shoe.card")]
+    assert [d.get("back") for d in drawn].count("blue") == 1  # the card that voided it is in the journal

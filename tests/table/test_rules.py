@@ -125,11 +125,14 @@ def test_two_exposed_cards_is_a_misdeal_14_3_one_is_not_14_5_14_6():
     h.panel("no_more_bets")
     assert "14.5" in rules_said(h.panel("exposed_card", target=1))
     assert h.round.phase == "dealing"
-    assert "14.3" in rules_said(h.panel("exposed_card", target="dealer"))
-    h2 = Harness()
+    assert "14.3" in rules_said(h.panel("exposed_card", target=1))
+    h2 = Harness(card_source="shoe")  # 14.6: on the dealer's hand (the dealer's up card: test_shoe.py)
     h2.ante(1, 500)
     h2.panel("no_more_bets")
-    assert "14.6" in rules_said(h2.panel("exposed_card", target="dealer"))
+    h2.feed("shoe.card", card=0)
+    h2.feed("shoe.card", card=1)
+    assert "14.6" in rules_said(h2.panel("exposed_card", target="dealer", card=1))
+    assert "14.3" in rules_said(h2.panel("exposed_card", target=1))
 
 
 def test_wrong_card_count_to_dealer_is_misdeal_14_2_to_player_void_hand_14_7():
@@ -263,9 +266,9 @@ def test_keys_supervisor_and_inspector_actions_refused_without_the_key():
     h = Harness()
     eff = h.panel("approve_play", key="supervisor")
     assert refused(eff)[0].rule == "14.13" and notes(eff, "panel.refused")
-    eff = h.panel("announce_closure", key="dealer", at_ms=h.t + 30 * MINUTE)
+    eff = h.panel("announce_closure", key="dealer", minutes=30)
     assert refused(eff)[0].rule == "16.8"
-    eff = h.panel("announce_closure", key="supervisor", at_ms=h.t + 30 * MINUTE)
+    eff = h.panel("announce_closure", key="supervisor", minutes=30)
     assert notes(eff, "panel.approved")
 
 
@@ -289,10 +292,10 @@ def test_equipment_fault_blocks_new_round_until_inspector_approves_14_13():
 
 def test_closure_and_minimum_raise_need_20_minutes_16_8_6_2():
     h = Harness()
-    assert refused(h.panel("announce_closure", key="supervisor", at_ms=h.t + 19 * MINUTE))[0].rule == "16.8"
-    assert refused(h.panel("announce_minimum", key="supervisor", cents=1000, at_ms=h.t + 10 * MINUTE))
-    h.panel("announce_minimum", key="supervisor", cents=1000, at_ms=h.t + 20 * MINUTE)
-    h.panel("announce_closure", key="supervisor", at_ms=h.t + 40 * MINUTE)
+    assert refused(h.panel("announce_closure", key="supervisor", minutes=19))[0].rule == "16.8"
+    assert refused(h.panel("announce_minimum", key="supervisor", cents=1000, minutes=10))
+    h.panel("announce_minimum", key="supervisor", cents=1000, minutes=20)
+    h.panel("announce_closure", key="supervisor", minutes=40)
     # a round before the minimum takes effect plays at $5
     h.ante(1, 500)
     assert not refused(h.panel("no_more_bets"))
