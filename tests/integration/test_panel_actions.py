@@ -29,15 +29,16 @@ class Clock:
         self.now += minutes * 60
 
 
-async def play_at(tmp: Path, scenario, *, clock=None, profile: str | None = None, **cfg_kw) -> Run:
-    """tests.integration.harness.play with an injected clock and a jurisdiction profile."""
+async def play_at(tmp: Path, scenario, *, clock=None, profile: str | None = None, sims=None, **cfg_kw) -> Run:
+    """tests.integration.harness.play with an injected clock and a jurisdiction profile (``sims``:
+    simulators that outlive the daemon, for a restart)."""
     run = Run(scenario)
     cfg = config(tmp, **cfg_kw)
     if profile:
         cfg = dataclasses.replace(cfg, table=dataclasses.replace(cfg.table, profile=load_profile(profile),
                                                                  profile_name=profile))
     await run_table(cfg, 0, out=_Discard(), state_dir=tmp / "dev", timing=FAST, poll_interval=POLL,
-                    hooks=run, human=True, clock=clock or Clock())
+                    hooks=run, human=True, clock=clock or Clock(), sims=sims)
     return run
 
 
@@ -170,6 +171,11 @@ async def test_closure_announced_takes_effect_only_20_minutes_later_16_8(tmp_pat
     assert "this gives 19." in refused.text
     started = journal_records(tmp_path, "round.started")
     assert len(started) == 3
+    # 16.8: the minutes as keyed, counted from the input's own journal time (no rounding)
+    announced = [r for r in journal_records(tmp_path, "panel") if r.payload["action"] == "announce_closure"]
+    assert [r.payload["minutes"] for r in announced] == [19, 20]
+    closes = [s.text for s in run.said("16.8", "table closes at")]
+    assert len(closes) == 1 and "20 minutes from now" in closes[0]
 
 
 async def test_shuffler_door_open_during_a_round_is_shown_and_lights_the_fault_lamp_15_2(tmp_path):
@@ -182,6 +188,9 @@ async def test_shuffler_door_open_during_a_round_is_shown_and_lights_the_fault_l
         await run.until(lambda: run.sims.panel.lamps[Lamp.FAULT] is LampState.FLASHING, act=False)
         await run.sims.control("shuffler").call("door", open=False)
         await run.until(lambda: run.sims.panel.lamps[Lamp.FAULT] is LampState.OFF, act=False)
+        assert run.said(None, "shuffling device door closed")
         await run.rounds(1)
 
     await play_at(tmp_path, scenario)
+    door = journal_records(tmp_path, "shuffler.door")  # journaled inputs: recall shows them
+    assert [r.payload["open"] for r in door] == [True, False] and door[0].round_id == "SIM01-000001"

@@ -5,10 +5,18 @@ turn, the shoe lifted off its base, the shoe running out (3.7), a card of the wr
 
 from __future__ import annotations
 
+import contextlib
+import io
+
+import pytest
+
 from drivers.panel import Lamp, LampState
 from drivers.shoe import BackColour
+from tabled.cli import main
 from tabled.game.cards import card_text
-from tests.integration.harness import journal_records
+from tabled.simtable import SimulatedTable
+from tabled.table import Crash
+from tests.integration.harness import FAST, journal_records
 from tests.integration.test_panel_actions import play_at
 
 
@@ -109,3 +117,71 @@ async def test_card_with_the_wrong_back_is_an_integrity_fault_that_voids_the_rou
     assert all("returned_cents" in s for s in voids[0].payload["spots"])
     drawn = [r.payload for r in journal_records(tmp_path, "shoe.card")]
     assert [d.get("back") for d in drawn].count("blue") == 1  # the card that voided it is in the journal
+
+
+async def test_unreadable_card_wait_survives_a_daemon_restart_then_keyed_in_7_3_14_1(tmp_path):
+    """The wait is folded from the journal: the restarted daemon still waits for the card (FAULT
+    lamp flashing), takes the keyed card, and the round is played out, not voided."""
+    sims = await SimulatedTable(tmp_path / "dev", seed=1, timing=FAST).start()
+    try:
+        async def killed_while_waiting(run):
+            deck = await at_the_deal(run)
+            run.sims.shoe.draw(deck.pop())
+            run.sims.shoe.draw_unreadable()
+            await run.until(lambda: run.core.round.unread is not None, act=False)
+            raise Crash("kill -9 while the deal waits for the unreadable card")
+
+        with pytest.raises(Crash):
+            await play_at(tmp_path, killed_while_waiting, card_source="shoe", sims=sims)
+
+        async def resumed(run):
+            r = run.core.round
+            run.floor.done.add((r.round_id, "draw"))       # the test draws, not the floor
+            assert r.phase == "dealing" and r.unread == 2 and r.deliveries == 1
+            await run.until(lambda: run.sims.panel.lamps[Lamp.FAULT] is LampState.FLASHING, act=False)
+            left = [c for c in range(52) if c not in r.seen]
+            run.floor.press("enter-card", value=left.pop())  # the dealer keys the card in
+            await run.until(lambda: run.core.round.deliveries == 2, act=False)
+            for _ in range(cards_to_deal(run)):
+                run.sims.shoe.draw(left.pop())
+            await run.until(lambda: run.core.round.phase == "deciding", act=False)
+            assert run.sims.panel.lamps[Lamp.FAULT] is LampState.OFF
+            await run.rounds(1)
+
+        await play_at(tmp_path, resumed, card_source="shoe", sims=sims)
+    finally:
+        await sims.close()
+    assert not journal_records(tmp_path, "round.void")
+    settled = journal_records(tmp_path, "round.settled")
+    assert len(settled) >= 2 and settled[1].payload["void"] is None
+    unreadable = journal_records(tmp_path, "shoe.unreadable")
+    assert [r.payload["reader_seq"] for r in unreadable] == [2]
+    out = io.StringIO()  # recall shows the wait and the keyed card with the round
+    with contextlib.redirect_stdout(out):
+        assert main(["recall", "--journal", str(tmp_path / "journal.db"), "--round", unreadable[0].round_id]) == 0
+    assert "shoe.unreadable" in out.getvalue() and "keyed" in out.getvalue()
+
+
+async def test_card_exposed_on_the_dealers_hand_is_the_dealers_up_card_14_6_nz_14_6(tmp_path):
+    async def scenario(run):
+        deck = await at_the_deal(run)
+        for _ in range(len(run.core.round.dealt_to)):  # the first pass: the dealer's first card last
+            run.sims.shoe.draw(deck.pop())
+        await run.until(lambda: len(run.core.round.dealer_cards) == 1, act=False)
+        run.exposed = run.core.round.dealer_cards[0]
+        run.floor.press("exposed-card", spot=0)          # it fell face up on the dealer's hand
+        await run.until(lambda: run.core.round.exposed == 1, act=False)
+        for _ in range(cards_to_deal(run)):
+            run.sims.shoe.draw(deck.pop())
+        await run.until(lambda: run.core.round.phase == "deciding", act=False)
+        assert run.core.round.dealer_up == [run.exposed]   # the fifth card went down
+        await run.rounds(1)
+
+    run = await play_at(tmp_path, scenario, card_source="shoe")
+    pressed = [r.payload for r in journal_records(tmp_path, "panel") if r.payload["action"] == "exposed_card"]
+    assert pressed == [{"action": "exposed_card", "key": "dealer", "target": "dealer", "card": run.exposed,
+                        "src": pressed[0]["src"], "seq": pressed[0]["seq"]}]
+    dealt = journal_records(tmp_path, "round.dealt")[1].payload
+    assert dealt["dealer_up"] == [card_text(run.exposed)]
+    assert run.said("14.6", "fifth card face down")
+    assert journal_records(tmp_path, "round.settled")[1].payload["void"] is None
