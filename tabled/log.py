@@ -11,6 +11,9 @@ and ``rule``: bind them with structlog's contextvars so every line logged inside
             log.warning("bet.not_twice_ante", bet_cents=900, ante_cents=500)
 
 Each event is named in the domain's words (``bet.not_twice_ante``); values are integer cents.
+
+In a terminal ``tabled run`` prints the dealer's lines itself (tabled/commands/run.py); it passes
+``shown_elsewhere=dealer_line`` so the console log does not show the same line a second time.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from structlog.contextvars import bound_contextvars, merge_contextvars
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
           "error": logging.ERROR, "critical": logging.CRITICAL}
 FORMATS = ("auto", "json", "console")
+#: the ``kind`` of a record that is a line told to the dealer (tabled/table.py logs each Say so)
+DEALER_LINE_KINDS = ("info", "flag", "refused")
 
 
 def under_systemd() -> bool:
@@ -50,6 +55,19 @@ def _always_round_id(_logger: Any, _name: str, event: dict[str, Any]) -> dict[st
     return event
 
 
+def dealer_line(event: dict[str, Any]) -> bool:
+    """A record that repeats a line told to the dealer (a Say: its ``kind``, ``rule`` and ``spot``)."""
+    return event.get("kind") in DEALER_LINE_KINDS and "rule" in event and "spot" in event
+
+
+def _drop(shown_elsewhere: Callable[[dict[str, Any]], bool]) -> Callable[..., dict[str, Any]]:
+    def drop(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
+        if shown_elsewhere(event):
+            raise structlog.DropEvent  # the reader has already seen it once
+        return event
+    return drop
+
+
 def _timestamper(clock: Callable[[], float] | None) -> Callable[..., dict[str, Any]]:
     if clock is None:
         return structlog.processors.TimeStamper(fmt="iso", utc=True)
@@ -61,8 +79,11 @@ def _timestamper(clock: Callable[[], float] | None) -> Callable[..., dict[str, A
 
 
 def configure_logging(format: str = "auto", level: str = "info", *, stream: TextIO | None = None,
-                      clock: Callable[[], float] | None = None) -> str:
-    """Set up structlog for the process; returns the format chosen ("json" or "console")."""
+                      clock: Callable[[], float] | None = None,
+                      shown_elsewhere: Callable[[dict[str, Any]], bool] | None = None) -> str:
+    """Set up structlog for the process; returns the format chosen ("json" or "console").
+    ``shown_elsewhere``: records the reader already sees in another form (in a terminal, the lines
+    ``tabled run`` prints for the dealer) are left out of the console; JSON keeps every record."""
     if level not in LEVELS:
         raise ValueError(f"log level must be one of {', '.join(LEVELS)}, got {level!r}")
     stream = stream if stream is not None else sys.stdout
@@ -72,8 +93,10 @@ def configure_logging(format: str = "auto", level: str = "info", *, stream: Text
         renderer = structlog.processors.JSONRenderer(sort_keys=False)
     else:
         renderer = structlog.dev.ConsoleRenderer(colors=getattr(stream, "isatty", lambda: False)())
+    drop = [_drop(shown_elsewhere)] if shown_elsewhere is not None and chosen == "console" else []
     structlog.configure(
         processors=[
+            *drop,
             merge_contextvars,
             _always_round_id,
             structlog.processors.add_log_level,
@@ -100,4 +123,4 @@ def log_context(**values: Any) -> Iterator[None]:
         yield
 
 
-__all__ = ["configure_logging", "get_logger", "log_context", "choose_format", "under_systemd"]
+__all__ = ["configure_logging", "get_logger", "log_context", "choose_format", "under_systemd", "dealer_line"]

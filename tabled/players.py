@@ -160,6 +160,58 @@ class SimulatedFloor:
         return False
 
 
+@dataclass(frozen=True)
+class Felt:
+    """What is physically at the table: chips on each spot (the board's amounts, in cents) and the
+    decks sitting shuffled in the shuffling device (back colour -> cards still in it)."""
+    board: dict[int, dict[str, int]]
+    decks: dict[str, list[int]]
+
+
+def felt_as_journaled(core: Any, seed: int = 1) -> Felt:
+    """The felt as the journal says it stood (issue 4: after a restart the cards and chips are
+    still on the felt). In simulation the felt is the simulators' state, which a restarted daemon
+    starts afresh; this is what to put back so that the resumed round ends exactly as if nothing
+    had happened.
+
+    * Chips: from "no more bets" on, every spot's ante, progressive wager and bet as the board last
+      reported them (a change after the lock would be past posting, 5.6). While betting they are
+      the wagers placed so far; before it (and between rounds) the players have yet to wager.
+    * Decks (3.2, 4.1): a deck the table knows shuffled sits in the device, 52 cards; the deck in
+      play holds the cards not yet dealt, so the device deals the hands still missing (7.4). The
+      order of undealt cards was never journaled: any order is as good as the lost one.
+    """
+    from tabled.core import DECKS
+    r = core.round
+    board: dict[int, dict[str, int]] = {}
+    if r is not None and r.phase != "preparing":
+        for s in r.spots.values():
+            board[s.number] = {"ante": s.ante.chips_cents, "ante_tokens": s.ante.token_cents,
+                               "progressive": s.progressive.chips_cents,
+                               "progressive_tokens": s.progressive.token_cents,
+                               "bet": s.bet.chips_cents, "bet_tokens": s.bet.token_cents}
+    decks: dict[str, list[int]] = {}
+    if core.card_source == "shuffler" and not core.shuffler_failed:
+        rng = random.Random(seed * 7919 + core.round_no)
+        for deck, colour in DECKS.items():
+            order = list(range(52))
+            rng.shuffle(order)
+            if r is not None and r.deck == deck and r.phase != "preparing":
+                seen = _dealt(r)
+                decks[colour] = [c for c in order if c not in seen]
+            elif core.decks[deck]["shuffled"]:
+                decks[colour] = order
+    return Felt(board, decks)
+
+
+def _dealt(r: Any) -> set[int]:
+    """The cards of the deck in play already dealt (3.7: each once)."""
+    seen = getattr(r, "seen", None)
+    if seen is not None:
+        return set(seen)
+    return set(r.dealer_cards) | {c for s in r.spots.values() for c in s.cards}
+
+
 class Stalled(RuntimeError):
     """The table waits for something the simulated floor cannot do (the message says what)."""
 
@@ -297,7 +349,12 @@ class DeviceFloor:
             return await self._betting(r)
         if r.phase == "dealing" and r.card_source == "shoe":
             if self.once(rid, "draw"):
-                for _ in range(5 * len(r.dealt_to)):  # 7.3: the dealer draws, the shoe reads
+                dealt = _dealt(r)
+                if not self.shoe_deck or dealt & set(self.shoe_deck):
+                    # a restart: the cards left in the shoe are those the journal has not seen dealt
+                    self.shoe_deck = [c for c in range(52) if c not in dealt]
+                    self.rng.shuffle(self.shoe_deck)
+                for _ in range(5 * len(r.dealt_to) - r.deliveries):  # 7.3: the dealer draws, the shoe reads
                     self.sims.shoe.draw(self.shoe_deck.pop())
                 return True
             return False
@@ -349,4 +406,4 @@ class DeviceFloor:
         return False
 
 
-__all__ = ["Player", "SimulatedFloor", "DeviceFloor", "Stalled", "DEALER"]
+__all__ = ["Player", "SimulatedFloor", "DeviceFloor", "Felt", "felt_as_journaled", "Stalled", "DEALER"]

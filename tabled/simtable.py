@@ -30,6 +30,7 @@ from typing import Any
 SERIAL = ("shuffler", "betspots", "meter")
 USB = ("shoe", "panel")
 START_TIMEOUT = 20.0  # seconds for a child to print its port (a cold Python start is ~0.3 s)
+POWER_UP_STRIDE = 100_003  # seeds of successive power-ups never meet (SimProcess adds 1000 per replug)
 
 
 class SimControlError(RuntimeError):
@@ -70,8 +71,13 @@ def _control_ops(device: str, sim: Any) -> dict[str, Any]:
 
         def status() -> dict:
             return {"ready": {int(k): len(v) for k, v in sim.ready.items()}, "hand_number": sim.hand_number}
+
+        def load_decks(decks: dict) -> None:  # "these decks sit shuffled in the device, these cards left"
+            from drivers.shuffler import DeckColour
+            for colour, cards in decks.items():
+                sim.ready[DeckColour[colour.upper()]] = [int(c) for c in cards]
         return {**common, "plan_shuffle": plan_shuffle, "hands": hands, "door": door, "status": status,
-                "door_open_after": door_open_after}
+                "door_open_after": door_open_after, "load_decks": load_decks}
     if device == "meter":
         from drivers.meter import MeterFaultCode
 
@@ -114,7 +120,24 @@ async def _serve_control(path: str, ops: dict[str, Any], writers: set) -> asynci
     return await asyncio.start_unix_server(handle, path=path)
 
 
-async def serve_child(device: str, link: str, control: str, seed: int | None, script: str | None) -> None:
+def _exit_with_parent(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
+    """Stop when the parent's end of our stdin closes: the daemon that started us is gone (even
+    by kill -9), and a simulated device must not outlive its table."""
+    fd = sys.stdin.fileno()
+
+    def readable() -> None:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            data = b""
+        if not data:
+            loop.remove_reader(fd)
+            stop.set()
+    loop.add_reader(fd, readable)
+
+
+async def serve_child(device: str, link: str, control: str, seed: int | None, script: str | None,
+                      exit_with_parent: bool = False) -> None:
     from drivers.sim.base import load_script
     from drivers.sim.pty import PtyPort
     from drivers.sim.runner import simulators
@@ -124,6 +147,8 @@ async def serve_child(device: str, link: str, control: str, seed: int | None, sc
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    if exit_with_parent:
+        _exit_with_parent(loop, stop)
     writers: set = set()
     server = await _serve_control(control, _control_ops(device, sim), writers)
     port = PtyPort(sim.link, link)
@@ -147,9 +172,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--control", required=True, help="unix socket for the simulated people")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--script", default=None, help="TOML/JSON simulator script (drivers/sim)")
+    parser.add_argument("--exit-with-parent", action="store_true",
+                        help="stop when stdin closes (the process that started us is gone)")
     args = parser.parse_args(argv)
     try:
-        asyncio.run(serve_child(args.device, args.link, args.control, args.seed, args.script))
+        asyncio.run(serve_child(args.device, args.link, args.control, args.seed, args.script,
+                                args.exit_with_parent))
     except KeyboardInterrupt:
         pass
     except (ValueError, OSError) as exc:
@@ -221,15 +249,18 @@ class SimProcess:
         seed = self.seed + 1000 * self.generation
         self.generation += 1
         argv = [sys.executable, "-m", "tabled.simtable", self.device, "--link", self.link,
-                "--control", self.control_path, "--seed", str(seed)]
+                "--control", self.control_path, "--seed", str(seed), "--exit-with-parent"]
         if self.script:
             argv += ["--script", self.script]
         with open(f"{self.link}.log", "ab") as errors:  # a device's own troubles are not the daemon's output
-            self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, stderr=errors,
-                                         text=True, start_new_session=True)  # ^C goes to the daemon only
+            # ^C goes to the daemon only (own session); stdin is a pipe the child watches: when this
+            # process dies, however it dies, the pipe closes and the device goes with it
+            self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.PIPE, stderr=errors,
+                                         text=True, start_new_session=True)
         line = await asyncio.wait_for(asyncio.to_thread(self.proc.stdout.readline), START_TIMEOUT)
         if line.strip() != self.link:
             self.proc.kill()
+            self.proc.wait()
             raise SimControlError(f"{self.device} simulator did not start (said {line.strip()!r})")
         self.control.close()
         if self.control.felt:  # a new board over the same chips
@@ -246,8 +277,13 @@ class SimProcess:
             if self.proc.poll() is None:
                 self.proc.kill()
             await asyncio.to_thread(self.proc.wait)
-            self.proc.stdout.close()
-            self.proc = None
+            self._close_pipes()
+
+    def _close_pipes(self) -> None:
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()
+        self.proc = None
 
     async def stop(self) -> None:
         self.control.close()
@@ -259,15 +295,17 @@ class SimProcess:
                 except TimeoutError:
                     self.proc.kill()
                     await asyncio.to_thread(self.proc.wait)
-            self.proc.stdout.close()
-            self.proc = None
+            self._close_pipes()
 
 
 class SimulatedTable:
     """All five simulated devices. ``ports`` names what the daemon's drivers open."""
 
     def __init__(self, state_dir: str | Path, *, seed: int = 1, spots: int = 7,
-                 scripts: dict[str, str] | None = None, timing: Any = None) -> None:
+                 scripts: dict[str, str] | None = None, timing: Any = None, power_up: int = 0) -> None:
+        """``power_up``: which power-up of the table this is (0 the first). Each power-up gives every
+        device a new boot id, as real devices have, so the daemon never takes a new session's
+        frames for repeats of the last one's."""
         from drivers.sim.panel import PanelSimulator
         from drivers.sim.shoe import ShoeSimulator
         from drivers.sim.usb_backend import SimBackend
@@ -279,11 +317,12 @@ class SimulatedTable:
             board = self.state_dir / "betspots.toml"
             board.write_text(f"spots = {spots}\n")
             scripts["betspots"] = str(board)
-        self.serial = {d: SimProcess(d, self.state_dir, seed + i, scripts.get(d)) for i, d in enumerate(SERIAL)}
+        base = seed + POWER_UP_STRIDE * power_up
+        self.serial = {d: SimProcess(d, self.state_dir, base + i, scripts.get(d)) for i, d in enumerate(SERIAL)}
         self.backend = SimBackend()
         kw = {"timing": timing} if timing is not None else {}
-        self.shoe = ShoeSimulator(boot_id=seed * 7 + 1, **kw)
-        self.panel = PanelSimulator(boot_id=seed * 7 + 2, **kw)
+        self.shoe = ShoeSimulator(boot_id=(base * 7 + 1) & 0xFFFFFFFF, **kw)
+        self.panel = PanelSimulator(boot_id=(base * 7 + 2) & 0xFFFFFFFF, **kw)
         self.started = False
 
     @property
@@ -299,6 +338,15 @@ class SimulatedTable:
         self.panel.plug_into(self.backend)
         self.started = True
         return self
+
+    async def lay_felt(self, felt: Any) -> None:
+        """Put the table back as it stood (a :class:`tabled.players.Felt`): the chips on every spot
+        of the board and the decks shuffled in the shuffling device. For a restart: the daemon's
+        drivers must find the devices as the journal left them, so call this before they connect."""
+        if felt.board:
+            await self.control("betspots").call("set", spots={str(n): a for n, a in felt.board.items()})
+        if felt.decks:
+            await self.control("shuffler").call("load_decks", decks=felt.decks)
 
     async def unplug(self, device: str) -> None:
         if device in self.serial:

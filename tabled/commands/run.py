@@ -127,7 +127,7 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
     ``pool_retry``: seconds between attempts to reach a pool that is down (14.13)."""
     from drivers.link.endpoint import LinkTiming
     from tabled.devices import TableDevices, build_drivers
-    from tabled.players import DeviceFloor, Player
+    from tabled.players import DeviceFloor, Player, felt_as_journaled
     from tabled.systemd import Notifier, feed_watchdog, watchdog_period
 
     notifier = notifier or Notifier.from_environment()
@@ -163,7 +163,11 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
                 state_dir = Path(tmp.name)
             if sims is None:
                 notifier.status("starting the simulated devices")
-                sims = await SimulatedTable(state_dir, seed=sim.seed, spots=cfg.table.spots, timing=timing).start()
+                # a new power-up of the simulated table (new boot ids); after a restart the felt is
+                # put back as the journal left it before any driver looks at it (issue 4)
+                sims = await SimulatedTable(state_dir, seed=sim.seed, spots=cfg.table.spots, timing=timing,
+                                            power_up=journal.count()).start()
+                await sims.lay_felt(felt_as_journaled(core, sim.seed))
             make = lambda consumer_for: build_drivers(  # noqa: E731
                 consumer_for, spots=cfg.table.spots, ports=sims.ports, usb_backend=sims.backend,
                 timing=timing, poll_interval=poll_interval)
@@ -269,11 +273,14 @@ def run(args) -> int:
     if rounds < 0:
         from tabled.cli import UserError
         raise UserError(f"--rounds must be 0 or more, got {rounds}")
-    from tabled.log import configure_logging
+    from tabled.log import configure_logging, dealer_line
     human = cfg.log.format != "json" and terminal(sys.stdout)
     if human:
-        # the round printer is the output; the log adds only warnings, on stderr
-        configure_logging("console" if cfg.log.format == "auto" else cfg.log.format, "warning", stream=sys.stderr)
+        # the round printer is the output; the log adds only warnings, on stderr, and only those
+        # the printer does not show already (each thing once: the dealer's lines are printed,
+        # except with --quiet, where the log is where a warning shows)
+        configure_logging("console" if cfg.log.format == "auto" else cfg.log.format, "warning", stream=sys.stderr,
+                          shown_elsewhere=None if args.quiet else dealer_line)
     else:
         configure_logging("json", cfg.log.level, stream=sys.stdout)  # journald keeps these lines
 
