@@ -346,7 +346,7 @@ class Round:
             # 3.1: a deck's backs are one colour; 16.4.2: a card from elsewhere voids the round
             self._check_back(back, "3.1")
         except _IntegrityFault as f:
-            return self._void(RoundVoid.INVALIDATED, f.rule, f"card integrity: {what}: {f}")
+            return self._void(RoundVoid.INVALIDATED, f.rule, f"card integrity (16.4.2): {what}: {f}")
         if keyed:
             if self.unread is None or self.deal_stopped:
                 raise Refused("7.3", f"{what} keyed in, but no unreadable card waits for it: not dealt")
@@ -403,7 +403,7 @@ class Round:
         try:
             self._check_back(back, "3.1")
         except _IntegrityFault as f:
-            return self._void(RoundVoid.INVALIDATED, f.rule, f"card integrity: card {reader_seq}: {f}")
+            return self._void(RoundVoid.INVALIDATED, f.rule, f"card integrity (16.4.2): card {reader_seq}: {f}")
         if self.deal_stopped:
             return [Say(f"card {reader_seq} drawn: not dealt, the deal is stopped: declare a misdeal (14.1)",
                         rule="14.1", level="flag")]
