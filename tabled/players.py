@@ -282,8 +282,10 @@ class DeviceFloor:
     # -- the floor's loop ----------------------------------------------------------------------------------
 
     async def play(self, rounds: int | None, *, pause_s: float = 0.0, stall_s: float = 15.0,
-                   stop: asyncio.Event | None = None) -> None:
-        """Play until ``rounds`` more rounds have finished (None: until ``stop`` is set)."""
+                   stop: asyncio.Event | None = None, pace_s: float = 0.0) -> None:
+        """Play until ``rounds`` more rounds have finished (None: until ``stop`` is set).
+        ``pause_s``: between rounds; ``pace_s``: after each action, the time people take before
+        the next one (0: as fast as the table goes)."""
         core = self.table.core
         target = core.rounds_finished + rounds if rounds else None
         finished = core.rounds_finished
@@ -296,7 +298,7 @@ class DeviceFloor:
                 if pause_s:
                     await asyncio.sleep(pause_s)
             if acted:
-                await asyncio.sleep(0)
+                await asyncio.sleep(pace_s)
                 continue
             try:
                 await asyncio.wait_for(self.changed.wait(), stall_s)

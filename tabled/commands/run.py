@@ -42,6 +42,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--config", help="TOML config file (default: the embedded simulated table)")
     parser.add_argument("--rounds", type=int, default=None, help="stop after this many rounds (default: config)")
     parser.add_argument("--quiet", action="store_true", help="print only one line per round")
+    parser.add_argument("--pace-ms", type=int, default=0, metavar="MS",
+                        help="simulation: the simulated people wait MS ms after each action (default 0: full speed)")
 
 
 def make_core(cfg: Config, snapshot: dict[str, Any] | None) -> TableCore:
@@ -118,7 +120,7 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
                     journal_path: Path | None = None, clock=time.time, *, state_dir: Path | None = None,
                     timing: Any = None, poll_interval: float = 0.05, stop: asyncio.Event | None = None,
                     human: bool = True, notifier: Any = None, hooks: Any = None, sims: Any = None,
-                    pool_retry: float = 1.0) -> Table:
+                    pool_retry: float = 1.0, pace_s: float = 0.0) -> Table:
     """Open (or recover) the table, start its devices and play ``rounds`` rounds (0: until ``stop``).
 
     ``hooks`` (tests, benchmarks) is called with the running table, devices, simulators and floor
@@ -145,7 +147,8 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
     if replayed:
         msg = (f"recovered: {replayed} journal records replayed; round {core.round_id or '-'} "
                f"{core.round.phase if core.round else ''}")
-        print(msg, file=out) if human else log.info("journal.recovered", records=replayed, round_id=core.round_id)
+        print(msg, file=out) if human else log.info("journal.recovered", records=replayed, round_id=core.round_id,
+                                                      phase=core.round.phase if core.round else None)
     sim = cfg.simulation
     own_sims = sims is None
     tmp = None
@@ -205,7 +208,7 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
             await _until_done(hooks.play(), consumer, stop)
         elif floor is not None and sim.dealer == "auto":
             pause = sim.round_pause_ms / 1000 if not rounds else 0.0
-            await _until_done(floor.play(rounds or None, pause_s=pause), consumer, stop)
+            await _until_done(floor.play(rounds or None, pause_s=pause, pace_s=pace_s), consumer, stop)
         else:
             await _until_done(asyncio.Event().wait(), consumer, stop)
         await table.idle.wait()
@@ -273,6 +276,9 @@ def run(args) -> int:
     if rounds < 0:
         from tabled.cli import UserError
         raise UserError(f"--rounds must be 0 or more, got {rounds}")
+    if args.pace_ms < 0:
+        from tabled.cli import UserError
+        raise UserError(f"--pace-ms must be 0 or more, got {args.pace_ms}")
     from tabled.log import configure_logging, dealer_line
     human = cfg.log.format != "json" and terminal(sys.stdout)
     if human:
@@ -289,7 +295,7 @@ def run(args) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        await run_table(cfg, rounds, quiet=args.quiet, stop=stop, human=human)
+        await run_table(cfg, rounds, quiet=args.quiet, stop=stop, human=human, pace_s=args.pace_ms / 1000)
 
     from tabled.players import Stalled
     try:
