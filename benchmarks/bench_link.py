@@ -5,6 +5,10 @@ software's own. Prints figures; asserts nothing.
 
     .venv/bin/python benchmarks/bench_link.py [--requests 2000] [--pace-ms 5]
 
+First the software alone: both ends of one link in this process over the in-memory transport (no
+port, no second process, so no scheduler in the figure), microseconds of host plus device work
+per command round trip and per event delivered and acknowledged.
+
 Five simulators run as their own processes (``python -m drivers.sim``), as on the table: the
 shuffler, the bet-spot board, the meter, and two more meters standing in for the USB shoe and
 panel (the USB devices do not use a pty). The host side is one asyncio loop, like the daemon.
@@ -62,6 +66,46 @@ def bench_codec(n: int = 200_000) -> None:
     one = m_ / (time.perf_counter() - t)
     print(f"codec ({len(frame)}-byte frames): encode {enc:,.0f} frames/s; decode {dec:,.0f} frames/s "
           f"from 1 KiB reads, {one:,.0f} frames/s one frame per read")
+
+
+async def software_alone(n: int) -> tuple[float, float]:
+    """Microseconds per command round trip and per event round trip, both ends in this loop."""
+    from drivers.link.memory import memory_opener
+    from drivers.sim.meter import MeterSim
+
+    delivered = asyncio.Event()
+
+    async def consumer(event, ack):
+        ack()
+        delivered.set()
+
+    sim = MeterSim()
+    driver = meter.MeterDriver(opener=memory_opener(sim.link), consumer=consumer)
+    await driver.start()
+    await driver.wait_up(5)
+    for _ in range(200):  # warm up
+        await driver.call(meter.SHOWING)
+    t = time.perf_counter()
+    for _ in range(n):
+        await driver.call(meter.SHOWING)
+    command_us = (time.perf_counter() - t) / n * 1e6
+    t = time.perf_counter()
+    for _ in range(n):
+        delivered.clear()
+        sim.fault(meter.MeterFaultCode.POWER)
+        await delivered.wait()
+    while sim.link.unacknowledged:
+        await asyncio.sleep(0)
+    event_us = (time.perf_counter() - t) / n * 1e6
+    await driver.stop()
+    sim.close()
+    return command_us, event_us
+
+
+def bench_software_alone(n: int, repeats: int = 5) -> None:
+    best = [min(x) for x in zip(*(asyncio.run(software_alone(n)) for _ in range(repeats)))]
+    print(f"software alone (meter, in-process, best of {repeats} x {n:,}): command round trip "
+          f"{best[0]:.1f} us, event delivered and acknowledged {best[1]:.1f} us")
 
 
 DEVICES = [  # (simulator, label, driver class, command measured, its response as the sim answers)
@@ -200,12 +244,15 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=2000, help="requests per device per mode")
     parser.add_argument("--pace-ms", type=float, default=5.0, help="gap between one device's requests, paced mode")
     parser.add_argument("--codec-frames", type=int, default=200_000)
+    parser.add_argument("--software-rounds", type=int, default=20_000,
+                        help="round trips per repeat for the in-process software figure")
     parser.add_argument("--devices", type=int, default=5, choices=range(1, 6),
                         help="how many of the five talkers (the issue's figure is all five)")
     args = parser.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     bench_codec(args.codec_frames)
+    bench_software_alone(args.software_rounds)
     asyncio.run(bench_round_trip(args.requests, args.pace_ms, DEVICES[:args.devices]))
     print(f"\nwire time = bytes x {BITS_PER_BYTE} bits / {BAUD:,} baud; target: software p99 <= 10% of it")
     return 0

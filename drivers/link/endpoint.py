@@ -125,8 +125,8 @@ class _Pending:
     code: int
     data: bytes
     future: asyncio.Future
+    deadline: float  # loop time by which an answer is due, else send again
     attempts: int = 0
-    timer: asyncio.TimerHandle | None = None
 
 
 class HostLink(_FrameProtocol):
@@ -152,6 +152,7 @@ class HostLink(_FrameProtocol):
         self._connected = asyncio.Event()
         self._window = asyncio.Semaphore(self.MAX_OUTSTANDING)
         self._lost: asyncio.Future[str] | None = None
+        self._timer: asyncio.TimerHandle | None = None  # the earliest deadline of any request
 
     # -- connection
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -192,6 +193,9 @@ class HostLink(_FrameProtocol):
         return _Connection(self)
 
     def _fail_pending(self, exc: Exception) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         for p in self._pending.values():
             if not p.future.done():
                 p.future.set_exception(exc)
@@ -220,31 +224,42 @@ class HostLink(_FrameProtocol):
         while seq in self._pending:
             seq = next(self._seq)
         loop = asyncio.get_running_loop()
-        pending = _Pending(code, encode(seq, code, payload), loop.create_future())
+        pending = _Pending(code, encode(seq, code, payload), loop.create_future(),
+                           loop.time() + self.timing.ack_timeout)
         self._pending[seq] = pending  # registered before the write: no response can be missed
         try:
             self.write(pending.data)
-            # One timer per attempt, not wait_for(): this is the hot path of every command.
-            pending.timer = loop.call_later(self.timing.ack_timeout, self._expired, seq, pending)
+            # One timer for the link, not one per request: this is the hot path of every command.
+            if self._timer is None:
+                self._timer = loop.call_at(pending.deadline, self._expired)
             return await pending.future
         finally:
-            if pending.timer is not None:
-                pending.timer.cancel()
             self._pending.pop(seq, None)
 
-    def _expired(self, seq: int, pending: _Pending) -> None:
-        """No answer within ack_timeout: send again, or give up after the last retry."""
-        if pending.future.done():
-            return
-        if pending.attempts >= self.timing.retries:
-            pending.future.set_exception(NoAnswerError(
-                f"{self.name}: no answer to command {pending.code:#04x} after {pending.attempts + 1} tries"))
-            return
-        pending.attempts += 1
-        self.stats.retransmits += 1
-        log.debug("link.retransmit", link=self.name, seq=seq, attempt=pending.attempts)
-        self.write(pending.data)
-        pending.timer = asyncio.get_running_loop().call_later(self.timing.ack_timeout, self._expired, seq, pending)
+    def _expired(self) -> None:
+        """A deadline has come: each overdue request is sent again, or fails after its last retry.
+        The timer is then set for the next deadline of a request still in flight, if any."""
+        self._timer = None
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        next_deadline = None
+        for seq, pending in self._pending.items():
+            if pending.future.done():
+                continue
+            if pending.deadline <= now:
+                if pending.attempts >= self.timing.retries:
+                    pending.future.set_exception(NoAnswerError(
+                        f"{self.name}: no answer to command {pending.code:#04x} after {pending.attempts + 1} tries"))
+                    continue
+                pending.attempts += 1
+                self.stats.retransmits += 1
+                log.debug("link.retransmit", link=self.name, seq=seq, attempt=pending.attempts)
+                self.write(pending.data)
+                pending.deadline = now + self.timing.ack_timeout
+            if next_deadline is None or pending.deadline < next_deadline:
+                next_deadline = pending.deadline
+        if next_deadline is not None:
+            self._timer = loop.call_at(next_deadline, self._expired)
 
     # -- events
     def ack(self, seq: int) -> None:
@@ -329,7 +344,7 @@ class DeviceLink(_FrameProtocol):
         self._executing: set[int] = set()
         self._command_lock = asyncio.Lock()
         self._events: collections.deque[tuple[int, bytes]] = collections.deque()  # (seq, frame)
-        self._acked = asyncio.Event()
+        self._ack_waiter: asyncio.Future[bool] | None = None  # the event in flight: ACKed or not
         self._host_heard = asyncio.Event()
         self._wake = asyncio.Event()
         self._sender: asyncio.Task | None = None
@@ -364,15 +379,21 @@ class DeviceLink(_FrameProtocol):
                 await self._wake.wait()
                 continue
             seq, data = self._events[0]
+            loop = asyncio.get_running_loop()
             for _ in range(1 + self.timing.retries):
-                self._acked.clear()
+                # A future and a timer handle per attempt (wait_for would add a task and more turns)
+                waiter = self._ack_waiter = loop.create_future()
                 if not self.mute:
                     self.write(data)
+                timer = loop.call_later(self.timing.ack_timeout, _resolve, waiter, False)
                 try:
-                    await asyncio.wait_for(self._acked.wait(), self.timing.ack_timeout)
+                    acked = await waiter
+                finally:
+                    timer.cancel()
+                    self._ack_waiter = None
+                if acked:
                     break
-                except TimeoutError:
-                    self.stats.retransmits += 1
+                self.stats.retransmits += 1
             else:
                 # Nobody is listening: keep the event and go quiet until the host speaks again.
                 self._host_heard.clear()
@@ -390,8 +411,8 @@ class DeviceLink(_FrameProtocol):
         self._host_heard.set()
         t = frame.type
         if t == m.ACK:
-            if self._events and self._events[0][0] == frame.seq:
-                self._acked.set()
+            if self._events and self._events[0][0] == frame.seq and self._ack_waiter is not None:
+                _resolve(self._ack_waiter, True)
             else:
                 self.stats.stray += 1
         elif t == m.NAK:
@@ -402,7 +423,6 @@ class DeviceLink(_FrameProtocol):
             if t == m.HELLO:
                 self._responses.clear()  # a new host session: its SEQs start afresh
                 self._executing.clear()
-                self._acked.clear()
                 self._wake.set()
             cached = self._responses.get(frame.seq)
             if cached is not None and cached[0] == t and cached[1] == frame.payload:
@@ -437,3 +457,8 @@ class DeviceLink(_FrameProtocol):
                 self.write(data)
         finally:
             self._executing.discard(frame.seq)
+
+
+def _resolve(waiter: asyncio.Future, value: object) -> None:
+    if not waiter.done():
+        waiter.set_result(value)

@@ -13,7 +13,7 @@ TYPE byte ranges (docs/protocols.md has the table):
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 
 PROTOCOL_VERSION = 1
@@ -83,10 +83,17 @@ class Kind:
     name: str
     fmt: str
     is_list: bool = False
+    item: struct.Struct = field(init=False, repr=False, compare=False)  # compiled once, used per frame
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "item", struct.Struct(">" + self.fmt))
 
     @property
     def size(self) -> int:
-        return struct.calcsize(">" + self.fmt)
+        return self.item.size
+
+
+_COUNT = struct.Struct(">B")  # a list's count byte
 
 
 U8 = Kind("u8", "B")
@@ -101,6 +108,8 @@ Field = tuple[str, Kind]
 
 
 def pack(fields: tuple[Field, ...], values: dict[str, object]) -> bytes:
+    if not fields:
+        return b""
     out = bytearray()
     for name, kind in fields:
         if name not in values:
@@ -113,7 +122,7 @@ def pack(fields: tuple[Field, ...], values: dict[str, object]) -> bytes:
                     raise PayloadError(f"{name}: {len(items)} items, at most 255")
                 out += struct.pack(f">B{len(items)}{kind.fmt}", len(items), *items)
             else:
-                out += struct.pack(">" + kind.fmt, v)
+                out += kind.item.pack(v)
         except (struct.error, TypeError) as exc:
             raise PayloadError(f"{name}={v!r} does not fit {kind.name}: {exc}") from None
     return bytes(out)
@@ -126,13 +135,13 @@ def unpack(fields: tuple[Field, ...], payload: bytes) -> dict[str, object]:
     for name, kind in fields:
         try:
             if kind.is_list:
-                (count,) = struct.unpack_from(">B", payload, pos)
+                (count,) = _COUNT.unpack_from(payload, pos)
                 pos += 1
                 values[name] = struct.unpack_from(f">{count}{kind.fmt}", payload, pos)
-                pos += count * kind.size
+                pos += count * kind.item.size
             else:
-                (values[name],) = struct.unpack_from(">" + kind.fmt, payload, pos)
-                pos += kind.size
+                (values[name],) = kind.item.unpack_from(payload, pos)
+                pos += kind.item.size
         except struct.error:
             raise PayloadError(f"payload too short at field {name!r}: {payload.hex(' ')}") from None
     if pos != len(payload):
