@@ -194,7 +194,19 @@ KILL_POINTS = [
 @pytest.mark.parametrize("name, kill_at, phases, dealt", KILL_POINTS, ids=[k[0] for k in KILL_POINTS])
 def test_sigkill_and_restart_settles_the_round_once_as_if_nothing_happened(tmp_path, reference, name, kill_at,
                                                                            phases, dealt):
+    crash_and_restart(tmp_path, sim_config(tmp_path), name, kill_at, phases, reference if dealt else None)
+
+
+def test_sigkill_during_a_deal_from_the_card_shoe(tmp_path):
+    """7.3: the dealer draws the cards not yet read from the shoe; none is dealt twice (3.7)."""
     config = sim_config(tmp_path)
+    config.write_text(config.read_text().replace('card_source = "shuffler"', 'card_source = "shoe"'))
+    crash_and_restart(tmp_path, config, "shoe deal", said("7.2.1", "SIM01-000002"), ("dealing",), None)
+
+
+def crash_and_restart(tmp_path: Path, config: Path, name: str, kill_at, phases: tuple, reference: dict | None):
+    """Kill -9 at ``kill_at``, run again for two rounds and check everything issue 4 promises;
+    ``reference``: the settlements of a run that never crashed, for a round whose cards were out."""
     first = Daemon(config, 3, kill_at, pace_ms=PACE_MS)
     assert first.killed_at is not None and first.returncode == -signal.SIGKILL, first.stderr
     assert not first.not_json, f"not JSON on stdout without a terminal: {first.not_json[:3]}"
@@ -221,7 +233,7 @@ def test_sigkill_and_restart_settles_the_round_once_as_if_nothing_happened(tmp_p
         assert_settlement_follows_from_the_round(after, rid, config)
     if interrupted is not None:
         assert interrupted in finished
-        if dealt:  # the cards were on the felt: the round ends exactly as the uncrashed run's did
+        if reference is not None:  # the cards were on the felt: the round ends exactly as the uncrashed run's
             assert [r.payload for r in notes(after, "round.settled") if r.round_id == interrupted] \
                 == [reference[interrupted]]
     # every contribution once (MONEY.md): the ledger agrees with the journal, the chain is whole
