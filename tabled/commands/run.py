@@ -6,7 +6,7 @@ behind the simulated pyusb backend) and simulated players and a dealer act throu
 (tabled/players.py); otherwise the drivers open the ports and USB devices named in ``[devices]``.
 
 Output: in a terminal, readable lines as rounds happen (state, hands, settlement, pool) on stdout
-and only warnings from the log, on stderr. Otherwise (systemd, a pipe) the structlog JSON lines on
+and, on stderr, only the log's warnings that have no such line (each thing is shown once). Otherwise (systemd, a pipe) the structlog JSON lines on
 stdout are the output, one record per event, each with its round id, spot and rule.
 """
 
@@ -126,7 +126,9 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
     ``hooks`` (tests, benchmarks) is called with the running table, devices, simulators and floor
     before play starts; its ``play(...)`` may replace the floor's loop. ``sims``: simulators
     started by the caller (they outlive this daemon: a restart test), else started here.
-    ``pool_retry``: seconds between attempts to reach a pool that is down (14.13)."""
+    ``pool_retry``: seconds between attempts to reach a pool that is down (14.13). ``pace_s``: the
+    simulated people's pause after each action. After a restart in simulation, the simulators start
+    afresh and the felt is put back as the journal left it (tabled.players.felt_as_journaled)."""
     from drivers.link.endpoint import LinkTiming
     from tabled.devices import TableDevices, build_drivers
     from tabled.players import DeviceFloor, Player, felt_as_journaled
