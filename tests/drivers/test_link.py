@@ -16,7 +16,7 @@ from drivers.link.endpoint import LinkTiming
 from drivers.link.errors import CommandRejected, LinkDownError, NoAnswerError
 from drivers.link.memory import memory_opener
 from drivers.sim.faults import Faults, faulty
-from tests.drivers.helpers import FAST, Counted, EchoDevice, EchoDriver, Recorder
+from tests.drivers.helpers import ECHO, FAST, Counted, EchoDevice, EchoDriver, Recorder
 
 
 async def _started(device, rec, **kw):
@@ -231,3 +231,64 @@ async def test_reconnect_backoff_is_capped_and_logged_quietly_after_the_first():
 async def test_driver_needs_exactly_one_port():
     with pytest.raises(ValueError, match="exactly one"):
         EchoDriver(consumer=Recorder())
+
+
+class SlowEchoDevice(EchoDevice):
+    """Echo 1 waits at a gate before answering; every other number is answered at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.trace: list[tuple[str, int]] = []
+
+    async def handle(self, code, payload):
+        n = m.unpack(ECHO.request, payload)["n"]
+        self.trace.append(("start", n))
+        try:
+            if n == 1:
+                await self.gate.wait()
+        except asyncio.CancelledError:
+            self.trace.append(("cancelled", n))
+            raise
+        self.trace.append(("end", n))
+        return await super().handle(code, payload)
+
+
+async def _until(predicate, timeout: float = 2.0) -> None:
+    async def loop():
+        while not predicate():
+            await asyncio.sleep(0)
+    await asyncio.wait_for(loop(), timeout)
+
+
+async def test_a_command_that_must_wait_goes_on_later_and_the_device_does_one_thing_at_a_time():
+    """Commands start at once when they can; one that waits resumes from where it stopped, and the
+    command behind it starts only after it (one at a time, in order)."""
+    dev, rec = SlowEchoDevice(), Recorder()
+    timing = LinkTiming(ack_timeout=0.5, retries=3, heartbeat=5, backoff_initial=0.01, backoff_max=0.05)
+    driver, _ = await _started(dev, rec, timing=timing)
+    assert await driver.echo(7) == 7  # answered without waiting
+    both = asyncio.gather(driver.echo(1), driver.echo(2))
+    await _until(lambda: ("start", 1) in dev.trace)
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert ("start", 2) not in dev.trace  # waits its turn behind echo 1
+    dev.gate.set()
+    assert await both == [1, 2]
+    assert dev.trace == [("start", 7), ("end", 7), ("start", 1), ("end", 1), ("start", 2), ("end", 2)]
+    assert dev.executed == {7: 1, 1: 1, 2: 1}
+    await driver.stop()
+
+
+async def test_closing_a_device_cancels_a_waiting_command_inside_its_handler():
+    dev, rec = SlowEchoDevice(), Recorder()
+    timing = LinkTiming(ack_timeout=0.5, retries=0, heartbeat=5, backoff_initial=0.01, backoff_max=0.05)
+    driver, _ = await _started(dev, rec, timing=timing)
+    pending = asyncio.ensure_future(driver.echo(1))
+    await _until(lambda: ("start", 1) in dev.trace)
+    dev.link.close()
+    await _until(lambda: ("cancelled", 1) in dev.trace)  # the cancellation reached the handler
+    assert ("end", 1) not in dev.trace and not dev.link._tasks
+    with pytest.raises(NoAnswerError):
+        await pending
+    await driver.stop()
