@@ -14,6 +14,8 @@ pool cannot be reached, the operation waits at the head of its queue and is sent
 ``retry_interval`` until the pool takes it (keyed: once), the table meanwhile under the 14.13
 fault; the fault clears when the pool answers again and everything the journal holds for it is
 delivered. The meter shows the primary pool's own readings (``subscribe_meter``), in ledger order.
+A pool that could not be reached when the daemon started is the same case: its meter feed fails
+at once, the fault is raised, and the feed keeps trying until the pool answers.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ class PoolLink:
         self.fault_raised = fault_standing  # a fault active at power-down is still active (14.13)
         self.tasks: list[asyncio.Task] = []
         self.answered = asyncio.Event()  # the meter feed gave its first reading
+        self.heard = asyncio.Event()     # the meter feed gave its first reading or first failed
 
 
 class Table:
@@ -150,14 +153,16 @@ class Table:
                 self._processing = False
 
     async def meter_shown(self, timeout: float) -> bool:
-        """Wait (at most ``timeout`` s) until the primary pool's first reading is folded: the meter
-        shows the pool before play starts. False when the pool did not answer (14.13 is raised)."""
+        """Wait (at most ``timeout`` s) until the primary pool's meter feed has answered or failed,
+        and that is folded: the meter shows the pool before play starts, or the 14.13 fault stands
+        in the journal (a pool that cannot be reached at start). True when the pool answered."""
+        link = self.links[0]
         try:
-            await asyncio.wait_for(self.links[0].answered.wait(), timeout)
+            await asyncio.wait_for(link.heard.wait(), timeout)
         except TimeoutError:
             return False
         await self._folded()
-        return True
+        return link.answered.is_set()
 
     def stop(self) -> None:
         self._stopped = True
@@ -313,10 +318,12 @@ class Table:
                         self.submit("pool.meter", {"balance_cents": reading.balance_cents, "seq": reading.seq,
                                                    "change": reading.kind})
                     link.answered.set()
+                    link.heard.set()
             except PoolError as exc:
                 reason = str(exc)
             link.feed_down = True
             self._link_state(link, reason)
+            link.heard.set()
             await asyncio.sleep(self.retry_interval)
 
     async def _contribute_round(self, link: PoolLink, ops: list[PoolOp]) -> None:

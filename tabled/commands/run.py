@@ -56,13 +56,20 @@ def make_core(cfg: Config, snapshot: dict[str, Any] | None) -> TableCore:
 
 async def open_pools(cfg: Config) -> tuple[Any, list[Any]]:
     """The primary pool (awards, meter) and every other pool the table feeds (11.5), local or
-    linked. A pool that cannot be reached at start is a one-line error (the daemon does not start)."""
+    linked. A linked pool that cannot be reached at start does not stop the daemon (unplayable
+    rather than wrong): the table starts under the 14.13 fault and the pool connects when it can.
+    A pool that answers but cannot be used (a schema newer than this tabled, a bad entry) is
+    configuration: a one-line error, and the daemon does not start."""
     import tabled.pool
     from tabled.cli import UserError
     opened: list[Any] = []
     try:
         for entry in [cfg.primary_pool] + [p for p in cfg.pools if not p.primary]:
-            opened.append(await tabled.pool.open_pool(entry, cfg.table.id))
+            pool = await tabled.pool.open_pool(entry, cfg.table.id, wait_for_link=True)
+            opened.append(pool)
+            if not getattr(pool, "ready", True):
+                log.warning("pool.unreachable_at_start", pool=entry.name, rule="14.13",
+                            detail="the table starts under the 14.13 fault; the pool connects when it can")
     except tabled.pool.PoolError as exc:
         for pool in opened:
             await pool.close()
@@ -193,7 +200,9 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
             notifier.status("waiting for the devices")
             await devices.wait_up(DEVICES_UP_TIMEOUT)
         await devices.resume(missing)  # nothing went to a device before the journal checked out
-        await table.meter_shown(pool_retry + 5)  # the meter follows the primary pool's readings from here
+        # the meter follows the primary pool's readings from here; a pool that cannot be reached
+        # leaves the 14.13 fault journaled instead (no round until an inspector approves)
+        await table.meter_shown(pool_retry + 5)
         period = watchdog_period()
         if period:
             watchdog = asyncio.create_task(feed_watchdog(notifier, period, healthy=lambda: not consumer.done()))

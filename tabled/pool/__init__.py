@@ -19,12 +19,15 @@ __all__ = [
 ]
 
 
-async def open_pool(entry: Any, table_id: str, *, clock: Clock = utc_now, create: bool = True) -> LedgerPool:
+async def open_pool(entry: Any, table_id: str, *, clock: Clock = utc_now, create: bool = True,
+                    wait_for_link: bool = False) -> LedgerPool:
     """Open the pool of one ``[[pools]]`` entry (name, backend, path or dsn, contribution_bp,
     reset_cents). With ``create`` the pool is created when missing; for a local pool a changed rate or
     reset value is recorded as a new settings version by ``config:<table>`` (it takes effect after
     the next win); a linked pool's settings change only through ``tabled pool propose``.
-    Without it (the ``tabled pool`` commands), only an existing pool is opened and nothing is written."""
+    Without it (the ``tabled pool`` commands), only an existing pool is opened and nothing is written.
+    With ``wait_for_link`` (the daemon) a linked pool whose database cannot be reached is opened all
+    the same and connects when it can (its calls raise PoolUnavailable until then: rule 14.13)."""
     settings = PoolSettings(entry.contribution_bp, entry.reset_cents) if create else None
     who = f"config:{table_id}"
     if entry.backend == "local":
@@ -36,5 +39,6 @@ async def open_pool(entry: Any, table_id: str, *, clock: Clock = utc_now, create
         from .postgresql import PostgresPool
         if not entry.dsn:
             raise PoolError(f"pool {entry.name}: a postgresql pool needs a dsn")
-        return await PostgresPool.open(entry.dsn, entry.name, table_id, settings, clock=clock, who=who)
+        return await PostgresPool.open(entry.dsn, entry.name, table_id, settings, clock=clock, who=who,
+                                       wait_for_link=wait_for_link)
     raise PoolError(f"pool {entry.name}: backend must be local or postgresql, not {entry.backend!r}")

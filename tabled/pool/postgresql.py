@@ -9,6 +9,12 @@ PostgreSQL delivers it to every listening table when, and only when, the change 
 Losing the database is rule 14.13: every operation then raises :class:`PoolUnavailable` and the
 daemon stops new rounds. The next call reconnects. Every operation is idempotent under its key, so
 the daemon re-sends what its journal holds once the link returns, and nothing counts twice.
+
+The same holds at start: opened with ``wait_for_link``, a pool whose database cannot be reached is
+returned all the same, not yet ready; its first call that reaches the database creates or migrates
+the schema and opens the pool before anything else, and until then every call raises
+:class:`PoolUnavailable` (unplayable rather than wrong). A schema that cannot be used (newer than
+this tabled) is a :class:`PoolError`, never a link failure.
 """
 
 from __future__ import annotations
@@ -112,19 +118,51 @@ class PostgresPool(LedgerPool):
         self._conn: psycopg.AsyncConnection | None = None
         self._tx_lock = asyncio.Lock()
         self._closed = False
+        self._ready = False                   # the schema is current and the pool exists
+        self._ready_lock = asyncio.Lock()
+        self._preparer: asyncio.Task | None = None
 
     @classmethod
-    async def open(cls, dsn: str, name: str, table_id: str, settings: PoolSettings | None = None,
-                   **kwargs: Any) -> PostgresPool:
-        """Connect, create or migrate the schema, and open (or create) the pool."""
+    async def open(cls, dsn: str, name: str, table_id: str, settings: PoolSettings | None = None, *,
+                   wait_for_link: bool = False, **kwargs: Any) -> PostgresPool:
+        """Connect, create or migrate the schema, and open (or create) the pool. With
+        ``wait_for_link`` a database that cannot be reached is not an error: the pool is returned
+        unready and gets ready on its first call that reaches the database (14.13 meanwhile)."""
         pool = cls(dsn, name, table_id, settings, **kwargs)
         try:
-            await pool._migrate()
-            await pool._open_pool()
+            await pool._get_ready()
+        except PoolUnavailable:
+            if not wait_for_link:
+                await pool.close()
+                raise
         except BaseException:
             await pool.close()
             raise
         return pool
+
+    @property
+    def ready(self) -> bool:
+        """The pool has reached its database once: schema current, pool opened."""
+        return self._ready
+
+    async def _get_ready(self) -> None:
+        """Create or migrate the schema and open the pool, once, before any other work."""
+        if self._ready or self._preparer is asyncio.current_task():
+            return  # ready, or this is the preparation's own work
+        async with self._ready_lock:
+            if self._ready:
+                return
+            self._preparer = asyncio.current_task()
+            try:
+                await self._migrate()
+                await self._open_pool()
+                self._ready = True
+            finally:
+                self._preparer = None
+
+    async def _run(self, work: Any) -> Any:
+        await self._get_ready()
+        return await super()._run(work)
 
     async def _connect(self, *, autocommit: bool = False) -> psycopg.AsyncConnection:
         try:
@@ -207,6 +245,7 @@ class PostgresPool(LedgerPool):
 
     async def subscribe_meter(self) -> AsyncIterator[MeterReading]:  # type: ignore[override]
         """Every change of the pool as it commits, from any table (LISTEN on the pool's channel)."""
+        await self._get_ready()
         conn = await self._connect(autocommit=True)
         try:
             await conn.execute(f"LISTEN {meter_channel(self.name)}")

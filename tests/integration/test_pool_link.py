@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tabled.core import TableCore
-from tabled.effects import Command
+from tabled.effects import Command, Say
 from tabled.game.cards import parse_cards
 from tabled.game.profiles import load_profile
 from tabled.journal import Journal
@@ -40,28 +40,40 @@ class LinkedTable:
     def __init__(self, tmp: Path, table_id: str, proxy: LinkProxy):
         self.tmp, self.table_id, self.proxy = tmp, table_id, proxy
         self.meter_shown: list[int] = []
+        self.meter_offline: list[bool] = []  # per meter command: did it show "progressive offline"?
+        self.says: list[Say] = []
 
-    async def start(self) -> LinkedTable:
+    async def start(self, *, pool_up: bool = True, setup: bool = True) -> LinkedTable:
+        """Start as the daemon does (tabled run): open the pool (waiting for its link when it
+        cannot be reached), replay the journal, resume, wait for the meter's first answer.
+        ``setup``: a fresh table is opened and its decks verified and shuffled."""
         self.journal = Journal.open(self.tmp / f"{self.table_id}.db")
-        self.pool = await PostgresPool.open(self.proxy.dsn, "main", self.table_id, SETTINGS, op_timeout=2)
+        self.pool = await PostgresPool.open(self.proxy.dsn, "main", self.table_id, SETTINGS, op_timeout=2,
+                                            wait_for_link=True)
         limits = Limits(500, 50_000, 100, WAGER)
-        self.table = Table(TableCore(self.table_id, 7, limits, PROFILE), self.journal, self.pool,
-                           retry_interval=0.05)
+        core, missing, _ = Table.replay(self.journal, lambda snap: TableCore.from_snapshot(snap, 7, PROFILE)
+                                        if snap else TableCore(self.table_id, 7, limits, PROFILE))
+        self.table = Table(core, self.journal, self.pool, retry_interval=0.05)
         self.table.listeners.append(self._watch)
         self.task = asyncio.create_task(self.table.run())
-        await self.table.resume([])
-        assert await self.table.meter_shown(5)
-        await self.feed("panel", action="open_table", key="supervisor")
-        for deck in ("A", "B"):
-            await self.feed("deck.verified", deck=deck, cards=list(range(52)))
-        for deck in ("A", "B"):
-            await self.feed("shuffler.shuffled", deck=deck)
+        await self.table.resume(missing)
+        assert await self.table.meter_shown(5) is pool_up
+        if setup:
+            await self.feed("panel", action="open_table", key="supervisor")
+            for deck in ("A", "B"):
+                await self.feed("deck.verified", deck=deck, cards=list(range(52)))
+            for deck in ("A", "B"):
+                await self.feed("shuffler.shuffled", deck=deck)
         return self
 
     def _watch(self, effects) -> None:
+        self.says += [e for e in effects if isinstance(e, Say)]
         for e in effects:
-            if isinstance(e, Command) and e.device == "meter" and e.args.get("cents") is not None:
-                self.meter_shown.append(e.args["cents"])
+            if isinstance(e, Command) and e.device == "meter":
+                # tabled/devices.py: a "show" while 14.13 play is approved shows "progressive offline"
+                self.meter_offline.append(self.core.progressive_offline)
+                if e.args.get("cents") is not None:
+                    self.meter_shown.append(e.args["cents"])
 
     @property
     def core(self) -> TableCore:
@@ -263,3 +275,64 @@ async def test_two_tables_sharing_one_pool_show_the_same_meter_2_4_3(tmp_path, p
         for t in (t1, t2):
             await t.close()
             await t.proxy.close()
+
+
+# -- the pool cannot be reached when the daemon starts (14.13: unplayable rather than wrong) ------------
+
+
+async def _contribution_count(pool: PostgresPool) -> dict[tuple[str, str, int], int]:
+    """The pool's contribution rows by (table, round, spot): each key must appear once."""
+    counts: dict[tuple[str, str, int], int] = {}
+    for e in await pool.ledger(1000):
+        if e.kind == "contribution":
+            key = (e.table_id, e.round_id, e.spot)
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+async def test_started_with_the_pool_unreachable_the_table_runs_under_14_13_until_it_connects(tmp_path, pg_dsn):  # noqa: F811
+    proxy = await LinkProxy(pg_dsn).start()
+    proxy.cut()                                                   # the pool database is out of reach
+    t = LinkedTable(tmp_path, "T01", proxy)
+    try:
+        await t.start(pool_up=False)                              # the daemon starts all the same
+        assert not t.pool.ready and "pool" in t.core.faults
+        raised = t.records("fault.raised")
+        assert [r.payload["equipment"] for r in raised] == ["pool"]  # journaled, once
+        assert "cannot reach the pool database" in raised[0].payload["reason"]
+        assert raised[0].payload["rule"] == "14.13"
+        assert t.round is None                                     # open, decks ready: still no round
+        await t.feed("panel", action="approve_play", key="dealer")
+        await t.feed("panel", action="approve_play", key="supervisor")
+        assert t.round is None and not t.records("round.started")  # only an inspector's key
+        await t.feed("panel", action="approve_play", key="inspector")
+        assert t.round is not None and t.round.progressive_offline  # progressive acceptance locked
+        assert t.meter_offline[-1]                                   # the meter: "progressive offline"
+        await t.until(lambda: t.round.phase == "betting")
+        await t.feed("wager", spot=1, area="ante", cents=500)
+        await t.feed("wager", spot=1, area="progressive", cents=WAGER)
+        assert any(say.rule == "14.13" and "progressive is offline" in say.text for say in t.says)
+        await t.feed("wager", spot=1, area="progressive", cents=0)  # the dealer has it taken back
+        for _ in range(2):                                          # two rounds played, progressive offline
+            rid = await t.whole_round(progressive=False)
+            assert [r.payload["progressive_offline"] for r in t.records("round.started") if r.round_id == rid] == [True]
+        assert not t.records("pool.contributed") and not t.core.undelivered
+        assert t.core.pool_cents is None and not t.meter_shown     # never a number the pool did not give
+        proxy.restore()                                             # the link comes up
+        await t.until(lambda: not t.core.faults)
+        assert t.pool.ready                                         # schema created, pool opened at its reset
+        assert t.records("fault.cleared")[-1].payload == {"equipment": "pool"}
+        await t.until(lambda: t.core.pool_cents == SETTINGS.reset_cents)  # the meter shows the pool
+        assert t.meter_shown[-1] == SETTINGS.reset_cents and not t.meter_offline[-1]
+        assert t.round is not None and not t.round.progressive_offline
+        rid = await t.whole_round()                                 # progressive wagers again
+        await t.until(lambda: not t.core.undelivered)
+        await _delivered_once(t)
+        share = WAGER * PROFILE.contribution_basis_points // 10_000
+        assert await _contribution_count(t.pool) == {("T01", rid, 1): 1, ("T01", rid, 3): 1}
+        balance = await t.pool.balance()
+        assert balance == SETTINGS.reset_cents + 2 * share
+        await t.until(lambda: t.core.pool_cents == balance)
+    finally:
+        await t.close()
+        await proxy.close()
