@@ -290,7 +290,7 @@ async def _contribution_count(pool: PostgresPool) -> dict[tuple[str, str, int], 
     return counts
 
 
-async def test_started_with_the_pool_unreachable_the_table_runs_under_14_13_until_it_connects(tmp_path, pg_dsn):  # noqa: F811
+async def test_started_with_the_pool_unreachable_it_runs_under_14_13_until_it_connects(tmp_path, pg_dsn):  # noqa: F811
     proxy = await LinkProxy(pg_dsn).start()
     proxy.cut()                                                   # the pool database is out of reach
     t = LinkedTable(tmp_path, "T01", proxy)
@@ -335,4 +335,157 @@ async def test_started_with_the_pool_unreachable_the_table_runs_under_14_13_unti
         await t.until(lambda: t.core.pool_cents == balance)
     finally:
         await t.close()
+        await proxy.close()
+
+
+async def test_restarted_while_the_pool_is_unreachable_contributions_are_delivered_once(tmp_path, pg_dsn):  # noqa: F811
+    """A restart during the link loss (MONEY.md: contributions already made stay in the journal and
+    are delivered exactly once when the link returns)."""
+    proxy = await LinkProxy(pg_dsn).start()
+    t = await LinkedTable(tmp_path, "T01", proxy).start()
+    try:
+        first = await t.whole_round()                             # the link is up
+        await t.bets_placed()
+        held = t.round.round_id
+        proxy.cut()
+        await t.dealt(PLAIN)                                       # no more bets: the contributions are journaled
+        await t.until(lambda: "pool" in t.core.faults)
+        assert held in {e["round_id"] for e in t.core.undelivered.values()}
+    finally:
+        await t.close()                                            # the daemon stops with the link down
+    t = LinkedTable(tmp_path, "T01", proxy)
+    try:
+        await t.start(pool_up=False, setup=False)                  # ...and starts again, still down
+        assert "pool" in t.core.faults and not t.pool.ready
+        assert len(t.records("fault.raised")) == 1                 # the standing fault, not a second one
+        await t.decided()                                          # the round in play finishes
+        await t.revealed()
+        await t.settled()
+        await t.next_deck_shuffled()
+        assert t.round is None                                     # no new round without the inspector
+        await t.feed("panel", action="approve_play", key="inspector")
+        assert t.round.progressive_offline and t.meter_offline[-1]
+        offline = await t.whole_round(progressive=False)
+        assert held in {e["round_id"] for e in t.core.undelivered.values()}  # still waiting for the pool
+        proxy.restore()
+        await t.until(lambda: not t.core.faults and not t.core.undelivered)
+        assert t.records("fault.cleared")[-1].payload == {"equipment": "pool"}
+        await _delivered_once(t)
+        counts = await _contribution_count(t.pool)
+        assert counts == {("T01", rid, spot): 1 for rid in (first, held) for spot in (1, 3)}
+        assert not any(rid == offline for _, rid, _ in counts)
+        balance = await t.pool.balance()
+        share = WAGER * PROFILE.contribution_basis_points // 10_000
+        assert balance == SETTINGS.reset_cents + 4 * share
+        await t.until(lambda: t.core.pool_cents == balance)        # the meter shows the pool again
+        assert t.meter_shown[-1] == balance and not t.meter_offline[-1]
+    finally:
+        await t.close()
+        await proxy.close()
+
+
+async def test_tabled_run_starts_with_the_pool_unreachable_plays_once_an_inspector_approves(tmp_path, pg_dsn):  # noqa: F811
+    """The whole daemon (tabled run: devices, simulators, the simulated floor) started with its
+    linked pool out of reach: it runs, the meter says "progressive offline" once an inspector
+    approves, and when the pool answers every contribution arrives once and the meter shows it."""
+    from drivers.meter import MeterMessage
+    from tabled.commands.run import run_table
+    from tests.integration.harness import FAST, POLL, Run, _Discard
+
+    proxy = await LinkProxy(pg_dsn).start()
+    proxy.cut()
+    cfg = _linked_config(tmp_path, proxy.dsn)
+    seen: dict = {}
+
+    async def scenario(run: Run) -> None:
+        core, meter = run.core, run.devices.drivers["meter"]
+        assert "pool" in core.faults and not run.table.pool.ready   # started, under 14.13
+        await run.until(lambda: core.is_open and core.decks["A"]["shuffled"] and core.decks["B"]["shuffled"])
+        assert core.round is None                                   # ready to deal: no round
+        run.floor.press("approve", key="inspector")                 # 14.13: the inspector approves
+        await run.until(lambda: core.round is not None, act=False)
+        assert core.round.progressive_offline
+        await run.rounds(1)                                         # played with the progressive locked
+        assert (await meter.showing()).message is MeterMessage.PROGRESSIVE_OFFLINE
+        assert not [r for r in run.table.journal.records_after(0) if r.kind == "pool.contributed"]
+        proxy.restore()                                             # the pool answers
+        await run.until(lambda: not core.faults, act=False)
+        await run.rounds(2)                                         # progressive wagers again
+        await run.until(lambda: not core.undelivered and core.round is not None, act=False)
+        pool = run.table.pool
+        balance = await pool.balance()
+        await run.until(lambda: core.pool_cents == balance, act=False)
+        display = await meter.showing()
+        assert display.message is MeterMessage.AMOUNTS and display.amounts == (balance,)
+        records = list(run.table.journal.records_after(0))
+        journaled = [r.payload for r in records if r.kind == "pool.contributed"]
+        report = await pool.reconcile(journaled, reversed_keys=[(r.payload["round_id"], r.payload["spot"])
+                                                                for r in records if r.kind == "pool.reversed"])
+        seen.update(verify=await pool.verify(), reconcile=report, journaled=journaled,
+                    counts=await _contribution_count(pool), balance=balance, records=records)
+
+    try:
+        run = Run(scenario)
+        await run_table(cfg, 0, out=_Discard(), state_dir=tmp_path / "dev", timing=FAST, poll_interval=POLL,
+                        hooks=run, human=True, pool_retry=0.05)
+    finally:
+        await proxy.close()
+    assert seen["verify"].ok and seen["reconcile"].ok, seen
+    assert seen["journaled"] and all(n == 1 for n in seen["counts"].values())   # each contribution once
+    assert len(seen["counts"]) == len(seen["journaled"])
+    share = sum(p["pool_cents"] for p in seen["journaled"])
+    assert seen["balance"] == SETTINGS.reset_cents + share
+    assert run.said("14.13", "inspector approved play")
+    faults = [(r.kind, r.payload["equipment"]) for r in seen["records"] if r.kind.startswith("fault.")]
+    assert faults == [("fault.raised", "pool"), ("fault.cleared", "pool")]   # journaled, once each
+    started = [r.payload["progressive_offline"] for r in seen["records"] if r.kind == "round.started"]
+    assert started[0] is True and started[-1] is False
+
+
+def _linked_config(tmp: Path, dsn: str):
+    import dataclasses
+
+    from tabled.config import PoolConfig
+    from tests.integration.harness import config
+    pool = PoolConfig("main", "postgresql", None, dsn, SETTINGS.contribution_bp, SETTINGS.reset_cents, True)
+    return dataclasses.replace(config(tmp), pools=(pool,))
+
+
+async def test_a_reachable_pool_with_a_newer_schema_stops_the_start_with_one_line(tmp_path, pg_dsn):  # noqa: F811
+    """Configuration, not a link failure: the daemon does not start on a pool it cannot use."""
+    import psycopg
+
+    from tabled.cli import UserError
+    from tabled.commands.run import open_pools
+    await (await PostgresPool.open(pg_dsn, "main", "T01", SETTINGS)).close()
+    with psycopg.connect(pg_dsn) as conn:
+        conn.execute("UPDATE schema_version SET version = 999")
+    with pytest.raises(UserError, match="schema version 999") as raised:
+        await open_pools(_linked_config(tmp_path, pg_dsn))
+    assert "\n" not in str(raised.value)
+
+
+async def test_a_pool_reached_late_with_a_newer_schema_is_refused_not_retried(tmp_path, pg_dsn):  # noqa: F811
+    """Reached only after the start, a pool tabled cannot use is refused, never played on: the
+    error names the schema and is a PoolError (people), not PoolUnavailable (a retry)."""
+    import psycopg
+
+    from tabled.pool.base import PoolError, PoolUnavailable
+    await (await PostgresPool.open(pg_dsn, "main", "T01", SETTINGS)).close()
+    with psycopg.connect(pg_dsn) as conn:
+        conn.execute("UPDATE schema_version SET version = 999")
+    proxy = await LinkProxy(pg_dsn).start()
+    proxy.cut()
+    pool = await PostgresPool.open(proxy.dsn, "main", "T01", SETTINGS, wait_for_link=True, op_timeout=2)
+    try:
+        with pytest.raises(PoolUnavailable):
+            await pool.balance()
+        proxy.restore()
+        with pytest.raises(PoolError, match="schema version 999") as raised:
+            await pool.balance()
+        assert not isinstance(raised.value, PoolUnavailable) and not pool.ready
+        with pytest.raises(PoolError, match="schema version 999"):
+            await anext(pool.subscribe_meter())                # the meter feed: the same error
+    finally:
+        await pool.close()
         await proxy.close()
