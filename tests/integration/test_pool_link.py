@@ -465,7 +465,7 @@ async def test_a_reachable_pool_with_a_newer_schema_stops_the_start_with_one_lin
     assert "\n" not in str(raised.value)
 
 
-async def test_a_pool_reached_late_with_a_newer_schema_is_refused_not_retried(tmp_path, pg_dsn):  # noqa: F811
+async def test_a_pool_reached_late_with_a_newer_schema_is_refused(tmp_path, pg_dsn):  # noqa: F811
     """Reached only after the start, a pool tabled cannot use is refused, never played on: the
     error names the schema and is a PoolError (people), not PoolUnavailable (a retry)."""
     import psycopg
