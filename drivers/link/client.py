@@ -212,11 +212,3 @@ class Ack:
         if not self.done:
             self.done = True
             self._link.ack(self.seq)
-
-    @property
-    def _seq(self) -> int:
-        """Old private name of :attr:`seq`, kept until tabled/devices.py reads ``seq``."""
-        return self.seq
-
-
-_Ack = Ack  # the old private name
