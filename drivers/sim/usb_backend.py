@@ -40,6 +40,7 @@ import usb.util
 
 from drivers.link import messages as m
 from drivers.link.endpoint import DeviceLink, LinkTiming
+from drivers.sim.base import SimDevice
 
 # libusb's own error codes, so the errors look exactly like the libusb1 backend's.
 _LIBUSB_ERROR_NO_DEVICE = -4
@@ -484,7 +485,8 @@ class UsbDeviceSimulator:
         if boot_id is None:  # a real device draws one at power-up
             boot_id = int.from_bytes(os.urandom(4), "big")
         self.link = DeviceLink(name, int(kind), boot_id, self._handle, timing)
-        self.commands_seen: list[tuple[str, dict]] = []
+        # the most recent commands only: a simulator runs for as long as the table does
+        self.commands_seen: collections.deque[tuple[str, dict]] = collections.deque(maxlen=SimDevice.COMMANDS_KEPT)
         self._backend: SimBackend | None = None
 
     # -- the bench

@@ -37,3 +37,15 @@ async def test_unknown_and_malformed_commands_are_not_remembered_as_executed():
     status, _ = await sim._handle(betspots.SET_LAMPS.code, b"\x09")  # a count byte and no lamps
     assert status == m.Status.BAD_REQUEST
     assert list(sim.commands_seen) == [] and not sim.command_counts
+
+
+async def test_usb_simulators_bound_their_command_memory_too():
+    from drivers import shoe
+    from drivers.sim.shoe import ShoeSimulator
+
+    sim = ShoeSimulator()
+    for _ in range(sim.COMMANDS_KEPT + 50):
+        status, _ = await sim._handle(shoe.STATUS.code, b"")
+        assert status == m.Status.OK
+    assert len(sim.commands_seen) == sim.COMMANDS_KEPT
+    assert sim.commands_seen[-1][0] == "status"
