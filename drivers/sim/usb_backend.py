@@ -478,6 +478,7 @@ class UsbDeviceSimulator:
     """
 
     COMMANDS: dict[int, m.Command] = {}
+    COMMANDS_KEPT = SimDevice.COMMANDS_KEPT  # the same memory bound as the serial simulators
 
     def __init__(self, spec: DeviceSpec, kind: int, *, name: str, boot_id: int | None = None,
                  timing: LinkTiming = LinkTiming()) -> None:
@@ -486,7 +487,7 @@ class UsbDeviceSimulator:
             boot_id = int.from_bytes(os.urandom(4), "big")
         self.link = DeviceLink(name, int(kind), boot_id, self._handle, timing)
         # the most recent commands only: a simulator runs for as long as the table does
-        self.commands_seen: collections.deque[tuple[str, dict]] = collections.deque(maxlen=SimDevice.COMMANDS_KEPT)
+        self.commands_seen: collections.deque[tuple[str, dict]] = collections.deque(maxlen=self.COMMANDS_KEPT)
         self._backend: SimBackend | None = None
 
     # -- the bench
