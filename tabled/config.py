@@ -41,6 +41,7 @@ from typing import Any
 
 from drivers import panel as panel_driver, shoe as shoe_driver
 
+from tabled.checks import Section, Wording
 from tabled.game.profiles import SHIPPED_PROFILES, Profile, ProfileError, load_profile
 
 CARD_SOURCES = ("shuffler", "shoe")          # 2.4.1
@@ -201,77 +202,23 @@ class Config:
 
 # -- reading ------------------------------------------------------------------------------------
 
-class _Section:
-    """Reads one TOML table; every error names the file and the full key."""
-
-    def __init__(self, data: Any, where: str, prefix: str) -> None:
-        self.where, self.prefix, self.used = where, prefix, set()
-        if not isinstance(data, Mapping):
-            raise self.fail_at(prefix.rstrip("."), f"must be a table, got {data!r}")
-        self.data = data
-
-    def fail_at(self, key: str, problem: str) -> ConfigError:
-        return ConfigError(f"{self.where}: {key}: {problem}")
-
-    def fail(self, key: str, problem: str) -> ConfigError:
-        return self.fail_at(self.prefix + key, problem)
-
-    def get(self, key: str, default: Any = ...) -> Any:
-        self.used.add(key)
-        if key not in self.data:
-            if default is ...:
-                raise self.fail(key, "is missing")
-            return default
-        return self.data[key]
-
-    def integer(self, key: str, low: int, high: int | None = None, default: Any = ...) -> int:
-        v = self.get(key, default)
-        if not isinstance(v, int) or isinstance(v, bool) or v < low or (high is not None and v > high):
-            span = f"from {low} to {high}" if high is not None else f"of at least {low}"
-            raise self.fail(key, f"must be an integer {span}, got {v!r}")
-        return v
-
-    def cents(self, key: str, default: Any = ...) -> int:
-        v = self.get(key, default)
-        if isinstance(v, float):
-            raise self.fail(key, f"must be whole cents (an integer, no decimal point), got {v!r}")
-        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise self.fail(key, f"must be a whole number of cents, 0 or more, got {v!r}")
-        return v
-
-    def text(self, key: str, default: Any = ...) -> str:
-        v = self.get(key, default)
-        if not isinstance(v, str) or not v.strip():
-            raise self.fail(key, f"must be non-empty text, got {v!r}")
-        return v
-
-    def flag(self, key: str, default: Any = ...) -> bool:
-        v = self.get(key, default)
-        if not isinstance(v, bool):
-            raise self.fail(key, f"must be true or false, got {v!r}")
-        return v
-
-    def choice(self, key: str, allowed: tuple[str, ...], default: Any = ...) -> str:
-        v = self.get(key, default)
-        if v not in allowed:
-            raise self.fail(key, f"must be one of {', '.join(repr(a) for a in allowed)}, got {v!r}")
-        return v
-
-    def section(self, key: str) -> _Section:
-        return _Section(self.get(key, {}), self.where, f"{self.prefix}{key}.")
-
-    def finish(self) -> None:
-        unknown = sorted(set(self.data) - self.used)
-        if unknown:
-            raise self.fail(unknown[0], "unknown key (a typo?)")
+# Config's own words: a float amount gets its own message (5.0 is not 500 cents); see tabled.checks.
+_WORDING = Wording(unknown_key="unknown key (a typo?)", cents="a whole number of cents, 0 or more",
+                   cents_not_float="whole cents (an integer, no decimal point)")
 
 
-def _path(sec: _Section, key: str, base: Path, default: Any = ...) -> Path:
+def _file(data: Any, where: str) -> Section:
+    """The whole file as a section; every error names the file and the full key."""
+    return Section(data, lambda key, problem: ConfigError(f"{where}: {key}: {problem}"),
+                   wording=_WORDING)
+
+
+def _path(sec: Section, key: str, base: Path, default: Any = ...) -> Path:
     p = Path(sec.text(key, default))
     return p if p.is_absolute() else Path(os.path.normpath(base / p))
 
 
-def _table(sec: _Section, base: Path) -> TableConfig:
+def _table(sec: Section, base: Path) -> TableConfig:
     table_id = sec.text("id")
     if not _NAME.match(table_id):
         raise sec.fail("id", f"must be 1-32 letters, digits, '_', '.', '-', got {table_id!r}")
@@ -303,21 +250,22 @@ def _table(sec: _Section, base: Path) -> TableConfig:
     return TableConfig(table_id, spots, profile, name, minimum, maximum, unit, wager, card_source)
 
 
-def _journal(sec: _Section, base: Path) -> JournalConfig:
+def _journal(sec: Section, base: Path) -> JournalConfig:
     path = _path(sec, "path", base, "var/journal.db")
     every = sec.integer("checkpoint_every_rounds", 1, 1_000_000, 100)
     sec.finish()
     return JournalConfig(path, every)
 
 
-def _pools(raw: Any, where: str, base: Path, profile: Profile) -> tuple[PoolConfig, ...]:
+def _pools(top: Section, base: Path, profile: Profile) -> tuple[PoolConfig, ...]:
+    raw = top.get("pools", None)
     if raw is None:
         raw = [{"name": "main", "backend": "local", "primary": True}]
     if not isinstance(raw, list) or not raw:
-        raise ConfigError(f"{where}: pools: must be one or more [[pools]] tables, got {raw!r}")
+        raise top.fail("pools", f"must be one or more [[pools]] tables, got {raw!r}")
     pools: list[PoolConfig] = []
     for i, item in enumerate(raw):
-        sec = _Section(item, where, f"pools[{i}].")
+        sec = top.entry(item, f"pools[{i}]")
         name = sec.text("name")
         if not _NAME.match(name):
             raise sec.fail("name", f"must be 1-32 letters, digits, '_', '.', '-', got {name!r}")
@@ -344,25 +292,25 @@ def _pools(raw: Any, where: str, base: Path, profile: Profile) -> tuple[PoolConf
         pools.append(PoolConfig(name, backend, path, dsn, rate, reset, primary))
     primaries = [p.name for p in pools if p.primary]
     if len(primaries) != 1:
-        raise ConfigError(f"{where}: pools: exactly one pool must have primary = true "
-                          f"(the pool the jackpot awards come from), got {len(primaries)}")
+        raise top.fail("pools", "exactly one pool must have primary = true "
+                                f"(the pool the jackpot awards come from), got {len(primaries)}")
     total = sum(p.contribution_bp for p in pools)
     if total > 10_000:
-        raise ConfigError(f"{where}: pools: contribution_bp adds up to {total}, more than 10000 "
-                          "(11.6: at most the whole progressive wager)")
+        raise top.fail("pools", f"contribution_bp adds up to {total}, more than 10000 "
+                                "(11.6: at most the whole progressive wager)")
     return tuple(pools)
 
 
-def _devices(sec: _Section) -> DevicesConfig:
+def _devices(sec: Section) -> DevicesConfig:
     found: dict[str, Any] = {}
     for name in SERIAL_DEVICES:
-        dev = sec.section(name)
+        dev = sec.section(name, {})
         port = dev.text("port", _SERIAL_PORTS[name])
         baud = dev.integer("baudrate", 1200, 4_000_000, 115_200)
         dev.finish()
         found[name] = SerialDeviceConfig(port, baud)
     for name in USB_DEVICES:
-        dev = sec.section(name)
+        dev = sec.section(name, {})
         vid = dev.integer("vendor_id", 0, 0xFFFF, _USB_IDS[name][0])
         pid = dev.integer("product_id", 0, 0xFFFF, _USB_IDS[name][1])
         serial = dev.get("serial", None)
@@ -384,7 +332,7 @@ def _known_strategies() -> frozenset[str] | None:
     return frozenset(names) if names else None
 
 
-def _simulation(sec: _Section, table: TableConfig) -> SimulationConfig:
+def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
     enabled = sec.flag("enabled", False)
     seed = sec.integer("seed", 0, 2**63 - 1, 1)
     rounds = sec.integer("rounds", 0, None, 0)
@@ -396,7 +344,7 @@ def _simulation(sec: _Section, table: TableConfig) -> SimulationConfig:
     strategies = _known_strategies()
     players: list[PlayerConfig] = []
     for i, item in enumerate(raw_players):
-        p = _Section(item, sec.where, f"{sec.prefix}players[{i}].")
+        p = sec.entry(item, f"players[{i}]")
         spot = p.integer("spot", 1, table.spots)
         if any(q.spot == spot for q in players):
             raise p.fail("spot", f"spot {spot} has another player already (5.8: one wager per area)")
@@ -414,7 +362,7 @@ def _simulation(sec: _Section, table: TableConfig) -> SimulationConfig:
     return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer)
 
 
-def _log(sec: _Section) -> LogConfig:
+def _log(sec: Section) -> LogConfig:
     fmt = sec.choice("format", LOG_FORMATS, "auto")
     level = sec.choice("level", LOG_LEVELS, "info")
     sec.finish()
@@ -423,15 +371,15 @@ def _log(sec: _Section) -> LogConfig:
 
 def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     """Check already-parsed TOML; ``base`` is the directory relative paths are resolved against."""
-    top = _Section(data, where, "")
+    top = _file(data, where)
     if "table" not in data:
-        raise ConfigError(f"{where}: table: is missing (the [table] section with id and spots)")
+        raise top.fail("table", "is missing (the [table] section with id and spots)")
     table = _table(top.section("table"), base)
-    journal = _journal(top.section("journal"), base)
-    pools = _pools(top.get("pools", None), where, base, table.profile)
-    devices = _devices(top.section("devices"))
-    simulation = _simulation(top.section("simulation"), table)
-    log = _log(top.section("log"))
+    journal = _journal(top.section("journal", {}), base)
+    pools = _pools(top, base, table.profile)
+    devices = _devices(top.section("devices", {}))
+    simulation = _simulation(top.section("simulation", {}), table)
+    log = _log(top.section("log", {}))
     top.finish()
     return Config(None, table, journal, pools, devices, simulation, log)
 

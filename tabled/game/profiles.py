@@ -18,6 +18,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from tabled.checks import Section, Wording
+
 from .progressive import ProgressiveSchedule
 from .ranking import Category
 
@@ -95,71 +97,14 @@ class Profile:
 # loading and validation
 
 
-class _Reader:
-    """Reads keys out of a TOML table, naming the full key path in every error."""
+# A profile's own words (tabled.checks has the checks): its tests and operators know these.
+_WORDING = Wording(unknown_key="is not a profile setting (a typo?)")
 
-    def __init__(self, table: Mapping[str, Any], where: str, prefix: str = "") -> None:
-        self.table = table
-        self.where = where
-        self.prefix = prefix
-        self.used: set[str] = set()
 
-    def _key(self, key: str) -> str:
-        return f"{self.prefix}{key}"
-
-    def fail(self, key: str, problem: str) -> ProfileError:
-        return ProfileError(f"profile {self.where}: key '{self._key(key)}' {problem}")
-
-    def get(self, key: str, default: Any = ...) -> Any:
-        self.used.add(key)
-        if key not in self.table:
-            if default is ...:
-                raise self.fail(key, "is missing")
-            return default
-        return self.table[key]
-
-    def text(self, key: str, default: Any = ...) -> str:
-        v = self.get(key, default)
-        if not isinstance(v, str) or not v.strip():
-            raise self.fail(key, f"must be non-empty text, got {v!r}")
-        return v
-
-    def cents(self, key: str, default: Any = ...) -> int:
-        v = self.get(key, default)
-        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise self.fail(key, f"must be a whole number of cents >= 0, got {v!r}")
-        return v
-
-    def whole(self, key: str, low: int, high: int, what: str, default: Any = ...) -> int:
-        v = self.get(key, default)
-        if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= high:
-            raise self.fail(key, f"must be {what} from {low} to {high}, got {v!r}")
-        return v
-
-    def flag(self, key: str, default: Any = ...) -> bool:
-        v = self.get(key, default)
-        if not isinstance(v, bool):
-            raise self.fail(key, f"must be true or false, got {v!r}")
-        return v
-
-    def choice(self, key: str, enum: type[StrEnum], default: Any = ...) -> Any:
-        v = self.get(key, default)
-        try:
-            return enum(v)
-        except ValueError:
-            allowed = ", ".join(repr(e.value) for e in enum)
-            raise self.fail(key, f"must be one of {allowed}, got {v!r}") from None
-
-    def sub(self, key: str, default: Any = ...) -> _Reader:
-        v = self.get(key, default)
-        if not isinstance(v, Mapping):
-            raise self.fail(key, f"must be a table, got {v!r}")
-        return _Reader(v, self.where, self._key(key) + ".")
-
-    def finish(self) -> None:
-        unknown = sorted(set(self.table) - self.used)
-        if unknown:
-            raise self.fail(unknown[0], "is not a profile setting (a typo?)")
+def _profile_file(data: Any, where: str) -> Section:
+    """The whole profile as a section; every error names the profile and the full key."""
+    return Section(data, lambda key, problem: ProfileError(f"profile {where}: key '{key}' {problem}"),
+                   wording=_WORDING)
 
 
 def _category_key(cat: Category) -> str:
@@ -168,7 +113,7 @@ def _category_key(cat: Category) -> str:
 
 def profile_from_mapping(data: Mapping[str, Any], where: str = "<data>") -> Profile:
     """Build and check a :class:`Profile` from parsed TOML."""
-    top = _Reader(data, where)
+    top = _profile_file(data, where)
     name = top.text("name")
     jurisdiction = top.text("jurisdiction")
     description = top.text("description")
@@ -177,37 +122,37 @@ def profile_from_mapping(data: Mapping[str, Any], where: str = "<data>") -> Prof
     if not isinstance(notes_raw, list) or not all(isinstance(n, str) for n in notes_raw):
         raise top.fail("notes", "must be a list of text")
 
-    ante = top.sub("ante")
-    ante_odds = ante.whole("odds", 1, 1000, "odds to 1")  # 10.1: 1 to 1 in every profile we know
+    ante = top.section("ante")
+    ante_odds = ante.integer("odds", 1, 1000, what="odds to 1")  # 10.1: 1 to 1 in every profile we know
     ante.finish()
 
-    bet = top.sub("bet")
+    bet = top.section("bet")
     cap = bet.cents("max_payout_cents", 0)  # 10.2: 0 or absent = no cap
-    odds = bet.sub("odds")
-    bet_odds = {cat: odds.whole(_category_key(cat), 1, 100_000, "odds to 1") for cat in Category}
+    odds = bet.section("odds")
+    bet_odds = {cat: odds.integer(_category_key(cat), 1, 100_000, what="odds to 1") for cat in Category}
     odds.finish()
     bet.finish()
 
-    prog = top.sub("progressive")
+    prog = top.section("progressive")
     wager = prog.cents("wager_cents")
     if wager == 0:
         raise prog.fail("wager_cents", "must be more than 0 (11.3: the posted wager)")
-    rate = prog.whole("contribution_basis_points", 0, 10_000, "basis points")
+    rate = prog.integer("contribution_basis_points", 0, 10_000, what="basis points")
     reset = prog.cents("reset_cents")
     from_pool = prog.flag("fixed_awards_from_pool", False)
     forfeited = prog.get("forfeited_by", ["folded", "conceded"])
     if not isinstance(forfeited, list) or not all(s in FORFEITABLE_STATUSES for s in forfeited):
         raise prog.fail("forfeited_by", f"must be a list drawn from {sorted(FORFEITABLE_STATUSES)}, "
                                         f"got {forfeited!r}")
-    royal = prog.sub("royal_flush")
+    royal = prog.section("royal_flush")
     royal_min = royal.cents("minimum_cents")
-    royal_pct = royal.whole("pool_percent", 0, 100, "a whole percent")
+    royal_pct = royal.integer("pool_percent", 0, 100, what="a whole percent")
     royal.finish()
-    sflush = prog.sub("straight_flush")
+    sflush = prog.section("straight_flush")
     sf_min = sflush.cents("minimum_cents")
-    sf_pct = sflush.whole("pool_percent", 0, 100, "a whole percent")
+    sf_pct = sflush.integer("pool_percent", 0, 100, what="a whole percent")
     sflush.finish()
-    fixed = prog.sub("fixed_awards_cents")
+    fixed = prog.section("fixed_awards_cents")
     fixed_awards = {cat: fixed.cents(_category_key(cat)) for cat in _FIXED_AWARD_CATEGORIES}
     fixed.finish()
     prog.finish()
@@ -218,9 +163,9 @@ def profile_from_mapping(data: Mapping[str, Any], where: str = "<data>") -> Prof
         reset_cents=reset,
     )
 
-    irr = top.sub("irregularities")
-    no_ante = irr.choice("hand_without_ante", HandWithoutAnte)
-    deck = irr.choice("deck_not_52", DeckNot52)
+    irr = top.section("irregularities")
+    no_ante = irr.member("hand_without_ante", HandWithoutAnte)
+    deck = irr.member("deck_not_52", DeckNot52)
     dead = irr.flag("dead_hands")
     tokens_back = irr.flag("tokens_returned_on_stand_off", True)
     irr.finish()

@@ -20,7 +20,9 @@ carried into the reset pool). Operator top-ups to a minimum are recorded as such
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+
+from tabled.checks import Section, is_cents
 
 from .ranking import Category
 
@@ -54,18 +56,16 @@ class ProgressiveSchedule:
     reset_cents: int = 0
 
     def __post_init__(self) -> None:
+        own = Section({f.name: getattr(self, f.name) for f in fields(self)},
+                      lambda name, problem: ProgressiveError(f"{name} {problem}"))
         for name in ("royal_minimum_cents", "straight_flush_minimum_cents", "reset_cents"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise ProgressiveError(f"{name} must be a whole number of cents >= 0, got {v!r}")
+            own.cents(name)
         for name in ("royal_pool_percent", "straight_flush_pool_percent"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 100:
-                raise ProgressiveError(f"{name} must be a whole percent from 0 to 100, got {v!r}")
+            own.integer(name, 0, 100, what="a whole percent")
         for cat, v in self.fixed_awards_cents.items():
             if cat not in _FIXED_RULES:
                 raise ProgressiveError(f"a fixed award is for four of a kind, full house or flush, not {cat.label}")
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            if not is_cents(v):
                 raise ProgressiveError(f"fixed award for {cat.label} must be whole cents >= 0, got {v!r}")
 
 
@@ -117,7 +117,7 @@ def payment_order_key(award: ProgressiveAward) -> tuple[bool, int]:
 def award_progressive(pool_cents: int, hits: Iterable[ProgressiveHit],
                       schedule: ProgressiveSchedule) -> ProgressiveResult:
     """All of one round's progressive awards, paid from ``pool_cents`` (see module docstring)."""
-    if not isinstance(pool_cents, int) or isinstance(pool_cents, bool) or pool_cents < 0:
+    if not is_cents(pool_cents):
         raise ProgressiveError(f"the pool must be whole cents >= 0, got {pool_cents!r}")
     hits = list(hits)
     spots = [h.spot for h in hits]
