@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import structlog
 
@@ -28,6 +28,7 @@ from drivers.link import messages as m
 from drivers.link.client import LinkClient, LinkState, Opener, serial_opener
 from drivers.link.codec import Frame
 from drivers.link.endpoint import LinkTiming
+from drivers.link.usb import UsbAddress, usb_opener
 
 log = structlog.get_logger("drivers")
 
@@ -76,7 +77,7 @@ def _no_ack() -> None:
 
 
 class Driver:
-    """Base of the serial (and any other link-layer) drivers.
+    """Base of every driver: the serial ones (``port=``), and the USB ones through :class:`UsbDriver`.
 
     A subclass sets ``KIND`` and ``EVENTS`` (``{code: EventSpec}``) and implements
     :meth:`build_event`; its command methods call ``await self.call(COMMAND, **fields)``.
@@ -139,3 +140,22 @@ class Driver:
                       payload=frame.payload.hex(" "), error=str(exc))
             return BadDeviceData(device=self.name, reason=str(exc), message_type=frame.type,
                                  payload=frame.payload)
+
+
+class UsbDriver(Driver):
+    """Base of the USB drivers: the same link, carried over the device's USB endpoints.
+
+    A subclass also sets ``VENDOR_ID`` and ``PRODUCT_ID``. Give it ``address=`` (a
+    :class:`UsbAddress`; default: the first device with those ids on the bus) and optionally
+    pyusb's ``backend=``; or an ``opener=`` of your own.
+    """
+
+    VENDOR_ID: ClassVar[int]
+    PRODUCT_ID: ClassVar[int]
+
+    def __init__(self, *, consumer: Consumer, address: UsbAddress | None = None, backend: Any = None,
+                 opener: Opener | None = None, name: str | None = None,
+                 timing: LinkTiming = LinkTiming()) -> None:
+        if opener is None:
+            opener = usb_opener(address or UsbAddress(self.VENDOR_ID, self.PRODUCT_ID), backend=backend)
+        super().__init__(consumer=consumer, opener=opener, name=name, timing=timing)

@@ -23,11 +23,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from drivers.base import DeviceDataError, DeviceEvent, Driver
+from drivers.base import DeviceDataError, DeviceEvent, UsbDriver
 from drivers.link import messages as m
-from drivers.link.client import Opener
-from drivers.link.endpoint import LinkTiming
-from drivers.link.usb import UsbAddress, usb_opener
 
 # -- USB identity: a vendor-specific interface with one interrupt pipe each way --------------------
 VENDOR_ID = 0x1209  # pid.codes' shared vendor id; product ids from its test range (placeholders)
@@ -173,20 +170,14 @@ def _decode(enum: type[IntEnum], code: Any, what: str) -> Any:
         raise DeviceDataError(f"{what} code {code} is not one this panel has") from None
 
 
-class PanelDriver(Driver):
-    """The daemon's button panel. ``address=`` a :class:`UsbAddress` (default: the first panel
-    on the bus), ``backend=`` pyusb's backend; or an ``opener=`` of your own."""
+class PanelDriver(UsbDriver):
+    """The daemon's button panel (built as every :class:`UsbDriver`: default, the first panel on the bus)."""
 
     KIND = m.DeviceKind.PANEL
     EVENTS = EVENTS
     DEFAULT_NAME = "panel"
-
-    def __init__(self, *, consumer, address: UsbAddress | None = None, backend: Any = None,
-                 opener: Opener | None = None, name: str | None = None,
-                 timing: LinkTiming = LinkTiming()) -> None:
-        if opener is None:
-            opener = usb_opener(address or UsbAddress(VENDOR_ID, PRODUCT_ID), backend=backend)
-        super().__init__(consumer=consumer, opener=opener, name=name, timing=timing)
+    VENDOR_ID = VENDOR_ID
+    PRODUCT_ID = PRODUCT_ID
 
     def build_event(self, spec: m.EventSpec, values: dict) -> DeviceEvent:
         if spec is KEY_TURNED:

@@ -17,11 +17,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from drivers.base import DeviceDataError, DeviceEvent, Driver
+from drivers.base import DeviceDataError, DeviceEvent, UsbDriver
 from drivers.link import messages as m
-from drivers.link.client import Opener
-from drivers.link.endpoint import LinkTiming
-from drivers.link.usb import UsbAddress, usb_opener
 from tabled.game.cards import card_text
 
 # -- USB identity: a vendor-specific interface with one bulk pipe each way -------------------------
@@ -125,20 +122,14 @@ def _card(n: Any) -> int:
     return n
 
 
-class ShoeDriver(Driver):
-    """The daemon's shoe. Give it ``address=`` (a :class:`UsbAddress`; default: the first shoe on
-    the bus) and optionally pyusb's ``backend=``; or an ``opener=`` of your own."""
+class ShoeDriver(UsbDriver):
+    """The daemon's shoe (built as every :class:`UsbDriver`: default, the first shoe on the bus)."""
 
     KIND = m.DeviceKind.SHOE
     EVENTS = EVENTS
     DEFAULT_NAME = "shoe"
-
-    def __init__(self, *, consumer, address: UsbAddress | None = None, backend: Any = None,
-                 opener: Opener | None = None, name: str | None = None,
-                 timing: LinkTiming = LinkTiming()) -> None:
-        if opener is None:
-            opener = usb_opener(address or UsbAddress(VENDOR_ID, PRODUCT_ID), backend=backend)
-        super().__init__(consumer=consumer, opener=opener, name=name, timing=timing)
+    VENDOR_ID = VENDOR_ID
+    PRODUCT_ID = PRODUCT_ID
 
     def build_event(self, spec: m.EventSpec, values: dict) -> DeviceEvent:
         d = self.name

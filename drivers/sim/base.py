@@ -1,13 +1,14 @@
-"""What every serial simulator shares: the device end of the link, command dispatch from the same
-command table the driver uses, events from the same event table, and a script.
+"""What every simulator shares: command dispatch from the same command table the driver uses
+(:class:`CommandDispatch`, serial and USB alike), and for the serial ones (:class:`SimDevice`) the
+device end of the link, events from the same event table, and a script.
 
-A simulator subclass sets ``KIND``, ``COMMANDS`` and ``EVENTS`` (the device module's tables) and
-defines ``async def on_<command name>(self, **request_fields) -> dict`` for each command; it
-raises :class:`Refused` to answer with a status other than OK. ``self.emit("event name", **fields)``
-sends an event reliably.
+A simulator subclass sets ``COMMANDS`` (the device module's table) and defines
+``async def on_<command name>(self, **request_fields) -> dict | None`` for each command; it
+raises :class:`Refused` to answer with a status other than OK. A serial simulator also sets
+``KIND`` and ``EVENTS``; ``self.emit("event name", **fields)`` sends an event reliably.
 
-``commands_seen`` keeps the names of the last :attr:`SimDevice.COMMANDS_KEPT` commands executed
-(a simulator may run for days: a polled board answers twenty polls a second), and
+``commands_seen`` keeps the names of the last :attr:`CommandDispatch.COMMANDS_KEPT` commands
+executed (a simulator may run for days: a polled board answers twenty polls a second), and
 ``command_counts`` counts every command ever executed, by name.
 """
 
@@ -26,6 +27,8 @@ from drivers.link import messages as m
 from drivers.link.endpoint import DeviceLink, LinkTiming
 
 log = structlog.get_logger("drivers.sim")
+
+REASON_MAX = 200  # bytes of a refusal's reason sent back (a frame carries at most 240)
 
 
 class Refused(Exception):
@@ -59,15 +62,55 @@ def load_script(path: str | Path | None) -> dict[str, Any]:
     return data
 
 
-class SimDevice:
+def _reason_bytes(text: str) -> bytes:
+    """A refusal's reason as the host reads it (ASCII), short enough for any frame."""
+    return text.encode("ascii", "replace")[:REASON_MAX]
+
+
+class CommandDispatch:
+    """The device side of a command table: look the command up, unpack its request, remember it,
+    run its ``on_<name>`` handler, and answer with a status and the packed response.
+
+    An unknown code or a request that does not unpack is answered with UNKNOWN_COMMAND or
+    BAD_REQUEST and is not remembered: it was never executed.
+    """
+
+    COMMANDS: ClassVar[dict[int, m.Command]] = {}
+    COMMANDS_KEPT: ClassVar[int] = 1000  # recent commands remembered; older ones only counted
+
+    def __init__(self) -> None:
+        self.commands_seen: collections.deque[str] = collections.deque(maxlen=self.COMMANDS_KEPT)
+        self.command_counts: collections.Counter[str] = collections.Counter()  # one key per command
+
+    async def _handle(self, code: int, payload: bytes) -> tuple[int, bytes]:
+        command = self.COMMANDS.get(code)
+        handler = getattr(self, f"on_{command.name}", None) if command else None
+        if handler is None:
+            return m.Status.UNKNOWN_COMMAND, b""
+        try:
+            request = m.unpack(command.request, payload)
+        except m.PayloadError as exc:
+            return m.Status.BAD_REQUEST, _reason_bytes(str(exc))
+        self.commands_seen.append(command.name)
+        self.command_counts[command.name] += 1
+        try:
+            response = await handler(**request)
+        except Refused as exc:
+            log.debug("sim.refused", device=type(self).__name__, command=command.name, reason=exc.reason)
+            return exc.status, _reason_bytes(exc.reason)
+        return m.Status.OK, m.pack(command.response, response or {})
+
+
+class SimDevice(CommandDispatch):
+    """A serial simulator: :class:`CommandDispatch` behind the device end of the link, and a script."""
+
     KIND: ClassVar[m.DeviceKind]
-    COMMANDS: ClassVar[dict[int, m.Command]]
     EVENTS: ClassVar[dict[int, m.EventSpec]]
     SCRIPT_KEYS: ClassVar[frozenset[str]] = frozenset()
-    COMMANDS_KEPT: ClassVar[int] = 1000  # recent commands remembered; older ones only counted
 
     def __init__(self, script: dict[str, Any] | None = None, *, timing: LinkTiming = LinkTiming(),
                  seed: int | None = None) -> None:
+        super().__init__()
         self.script = dict(script or {})
         unknown = set(self.script) - self.SCRIPT_KEYS - {"seed"}
         if unknown:
@@ -77,8 +120,6 @@ class SimDevice:
         self.link = DeviceLink(type(self).__name__, int(self.KIND), self.rng.getrandbits(32),
                                self._handle, timing)
         self._events_by_name = {spec.name: spec for spec in self.EVENTS.values()}
-        self.commands_seen: collections.deque[str] = collections.deque(maxlen=self.COMMANDS_KEPT)
-        self.command_counts: collections.Counter[str] = collections.Counter()  # one key per command
 
     @property
     def silent(self) -> bool:
@@ -95,23 +136,6 @@ class SimDevice:
     def emit_raw(self, code: int, payload: bytes) -> int:
         """Send any bytes as an event: for testing what a driver makes of nonsense."""
         return self.link.send_event(code, payload)
-
-    async def _handle(self, code: int, payload: bytes) -> tuple[int, bytes]:
-        command = self.COMMANDS.get(code)
-        if command is None:
-            return m.Status.UNKNOWN_COMMAND, b""
-        try:
-            request = m.unpack(command.request, payload)
-        except m.PayloadError as exc:
-            return m.Status.BAD_REQUEST, str(exc).encode()[:200]
-        self.commands_seen.append(command.name)
-        self.command_counts[command.name] += 1
-        try:
-            response = await getattr(self, f"on_{command.name}")(**request)
-        except Refused as exc:
-            log.debug("sim.refused", device=type(self).__name__, command=command.name, reason=exc.reason)
-            return exc.status, exc.reason.encode()[:200]
-        return m.Status.OK, m.pack(command.response, response or {})
 
     def close(self) -> None:
         self.link.close()

@@ -22,7 +22,8 @@ from drivers import panel as proto
 from drivers.link import messages as m
 from drivers.link.endpoint import LinkTiming
 from drivers.panel import Button, KeyPosition, Lamp, LampState
-from drivers.sim.usb_backend import CommandRefused, DeviceSpec, EndpointSpec, UsbDeviceSimulator
+from drivers.sim.base import Refused
+from drivers.sim.usb_backend import DeviceSpec, EndpointSpec, UsbDeviceSimulator
 
 
 def usb_spec(serial_number: str = "PANEL-0001") -> DeviceSpec:
@@ -78,14 +79,11 @@ class PanelSimulator(UsbDeviceSimulator):
         return self.send_event(proto.KEY_TURNED, position=self.key)
 
     # -- commands from the host
-    def execute(self, command: m.Command, values: dict) -> dict | None:
-        if command is proto.KEY_POSITION:
-            return {"position": self.key}
-        if command is proto.SET_LAMP:
-            try:
-                lamp, state = Lamp(values["lamp"]), LampState(values["state"])
-            except ValueError as exc:
-                raise CommandRefused(m.Status.BAD_REQUEST, str(exc)) from None
-            self.lamps[lamp] = state
-            return None
-        raise CommandRefused(m.Status.UNKNOWN_COMMAND)
+    async def on_key_position(self) -> dict:
+        return {"position": self.key}
+
+    async def on_set_lamp(self, lamp: int, state: int) -> None:
+        try:
+            self.lamps[Lamp(lamp)] = LampState(state)
+        except ValueError as exc:
+            raise Refused(m.Status.BAD_REQUEST, str(exc)) from None

@@ -22,7 +22,8 @@ from drivers import shoe as proto
 from drivers.link import messages as m
 from drivers.link.endpoint import LinkTiming
 from drivers.shoe import BackColour, ShoeState
-from drivers.sim.usb_backend import CommandRefused, DeviceSpec, EndpointSpec, UsbDeviceSimulator
+from drivers.sim.base import Refused
+from drivers.sim.usb_backend import DeviceSpec, EndpointSpec, UsbDeviceSimulator
 from tabled.game.cards import parse_card, parse_cards
 
 UNREADABLE = "?"
@@ -100,12 +101,10 @@ class ShoeSimulator(UsbDeviceSimulator):
             self.send_event(proto.SHOE_EMPTY, cards_read=self.cards_read)
 
     # -- commands from the host
-    def execute(self, command: m.Command, values: dict) -> dict | None:
-        if command is proto.STATUS:
-            return {"state": self.state, "cards_read": self.cards_read}
-        if command is proto.START_SHOE:
-            if self.state is ShoeState.REMOVED:
-                raise CommandRefused(m.Status.REFUSED, "shoe removed")
-            self.cards_read = 0
-            return None
-        raise CommandRefused(m.Status.UNKNOWN_COMMAND)
+    async def on_status(self) -> dict:
+        return {"state": self.state, "cards_read": self.cards_read}
+
+    async def on_start_shoe(self) -> None:
+        if self.state is ShoeState.REMOVED:
+            raise Refused(m.Status.REFUSED, "shoe removed")
+        self.cards_read = 0

@@ -17,8 +17,9 @@ device): whatever it had not yet got acknowledged it can send again after the re
 :func:`serve_protocol` joins a gadget to an asyncio protocol in the device role (a simulator), so
 the simulator sees the host's bytes in ``data_received`` and answers with ``transport.write``.
 :class:`UsbDeviceSimulator` is the body every USB simulator shares: the common link's
-``DeviceLink`` behind a gadget, a command dispatcher over the device's command table, and
-plug/unplug for scripts.
+``DeviceLink`` behind a gadget, the simulators' shared command dispatch
+(:class:`drivers.sim.base.CommandDispatch`) over the device's command table, and plug/unplug for
+scripts.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ import usb.util
 
 from drivers.link import messages as m
 from drivers.link.endpoint import DeviceLink, LinkTiming
-from drivers.sim.base import SimDevice
+from drivers.sim.base import CommandDispatch
 
 # libusb's own error codes, so the errors look exactly like the libusb1 backend's.
 _LIBUSB_ERROR_NO_DEVICE = -4
@@ -460,34 +461,23 @@ def serve_protocol(device: SimUsbDevice, loop: asyncio.AbstractEventLoop,
     device.on_host_data = host_data
 
 
-class CommandRefused(Exception):
-    """Raised by a simulator's command handler: answer with this status instead of OK."""
-
-    def __init__(self, status: int, detail: str = "") -> None:
-        super().__init__(detail)
-        self.status = status
-        self.detail = detail
-
-
-class UsbDeviceSimulator:
+class UsbDeviceSimulator(CommandDispatch):
     """A simulator's body: the common link in the device role, behind a simulated USB device.
 
-    A subclass sets ``COMMANDS`` (its driver's command table) and implements :meth:`execute`;
-    its scripting methods call :meth:`send_event`. The device keeps unacknowledged events across
-    an unplug and sends them again once a host says HELLO (the DeviceLink does that).
+    A subclass sets ``COMMANDS`` (its driver's command table) and defines an ``on_<command name>``
+    handler for each, as the serial simulators do (:class:`drivers.sim.base.CommandDispatch`,
+    which also keeps ``commands_seen`` and ``command_counts``); its scripting methods call
+    :meth:`send_event`. The device keeps unacknowledged events across an unplug and sends them
+    again once a host says HELLO (the DeviceLink does that).
     """
-
-    COMMANDS: dict[int, m.Command] = {}
-    COMMANDS_KEPT = SimDevice.COMMANDS_KEPT  # the same memory bound as the serial simulators
 
     def __init__(self, spec: DeviceSpec, kind: int, *, name: str, boot_id: int | None = None,
                  timing: LinkTiming = LinkTiming()) -> None:
+        super().__init__()
         self.gadget = SimUsbDevice(spec)
         if boot_id is None:  # a real device draws one at power-up
             boot_id = int.from_bytes(os.urandom(4), "big")
         self.link = DeviceLink(name, int(kind), boot_id, self._handle, timing)
-        # the most recent commands only: a simulator runs for as long as the table does
-        self.commands_seen: collections.deque[tuple[str, dict]] = collections.deque(maxlen=self.COMMANDS_KEPT)
         self._backend: SimBackend | None = None
 
     # -- the bench
@@ -524,22 +514,3 @@ class UsbDeviceSimulator:
     def send_raw_event(self, code: int, payload: bytes) -> int:
         """Anything at all, for testing how the host copes with nonsense."""
         return self.link.send_event(code, bytes(payload))
-
-    # -- commands in
-    def execute(self, command: m.Command, values: dict) -> dict | None:  # pragma: no cover
-        raise CommandRefused(m.Status.UNKNOWN_COMMAND)
-
-    async def _handle(self, code: int, payload: bytes) -> tuple[int, bytes]:
-        command = self.COMMANDS.get(code)
-        if command is None:
-            return m.Status.UNKNOWN_COMMAND, b""
-        try:
-            values = m.unpack(command.request, payload)
-        except m.PayloadError as exc:
-            return m.Status.BAD_REQUEST, str(exc).encode("ascii", "replace")
-        self.commands_seen.append((command.name, values))
-        try:
-            result = self.execute(command, values)
-        except CommandRefused as exc:
-            return exc.status, exc.detail.encode("ascii", "replace")
-        return m.Status.OK, m.pack(command.response, result or {})

@@ -47,5 +47,17 @@ async def test_usb_simulators_bound_their_command_memory_too():
     for _ in range(sim.COMMANDS_KEPT + 50):
         status, _ = await sim._handle(shoe.STATUS.code, b"")
         assert status == m.Status.OK
-    assert len(sim.commands_seen) == sim.COMMANDS_KEPT
-    assert sim.commands_seen[-1][0] == "status"
+    assert list(sim.commands_seen) == ["status"] * sim.COMMANDS_KEPT
+    assert sim.command_counts == {"status": sim.COMMANDS_KEPT + 50}
+
+
+async def test_usb_simulators_remember_refused_commands_but_not_unknown_or_malformed_ones():
+    from drivers import panel
+    from drivers.sim.panel import PanelSimulator
+
+    sim = PanelSimulator()
+    assert (await sim._handle(0x3F, b""))[0] == m.Status.UNKNOWN_COMMAND
+    assert (await sim._handle(panel.SET_LAMP.code, b"\x01"))[0] == m.Status.BAD_REQUEST  # no state byte
+    status, reason = await sim._handle(panel.SET_LAMP.code, bytes([0x7F, 1]))  # no lamp 0x7f
+    assert status == m.Status.BAD_REQUEST and b"127" in reason
+    assert list(sim.commands_seen) == ["set_lamp"] and sim.command_counts == {"set_lamp": 1}

@@ -1,11 +1,14 @@
-"""Shared by the USB device tests: fast link timings and a journal-like consumer."""
+"""Shared by the USB device tests: fast link timings, a journal-like consumer, and a bench with
+one simulator plugged in and its driver connected."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
-from drivers.base import DeviceEvent, LinkFailed, LinkUp
+from drivers.base import DeviceEvent, LinkFailed, LinkUp, UsbDriver
 from drivers.link.endpoint import LinkTiming
+from drivers.sim.usb_backend import SimBackend, UsbDeviceSimulator
 
 FAST = LinkTiming(ack_timeout=0.03, retries=3, heartbeat=0.2, backoff_initial=0.005,
                   backoff_max=0.04)
@@ -47,3 +50,21 @@ class Journal:
     async def until_count(self, cls, n: int, timeout: float = 5.0) -> list:
         await self.until(lambda j: len(j.of(cls)) >= n, timeout)
         return self.of(cls)
+
+
+@contextlib.asynccontextmanager
+async def plugged_in(sim: UsbDeviceSimulator, driver_class: type[UsbDriver], journal: Journal | None = None,
+                     **driver_kw):
+    """``sim`` on a fresh simulated bus, a ``driver_class`` on the same bus with the link up;
+    yields ``(sim, driver, journal)`` and stops both after."""
+    backend = SimBackend()
+    sim.plug_into(backend)
+    journal = journal or Journal()
+    driver = driver_class(consumer=journal, backend=backend, timing=FAST, **driver_kw)
+    await driver.start()
+    await driver.wait_up(5)
+    try:
+        yield sim, driver, journal
+    finally:
+        await driver.stop()
+        sim.close()

@@ -1,37 +1,21 @@
 """The dealer button panel end to end: PanelDriver -> USB transport (interrupt endpoints) ->
 simulated backend -> PanelSimulator, through real usb.core."""
 
-import contextlib
-
 import pytest
 
 from drivers.base import BadDeviceData, DeviceDataError, LinkFailed, LinkUp
 from drivers.link.errors import CommandRejected, LinkDownError
-from drivers.link.usb import UsbAddress
-from drivers.panel import (BUTTON_PRESSED, KEY_TURNED, NUMBER_ENTERED, PRODUCT_ID, SET_LAMP, SPOT_ACTION,
-                           SPOTS_ACTION, VENDOR_ID, Button, ButtonPressed, KeyPosition, KeyTurned, Lamp,
+from drivers.panel import (BUTTON_PRESSED, KEY_TURNED, NUMBER_ENTERED, SET_LAMP, SPOT_ACTION,
+                           SPOTS_ACTION, Button, ButtonPressed, KeyPosition, KeyTurned, Lamp,
                            LampState, NumberEntered, PanelDriver, SpotAction, SpotsAction)
 from drivers.sim.panel import PanelSimulator
-from drivers.sim.usb_backend import SimBackend
 
-from .support import FAST, Journal
+from .support import FAST, Journal, plugged_in
 
 
-@contextlib.asynccontextmanager
-async def table(journal=None):
-    backend = SimBackend()
-    sim = PanelSimulator(timing=FAST)
-    sim.plug_into(backend)
-    journal = journal or Journal()
-    driver = PanelDriver(consumer=journal, address=UsbAddress(VENDOR_ID, PRODUCT_ID),
-                         backend=backend, timing=FAST)
-    await driver.start()
-    await driver.wait_up(5)
-    try:
-        yield sim, driver, journal
-    finally:
-        await driver.stop()
-        sim.close()
+def table(journal=None):
+    # no address: the driver finds the first device with the panel's ids (UsbDriver's default)
+    return plugged_in(PanelSimulator(timing=FAST), PanelDriver, journal)
 
 
 async def test_buttons_arrive_with_the_key_position_at_the_press():

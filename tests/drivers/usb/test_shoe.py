@@ -2,7 +2,6 @@
 ShoeSimulator, through real usb.core (rules 3.5, 7.3, 3.2.2)."""
 
 import asyncio
-import contextlib
 
 import pytest
 
@@ -16,24 +15,12 @@ from drivers.sim.shoe import ShoeSimulator
 from drivers.sim.usb_backend import SimBackend
 from tabled.game.cards import parse_card
 
-from .support import FAST, Journal
+from .support import FAST, Journal, plugged_in
 
 
-@contextlib.asynccontextmanager
-async def table(journal=None, serial="SHOE-0001", **sim_kw):
-    backend = SimBackend()
-    sim = ShoeSimulator(serial_number=serial, timing=FAST, **sim_kw)
-    sim.plug_into(backend)
-    journal = journal or Journal()
-    driver = ShoeDriver(consumer=journal, address=UsbAddress(VENDOR_ID, PRODUCT_ID, serial),
-                        backend=backend, timing=FAST)
-    await driver.start()
-    await driver.wait_up(5)
-    try:
-        yield sim, driver, journal
-    finally:
-        await driver.stop()
-        sim.close()
+def table(journal=None, serial="SHOE-0001", **sim_kw):
+    return plugged_in(ShoeSimulator(serial_number=serial, timing=FAST, **sim_kw), ShoeDriver, journal,
+                      address=UsbAddress(VENDOR_ID, PRODUCT_ID, serial))
 
 
 async def test_cards_drawn_arrive_typed_in_order_with_reader_numbers_and_back_colour():
@@ -78,7 +65,7 @@ async def test_shoe_removed_and_replaced_and_status_follows():
         await journal.until_count(ShoeReplaced, 1)
         await driver.start_shoe()
         assert await driver.status() == ShoeStatus(ShoeState.READY, 0)
-        assert sim.commands_seen[-1] == ("status", {})
+        assert sim.commands_seen[-1] == "status"
         assert journal.of(ShoeRemoved) == [ShoeRemoved(device="shoe", cards_read=1)]
 
 
