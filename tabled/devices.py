@@ -125,6 +125,7 @@ class TableDevices:
         self.up: set[str] = set()
         self.last_frame: dict[str, int] = {}
         self.board: dict[tuple[int, str], tuple[int, int]] = {}  # (spot, area) -> (chips, tokens) submitted
+        self.bets_offered: dict[int, tuple[str, int, int]] = {}  # spot -> (round, chips, tokens) offered again (14.11.1)
         self.accepting: set[int] = set()                           # spots accepting a progressive (11.1)
         self.dealt_round: str | None = None                        # hands asked for, for this round
         self.shuffling: set[str] = set()                           # decks asked to be shuffled, not yet back
@@ -487,10 +488,29 @@ class TableDevices:
     # -- effects out --------------------------------------------------------------------------------------
 
     def on_effects(self, effects: list[Effect]) -> None:
-        """Table listener: decks the table needs shuffled are shuffled (4.1), and a round that
-        reached dealing gets its hands from the device (7.4)."""
+        """Table listener: decks the table needs shuffled are shuffled (4.1), a round that
+        reached dealing gets its hands from the device (7.4), and a bet held back by 14.11.1 is
+        offered again once the spot directed to play first has decided."""
         self._want_shuffles()
         self._maybe_deal()
+        self._offer_bets_held_back()
+
+    def _offer_bets_held_back(self) -> None:
+        """14.11.1: a bet put down while another spot was directed to play first is refused by the
+        round, and the board does not report it again while it lies unchanged. Once that spot has
+        decided, the chips still on the bet area are this spot's bet: offered once per amount."""
+        r = self.core.round
+        if r is None or r.phase != "deciding" or r.first_to_play is None:
+            return
+        if r.spots[r.first_to_play].status == "playing":
+            return
+        for spot in r.spots.values():
+            chips, tokens = self.board.get((spot.number, "bet"), (0, 0))
+            offer = (r.round_id, chips, tokens)
+            if spot.status == "playing" and (chips or tokens) and self.bets_offered.get(spot.number) != offer:
+                self.bets_offered[spot.number] = offer
+                self.table.submit("wager", {"spot": spot.number, "area": "bet", "cents": chips,
+                                            "token_cents": tokens})
 
     def _want_shuffles(self) -> None:
         """Any deck the table needs and nobody asked the device to shuffle is asked for (e.g.

@@ -161,6 +161,41 @@ def test_reveal_button_goes_by_the_felt_not_a_refused_bet_input_8_3_14_11_1():
     assert refused(eff)[0].rule == "8.6" and h.round.spots[1].status == "playing"
 
 
+class _QueueingTable(_Table):
+    """A table whose submitted inputs are kept, to be fed to the core by the test."""
+
+    def __init__(self, core) -> None:
+        super().__init__(core)
+        self.submitted: list = []
+
+    def submit(self, kind, payload, ack=None) -> None:
+        self.submitted.append((kind, payload))
+
+
+def test_bet_held_back_by_play_first_counts_once_the_first_spot_decided_14_11_1():
+    h = Harness()
+    h.ante(1, 500)
+    h.ante(2, 500)
+    h.panel("no_more_bets")
+    h.deal({1: "2c 7d 9h Js Kd", 2: "3c 3d 9c Ts Qd", "dealer": DEALER_QUALIFIES})
+    table = _QueueingTable(h.core)
+    devices = TableDevices(table, lambda consumer_for: {})
+    h.panel("play_first", key="supervisor", spot=2)
+    for kind, payload in devices._translate("betspots", _board(h, {1: 1000})):
+        assert refused(h.feed(kind, **payload))[0].rule == "14.11.1"   # out of turn: refused
+    devices.on_effects([])
+    assert table.submitted == []                              # spot 2 has not decided yet
+    h.panel("fold", spot=2)
+    devices.on_effects([])
+    assert table.submitted == [("wager", {"spot": 1, "area": "bet", "cents": 1000, "token_cents": 0})]
+    for kind, payload in table.submitted:
+        h.feed(kind, **payload)
+    assert h.round.spots[1].status == "played"                # the chips on the felt are the bet
+    devices.on_effects([])
+    assert len(table.submitted) == 1                          # offered once, not on every step
+    assert not refused(h.panel("reveal"))
+
+
 # -- 9.5, 12.2, 12.4: confirming progressive payments in order -----------------------------------------
 
 PROGRESSIVE_DEAL = {1: "9h Th Jh Qh Kh",    # straight flush (12.4: paid before any royal)
