@@ -141,7 +141,9 @@ def profile_from_mapping(data: Mapping[str, Any], where: str = "<data>") -> Prof
     reset = prog.cents("reset_cents")
     from_pool = prog.flag("fixed_awards_from_pool", False)
     forfeited = prog.get("forfeited_by", ["folded", "conceded"])
-    if not isinstance(forfeited, list) or not all(s in FORFEITABLE_STATUSES for s in forfeited):
+    # isinstance first: a table or list in the list is a clear error, not a TypeError from the set
+    if not isinstance(forfeited, list) or not all(isinstance(s, str) and s in FORFEITABLE_STATUSES
+                                                  for s in forfeited):
         raise prog.fail("forfeited_by", f"must be a list drawn from {sorted(FORFEITABLE_STATUSES)}, "
                                         f"got {forfeited!r}")
     royal = prog.section("royal_flush")

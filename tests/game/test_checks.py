@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import tomllib
 from enum import StrEnum
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,7 @@ from hypothesis import given, strategies as st
 
 from tabled.checks import Section, Wording, is_cents, is_whole_number
 from tabled.config import ConfigError, parse_config
-from tabled.game.profiles import ProfileError, profile_from_mapping
+from tabled.game.profiles import ProfileError, load_profile, profile_from_mapping
 from tabled.game.progressive import ProgressiveError, ProgressiveSchedule
 
 
@@ -166,3 +168,15 @@ def test_progressive_schedule_words_its_errors_by_field(field, value, message):
     with pytest.raises(ProgressiveError) as err:
         ProgressiveSchedule(**fields)
     assert str(err.value) == message
+
+
+@pytest.mark.parametrize("forfeited", [[["folded"]], [{"a": 1}], [1], "folded"])
+def test_profile_forfeited_by_with_a_non_status_inside_is_a_clear_error(forfeited):
+    """Was a TypeError (unhashable list in a set lookup) for a list or table inside the list."""
+    data = tomllib.loads(resources.files("tabled").joinpath("profiles", "nsw.toml").read_text("utf-8"))
+    data["progressive"]["forfeited_by"] = forfeited
+    with pytest.raises(ProfileError) as err:
+        profile_from_mapping(data, "'p.toml'")
+    assert str(err.value) == ("profile 'p.toml': key 'progressive.forfeited_by' must be a list drawn from "
+                              f"['conceded', 'folded'], got {forfeited!r}")
+    assert load_profile("nsw").progressive_forfeited_by == {"folded", "conceded"}
