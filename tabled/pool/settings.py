@@ -12,6 +12,7 @@ import json
 import re
 from dataclasses import dataclass, replace
 
+from tabled.checks import is_cents
 from tabled.game.progressive import ProgressiveError, ProgressiveSchedule
 from tabled.game.ranking import Category
 
@@ -32,7 +33,7 @@ def check_pool_name(name: object) -> str:
 def _whole_cents(name: str, value: object, *, optional: bool = False) -> None:
     if value is None and optional:
         return
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+    if not is_cents(value):
         raise PoolError(f"{name} must be a whole number of cents >= 0, got {value!r}")
 
 
@@ -115,7 +116,10 @@ def schedule_to_json(s: ProgressiveSchedule) -> str:
 def schedule_from_json(text: str) -> ProgressiveSchedule:
     try:
         d = json.loads(text)
-        fixed = {Category[k]: v for k, v in d.pop("fixed_awards_cents", {}).items()}
+        fixed_json = d.pop("fixed_awards_cents", {})
+        if not isinstance(fixed_json, dict):
+            raise TypeError(f"fixed_awards_cents must be an object, got {fixed_json!r}")
+        fixed = {Category[k]: v for k, v in fixed_json.items()}
         return ProgressiveSchedule(fixed_awards_cents=fixed, **d)
     except (ValueError, KeyError, TypeError, ProgressiveError) as exc:
         raise PoolError(f"stored award schedule cannot be read: {exc}") from exc
