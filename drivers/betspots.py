@@ -37,8 +37,10 @@ from drivers.link.messages import I32_LIST, U8, U8_LIST, Command
 
 log = structlog.get_logger("drivers.betspots")
 
-MAX_SPOTS = 9  # the POLL answer must fit one frame: 3 + 9 + 6 * 4 * 9 bytes
+MAX_SPOTS = 8  # the POLL answer must fit one 240-byte frame: 5 + 8 + 6 * 4 * 8 + 3 * 8 = 229 bytes
 AMOUNTS_PER_SPOT = 6  # ante chips, ante tokens, bet chips, bet tokens, progressive chips, tokens
+STACKS_PER_SPOT = 3  # separate wagers (stacks) on the ante, bet and progressive areas (5.8)
+MAX_STACKS = 12  # more separate stacks than this on one area is a sensor fault, not a wager
 
 
 class Area(StrEnum):
@@ -59,7 +61,7 @@ class Lamp(IntEnum):
 
 
 # -- the command table -------------------------------------------------------------------------
-_READING = (("locked", U8), ("accepting", U8_LIST), ("amounts", I32_LIST))
+_READING = (("locked", U8), ("accepting", U8_LIST), ("amounts", I32_LIST), ("stacks", U8_LIST))
 POLL = Command("poll", 0x20, response=_READING)
 ENABLE_PROGRESSIVE = Command("enable_progressive", 0x21, request=(("spots", U8_LIST),))
 LOCK = Command("lock", 0x22, response=_READING)  # answers with the reading as locked
@@ -71,10 +73,16 @@ EVENTS: dict = {}  # polled: the board never speaks first
 
 @dataclass(frozen=True)
 class Wager:
-    """One wager: chips and promotional tokens, in cents (5.1)."""
+    """What lies on one wagering area: chips and promotional tokens, in cents (5.1), and how many
+    separate stacks they form (5.8 accepts one wager per area; 0 when the area is empty)."""
 
     chips: int = 0
     tokens: int = 0
+    stacks: int | None = None  # None: one stack if anything lies there, else none
+
+    def __post_init__(self) -> None:
+        if self.stacks is None:
+            object.__setattr__(self, "stacks", 1 if self.total else 0)
 
     @property
     def total(self) -> int:
@@ -121,10 +129,12 @@ class WagerAfterLock(DeviceFault):
 
 def parse_reading(values: dict, spots: int) -> Reading:
     """Check a POLL/LOCK answer; nonsense raises :class:`DeviceDataError` naming the spot."""
-    amounts, accepting = values["amounts"], values["accepting"]
-    if len(accepting) != spots or len(amounts) != spots * AMOUNTS_PER_SPOT:
-        raise DeviceDataError(f"board reports {len(accepting)} spots and {len(amounts)} amounts; "
-                              f"this table has {spots} spots ({spots * AMOUNTS_PER_SPOT} amounts)")
+    amounts, accepting, stacks = values["amounts"], values["accepting"], values["stacks"]
+    if len(accepting) != spots or len(amounts) != spots * AMOUNTS_PER_SPOT \
+            or len(stacks) != spots * STACKS_PER_SPOT:
+        raise DeviceDataError(f"board reports {len(accepting)} spots, {len(amounts)} amounts and "
+                              f"{len(stacks)} stack counts; this table has {spots} spots "
+                              f"({spots * AMOUNTS_PER_SPOT} amounts, {spots * STACKS_PER_SPOT} stack counts)")
     out = []
     for i in range(spots):
         a = amounts[i * AMOUNTS_PER_SPOT:(i + 1) * AMOUNTS_PER_SPOT]
@@ -132,10 +142,26 @@ def parse_reading(values: dict, spots: int) -> Reading:
             raise DeviceDataError(f"spot {i + 1}: negative amount {min(a)} cents")
         if accepting[i] not in (0, 1):
             raise DeviceDataError(f"spot {i + 1}: progressive acceptance flag {accepting[i]}")
-        out.append(SpotWagers(i + 1, Wager(a[0], a[1]), Wager(a[2], a[3]), Wager(a[4], a[5]), bool(accepting[i])))
+        wagers = []
+        for j, area in enumerate(Area):
+            chips, tokens = a[2 * j], a[2 * j + 1]
+            n = stacks[i * STACKS_PER_SPOT + j]
+            _check_stacks(i + 1, area, chips + tokens, n)
+            wagers.append(Wager(chips, tokens, n))
+        out.append(SpotWagers(i + 1, *wagers, bool(accepting[i])))
     if values["locked"] not in (0, 1):
         raise DeviceDataError(f"lock flag {values['locked']}")
     return Reading(bool(values["locked"]), tuple(out))
+
+
+def _check_stacks(spot: int, area: Area, cents: int, stacks: int) -> None:
+    """Chips lie in at least one stack, and stacks hold chips: anything else is the sensors'."""
+    if stacks > MAX_STACKS:
+        raise DeviceDataError(f"spot {spot}: {stacks} stacks on the {area} area (at most {MAX_STACKS} make sense)")
+    if stacks and not cents:
+        raise DeviceDataError(f"spot {spot}: {stacks} stacks but no amount on the {area} area")
+    if cents and not stacks:
+        raise DeviceDataError(f"spot {spot}: {cents} cents but no stack on the {area} area")
 
 
 class BetSpotsDriver(Driver):

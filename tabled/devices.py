@@ -125,6 +125,7 @@ class TableDevices:
         self.up: set[str] = set()
         self.last_frame: dict[str, int] = {}
         self.board: dict[tuple[int, str], tuple[int, int]] = {}  # (spot, area) -> (chips, tokens) submitted
+        self.stacks: dict[tuple[int, str], int] = {}  # (spot, area) -> separate stacks submitted (5.8)
         self.bets_offered: dict[int, tuple[str, int, int]] = {}  # spot -> (round, chips, tokens) offered again (14.11.1)
         self.accepting: set[int] = set()                           # spots accepting a progressive (11.1)
         self.dealt_round: str | None = None                        # hands asked for, for this round
@@ -297,22 +298,25 @@ class TableDevices:
 
     def _sync_board_from_core(self) -> None:
         r = self.core.round
-        self.board = {}
+        self.board, self.stacks = {}, {}
         if r is not None:
             for s in r.spots.values():
                 for area in AREAS:
                     w = getattr(s, area)
                     self.board[(s.number, area)] = (w.chips_cents, w.token_cents)
+                    self.stacks[(s.number, area)] = s.stacks.get(area, 1 if w else 0)
 
     def _wagers(self, reading, areas: tuple[str, ...] = AREAS, full: bool = False) -> list[Input]:
         inputs: list[Input] = []
         for sw in reading.spots:
             for area in areas:
                 w = getattr(sw, area)
-                now = (w.chips, w.tokens)
-                if full or self.board.get((sw.spot, area), (0, 0)) != now:
-                    self.board[(sw.spot, area)] = now
-                    inputs.append(("wager", {"spot": sw.spot, "area": area, "cents": w.chips, "token_cents": w.tokens}))
+                now, where = (w.chips, w.tokens), (sw.spot, area)
+                # a stack split or joined is news even when the amount is not (5.8)
+                if full or self.board.get(where, (0, 0)) != now or self.stacks.get(where, 0) != w.stacks:
+                    self.board[where], self.stacks[where] = now, w.stacks
+                    inputs.append(("wager", {"spot": sw.spot, "area": area, "cents": w.chips,
+                                             "token_cents": w.tokens, "stacks": w.stacks}))
         return inputs
 
     async def _resync_board(self) -> None:
@@ -509,8 +513,8 @@ class TableDevices:
             offer = (r.round_id, chips, tokens)
             if spot.status == "playing" and (chips or tokens) and self.bets_offered.get(spot.number) != offer:
                 self.bets_offered[spot.number] = offer
-                self.table.submit("wager", {"spot": spot.number, "area": "bet", "cents": chips,
-                                            "token_cents": tokens})
+                self.table.submit("wager", {"spot": spot.number, "area": "bet", "cents": chips, "token_cents": tokens,
+                                            "stacks": self.stacks.get((spot.number, "bet"), 1)})
 
     def _want_shuffles(self) -> None:
         """Any deck the table needs and nobody asked the device to shuffle is asked for (e.g.

@@ -7,6 +7,10 @@ Script keys (TOML or JSON); amounts are cents, each wager may mix chips and toke
     spot = 1
     ante = 500                        # chips; ante_tokens, bet, bet_tokens, progressive,
     progressive = 100                 # progressive_tokens likewise
+    [[place]]                         # "spot 3 places two separate antes" (5.8)
+    spot = 3
+    ante = 1000
+    ante_stacks = 2                   # bet_stacks, progressive_stacks likewise
     [[after_lock]]                    # happens right after "no more bets" is answered
     spot = 3                          # ... "spot 3 adds a progressive wager after the lock"
     progressive = 100
@@ -14,18 +18,20 @@ Script keys (TOML or JSON); amounts are cents, each wager may mix chips and toke
     spot = 1
     ante = 0
 
-A later placement on a spot replaces only the amounts it names.
+A later placement on a spot replaces only the amounts it names. An area whose amounts are named
+without its ``<area>_stacks`` lies in one stack (none when empty).
 """
 
 from __future__ import annotations
 
 from drivers import betspots as proto
-from drivers.betspots import AMOUNTS_PER_SPOT, MAX_SPOTS, Lamp
+from drivers.betspots import AMOUNTS_PER_SPOT, MAX_SPOTS, Area, Lamp
 from drivers.link.messages import DeviceKind, Status
 from drivers.sim.base import Refused, ScriptError, SimDevice
 
 _LAMP_VALUES = frozenset(int(v) for v in Lamp)
 AMOUNT_KEYS = ("ante", "ante_tokens", "bet", "bet_tokens", "progressive", "progressive_tokens")
+STACK_KEYS = tuple(f"{a}_stacks" for a in Area)  # separate stacks on each area (5.8)
 
 
 class BetSpotsSim(SimDevice):
@@ -41,6 +47,7 @@ class BetSpotsSim(SimDevice):
         if not (isinstance(self.spots, int) and 1 <= self.spots <= MAX_SPOTS):
             raise ScriptError(f"spots must be 1-{MAX_SPOTS}")
         self.amounts = [[0] * AMOUNTS_PER_SPOT for _ in range(self.spots)]
+        self.stacks = [[0] * len(Area) for _ in range(self.spots)]
         self.accepting = [False] * self.spots
         self.lamps = [Lamp.OFF] * self.spots
         self.locked = False
@@ -53,24 +60,36 @@ class BetSpotsSim(SimDevice):
         self._after_unlock = list(s.get("after_unlock", []))
 
     def _check_placement(self, p, where: str) -> None:
-        if not isinstance(p, dict) or "spot" not in p or set(p) - {"spot", *AMOUNT_KEYS}:
-            raise ScriptError(f"{where}: a table with 'spot' and amounts among {', '.join(AMOUNT_KEYS)}")
+        if not isinstance(p, dict) or "spot" not in p or set(p) - {"spot", *AMOUNT_KEYS, *STACK_KEYS}:
+            raise ScriptError(f"{where}: a table with 'spot' and amounts among "
+                              f"{', '.join(AMOUNT_KEYS + STACK_KEYS)}")
         if not (isinstance(p["spot"], int) and 1 <= p["spot"] <= self.spots):
             raise ScriptError(f"{where}.spot: no spot {p['spot']!r} (1-{self.spots})")
         for k in AMOUNT_KEYS:
             if k in p and not isinstance(p[k], int):
                 raise ScriptError(f"{where}.{k}: whole cents, got {p[k]!r}")
+        for k in STACK_KEYS:
+            if k in p and not (isinstance(p[k], int) and 0 <= p[k] <= 255):
+                raise ScriptError(f"{where}.{k}: a count of stacks 0-255, got {p[k]!r}")
 
     def place(self, spot: int, **amounts: int) -> None:
-        """Chips (or tokens) put down or taken up on a spot; the sensors see it at once.
+        """Chips (or tokens) put down or taken up on a spot, and in how many separate stacks (an
+        area named without its stacks holds one, none when empty); the sensors see it at once.
         No check on the values: a test may make the board say something impossible."""
-        row = self.amounts[spot - 1]
+        row, stacks = self.amounts[spot - 1], self.stacks[spot - 1]
         for k, v in amounts.items():
-            row[AMOUNT_KEYS.index(k)] = v
+            if k not in STACK_KEYS:
+                row[AMOUNT_KEYS.index(k)] = v
+        for j, area in enumerate(Area):
+            if f"{area}_stacks" in amounts:
+                stacks[j] = amounts[f"{area}_stacks"]
+            elif f"{area}" in amounts or f"{area}_tokens" in amounts:
+                stacks[j] = 1 if row[2 * j] + row[2 * j + 1] else 0
 
     def _reading(self) -> dict:
         return {"locked": int(self.locked), "accepting": [int(a) for a in self.accepting],
-                "amounts": [v for row in self.amounts for v in row]}
+                "amounts": [v for row in self.amounts for v in row],
+                "stacks": [n for row in self.stacks for n in row]}
 
     # -- commands
     async def on_poll(self) -> dict:

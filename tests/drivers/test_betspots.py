@@ -207,7 +207,7 @@ async def test_a_board_with_other_spots_than_the_table_is_a_fault():
 
 
 @pytest.mark.parametrize("script, words", [
-    ({"spots": 12}, "spots must be 1-9"),
+    ({"spots": 9}, "spots must be 1-8"),
     ({"place": [{"spot": 9, "ante": 5}]}, "place[0].spot: no spot 9"),
     ({"after_lock": [{"spot": 1, "ante": 2.5}]}, "after_lock[0].ante: whole cents"),
     ({"place": [{"ante": 5}]}, "place[0]"),
@@ -219,5 +219,5 @@ def test_script_errors_name_the_key(script, words):
 
 
 def test_driver_spot_count_is_checked():
-    with pytest.raises(ValueError, match="1 to 9 spots"):
-        BetSpotsDriver(port="/dev/null", consumer=None, spots=10)
+    with pytest.raises(ValueError, match="1 to 8 spots"):
+        BetSpotsDriver(port="/dev/null", consumer=None, spots=9)

@@ -187,7 +187,7 @@ def test_bet_held_back_by_play_first_counts_once_the_first_spot_decided_14_11_1(
     assert table.submitted == []                              # spot 2 has not decided yet
     h.panel("fold", spot=2)
     devices.on_effects([])
-    assert table.submitted == [("wager", {"spot": 1, "area": "bet", "cents": 1000, "token_cents": 0})]
+    assert table.submitted == [("wager", {"spot": 1, "area": "bet", "cents": 1000, "token_cents": 0, "stacks": 1})]
     for kind, payload in table.submitted:
         h.feed(kind, **payload)
     assert h.round.spots[1].status == "played"                # the chips on the felt are the bet
