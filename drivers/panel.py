@@ -46,7 +46,7 @@ class Button(IntEnum):
     CONFIRM_SHUFFLE = 7
     CONFIRM_CUT = 8
     APPROVE = 9  # a supervisor's or inspector's approval, e.g. to continue after 14.13
-    VERIFY_DECK = 10  # 3.4, 3.7: the cards are counted and checked
+    VERIFY_DECK = 10  # 3.4, 3.7: the cards are counted and checked (verifies a deck the device cannot read)
     CALL_SUPERVISOR = 11
     # -- with a spot (spot_action, 0x82): a spot-select button 1..7, or 0 for the dealer's hand
     CONCEDE = 12  # 9.7

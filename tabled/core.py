@@ -16,6 +16,8 @@ Inputs (kind: payload):
 * ``panel``: action, key (dealer | supervisor | inspector), and the action's fields
 * ``shuffler.shuffled``: deck; ``shuffler.hand``: cards, back, up; ``shuffler.fault``: fault
 * ``shuffler.door``: open (true | false) -- shown during a round (15.2)
+* ``shuffler.recognition``: on (true | false) -- whether the shuffling device reads the cards it
+  shuffles (its order verifies a deck, 3.4; without it the dealer's check on the panel does)
 * ``shoe.card``: card, back, reader_seq -- or card, keyed: the card the shoe could not read, keyed in
 * ``shoe.unreadable``: reader_seq, back; ``shoe.removed`` / ``shoe.replaced`` / ``shoe.empty``:
   cards_read -- the shoe's deal waits or stops (7.3, 14.1), folded so a restart keeps it
@@ -52,6 +54,8 @@ ROUND_ACTIONS = {
     "count_cards": "deck_count",
 }
 DECKS = {"A": "red", "B": "blue"}  # 3.2.2: the two decks' backs differ in colour
+#: 3.4: "a dealer or a game supervisor" checks new cards (the key table of the panel's deck check)
+DECK_CHECK = (frozenset({keys.Key.DEALER, keys.Key.SUPERVISOR}), "3.4")
 SHUFFLE_FAULTS = ("jam", "cycle_fail", "not_intermixing")  # 15.1
 #: a pool's answer -> the operation it answers
 POOL_ANSWERS = {"pool.contributed": "contribute", "pool.reversed": "reverse", "pool.awards": "awards"}
@@ -100,6 +104,7 @@ class TableCore:
         # cards: deck -> shuffled? verified? (3.2, 3.4, 4.1); the shoe holds one deck ("S")
         self.decks: dict[str, dict[str, Any]] = {d: {"shuffled": False, "verified": False} for d in (*DECKS, "S")}
         self.next_deck = "A"
+        self.recognition: bool | None = None        # the shuffling device reads its cards (3.4); None: not said
         self.cut_done = False                       # 4.2: the dealer's shuffle and cut (shoe)
         self.shuffler_failed = False                # 15.2
         self.door_open = False                      # the shuffling device's door (15.2)
@@ -167,6 +172,8 @@ class TableCore:
             return self._shoe_happening(kind, p)
         if kind == "shuffler.door":
             return self._door(p["open"])
+        if kind == "shuffler.recognition":
+            return self._recognition(p["on"])
         if kind == "shuffler.fault":
             return self._shuffler_fault(p["fault"], p.get("deck"))
         if kind == "deck.verified":
@@ -197,7 +204,7 @@ class TableCore:
     def _panel(self, p: dict[str, Any]) -> list[Effect]:
         action, key = p.pop("action"), p.pop("key", None)
         try:
-            positions, rule = keys.required(action)
+            positions, rule = DECK_CHECK if action == "deck_checked" else keys.required(action)
         except ValueError as exc:
             return [Say(str(exc), level="refused")]
         if key not in positions:
@@ -209,6 +216,8 @@ class TableCore:
         effects = [approved] if approved else []
         if action in ROUND_ACTIONS:
             return effects + self._round_input(ROUND_ACTIONS[action], p)
+        if action == "deck_checked":
+            return effects + self._action_deck_checked(key=key, **p)
         return effects + getattr(self, "_action_" + action)(**p)
 
     def _action_open_table(self) -> list[Effect]:
@@ -317,6 +326,44 @@ class TableCore:
             return [Say(f"deck {deck} failed verification: {n} cards, {distinct} distinct: replace it",
                         rule="3.7", level="flag")]
         return [Say(f"deck {deck} verified: 52 cards", rule="3.4")]
+
+    def _recognition(self, on: Any) -> list[Effect]:
+        if not isinstance(on, bool):
+            raise ValueError(f"on={on!r}: true or false")
+        if on == self.recognition:
+            return []
+        self.recognition = on
+        return [Say("shuffling device: card recognition " + ("on: it verifies each new deck as it shuffles it"
+                    if on else "off: the dealer or a supervisor checks each new deck on the panel"), rule="3.4")]
+
+    def deck_to_check(self) -> str | None:
+        """The shuffling device's deck the dealer's check would verify (3.4), when the device does
+        not read its cards: the round's deck if it waits for it, else the first unverified one."""
+        if self.card_source != "shuffler" or self.recognition is not False:
+            return None
+        waiting = [d for d in DECKS if not self.decks[d]["verified"]]
+        r = self.round
+        if r is not None and r.deck in waiting:
+            return r.deck
+        return waiting[0] if waiting else None
+
+    def _action_deck_checked(self, key: str, deck: Any) -> list[Effect]:
+        """3.4: "cards shall be checked by a dealer or a game supervisor" -- with a shuffling device
+        that does not read its cards, their word on the panel is the deck's verification; a device
+        that reads them verifies each deck itself, from the order it reports."""
+        if self.card_source != "shuffler":
+            return [Say("the dealer's count verifies the shoe's deck (VERIFY DECK)", rule="3.4", level="refused")]
+        if deck not in DECKS:
+            return [Say(f"no deck {deck!r} in the shuffling device (A red, B blue)", rule="3.4", level="refused")]
+        if self.recognition is not False:
+            why = ("reads the cards it shuffles: its order verifies the deck" if self.recognition
+                   else "has not said whether it reads its cards: its order verifies the deck")
+            return [Say(f"deck {deck}: the shuffling device {why}", rule="3.4", level="refused")]
+        if self.decks[deck]["verified"]:
+            return [Say(f"deck {deck} is already verified", rule="3.4", level="refused")]
+        self.decks[deck]["verified"] = True
+        return [Say(f"deck {deck} ({DECKS[deck]} backs) checked by the {key}: verified", rule="3.4"),
+                Note("deck.checked", {"deck": deck, "key": key, "rule": "3.4"}, self.round_id)]
 
     def back_of(self, deck: str) -> str | None:
         """3.2.2: the shuffling device's decks have fixed colours; the shoe's is learned (3.1)."""
@@ -642,6 +689,7 @@ class TableCore:
             "is_open": self.is_open, "closing_at": self.closing_at,
             "pending_minimum": list(self.pending_minimum) if self.pending_minimum else None,
             "decks": self.decks, "next_deck": self.next_deck, "cut_done": self.cut_done,
+            "recognition": self.recognition,
             "shuffler_failed": self.shuffler_failed, "faults": self.faults, "approved": self.approved,
             "door_open": self.door_open, "fault_lamp": self.fault_lamp,
             "round_no": self.round_no, "abstained": {str(k): v for k, v in self.abstained.items()},
@@ -661,6 +709,7 @@ class TableCore:
             setattr(core, key, snap[key])
         core.pool_seq = snap.get("pool_seq")
         core.door_open = snap.get("door_open", False)
+        core.recognition = snap.get("recognition")
         core.fault_lamp = snap.get("fault_lamp", "OFF")
         core.awards_held = dict(snap.get("awards_held") or {})
         core.undelivered = dict(snap.get("undelivered") or {})

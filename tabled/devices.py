@@ -379,6 +379,9 @@ class TableDevices:
         if b is Button.VERIFY_DECK:
             if c.card_source == "shoe":
                 return [("deck.verified", {"deck": "S", "count": DECK_SIZE})]  # 3.4: counted by the dealer
+            deck = c.deck_to_check()
+            if deck is not None:  # 3.4: a device without card recognition: the dealer's check verifies
+                return [panel("deck_checked", deck=deck)]
             return [panel("count_cards", count=DECK_SIZE)]
         if b is Button.APPROVE:
             return self._approve(key, panel)
@@ -477,6 +480,8 @@ class TableDevices:
             log.warning("shuffler.status_failed", error=str(exc), round_id=self.core.round_id)
             return
         c, r = self.core, self.core.round
+        if c.recognition is not status.recognition:  # 3.4: who verifies a new deck, the device or the dealer
+            self.table.submit("shuffler.recognition", {"on": status.recognition})
         for deck, colour in DECK_COLOURS.items():
             if colour in status.ready:
                 continue

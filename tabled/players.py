@@ -337,6 +337,12 @@ class DeviceFloor:
         rid = r.round_id
         if self._planned_now(r):
             return True
+        if r.phase == "preparing" and core.card_source == "shuffler":
+            deck = core.deck_to_check()  # 3.4: a device that does not read its cards: the dealer checks
+            if deck is not None and self.once(rid, "check", deck):
+                self.press("verify_deck")
+                return True
+            return False
         if r.phase == "preparing" and core.card_source == "shoe":
             if not core.decks["S"]["verified"] and self.once(rid, "verify"):
                 self.press("verify_deck")  # 3.4: new cards counted and checked
