@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +78,27 @@ def _migrate(conn: sqlite3.Connection) -> None:
         raise
 
 
+async def _finish(work: Awaitable[object]) -> None:
+    """Await ``work`` to its end even if the awaiting task is cancelled meanwhile: a COMMIT handed
+    to a thread goes on regardless, and the next BEGIN on this connection must not start before
+    it is done (else "cannot start a transaction within a transaction"). The cancellation is
+    passed on once the commit is over."""
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while True:
+        try:
+            await asyncio.shield(task)  # the commit's own error, if any, goes to the caller
+            break
+        except asyncio.CancelledError:
+            cancelled = True
+            if task.done():
+                break
+    if cancelled:
+        if not task.cancelled():
+            task.exception()  # retrieved: the cancellation is what the caller hears about
+        raise asyncio.CancelledError
+
+
 class LocalPool(LedgerPool):
     dialect = "sqlite"
 
@@ -128,7 +149,7 @@ class LocalPool(LedgerPool):
                 except BaseException:
                     conn.execute("ROLLBACK")
                     raise
-                await asyncio.to_thread(conn.execute, "COMMIT")  # waits for the disk (synchronous=FULL)
+                await _finish(asyncio.to_thread(conn.execute, "COMMIT"))  # waits for the disk (synchronous=FULL)
             except sqlite3.IntegrityError as exc:
                 raise PoolError(f"pool {self.name}: {exc}") from exc
             except sqlite3.DatabaseError as exc:
