@@ -112,7 +112,7 @@ DEVICES = [  # (simulator, label, driver class, command measured, its response a
     ("shuffler", "shuffler", shuffler.ShufflerDriver, shuffler.STATUS,
      {"ready": [], "cards_left": [], "door_open": 0, "recognition": 1}),
     ("betspots", "bet-spot board", betspots.BetSpotsDriver, betspots.POLL,
-     {"locked": 0, "accepting": [0] * 7, "amounts": [0] * 42}),
+     {"locked": 0, "accepting": [0] * 7, "amounts": [0] * 42, "stacks": [0] * 21}),
     ("meter", "meter", meter.MeterDriver, meter.SHOWING, {"message": 1, "amounts": []}),
     ("meter", "meter (stand-in: shoe)", meter.MeterDriver, meter.SHOWING, {"message": 1, "amounts": []}),
     ("meter", "meter (stand-in: panel)", meter.MeterDriver, meter.SHOWING, {"message": 1, "amounts": []}),

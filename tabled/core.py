@@ -54,8 +54,6 @@ ROUND_ACTIONS = {
     "count_cards": "deck_count",
 }
 DECKS = {"A": "red", "B": "blue"}  # 3.2.2: the two decks' backs differ in colour
-#: 3.4: "a dealer or a game supervisor" checks new cards (the key table of the panel's deck check)
-DECK_CHECK = (frozenset({keys.Key.DEALER, keys.Key.SUPERVISOR}), "3.4")
 SHUFFLE_FAULTS = ("jam", "cycle_fail", "not_intermixing")  # 15.1
 #: a pool's answer -> the operation it answers
 POOL_ANSWERS = {"pool.contributed": "contribute", "pool.reversed": "reverse", "pool.awards": "awards"}
@@ -204,7 +202,7 @@ class TableCore:
     def _panel(self, p: dict[str, Any]) -> list[Effect]:
         action, key = p.pop("action"), p.pop("key", None)
         try:
-            positions, rule = DECK_CHECK if action == "deck_checked" else keys.required(action)
+            positions, rule = keys.required(action)
         except ValueError as exc:
             return [Say(str(exc), level="refused")]
         if key not in positions:

@@ -28,6 +28,7 @@ ACTIONS: dict[str, tuple[frozenset[Key], str]] = {
     "settle": (frozenset({D, S}), "9.4"),
     "award_paid": (frozenset({D, S}), "9.5"),
     "shuffle_and_cut": (frozenset({D}), "4.3"),  # no person other than the dealer cuts
+    "deck_checked": (frozenset({D, S}), "3.4"),  # "a dealer or a game supervisor" checks new cards
     "resolve_past_posting": (frozenset({D, S}), "5.6"),
     # supervisor powers
     "open_table": (frozenset({S}), "16.8"),
