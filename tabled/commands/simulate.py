@@ -15,24 +15,21 @@ NAME = "simulate"
 HELP = "simulate rounds through the game's settlement; return with a 95% CI beside the exact value"
 
 
-def _positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {n}")
-    return n
+def _whole(low: int, unit: str = ""):
+    """An argparse type: a whole number of ``unit`` (e.g. " cents"), ``low`` or more."""
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number{' of' + unit if unit else ''}: {text!r}") from None
+        if n < low:
+            raise argparse.ArgumentTypeError(f"must be {low} or more{unit}, got {n}")
+        return n
+    return parse
 
 
-def _cents(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of cents: {text!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more cents, got {n}")
-    return n
+_positive = _whole(1)
+_cents = _whole(0, " cents")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
