@@ -2,7 +2,7 @@
 
 A pure function: the pool before the round's awards and the round's qualifying hands in, the
 awards (each split into what the pool pays and what the operator tops up), their order of payment
-and the pool after them out. The pool backends apply the result atomically.
+(:func:`payment_order`) and the pool after them out. The pool backends apply the result atomically.
 
 Arithmetic (MONEY.md, "Progressive awards of one round"):
 
@@ -15,6 +15,9 @@ Arithmetic (MONEY.md, "Progressive awards of one round"):
 
 Every share is rounded down to the cent; the remainder stays in the pool (after a royal, it is
 carried into the reset pool). Operator top-ups to a minimum are recorded as such.
+
+That is the order of *calculation*. The order of *payment* is 12.2's, right to left, with the one
+exception of 12.4 (a straight flush is paid before a royal flush): see :func:`payment_order`.
 """
 
 from __future__ import annotations
@@ -108,10 +111,24 @@ def _percent_of(amount: int, percent: int) -> int:
     return amount * percent // 100  # rounded down to the cent (MONEY.md "Amounts")
 
 
-def payment_order_key(award: ProgressiveAward) -> tuple[bool, int]:
-    """12.2: right to left from the spot at the dealer's immediate right (highest number);
-    12.4: every straight flush before any royal flush."""
-    return (award.category is Category.ROYAL_FLUSH, -award.spot)
+def payment_order(awards: Iterable[ProgressiveAward]) -> tuple[ProgressiveAward, ...]:
+    """The order in which the dealer pays a round's awards.
+
+    12.2: right to left, from the spot at the dealer's immediate right (the highest number).
+    12.4: where a royal flush and a straight flush both qualify, the straight flush is paid first.
+    Only the straight flushes move: walking right to left, on reaching the first royal flush the
+    dealer first pays every straight flush not yet paid (right to left), then the royal, and goes
+    on. Fixed awards and royal flushes keep their 12.2 places among themselves.
+    """
+    by_12_2 = sorted(awards, key=lambda a: -a.spot)
+    order: list[ProgressiveAward] = []
+    for a in by_12_2:
+        if a in order:
+            continue  # a straight flush, paid already ahead of a royal flush
+        if a.category is Category.ROYAL_FLUSH:
+            order += [sf for sf in by_12_2 if sf.category is Category.STRAIGHT_FLUSH and sf not in order]
+        order.append(a)
+    return tuple(order)
 
 
 def award_progressive(pool_cents: int, hits: Iterable[ProgressiveHit],
@@ -167,10 +184,9 @@ def award_progressive(pool_cents: int, hits: Iterable[ProgressiveHit],
             awards.append(ProgressiveAward(h.spot, h.category, amount, share, amount - share, rule))
         pool += schedule.reset_cents  # the rounding remainder stays; the reset value is added
 
-    awards.sort(key=payment_order_key)
     return ProgressiveResult(
         pool_before_cents=pool_cents,
-        awards=tuple(awards),
+        awards=payment_order(awards),  # calculated in the order above, paid in this one
         pool_after_cents=pool,
         reset=reset,
         reset_funding_cents=schedule.reset_cents if reset else 0,

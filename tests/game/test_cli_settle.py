@@ -58,7 +58,7 @@ def test_example_round_json_output(capsys):
     assert by_spot[7]["bet"]["winnings_cents"] == 500_000            # 10.1: 250 to 1
     assert by_spot[3]["ante"]["outcome"] == "returned"               # 14.12
     assert by_spot[2]["tokens_forfeited_cents"] == 500               # 1.1
-    assert [a["spot"] for a in data["progressive"]["awards"]] == [6, 7]  # 12.4
+    assert [a["spot"] for a in data["progressive"]["awards"]] == [7, 6]  # 12.2: no straight flush for 12.4
     assert data["house_pays_cents"] - data["house_collects_cents"] == data["net_cents"]
     assert sum(s["total_cents"] for s in data["spots"]) == data["net_cents"]
 
@@ -134,3 +134,25 @@ def test_invalid_json_is_one_line(capsys, monkeypatch):
 def test_missing_file_is_one_line(capsys, tmp_path):
     code, out, err = run(capsys, str(tmp_path / "nope.json"))
     assert code == 2 and "cannot read" in err and len(err.strip().splitlines()) == 1
+
+
+def test_royal_full_house_and_flush_are_paid_right_to_left_rules_12_2_12_4(capsys, tmp_path):
+    data = base_round(pool_cents=5_000_000, spots=[
+        {"spot": 7, "cards": "Ah Kh Qh Jh Th", "ante_cents": 1000, "bet_cents": 2000, "progressive_cents": 100},
+        {"spot": 6, "cards": "3c 3d 3s 8c 8d", "ante_cents": 1000, "bet_cents": 2000, "progressive_cents": 100},
+        {"spot": 3, "cards": "2d 5d 9d Jd Qd", "ante_cents": 1000, "bet_cents": 2000, "progressive_cents": 100},
+    ])
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(data))
+    code, out, _ = run(capsys, str(path), "--json")
+    assert code == 0
+    assert [a["spot"] for a in json.loads(out)["progressive"]["awards"]] == [7, 6, 3]  # 12.2
+    code, out, _ = run(capsys, str(path))
+    listed = [line.split()[2] for line in out.splitlines() if line.startswith("  ") and ". spot " in line]
+    assert listed == ["7", "6", "3"]
+    # with a straight flush on spot 1 as well, it is paid just before the royal (12.4)
+    data["spots"].append({"spot": 1, "cards": "5s 6s 7s 8s 9s", "ante_cents": 1000, "bet_cents": 2000,
+                          "progressive_cents": 100})
+    path.write_text(json.dumps(data))
+    code, out, _ = run(capsys, str(path), "--json")
+    assert [a["spot"] for a in json.loads(out)["progressive"]["awards"]] == [1, 7, 6, 3]

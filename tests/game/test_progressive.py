@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -88,6 +90,86 @@ def test_payment_order_right_to_left_rule_12_2():
     assert [a.spot for a in award_progressive(0, hits, NSW).awards] == [6, 4, 2, 1]
 
 
+def test_a_royal_without_a_straight_flush_is_paid_in_its_12_2_place_rules_12_2_12_4():
+    # royal on spot 7, full house on 6, flush on 3: right to left, nothing for 12.4 to move
+    hits = [ProgressiveHit(3, C.FLUSH), ProgressiveHit(6, C.FULL_HOUSE), ProgressiveHit(7, C.ROYAL_FLUSH)]
+    assert [a.spot for a in award_progressive(5_000_000, hits, NSW).awards] == [7, 6, 3]
+
+
+def test_a_straight_flush_left_of_a_royal_is_paid_just_before_it_rule_12_4():
+    # 12.2 would pay 7, 5, 3; 12.4 pays the straight flush (spot 3) before the royal (spot 7)
+    hits = [ProgressiveHit(7, C.ROYAL_FLUSH), ProgressiveHit(5, C.FULL_HOUSE),
+            ProgressiveHit(3, C.STRAIGHT_FLUSH), ProgressiveHit(1, C.FLUSH)]
+    assert [a.spot for a in award_progressive(5_000_000, hits, NSW).awards] == [3, 7, 5, 1]
+    # a straight flush right of the royal is reached first anyway (12.2)
+    hits = [ProgressiveHit(7, C.STRAIGHT_FLUSH), ProgressiveHit(6, C.FLUSH), ProgressiveHit(5, C.ROYAL_FLUSH)]
+    assert [a.spot for a in award_progressive(5_000_000, hits, NSW).awards] == [7, 6, 5]
+
+
+# -- 12.2 and 12.4 stated independently, checked over every round of a small table -------------------
+
+def rules_payment_order(hits: list[ProgressiveHit]) -> list[int]:
+    """12.2: right to left from the dealer's immediate right (highest spot first). 12.4: where a royal
+    flush and a straight flush both qualify, the straight flush is paid first; it then takes the place
+    of the rightmost royal flush (just before it) when that royal is right of it, and keeps its own
+    place otherwise. Nothing else moves."""
+    royal_spots = [h.spot for h in hits if h.category is C.ROYAL_FLUSH]
+
+    def place(h: ProgressiveHit) -> tuple[int, int, int]:
+        if h.category is C.STRAIGHT_FLUSH and royal_spots:
+            return (-max(h.spot, max(royal_spots)), 0, -h.spot)  # 12.4
+        return (-h.spot, 1, -h.spot)                               # 12.2
+    return [h.spot for h in sorted(hits, key=place)]
+
+
+def every_round(spot_count: int, categories: list[Category | None]):
+    for combo in itertools.product(categories, repeat=spot_count):
+        yield [ProgressiveHit(s, cat) for s, cat in enumerate(combo, 1) if cat is not None]
+
+
+@pytest.mark.parametrize("spot_count, categories", [
+    (7, [None, C.ROYAL_FLUSH, C.STRAIGHT_FLUSH, C.FULL_HOUSE]),
+    (5, [None, C.ROYAL_FLUSH, C.STRAIGHT_FLUSH, C.FOUR_OF_A_KIND, C.FULL_HOUSE, C.FLUSH]),
+])
+def test_payment_order_of_every_round_follows_rules_12_2_and_12_4(spot_count, categories):
+    rounds = 0
+    for hits in every_round(spot_count, categories):
+        r = award_progressive(5_000_000, hits, NSW)
+        order = [a.spot for a in r.awards]
+        assert order == rules_payment_order(hits), hits
+        sfs = [i for i, a in enumerate(r.awards) if a.category is C.STRAIGHT_FLUSH]
+        royals = [i for i, a in enumerate(r.awards) if a.category is C.ROYAL_FLUSH]
+        assert not sfs or not royals or max(sfs) < min(royals)                       # 12.4
+        rest = [a.spot for a in r.awards if a.category is not C.STRAIGHT_FLUSH]
+        assert rest == sorted(rest, reverse=True)                                    # 12.2 for the others
+        # the order of payment leaves the calculation alone: the same amounts as each hit alone
+        # would be given in the calculation order (fixed, straight flushes, royals)
+        assert {a.spot: a.amount_cents for a in r.awards} == calculated_amounts(hits)
+        rounds += 1
+    assert rounds == len(categories) ** spot_count
+
+
+def calculated_amounts(hits: list[ProgressiveHit]) -> dict[int, int]:
+    """12.1, 12.3 for the NSW schedule in the calculation order: fixed awards (paid by the operator),
+    then the straight flushes' successive 10% payouts shared, then the royals share the rest."""
+    fixed = {C.FOUR_OF_A_KIND: 50_000, C.FULL_HOUSE: 15_000, C.FLUSH: 10_000}
+    pool, out = 5_000_000, {}
+    for h in hits:
+        if h.category in fixed:
+            out[h.spot] = fixed[h.category]
+    sfs = [h.spot for h in hits if h.category is C.STRAIGHT_FLUSH]
+    total, left = 0, pool
+    for _ in sfs:
+        total, left = total + left // 10, left - left // 10
+    for s in sfs:
+        out[s] = max(total // len(sfs), 100_000)
+        pool -= total // len(sfs)
+    royals = [h.spot for h in hits if h.category is C.ROYAL_FLUSH]
+    for s in royals:
+        out[s] = max(pool // len(royals), 1_000_000)
+    return out
+
+
 def test_rejects_non_qualifying_hand_rule_11_7_and_duplicate_spot():
     with pytest.raises(ProgressiveError, match="11.7"):
         award_progressive(0, [ProgressiveHit(1, C.STRAIGHT)], NSW)
@@ -139,12 +221,7 @@ def test_pool_money_is_conserved(pool, hits, schedule):
 @given(pool=st.integers(0, 10**9), hits=round_hits(), schedule=st.one_of(st.just(NSW), schedules))
 def test_payment_order_and_minimums(pool, hits, schedule):
     r = award_progressive(pool, hits, schedule)
-    royals = [i for i, a in enumerate(r.awards) if a.category is C.ROYAL_FLUSH]
-    others = [i for i, a in enumerate(r.awards) if a.category is not C.ROYAL_FLUSH]
-    assert not royals or not others or max(others) < min(royals)            # 12.4
-    for group in (royals, others):
-        spots = [r.awards[i].spot for i in group]
-        assert spots == sorted(spots, reverse=True)                         # 12.2: N down to 1
+    assert [a.spot for a in r.awards] == rules_payment_order(hits)          # 12.2, 12.4
     for a in r.awards:
         if a.category is C.ROYAL_FLUSH:
             assert a.amount_cents >= schedule.royal_minimum_cents           # 12.1.1, 12.3.1

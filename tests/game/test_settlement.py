@@ -281,8 +281,8 @@ def test_dead_hand_refused_where_profile_has_none_nz_14_1():
 def test_progressive_payment_order_in_settlement_rules_12_2_12_4():
     st = settle_nsw(QUALIFYING_DEALER, spot(1, SF, prog=100), spot(3, FLUSH, prog=100),
                     spot(6, ROYAL, prog=100), spot(7, FULL, prog=100), pool=3_000_000)
-    # fixed and straight flush awards right to left (7, 3, 1), the royal last (12.4)
-    assert [a.spot for a in st.progressive.awards] == [7, 3, 1, 6]
+    # right to left (12.2), the straight flush on spot 1 paid just before the royal on spot 6 (12.4)
+    assert [a.spot for a in st.progressive.awards] == [7, 1, 6, 3]
     assert [s.spot for s in st.spots] == [7, 6, 3, 1]  # spots shown N down to 1
 
 

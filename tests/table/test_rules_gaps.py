@@ -222,18 +222,18 @@ def test_progressive_payments_confirmed_only_in_the_order_of_12_2_and_12_4_9_5()
     h = settling_with_three_hits()
     rid = h.round.round_id
     order = [a["spot"] for a in h.round.awards["awards"]]
-    assert order == [2, 1, 3]      # 12.2 right to left, but 12.4 puts the royal (spot 3) after every straight flush
+    assert order == [1, 3, 2]      # 12.2 right to left from the royal (spot 3), 12.4: the straight flush before it
     eff = h.panel("award_paid", spot=3)                     # the royal first: refused
-    assert refused(eff)[0].rule == "12.2" and "pay spot 2 first" in refused(eff)[0].text
-    eff = h.panel("award_paid", spot=1)                     # a spot to the left of spot 2 first: refused
+    assert refused(eff)[0].rule == "12.2" and "pay spot 1 first" in refused(eff)[0].text
+    eff = h.panel("award_paid", spot=2)                     # the full house before the royal: refused
     assert refused(eff)[0].rule == "12.2"
     assert all(h.round.spots[n].award_held for n in (1, 2, 3))
-    assert not refused(h.panel("award_paid", spot=2))
-    assert refused(h.panel("award_paid", spot=3))[0].rule == "12.2"
-    assert refused(h.panel("award_paid", spot=2))[0].rule == "9.5"  # already paid: nothing waits
     assert not refused(h.panel("award_paid", spot=1))
-    assert h.round.round_id == rid and h.round.phase == "settling"  # 9.5: the royal is still unpaid
+    assert refused(h.panel("award_paid", spot=2))[0].rule == "12.2"
+    assert refused(h.panel("award_paid", spot=1))[0].rule == "9.5"  # already paid: nothing waits
     assert not refused(h.panel("award_paid", spot=3))
+    assert h.round.round_id == rid and h.round.phase == "settling"  # 9.5: the full house is still unpaid
+    assert not refused(h.panel("award_paid", spot=2))
     assert h.core.rounds_finished == 1 and (h.round is None or h.round.round_id != rid)
 
 
