@@ -341,6 +341,25 @@ class Journal:
         cursor.close()
         return list(seen)
 
+    def round_of_every_record(self, only: Iterable[str] | None = None) -> Iterator[tuple[int, str | None]]:
+        """``(seq, round_id)`` of every record (or of the rounds ``only``), newest first, read from
+        the table itself: the round index is not used, so a damaged index cannot move a record
+        into another round."""
+        only = None if only is None else list(only)
+        where = "" if only is None else f" WHERE round_id IN ({','.join('?' * len(only))})"
+        cursor = self._conn.execute(f"SELECT seq, round_id FROM records NOT INDEXED{where} ORDER BY seq DESC",
+                                    only or ())
+        try:
+            yield from cursor
+        finally:
+            cursor.close()
+
+    def records_between(self, first_seq: int, last_seq: int) -> list[Record]:
+        """Records ``first_seq`` to ``last_seq`` by number, read from the table itself."""
+        rows = self._conn.execute(f"SELECT {_COLUMNS} FROM records NOT INDEXED WHERE seq BETWEEN ? AND ?"
+                                  " ORDER BY seq", (first_seq, last_seq)).fetchall()
+        return [_row_to_record(r) for r in rows]
+
     def count(self) -> int:
         return self._conn.execute("SELECT count(*) FROM records").fetchone()[0]
 

@@ -1,43 +1,69 @@
-"""``tabled recall``: the last 10 rounds (or any round by id) in full, from the journal.
+"""``tabled recall``: the last 10 rounds (or any round by id) in full, from the journal (rule 16.11).
 
 Everything the journal holds for a round is shown in order -- inputs, cards, wagers, decisions,
 settlement, progressive awards and the pool before and after -- whatever the record kinds, so a
-new kind of record is recalled without changing this command. For people, amounts (``*_cents``)
-are shown in dollars and card indexes (``card``, ``cards``, ``hand``...) as card text; ``--json``
-gives the records exactly as journalled, one round per line.
+new kind of record is recalled without changing this command. For people, amounts (``cents`` and
+``*_cents``) are shown in dollars, card indexes (``card``, ``cards``, ``hand``...) as card text,
+and the settlement as the table ``tabled settle`` prints, recomputed from its facts to show that
+it agrees. ``--json`` gives the records exactly as journalled, one round per line;
+``--round-json`` gives one round's facts as a round file for ``tabled settle -``.
+
+Records are read by number from the journal's table itself, never through the round index (an
+index damaged on disk could put a record in the wrong round), and the hash chain of every record
+shown, and of its neighbours, is checked: a broken chain is a warning and exit status 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
+import sys
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from tabled.cli import UserError
 from tabled.commands.audit import add_journal_arguments, journal_path
+from tabled.commands.settle import render
 from tabled.game.cards import card_text
-from tabled.game.settlement import money
-from tabled.journal import Journal, Record
+from tabled.game.profiles import load_profile
+from tabled.game.round_facts import RoundError, round_as_json
+from tabled.game.settlement import (Settlement, money, settle, settlement_as_dict, settlement_facts,
+                                    settlement_from_dict)
+from tabled.journal import GENESIS_HASH, Journal, JournalError, Record, canonical_payload, record_hash
 
 NAME = "recall"
 HELP = "show the last rounds (default 10), or one round by id, in full from the journal"
 
 CARD_KEYS = {"card", "cards", "hand", "player_cards", "dealer_cards", "dealer_hand", "up_card", "exposed"}
+SETTLED = "round.settled"
+WIDTH = 200  # a longer record is shown one field a line
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_journal_arguments(parser)
     parser.add_argument("--round", metavar="ID", action="append", help="a round id (may be repeated)")
     parser.add_argument("--last", metavar="N", type=int, default=10, help="the last N rounds (default 10)")
-    parser.add_argument("--json", action="store_true", help="one JSON object per round per line")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="one JSON object per round per line")
+    out.add_argument("--round-json", action="store_true",
+                     help="the facts of one settled round (--round ID) as a round file for `tabled settle -`")
 
+
+# -- values for people -------------------------------------------------------------------------------
 
 def _is_card(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 52
 
 
+def _is_money(key: str, value: Any) -> bool:
+    return (key == "cents" or key.endswith("_cents")) and isinstance(value, int) and not isinstance(value, bool)
+
+
 def show_value(key: str, value: Any) -> str:
     """A payload value for people: cents as dollars, card indexes as cards, the rest as JSON."""
-    if key.endswith("_cents") and isinstance(value, int) and not isinstance(value, bool):
+    if _is_money(key, value):
         return money(value)
     if key in CARD_KEYS:
         if _is_card(value):
@@ -53,37 +79,205 @@ def show_value(key: str, value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def show_record(record: Record) -> str:
-    when = record.time.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
-    fields = "  ".join(f"{k}={show_value(k, v)}" for k, v in record.payload.items())
-    return f"  #{record.seq:<8} {when}  {record.kind:<24} {fields}".rstrip()
+def _field_lines(key: str, value: Any, indent: int) -> list[str]:
+    """A long field over several lines: one line per nested field, one per item of a list of objects."""
+    pad = " " * indent
+    if isinstance(value, dict) and len(f"{key}={show_value(key, value)}") > WIDTH - indent:
+        return [f"{pad}{key}:"] + [line for k, v in value.items() for line in _field_lines(k, v, indent + 2)]
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return [f"{pad}{key}:"] + [f"{pad}  - {show_value(key, v)[1:-1]}" for v in value]
+    return [f"{pad}{key}={show_value(key, value)}"]
 
+
+def show_record(record: Record, fields: str | None = None) -> str:
+    when = record.time.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+    head = f"  #{record.seq:<8} {when}  {record.kind:<24}"
+    if fields is None:
+        fields = "  ".join(f"{k}={show_value(k, v)}" for k, v in record.payload.items())
+        if len(head) + len(fields) > WIDTH:
+            return "\n".join([head.rstrip()] + [line for k, v in record.payload.items()
+                                                for line in _field_lines(k, v, 14)])
+    return f"{head} {fields}".rstrip()
+
+
+# -- reading: by record number, from the table ---------------------------------------------------------
+
+def select_rounds(journal: Journal, wanted: list[str] | None, last: int) -> dict[str, list[int]]:
+    """Round id -> its record numbers (ascending), in the order to show: the rounds asked for, or
+    the last ``last`` rounds (by their newest record) oldest first. A round's records follow each
+    other in the journal, so the scan back stops at the first record of an older round."""
+    found: dict[str, list[int]] = {}
+    for seq, rid in journal.round_of_every_record(wanted):
+        if rid is None:
+            continue
+        rid = str(rid)
+        if wanted is None:
+            if rid not in found and len(found) == last:
+                break
+        elif rid not in wanted:
+            continue
+        found.setdefault(rid, []).append(seq)
+    order = wanted if wanted is not None else list(reversed(found))
+    return {rid: sorted(found.get(rid, [])) for rid in order}
+
+
+def chain_break(records: list[Record]) -> tuple[int, str] | None:
+    """The first record of ``records`` (consecutive by number) whose hash or link is wrong."""
+    prev: Record | None = None
+    for r in records:
+        if prev is not None:
+            if r.seq != prev.seq + 1:
+                return prev.seq + 1, f"record {prev.seq + 1} is missing (next is {r.seq})"
+            if r.prev_hash != prev.hash:
+                return r.seq, "prev_hash does not match the hash of the record before it"
+        try:
+            digest = record_hash(r.seq, r.time_us, r.round_id, r.kind, canonical_payload(r.payload), r.prev_hash)
+        except (JournalError, TypeError, ValueError) as exc:
+            return r.seq, f"cannot be hashed ({exc})"
+        if digest != r.hash:
+            return r.seq, "contents do not match its hash (record altered)"
+        prev = r
+    return None
+
+
+@dataclass(frozen=True)
+class Recalled:
+    rounds: dict[str, list[Record]]   # round id -> its records, in the order to show
+    warning: str | None               # names the first broken record of the chain checked
+
+
+def _chain_warning(journal: Journal, first: int, last: int) -> tuple[list[Record], str | None]:
+    """Records ``first`` - 1 to ``last`` + 1 (the neighbours seal the ends) and what is wrong with
+    their chain, or None."""
+    start = max(first - 1, 1)
+    around = journal.records_between(start, last + 1)
+    if not around or around[0].seq != start:
+        broken: tuple[int, str] | None = (start, f"record {start} is missing")
+    elif start == 1 and around[0].prev_hash != GENESIS_HASH:
+        broken = (1, "the first record does not follow the genesis hash")
+    else:
+        broken = chain_break(around)
+    if broken is None:
+        return around, None
+    return around, (f"WARNING: the hash chain is broken at record {broken[0]}: {broken[1]}; what is shown "
+                    "may have been altered: run `tabled audit verify`")
+
+
+def read(path: Path, wanted: list[str] | None, last: int) -> Recalled:
+    """The rounds' records, and the check of their hash chain."""
+    rounds: dict[str, list[Record]] = {}
+    warning = None
+    try:
+        with Journal.open(path, readonly=True, verify=False) as journal:
+            for rid, seqs in select_rounds(journal, wanted, last).items():
+                rounds[rid] = []
+                if not seqs:
+                    continue
+                around, problem = _chain_warning(journal, seqs[0], seqs[-1])
+                warning = warning or problem
+                by_seq = {r.seq: r for r in around}
+                rounds[rid] = [by_seq[s] for s in seqs if s in by_seq]
+    except sqlite3.DatabaseError as exc:
+        raise UserError(f"{path}: the journal file is damaged ({exc}); run `tabled audit verify`") from None
+    except JournalError as exc:
+        problem = str(exc)
+        raise UserError(problem if problem.startswith(str(path)) else f"{path}: {problem}") from None
+    return Recalled(rounds, warning)
+
+
+# -- the settlement ----------------------------------------------------------------------------------
+
+def settled_record(records: list[Record]) -> Record | None:
+    found = [r for r in records if r.kind == SETTLED]
+    return found[-1] if found else None
+
+
+def _first_difference(a: Any, b: Any, where: str = "") -> str:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b), key=str):
+            if a.get(key) != b.get(key):
+                return _first_difference(a.get(key), b.get(key), f"{where}.{key}" if where else str(key))
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return _first_difference(x, y, f"{where}[{i}]")
+    return f"{where or 'the settlement'}: journaled {json.dumps(a)}, recomputed {json.dumps(b)}"
+
+
+def recomputed(st: Settlement, journaled: dict[str, Any]) -> str:
+    """One line: whether the settlement recomputed from the journaled facts is the journaled one."""
+    try:
+        again = settlement_as_dict(settle(settlement_facts(st), load_profile(st.profile)))
+    except (ValueError, TypeError, OSError) as exc:  # RoundError, ProfileError: no profile of that name
+        return f"not recomputed: {exc}"
+    if again == journaled:
+        return f"recomputed from its facts with profile {st.profile}: the same"
+    return f"RECOMPUTED DIFFERENTLY with profile {st.profile}: {_first_difference(journaled, again)}"
+
+
+def show_round(rid: str, records: list[Record]) -> list[str]:
+    first, last = records[0], records[-1]
+    out = [f"round {rid}: {len(records)} records (#{first.seq} to #{last.seq}), "
+           f"{first.time:%Y-%m-%d %H:%M:%S} to {last.time:%H:%M:%S} UTC, last: {last.kind}"]
+    tables = []
+    for record in records:
+        if record.kind == SETTLED:
+            try:
+                st = settlement_from_dict(record.payload)
+            except RoundError as exc:
+                out.append(show_record(record) + f"  ({exc})")
+                continue
+            out.append(show_record(record, "the settlement, below"))
+            tables.append((record.seq, st, record.payload))
+            continue
+        out.append(show_record(record))
+    for seq, st, payload in tables:
+        out.append(f"  settlement (record #{seq}):")
+        out += ["    " + line for line in render(st).splitlines()]
+        out.append("    " + recomputed(st, payload))
+    return out
+
+
+# -- the command -------------------------------------------------------------------------------------
 
 def run(args: argparse.Namespace) -> int:
     if args.last < 1:
-        raise ValueError(f"--last must be 1 or more, got {args.last}")
+        raise UserError(f"--last must be 1 or more, got {args.last}")
+    if args.round_json and (not args.round or len(args.round) != 1):
+        raise UserError("--round-json needs exactly one --round ID")
     path = journal_path(args)
-    with Journal.open(path, readonly=True, verify=False) as journal:
-        if args.round:
-            round_ids = args.round
-        else:
-            round_ids = list(reversed(journal.recent_round_ids(args.last)))  # oldest first
-        rounds = [(rid, journal.records_for_round(rid)) for rid in round_ids]
-    missing = [rid for rid, records in rounds if not records]
+    recalled = read(path, args.round, args.last)
+    rounds, warning = recalled.rounds, recalled.warning
+    missing = [rid for rid, records in rounds.items() if not records]
     if missing and args.round:
-        raise ValueError(f"no round {missing[0]!r} in {path}")
+        raise UserError(f"no round {missing[0]!r} in {path}")
+    if warning:
+        print(f"tabled recall: {warning}", file=sys.stderr)
+    status = 1 if warning else 0
+    if args.round_json:
+        (rid, records), = rounds.items()
+        record = settled_record(records)
+        if record is None:
+            raise UserError(f"round {rid!r} has no settlement in {path} yet (last record: {records[-1].kind})")
+        try:
+            st = settlement_from_dict(record.payload)
+        except RoundError as exc:
+            raise UserError(f"round {rid!r}, record {record.seq}: {exc}") from None
+        print(json.dumps(round_as_json(settlement_facts(st), st.profile, rid), indent=2))
+        return status
     if args.json:
-        for rid, records in rounds:
-            print(json.dumps({"round_id": rid, "records": [r.as_dict() for r in records]}, ensure_ascii=False))
-        return 0
+        for rid, records in rounds.items():
+            print(json.dumps({"round_id": rid, "records": [r.as_dict() for r in records],
+                              "chain_intact": warning is None}, ensure_ascii=False))
+        return status
     if not rounds:
         print(f"journal {path}: no rounds yet")
-        return 0
-    for rid, records in rounds:
-        first, last = records[0], records[-1]
-        print(f"round {rid}: {len(records)} records, {first.time:%Y-%m-%d %H:%M:%S} to "
-              f"{last.time:%H:%M:%S} UTC, last: {last.kind}")
-        for record in records:
-            print(show_record(record))
+        return status
+    if warning:
+        print(warning)
+    for rid, records in rounds.items():
+        print("\n".join(show_round(rid, records)))
         print()
-    return 0
+    print(warning or "hash chain intact over every record shown and the records on either side "
+                     "(`tabled audit verify` checks the whole journal)")
+    return status

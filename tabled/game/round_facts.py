@@ -238,5 +238,28 @@ def round_from_json(data: Any) -> tuple[str | None, RoundFacts]:
     return profile, facts
 
 
+def round_as_json(facts: RoundFacts, profile: str | None = None, round_id: str | None = None) -> dict[str, Any]:
+    """The round JSON document of ``facts``: :func:`round_from_json` reads it back as the same facts."""
+    data: dict[str, Any] = {}
+    if round_id is not None:
+        data["round_id"] = round_id
+    if profile is not None:
+        data["profile"] = profile
+    data.update(spot_count=facts.spot_count, pool_cents=facts.pool_cents,
+                dealer=" ".join(card_text(c) for c in facts.dealer_cards), void=facts.void.value if facts.void else None)
+    spots = []
+    for s in facts.spots:
+        spot: dict[str, Any] = {"spot": s.spot, "status": s.status.value, "cards": " ".join(card_text(c) for c in s.cards)}
+        for name in ("ante", "bet", "progressive"):
+            w = getattr(s, name)
+            if w.chips_cents:
+                spot[f"{name}_cents"] = w.chips_cents
+            if w.token_cents:
+                spot[f"{name}_token_cents"] = w.token_cents
+        spots.append(spot)
+    data["spots"] = spots
+    return data
+
+
 __all__ = ["RoundError", "SpotStatus", "RoundVoid", "Wager", "NO_WAGER", "SpotFacts", "RoundFacts",
-           "check_round", "round_from_json"]
+           "check_round", "round_from_json", "round_as_json"]

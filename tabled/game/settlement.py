@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from .cards import HAND_SIZE, hand_text
+from .cards import HAND_SIZE, hand_text, parse_cards
 from .profiles import DeckNot52, Profile
 from .progressive import (QUALIFYING_CATEGORIES, ProgressiveAward, ProgressiveHit, ProgressiveResult,
                           award_progressive)
-from .ranking import HandValue, dealer_qualifies, hand_value
+from .ranking import Category, HandValue, dealer_qualifies, hand_value
 from .round_facts import (NO_WAGER, RoundError, RoundFacts, RoundVoid, SpotFacts, SpotStatus, Wager,
                           check_round)
 
@@ -408,5 +408,77 @@ def settlement_as_dict(st: Settlement) -> Mapping[str, Any]:
     }
 
 
+# ---------------------------------------------------------------------------------------------
+# back from a journal: a journaled settlement holds the facts it was computed from
+
+
+_CATEGORIES = {c.label: c for c in Category}
+
+
+def _wager_from(name: str, d: Mapping[str, Any]) -> WagerSettlement:
+    placed = d["placed_cents"]
+    return WagerSettlement(name, Wager(placed - d["token_cents"], d["token_cents"]), Outcome(d["outcome"]),
+                           d["settled_cents"], d["winnings_cents"], d["collected_cents"], d["returned_cents"],
+                           d["tokens_forfeited_cents"], d["net_cents"], d["rule"], d["capped"])
+
+
+def _award_from(d: Mapping[str, Any]) -> ProgressiveAward:
+    return ProgressiveAward(d["spot"], _CATEGORIES[d["category"]], d["amount_cents"], d["from_pool_cents"],
+                            d["operator_topup_cents"], d["rule"])
+
+
+def _cents_everywhere(value: Any, key: str = "") -> bool:
+    if key.endswith("_cents") and (not isinstance(value, int) or isinstance(value, bool)):
+        return False
+    if isinstance(value, Mapping):
+        return all(_cents_everywhere(v, k) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_cents_everywhere(v) for v in value)
+    return True
+
+
+def settlement_from_dict(data: Mapping[str, Any]) -> Settlement:
+    """The :class:`Settlement` that :func:`settlement_as_dict` wrote as ``data`` (a journaled
+    ``round.settled`` record). Raises :class:`RoundError` when ``data`` is not such a dict: the
+    result gives back exactly ``data``, or nothing."""
+    try:
+        dealer = data["dealer"]
+        dealer_cards = parse_cards(dealer["cards"])
+        lines = []
+        for d in data["spots"]:
+            cards = parse_cards(d["cards"])
+            lines.append(SpotSettlement(
+                d["spot"], SpotStatus(d["status"]), cards,
+                hand_value(cards) if d["hand"] is not None else None,
+                _wager_from("ante", d["ante"]), _wager_from("bet", d["bet"]),
+                _wager_from("progressive", d["progressive"]),
+                _award_from(d["progressive_award"]) if d["progressive_award"] else None,
+                d["contribution_reversed"], d["note"]))
+        pr = data["progressive"]
+        st = Settlement(
+            data["profile"], dealer_cards,
+            HandValue(dealer["value"]) if dealer["value"] is not None else None, dealer["qualifies"],
+            RoundVoid(data["void"]) if data["void"] else None, tuple(lines),
+            ProgressiveResult(pr["pool_before_cents"], tuple(_award_from(a) for a in pr["awards"]),
+                              pr["pool_after_cents"], pr["reset"], pr["reset_funding_cents"]))
+        same = settlement_as_dict(st) == data
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RoundError(f"not a settlement as tabled journals it ({type(exc).__name__}: {exc})") from None
+    if not same or not _cents_everywhere(data):
+        raise RoundError("not a settlement as tabled journals it (its parts do not add up to it)")
+    return st
+
+
+def settlement_facts(st: Settlement) -> RoundFacts:
+    """The facts a settlement was computed from: every spot's status, cards and wagers as placed,
+    the dealer's cards, the pool before the awards and why the round is void. Spots are listed
+    1 to N, as the daemon gives them (fixed awards taken from the pool are taken in that order)."""
+    spots = tuple(SpotFacts(line.spot, line.status, line.ante.placed, line.bet.placed,
+                            line.progressive.placed, line.cards)
+                  for line in sorted(st.spots, key=lambda line: line.spot))
+    spot_count = max((line.spot for line in st.spots), default=1)
+    return RoundFacts(spot_count, st.dealer_cards, spots, st.progressive.pool_before_cents, st.void)
+
+
 __all__ = ["Outcome", "WagerSettlement", "SpotSettlement", "Settlement", "settle",
-           "settlement_as_dict", "money", "RoundError"]
+           "settlement_as_dict", "settlement_from_dict", "settlement_facts", "money", "RoundError"]
