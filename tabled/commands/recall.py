@@ -212,7 +212,21 @@ def recomputed(st: Settlement, journaled: dict[str, Any]) -> str:
         return f"not recomputed: {exc}"
     if again == journaled:
         return f"recomputed from its facts with profile {st.profile}: the same"
+    if _by_spot(again) == _by_spot(journaled):
+        return (f"recomputed from its facts with profile {st.profile}: the same amounts; the progressive awards "
+                f"are paid today in the order of spots {_spots(again)} (12.2, 12.4), journaled as {_spots(journaled)}")
     return f"RECOMPUTED DIFFERENTLY with profile {st.profile}: {_first_difference(journaled, again)}"
+
+
+def _spots(settlement: dict[str, Any]) -> str:
+    return ", ".join(str(a["spot"]) for a in settlement["progressive"]["awards"])
+
+
+def _by_spot(settlement: dict[str, Any]) -> dict[str, Any]:
+    """The settlement with its progressive awards in spot order: the same money, whatever the
+    order of payment."""
+    awards = sorted(settlement["progressive"]["awards"], key=lambda a: a["spot"])
+    return {**settlement, "progressive": {**settlement["progressive"], "awards": awards}}
 
 
 def show_round(rid: str, records: list[Record]) -> list[str]:

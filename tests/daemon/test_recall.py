@@ -306,3 +306,27 @@ def test_every_round_of_a_real_simulated_session_round_trips_16_11(tmp_path, cap
     code, out, _ = recall(capsys, "--journal", str(path), "--last", "4")
     assert code == 0
     assert out.count("settlement (record #") == out.count("recomputed from its facts with profile nsw: the same") >= 3
+
+
+def test_a_settlement_journaled_in_the_earlier_payment_order_is_recalled_as_the_same_money(tmp_path, capsys,
+                                                                                            monkeypatch):
+    # an earlier release listed every royal flush last; the money is the same, the order is 12.2's now
+    path = tmp_path / "journal.db"
+    record_session(path)
+    rid = "T01-000001"
+    payload = settled_payloads(path)[rid]
+    today = [a["spot"] for a in payload["progressive"]["awards"]]
+    assert today == [4, 1, 3, 2]                          # flush, straight flush, royal, full house
+    by_spot = {a["spot"]: a for a in payload["progressive"]["awards"]}
+    earlier = {**payload, "progressive": {**payload["progressive"], "awards": [by_spot[s] for s in (4, 2, 1, 3)]}}
+    old = tmp_path / "earlier.db"
+    with Journal.open(path, readonly=True) as j, Journal.open(old) as o:
+        for r in j.records_after(0):
+            if r.round_id == rid and r.kind != "checkpoint":
+                o.append(r.kind, earlier if r.kind == "round.settled" else r.payload, r.round_id)
+    code, out, _ = recall(capsys, "--journal", str(old), "--round", rid)
+    assert code == 0
+    assert ("the same amounts; the progressive awards are paid today in the order of spots 4, 1, 3, 2 "
+            "(12.2, 12.4), journaled as 4, 2, 1, 3") in out
+    code, out, _ = recall(capsys, "--journal", str(old), "--round", rid, "--round-json")
+    assert settle_stdin(capsys, monkeypatch, out) == payload
