@@ -142,8 +142,12 @@ def chain_break(records: list[Record]) -> tuple[int, str] | None:
 
 @dataclass(frozen=True)
 class Recalled:
-    rounds: dict[str, list[Record]]   # round id -> its records, in the order to show
-    warning: str | None               # names the first broken record of the chain checked
+    rounds: dict[str, list[Record]]       # round id -> its records, in the order to show
+    warnings: dict[str, str | None]       # round id -> what is wrong with its chain, or None
+
+    @property
+    def warning(self) -> str | None:
+        return next((w for w in self.warnings.values() if w), None)
 
 
 def _chain_warning(journal: Journal, first: int, last: int) -> tuple[list[Record], str | None]:
@@ -166,15 +170,14 @@ def _chain_warning(journal: Journal, first: int, last: int) -> tuple[list[Record
 def read(path: Path, wanted: list[str] | None, last: int) -> Recalled:
     """The rounds' records, and the check of their hash chain."""
     rounds: dict[str, list[Record]] = {}
-    warning = None
+    warnings: dict[str, str | None] = {}
     try:
         with Journal.open(path, readonly=True, verify=False) as journal:
             for rid, seqs in select_rounds(journal, wanted, last).items():
-                rounds[rid] = []
+                rounds[rid], warnings[rid] = [], None
                 if not seqs:
                     continue
-                around, problem = _chain_warning(journal, seqs[0], seqs[-1])
-                warning = warning or problem
+                around, warnings[rid] = _chain_warning(journal, seqs[0], seqs[-1])
                 by_seq = {r.seq: r for r in around}
                 rounds[rid] = [by_seq[s] for s in seqs if s in by_seq]
     except sqlite3.DatabaseError as exc:
@@ -182,7 +185,7 @@ def read(path: Path, wanted: list[str] | None, last: int) -> Recalled:
     except JournalError as exc:
         problem = str(exc)
         raise UserError(problem if problem.startswith(str(path)) else f"{path}: {problem}") from None
-    return Recalled(rounds, warning)
+    return Recalled(rounds, warnings)
 
 
 # -- the settlement ----------------------------------------------------------------------------------
@@ -201,7 +204,7 @@ def _first_difference(a: Any, b: Any, where: str = "") -> str:
         for i, (x, y) in enumerate(zip(a, b)):
             if x != y:
                 return _first_difference(x, y, f"{where}[{i}]")
-    return f"{where or 'the settlement'}: journaled {json.dumps(a)}, recomputed {json.dumps(b)}"
+    return f"{where or 'the settlement'}: journaled {json.dumps(a)[:80]}, recomputed {json.dumps(b)[:80]}"
 
 
 def recomputed(st: Settlement, journaled: dict[str, Any]) -> str:
@@ -282,7 +285,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         for rid, records in rounds.items():
             print(json.dumps({"round_id": rid, "records": [r.as_dict() for r in records],
-                              "chain_intact": warning is None}, ensure_ascii=False))
+                              "chain_intact": recalled.warnings[rid] is None}, ensure_ascii=False))
         return status
     if not rounds:
         print(f"journal {path}: no rounds yet")

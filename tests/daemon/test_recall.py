@@ -217,6 +217,8 @@ def test_a_broken_chain_in_what_is_shown_is_a_warning_16_11(tmp_path, capsys):
     # a round whose records and neighbours are intact shows no warning
     code, out, err = recall(capsys, "--journal", str(path), "--round", ids[0])
     assert code == 0 and not err
+    code, out, err = recall(capsys, "--journal", str(path), "--round", ids[0], "--round", ids[2], "--json")
+    assert code == 1 and [json.loads(line)["chain_intact"] for line in out.splitlines()] == [True, False]
 
 
 def test_records_are_read_from_the_table_not_the_round_index(tmp_path, capsys):
