@@ -18,8 +18,10 @@ Public API (the round engineer's table controller builds on this)::
     cp = j.checkpoint({"table": ..., "faults": [...]})       # sealed snapshot of the caller's state
     j.last_checkpoint() -> Record | None                     # cp.payload["snapshot"] is the state
     j.records_after(seq) -> Iterator[Record]                 # replay from a checkpoint
-    j.records_for_round(round_id) -> list[Record]            # game recall
+    j.records_for_round(round_id) -> list[Record]            # through the round index
     j.recent_round_ids(n) -> list[str]                       # newest first
+    j.round_of_every_record() -> Iterator[(seq, round_id)]    # newest first, from the table (recall)
+    j.records_between(first, last) -> list[Record]           # by number, from the table (recall)
     j.verify(from_seq=0) -> VerifyResult(ok, first_broken_seq, reason, count, head_seq, head_hash)
     j.head -> (seq, hash) of the last record
     j.close()
