@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
+from drivers.panel import Button
 from tabled.core import TableCore, result_as_dict
+from tabled.devices import TableDevices
 from tabled.game.progressive import ProgressiveHit, award_progressive
 from tabled.game.ranking import Category
 from tabled.journal import Journal
 from tabled.table import Table
 
 from .harness import Harness, refused
-from .test_rules_gaps import DEALER_QUALIFIES
+from .test_rules_gaps import DEALER_QUALIFIES, _press, _Table
 
 DEAL = {1: "9h Th Jh Qh Kh",    # straight flush
         2: "3c 3d 3s 8c 8d",    # full house
@@ -80,3 +82,18 @@ def test_payments_follow_the_journaled_list_not_a_recomputed_order_12_2_12_4(tmp
         assert not refused(h.panel("award_paid", spot=spot))
     core, _ = replayed(tmp_path, h)
     assert core.rounds_finished == 1
+
+
+def test_the_settle_done_button_confirms_payments_in_the_order_of_12_2_and_12_4_9_5():
+    # the panel's one button pays the awards one press at a time, in the order the pool listed them
+    h = settling()
+    h.auto_pool = True
+    h.run_pool(next(e for e in h.log if getattr(e, "op", None) == "awards"))
+    assert [a["spot"] for a in h.round.awards["awards"]] == [1, 3, 2]   # 12.4 then 12.2
+    devices = TableDevices(_Table(h.core), lambda consumer_for: {})
+    pressed = []
+    for _ in range(3):
+        inputs, eff = _press(devices, h, Button.SETTLE_DONE)
+        assert not refused(eff)
+        pressed += [p["spot"] for _, p in inputs if p["action"] == "award_paid"]
+    assert pressed == [1, 3, 2] and h.core.rounds_finished == 1
