@@ -13,6 +13,7 @@ import argparse
 import json
 from typing import Any
 
+from tabled.cli import UserError, whole_number
 from tabled.commands.audit import add_journal_arguments, journal_path
 from tabled.game.cards import card_text
 from tabled.game.settlement import money
@@ -27,7 +28,7 @@ CARD_KEYS = {"card", "cards", "hand", "player_cards", "dealer_cards", "dealer_ha
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_journal_arguments(parser)
     parser.add_argument("--round", metavar="ID", action="append", help="a round id (may be repeated)")
-    parser.add_argument("--last", metavar="N", type=int, default=10, help="the last N rounds (default 10)")
+    parser.add_argument("--last", metavar="N", type=whole_number(1), default=10, help="the last N rounds (default 10)")
     parser.add_argument("--json", action="store_true", help="one JSON object per round per line")
 
 
@@ -60,8 +61,6 @@ def show_record(record: Record) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.last < 1:
-        raise ValueError(f"--last must be 1 or more, got {args.last}")
     path = journal_path(args)
     with Journal.open(path, readonly=True, verify=False) as journal:
         if args.round:
@@ -71,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         rounds = [(rid, journal.records_for_round(rid)) for rid in round_ids]
     missing = [rid for rid, records in rounds if not records]
     if missing and args.round:
-        raise ValueError(f"no round {missing[0]!r} in {path}")
+        raise UserError(f"no round {missing[0]!r} in {path}")
     if args.json:
         for rid, records in rounds:
             print(json.dumps({"round_id": rid, "records": [r.as_dict() for r in records]}, ensure_ascii=False))
