@@ -9,7 +9,8 @@ top-level help imports them all to list them. A module imports what only its ``r
 Exit status: 0 done; 1 a check found a problem (``audit verify``, ``pool verify``...); 2 the
 user's mistake (a bad argument, file, config, profile, round, journal or pool), printed as one
 line naming it; 70 a bug in tabled (an error no user input explains), one line with a hint, and
-the traceback with ``tabled --debug``; 130 interrupted.
+the traceback with ``tabled --debug`` (and in the log, when the command set one up); 130
+interrupted.
 """
 
 from __future__ import annotations
@@ -151,6 +152,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _report(args, exc)
 
 
+def _log_bug(command: str, exc: Exception) -> None:
+    """A command that set up the log (the daemon: journald under systemd) keeps the bug's
+    traceback there, where it is read when nobody could rerun it with --debug."""
+    structlog = sys.modules.get("structlog")
+    if structlog is None or not structlog.is_configured():
+        return
+    try:
+        structlog.get_logger("tabled").error("internal_error", command=command, exc_info=exc)
+    except Exception:  # noqa: BLE001 (a log that cannot be written must not hide the error line)
+        pass
+
+
 def _report(args: argparse.Namespace, exc: Exception) -> int:
     where = f"tabled {args.command}"
     if is_users_mistake(exc):
@@ -160,6 +173,7 @@ def _report(args: argparse.Namespace, exc: Exception) -> int:
             text = str(exc) or type(exc).__name__
         print(f"{where}: error: {text}", file=sys.stderr)
         return EX_USER
+    _log_bug(args.command, exc)
     if args.debug:
         import traceback
 

@@ -15,6 +15,16 @@ from tabled.cli import EX_SOFTWARE, EX_USER, USER_ERRORS, command_names, is_user
 COMMANDS = Path(cli.__file__).parent / "commands"
 
 
+@pytest.fixture(autouse=True)
+def no_log_set_up():
+    """As a command starts: no log until the command sets one up (an earlier test may have)."""
+    import structlog
+
+    structlog.reset_defaults()
+    yield
+    structlog.reset_defaults()
+
+
 def one_line_error(capsys, argv: list[str]) -> str:
     assert main(argv) == EX_USER
     out, err = capsys.readouterr()
@@ -57,6 +67,23 @@ def test_debug_prints_the_bugs_traceback(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.startswith("Traceback (most recent call last):")
     assert "in a_bug" in err and err.rstrip().splitlines()[-1].startswith("tabled rank: internal error")
+
+
+def test_a_bug_in_a_command_with_a_log_leaves_its_traceback_there(monkeypatch, capsys):
+    """The daemon's log (journald under systemd) keeps what nobody can rerun with --debug."""
+    import io
+    import json
+
+    from tabled.log import configure_logging
+
+    log = io.StringIO()
+    configure_logging("json", "info", stream=log)
+    monkeypatch.setattr("tabled.commands.rank.hand_value", a_bug)
+    assert main(["rank", "As", "Ks", "Qs", "Js", "Ts"]) == EX_SOFTWARE
+    (record,) = [json.loads(line) for line in log.getvalue().splitlines()]
+    assert record["event"] == "internal_error" and record["command"] == "rank"
+    assert "Traceback" in record["exception"] and "in a_bug" in record["exception"]
+    assert "Traceback" not in capsys.readouterr().err  # the terminal still gets one line
 
 
 @pytest.mark.parametrize("exc, users", [
