@@ -83,7 +83,7 @@ def _is_cents(v: Any) -> bool:
 
 def check_round(facts: RoundFacts) -> None:
     """Raise :class:`RoundError` on facts no real round can have (profile-free checks)."""
-    spots_problem = seats.spot_count_problem(facts.spot_count)  # 2.2.1
+    spots_problem = seats.spot_problem(facts.spot_count)  # 2.2.1
     if spots_problem:
         raise RoundError(f"spot_count: {spots_problem}")
     if not _is_cents(facts.pool_cents):

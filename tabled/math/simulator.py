@@ -178,7 +178,7 @@ def simulate(profile: Profile, rounds: int, spots: int, seed: int, strategy: str
     check_strategy(strategy)
     if not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"rounds must be a whole number >= 1, got {rounds!r}")
-    spots_problem = seats.spot_count_problem(spots)  # the table's playing areas (2.2.1)
+    spots_problem = seats.spot_problem(spots)  # the table's playing areas (2.2.1)
     if spots_problem:
         raise ValueError(f"spots: {spots_problem}")
     if not isinstance(ante_cents, int) or ante_cents < 1:

@@ -21,9 +21,9 @@ MAX_SPOTS = 7
 ABSTAIN_ROUNDS = 3
 
 
-def spot_count_problem(value: object) -> str | None:
-    """What is wrong with ``value`` as a table's number of spots, or None; every place that
-    reads a number of spots says it in these words, after the name of what was read."""
+def spot_problem(value: object) -> str | None:
+    """What is wrong with ``value`` as a table's number of spots or as one spot's number (both
+    1 to 7), or None; every place that reads one says it in these words, after what was read."""
     return integer_problem(value, MIN_SPOTS, MAX_SPOTS)
 
 

@@ -66,6 +66,25 @@ def test_the_table_has_one_range_of_spots_rule_2_2_1(tmp_path, capsys):
         capsys, ["simulate", "--profile", "nsw", "--rounds", "2", "--spots", str(MAX_SPOTS + 1)])
 
 
+def test_the_pool_takes_contributions_from_the_tables_spots_only(tmp_path):
+    import asyncio
+
+    from tabled.pool import PoolError, PoolSettings
+    from tabled.pool.local import LocalPool
+
+    async def contribute(spot: int) -> None:
+        pool = await LocalPool.open(tmp_path / "pool.db", "main", "T01",
+                                    PoolSettings(contribution_bp=7000, reset_cents=1_000_000))
+        try:
+            await pool.contribute("T01", f"R{spot}", spot, 100)
+        finally:
+            await pool.close()
+
+    asyncio.run(contribute(MAX_SPOTS))
+    with pytest.raises(PoolError, match=f"spot: must be an integer from 1 to 7, got {MAX_SPOTS + 1}"):
+        asyncio.run(contribute(MAX_SPOTS + 1))
+
+
 def test_settle_refuses_a_round_with_more_spots_than_a_table_has(tmp_path, capsys):
     data = {"profile": "nsw", "spot_count": 8, "pool_cents": 0, "dealer": ["As", "Kd", "7h", "4c", "2s"],
             "spots": [{"spot": 8, "cards": "Jc Js Td 6h 3c", "ante_cents": 100, "bet_cents": 200}]}
