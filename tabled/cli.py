@@ -3,8 +3,7 @@
 A command module ``tabled/commands/NAME.py`` defines ``NAME`` (its file's name), ``HELP``,
 ``add_arguments(parser)`` and ``run(args) -> int``. Only the module of the command being run is
 imported (``tabled rank`` starts without NumPy, the database clients or the device drivers); the
-top-level help imports them all to list them. A module imports what only its ``run`` needs inside
-``run``.
+top-level help imports them all to list them.
 
 Exit status: 0 done; 1 a check found a problem (``audit verify``, ``pool verify``...); 2 the
 user's mistake (a bad argument, file, config, profile, round, journal or pool), printed as one
