@@ -34,6 +34,15 @@ def is_cents(value: object) -> bool:
     return is_whole_number(value) and value >= 0  # type: ignore[operator]
 
 
+def integer_problem(value: object, low: int, high: int | None = None, what: str = "an integer") -> str | None:
+    """What is wrong with ``value`` as a whole number from ``low`` to ``high`` (no upper bound
+    when None), or None. The command line's numbers use the same words (tabled.cli)."""
+    if is_whole_number(value) and value >= low and (high is None or value <= high):  # type: ignore[operator]
+        return None
+    span = f"from {low} to {high}" if high is not None else f"of at least {low}"
+    return f"must be {what} {span}, got {value!r}"
+
+
 @dataclass(frozen=True)
 class Wording:
     """The words a caller's messages use where callers differ."""
@@ -75,9 +84,9 @@ class Section:
                 *, what: str = "an integer") -> int:
         """A whole number from ``low`` to ``high`` (no upper bound when None)."""
         v = self.get(key, default)
-        if not is_whole_number(v) or v < low or (high is not None and v > high):
-            span = f"from {low} to {high}" if high is not None else f"of at least {low}"
-            raise self.fail(key, f"must be {what} {span}, got {v!r}")
+        problem = integer_problem(v, low, high, what)
+        if problem:
+            raise self.fail(key, problem)
         return v
 
     def cents(self, key: str, default: Any = ...) -> int:

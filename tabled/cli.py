@@ -1,7 +1,15 @@
 """The ``tabled`` command. Each subcommand lives in its own module under ``tabled/commands/``.
 
-A command module defines ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``.
-Errors a user can cause are raised as :class:`UserError` and print as one line, never a traceback.
+A command module ``tabled/commands/NAME.py`` defines ``NAME`` (its file's name), ``HELP``,
+``add_arguments(parser)`` and ``run(args) -> int``. Only the module of the command being run is
+imported (``tabled rank`` starts without NumPy, the database clients or the device drivers); the
+top-level help imports them all to list them.
+
+Exit status: 0 done; 1 a check found a problem (``audit verify``, ``pool verify``...); 2 the
+user's mistake (a bad argument, file, config, profile, round, journal or pool), printed as one
+line naming it; 70 a bug in tabled (an error no user input explains), one line with a hint, and
+the traceback with ``tabled --debug`` (and in the log, when the command set one up); 130
+interrupted.
 """
 
 from __future__ import annotations
@@ -10,41 +18,166 @@ import argparse
 import importlib
 import pkgutil
 import sys
+from collections.abc import Callable, Sequence
 
 from tabled import commands
+from tabled.checks import integer_problem
+
+EX_USER = 2
+EX_SOFTWARE = 70  # sysexits.h: an internal software error
 
 
 class UserError(Exception):
     """Bad input from a person or a file: printed as one clear line, exit status 2."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tabled", description="Caribbean Stud Poker table controller")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"tabled.commands.{info.name}")
-        p = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+#: The errors that mean the user's input is wrong, as (module, class). They are looked up only in
+#: modules already imported: an error cannot come from a module that never ran.
+USER_ERRORS: tuple[tuple[str, str], ...] = (
+    ("tabled.game.cards", "CardError"),
+    ("tabled.game.profiles", "ProfileError"),
+    ("tabled.game.round_facts", "RoundError"),
+    ("tabled.game.progressive", "ProgressiveError"),
+    ("tabled.rules.limits", "LimitError"),
+    ("tabled.config", "ConfigError"),
+    ("tabled.journal", "JournalError"),
+    ("tabled.pool.base", "PoolError"),
+    ("drivers.sim.base", "ScriptError"),
+)
+
+
+def is_users_mistake(exc: BaseException) -> bool:
+    """A :class:`UserError`, a domain error of :data:`USER_ERRORS`, or an OSError about a file
+    (a path given on the command line or in a file the user named). Anything else is a bug."""
+    if isinstance(exc, UserError):
+        return True
+    if isinstance(exc, OSError):
+        return exc.filename is not None
+    for module_name, class_name in USER_ERRORS:
+        cls = getattr(sys.modules.get(module_name), class_name, None)
+        if cls is not None and isinstance(exc, cls):
+            return True
+    return False
+
+
+def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer from ``low`` to ``high`` (no upper bound when None). argparse
+    names the option; the words are those of the config files (tabled.checks)."""
+    def parse(text: str) -> int:
+        try:
+            value: object = int(text)
+        except ValueError:
+            value = text
+        problem = integer_problem(value, low, high)
+        if problem:
+            raise argparse.ArgumentTypeError(problem)
+        return value  # type: ignore[return-value]
+    return parse
+
+
+def command_names() -> list[str]:
+    """Every command, from the modules in ``tabled/commands/`` (a new module is a new command)."""
+    return sorted(m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_"))
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error as one line, as every other mistake of the user's."""
+
+    def error(self, message: str):
+        self.exit(EX_USER, f"{self.prog}: error: {message} (`{self.prog} --help` explains)\n")
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed distribution's version, read only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print tabled's version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            text = version("tabled")
+        except PackageNotFoundError:
+            text = "unknown (not installed)"
+        print(f"tabled {text}")
+        parser.exit(0)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or with ``only`` just that command's part (the others unimported)."""
+    parser = _Parser(
+        prog="tabled", description="Caribbean Stud Poker table controller",
+        epilog="`tabled COMMAND --help` describes a command.")
+    parser.add_argument("--version", action=_Version)
+    parser.add_argument("--debug", action="store_true",
+                        help=f"on an internal error (exit status {EX_SOFTWARE}) print the traceback")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    for name in command_names():
+        if only is not None and name != only:
+            continue
+        module = importlib.import_module(f"tabled.commands.{name}")
+        # argparse formats help with %: a literal % in a HELP must not break --help
+        p = sub.add_parser(module.NAME, help=module.HELP.replace("%", "%%"), description=module.HELP)
         module.add_arguments(p)
         p.set_defaults(_run=module.run)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The command named in ``argv``: the first word that is not a top-level option."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    named = _command_in(argv)
+    parser = build_parser(only=named if named in command_names() else None)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version or a usage error: argparse has said it
+        return exc.code if isinstance(exc.code, int) else 0
+    if args.command is None:  # bare `tabled`: what it can do
+        parser.print_help()
+        return 0
     try:
         return int(args._run(args) or 0)
     except BrokenPipeError:  # `tabled settle ... | head`: the reader left; not an error of ours
         return 0
-    except UserError as exc:
-        print(f"tabled {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    except (ValueError, OSError) as exc:  # CardError, ProfileError, RoundError, missing files
-        print(f"tabled {args.command}: error: {exc}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # noqa: BLE001 (sorted here: the user's mistake or a bug)
+        return _report(args, exc)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def _log_bug(command: str, exc: Exception) -> None:
+    """A command that set up the log (the daemon: journald under systemd) keeps the bug's
+    traceback there, where it is read when nobody could rerun it with --debug."""
+    structlog = sys.modules.get("structlog")
+    if structlog is None or not structlog.is_configured():
+        return
+    try:
+        structlog.get_logger("tabled").error("internal_error", command=command, exc_info=exc)
+    except Exception:  # noqa: BLE001 (a log that cannot be written must not hide the error line)
+        pass
+
+
+def _report(args: argparse.Namespace, exc: Exception) -> int:
+    where = f"tabled {args.command}"
+    if is_users_mistake(exc):
+        if isinstance(exc, OSError) and exc.strerror:
+            text = f"{exc.filename}: {exc.strerror}"
+        else:
+            text = str(exc) or type(exc).__name__
+        print(f"{where}: error: {text}", file=sys.stderr)
+        return EX_USER
+    _log_bug(args.command, exc)
+    if args.debug:
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+    hint = "" if args.debug else f" (`tabled --debug {args.command} ...` prints the traceback)"
+    print(f"{where}: internal error, a bug in tabled rather than in your input: "
+          f"{type(exc).__name__}: {exc}{hint}", file=sys.stderr)
+    return EX_SOFTWARE

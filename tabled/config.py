@@ -43,6 +43,7 @@ from drivers import panel as panel_driver, shoe as shoe_driver
 
 from tabled.checks import Section, Wording
 from tabled.game.profiles import SHIPPED_PROFILES, Profile, ProfileError, load_profile
+from tabled.rules.seats import MAX_SPOTS, MIN_SPOTS
 
 CARD_SOURCES = ("shuffler", "shoe")          # 2.4.1
 POOL_BACKENDS = ("local", "postgresql")
@@ -51,7 +52,6 @@ LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 DEALERS = ("auto", "manual")                 # auto: the simulated dealer presses the panel
 SERIAL_DEVICES = ("shuffler", "betspots", "meter")
 USB_DEVICES = ("shoe", "panel")
-MAX_SPOTS = 7
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}\Z")
 
 # The simulated table: what `tabled run` does with no --config. Kept equal to config/sim.toml.
@@ -222,7 +222,7 @@ def _table(sec: Section, base: Path) -> TableConfig:
     table_id = sec.text("id")
     if not _NAME.match(table_id):
         raise sec.fail("id", f"must be 1-32 letters, digits, '_', '.', '-', got {table_id!r}")
-    spots = sec.integer("spots", 1, MAX_SPOTS)
+    spots = sec.integer("spots", MIN_SPOTS, MAX_SPOTS)  # 2.2.1
     name = sec.text("profile", "nsw")
     looks_like_path = name not in SHIPPED_PROFILES and (name.endswith(".toml") or "/" in name)
     where = str(base / name) if looks_like_path else name  # base / an absolute path = that path

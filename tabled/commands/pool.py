@@ -18,10 +18,11 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from tabled.cli import UserError
+from tabled.cli import UserError, whole_number
 from tabled.config import find_config, load_config
 from tabled.game.settlement import money
 from tabled.pool import LedgerPool, PoolError, open_pool
+from tabled.pool.settings import BASIS_POINTS
 
 NAME = "pool"
 HELP = "the progressive pool: status, last hits, ledger, verify the ledger, reconcile with the journal"
@@ -46,12 +47,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--dsn", help="a linked pool's PostgreSQL connection string")
     parser.add_argument("--table", metavar="ID", help="this table's id (default: the config's table.id)")
     parser.add_argument("--journal", metavar="FILE", help="reconcile: the journal (default: the config's)")
-    parser.add_argument("--limit", type=int, default=25, help="history/ledger: how many rows (default 25)")
+    parser.add_argument("--last", metavar="N", type=whole_number(1), default=25,
+                        help="history/ledger: the last N rows (default 25)")
+    parser.add_argument("--limit", dest="last", type=whole_number(1), help=argparse.SUPPRESS)  # an older name
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     new = parser.add_argument_group("propose", "settings not named stay as in the latest version")
-    new.add_argument("--contribution-bp", type=int, metavar="BP", help="11.6: basis points of each wager to the pool")
-    new.add_argument("--reset-cents", type=int, metavar="CENTS", help="the value the pool resets to")
-    new.add_argument("--limit-cents", type=int, metavar="CENTS", help="the pool grows no further (0: no limit)")
+    new.add_argument("--contribution-bp", type=whole_number(0, BASIS_POINTS), metavar="BP",
+                     help="11.6: basis points of each wager to the pool")
+    new.add_argument("--reset-cents", type=whole_number(0), metavar="CENTS", help="the value the pool resets to")
+    new.add_argument("--limit-cents", type=whole_number(0), metavar="CENTS",
+                     help="the pool grows no further (0: no limit)")
     new.add_argument("--overflow-to", metavar="POOL", help="the pool that takes what is above the limit ('' none)")
     new.add_argument("--reset-from", metavar="POOL", help="the reserve that funds the reset ('' none)")
     new.add_argument("--who", help="the person making the change (recorded)")
@@ -59,8 +64,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.limit < 1:
-        raise UserError(f"--limit must be at least 1, got {args.limit}")
     return asyncio.run(_main(args))
 
 
@@ -119,7 +122,7 @@ async def _act(args: argparse.Namespace, pool: LedgerPool, table_id: str,
             f"  settings version {s.settings_version}{pending}",
             f"  last change {s.last_change_at}: {s.last_change_reason}"])
     if args.action == "history":
-        hits = await pool.history(args.limit)
+        hits = await pool.history(args.last)
         lines = [f"pool {pool.name}: last {len(hits)} hit(s), newest first"]
         lines += [f"  #{h.hit_seq} {h.at} table {h.table_id} round {h.round_id} spot {h.spot}: "
                   f"{h.category.replace('_', ' ').lower()}{' ' + h.hand if h.hand else ''} paid {money(h.amount_cents)}"
@@ -128,7 +131,7 @@ async def _act(args: argparse.Namespace, pool: LedgerPool, table_id: str,
                   + (f"; held since {h.held_since}" if h.held_since else "") for h in hits]
         return 0, {"pool": pool.name, "hits": [dataclasses.asdict(h) for h in hits]}, "\n".join(lines)
     if args.action == "ledger":
-        rows = await pool.ledger(args.limit)
+        rows = await pool.ledger(args.last)
         lines = [f"pool {pool.name}: last {len(rows)} ledger row(s)"]
         lines += [f"  {r.seq:>6} {r.at} {r.kind:<12} {money(r.delta_cents):>14} -> {money(r.balance_after_cents):>14}"
                   f"  {r.reason}" + (f" [table {r.table_id} round {r.round_id} spot {r.spot}]" if r.table_id else "")

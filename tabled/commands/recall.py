@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tabled.cli import UserError
+from tabled.cli import UserError, whole_number
 from tabled.commands.audit import add_journal_arguments, journal_path
 from tabled.commands.settle import render
 from tabled.game.cards import card_text
@@ -44,7 +44,7 @@ WIDTH = 200  # a longer record is shown one field a line
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_journal_arguments(parser)
     parser.add_argument("--round", metavar="ID", action="append", help="a round id (may be repeated)")
-    parser.add_argument("--last", metavar="N", type=int, default=10, help="the last N rounds (default 10)")
+    parser.add_argument("--last", metavar="N", type=whole_number(1), default=10, help="the last N rounds (default 10)")
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="one JSON object per round per line")
     out.add_argument("--round-json", action="store_true",
@@ -258,8 +258,6 @@ def show_round(rid: str, records: list[Record]) -> list[str]:
 # -- the command -------------------------------------------------------------------------------------
 
 def run(args: argparse.Namespace) -> int:
-    if args.last < 1:
-        raise UserError(f"--last must be 1 or more, got {args.last}")
     if args.round_json and (not args.round or len(args.round) != 1):
         raise UserError("--round-json needs exactly one --round ID")
     path = journal_path(args)

@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 import structlog
 
+from tabled.cli import whole_number
 from tabled.config import Config, load_config
 from tabled.core import TableCore
 from tabled.effects import Command, Effect, Note, Say
@@ -40,9 +41,9 @@ log = structlog.get_logger("tabled.run")
 
 def add_arguments(parser) -> None:
     parser.add_argument("--config", help="TOML config file (default: the embedded simulated table)")
-    parser.add_argument("--rounds", type=int, default=None, help="stop after this many rounds (default: config)")
+    parser.add_argument("--rounds", type=whole_number(0), default=None, help="stop after this many rounds (default: config)")
     parser.add_argument("--quiet", action="store_true", help="print only one line per round")
-    parser.add_argument("--pace-ms", type=int, default=0, metavar="MS",
+    parser.add_argument("--pace-ms", type=whole_number(0), default=0, metavar="MS",
                         help="simulation: the simulated people wait MS ms after each action (default 0: full speed)")
 
 
@@ -284,12 +285,6 @@ class _Status:
 def run(args) -> int:
     cfg = load_config(args.config)
     rounds = args.rounds if args.rounds is not None else cfg.simulation.rounds
-    if rounds < 0:
-        from tabled.cli import UserError
-        raise UserError(f"--rounds must be 0 or more, got {rounds}")
-    if args.pace_ms < 0:
-        from tabled.cli import UserError
-        raise UserError(f"--pace-ms must be 0 or more, got {args.pace_ms}")
     from tabled.log import configure_logging, dealer_line
     human = cfg.log.format != "json" and terminal(sys.stdout)
     if human:

@@ -16,4 +16,4 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return runner.run(args)  # ScriptError is a ValueError: tabled prints it as one line
+    return runner.run(args)  # a ScriptError is the user's: tabled prints it as one line

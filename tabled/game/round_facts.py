@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from tabled.rules import seats
+
 from .cards import HAND_SIZE, CardError, card_text, parse_card
 
 
@@ -81,9 +83,9 @@ def _is_cents(v: Any) -> bool:
 
 def check_round(facts: RoundFacts) -> None:
     """Raise :class:`RoundError` on facts no real round can have (profile-free checks)."""
-    if not isinstance(facts.spot_count, int) or isinstance(facts.spot_count, bool) \
-            or not 1 <= facts.spot_count <= 12:
-        raise RoundError(f"spot_count must be a whole number from 1 to 12, got {facts.spot_count!r}")
+    spots_problem = seats.spot_problem(facts.spot_count)  # 2.2.1
+    if spots_problem:
+        raise RoundError(f"spot_count: {spots_problem}")
     if not _is_cents(facts.pool_cents):
         raise RoundError(f"the pool must be a whole number of cents >= 0, got {facts.pool_cents!r}")
     seen_spots: set[int] = set()

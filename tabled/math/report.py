@@ -1,7 +1,13 @@
-"""Par sheets and simulation results as text for people and as plain data for programs."""
+"""Par sheets and simulation results as text for people and as plain data for programs.
+
+Money is shown in whole cents. An exact amount that falls between cents (the progressive's
+break-even meter) is rounded half up to the nearest cent for people and given exactly as well,
+in the text and in the JSON (``"303640000/19"``: numerator/denominator, in cents).
+"""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from tabled.game.profiles import Profile
@@ -32,11 +38,16 @@ def par_sheet_text(sheet: ParSheet) -> list[str]:
     return lines
 
 
+def nearest_cent(cents: Fraction) -> int:
+    """An exact amount of cents rounded half up to a whole cent (a meter shows whole cents)."""
+    return math.floor(cents + Fraction(1, 2))
+
+
 def _meter_points(pm: ProgressiveMath, reset_cents: int) -> list[int]:
     points = {reset_cents, 1_000_000, 5_000_000, 10_000_000, 20_000_000}
     even = pm.break_even_meter_cents()
     if even is not None:
-        points.add(int(even))
+        points.add(nearest_cent(even))
     return sorted(p for p in points if p >= 0)
 
 
@@ -57,10 +68,10 @@ def progressive_section(profile: Profile) -> tuple[list[str], dict]:
     if even is None:
         lines.append("break-even meter: none (no share of the meter is paid)")
     else:
-        lines.append(f"break-even meter: {money(int(even))} (exactly {even} cents)")
+        lines.append(f"break-even meter: {money(nearest_cent(even))} (exactly {even} cents)")
     data = {
         "wager_cents": profile.progressive_wager_cents,
-        "break_even_meter_cents": None if even is None else float(even),
+        "break_even_meter_cents": None if even is None else nearest_cent(even),
         "break_even_meter_cents_exact": None if even is None else str(even),
         "return_at_meter": table,
         "return_slope_per_meter_cent": float(pm.return_at(Fraction(10**12) + 1) - pm.return_at(10**12)),

@@ -25,6 +25,7 @@ from tabled.game.profiles import Profile
 from tabled.game.ranking import QUALIFYING_VALUE, Category
 from tabled.game.round_facts import RoundFacts, SpotFacts, SpotStatus, Wager
 from tabled.game.settlement import settle
+from tabled.rules import seats
 
 from . import analysis
 from .counting import value_classes
@@ -33,7 +34,6 @@ from .progressive import progressive_math
 from .strategy import check_strategy, raises_for_cards
 
 CHUNK_ROUNDS = 1 << 15
-MAX_SPOTS = 9  # one deck: 9 spots x 5 + the dealer's 5 = 50 cards
 
 #: outcome codes per spot: 0..9 win with that Category, then these
 NOT_QUALIFYING, STAND_OFF, FOLD, DEALER_WINS = 10, 11, 12, 13
@@ -178,8 +178,9 @@ def simulate(profile: Profile, rounds: int, spots: int, seed: int, strategy: str
     check_strategy(strategy)
     if not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"rounds must be a whole number >= 1, got {rounds!r}")
-    if not isinstance(spots, int) or not 1 <= spots <= MAX_SPOTS:
-        raise ValueError(f"spots must be from 1 to {MAX_SPOTS} (one deck of 52 cards), got {spots!r}")
+    spots_problem = seats.spot_problem(spots)  # the table's playing areas (2.2.1)
+    if spots_problem:
+        raise ValueError(f"spots: {spots_problem}")
     if not isinstance(ante_cents, int) or ante_cents < 1:
         raise ValueError(f"the ante must be a whole number of cents >= 1, got {ante_cents!r}")
     pool = profile.progressive_schedule.reset_cents if pool_cents is None else pool_cents

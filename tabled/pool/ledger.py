@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from tabled.game.cards import card_text
 from tabled.game.progressive import (ProgressiveError, ProgressiveHit, ProgressiveResult,
                                      ProgressiveSchedule, award_progressive)
+from tabled.rules import seats
 from .base import Contribution, PoolError, PoolStatus, VerifyReport
 from .records import (HitRecord, LedgerEntry, MeterReading, ReconcileReport, result_from_json,
                       result_to_json)
@@ -86,9 +87,10 @@ def _check_id(what: str, value: object) -> str:
 
 
 def _check_spot(spot: object) -> int:
-    if not isinstance(spot, int) or isinstance(spot, bool) or not 1 <= spot <= 12:
-        raise PoolError(f"spot must be a whole number from 1 to 12, got {spot!r}")
-    return spot
+    problem = seats.spot_problem(spot)  # a spot of a table: 2.2.1
+    if problem:
+        raise PoolError(f"spot: {problem}")
+    return spot  # type: ignore[return-value]
 
 
 def _check_text(what: str, value: object) -> str:

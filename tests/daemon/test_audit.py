@@ -89,7 +89,7 @@ def test_recall_one_round_as_json(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--round", "T01-999999"], "no round 'T01-999999'"),
-    (["--last", "0"], "--last must be 1 or more"),
+    (["--last", "0"], "argument --last: must be an integer of at least 1, got 0"),
 ])
 def test_recall_errors_are_one_line(tmp_path, capsys, argv, message):
     path = tmp_path / "journal.db"

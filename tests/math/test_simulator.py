@@ -105,9 +105,9 @@ def test_simulate_command_json_and_plot(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["--rounds", "10", "--spots", "10"], "spots must be from 1 to 9"),
+    (["--rounds", "10", "--spots", "8"], "argument --spots: must be an integer from 1 to 7, got 8"),
     (["--rounds", "10", "--strategy", "bluff"], "invalid choice"),
-    (["--rounds", "0"], "must be 1 or more"),
+    (["--rounds", "0"], "argument --rounds: must be an integer of at least 1, got 0"),
 ])
 def test_simulate_command_errors(argv, message, capsys):
     try:

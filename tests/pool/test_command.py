@@ -99,7 +99,7 @@ def test_reconcile_reads_the_tables_journal(local_db, tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["pool", "status", "--path", "/nonexistent/pool.db"], "no pool database there"),
     (["pool", "status", "--dsn", "postgresql://postgres@127.0.0.1:1/x"], "cannot reach the pool database"),
-    (["pool", "history", "--path", "{db}", "--limit", "0"], "--limit must be at least 1"),
+    (["pool", "history", "--path", "{db}", "--last", "0"], "argument --last: must be an integer of at least 1, got 0"),
     (["pool", "status", "--path", "{db}", "--name", "other"], "no pool named 'other'"),
     (["pool", "reconcile", "--path", "{db}", "--journal", "/nonexistent/j.db"], "no journal there"),
 ])
@@ -152,6 +152,6 @@ def test_propose_records_a_version_that_waits_for_the_jackpot(local_db, capsys):
     assert main(base + ["--contribution-bp", "6000"]) == 2
     assert "needs --who" in capsys.readouterr().err
     assert main(base + ["--contribution-bp", "20000", "--who", "a", "--why", "b"]) == 2
-    assert "contribution_bp must be whole basis points" in capsys.readouterr().err
+    assert "argument --contribution-bp: must be an integer from 0 to 10000, got 20000" in capsys.readouterr().err
     assert main(base + ["--who", "a", "--why", "b"]) == 2
     assert "at least one of" in capsys.readouterr().err

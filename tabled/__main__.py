@@ -1,0 +1,7 @@
+"""``python -m tabled``: the ``tabled`` command."""
+
+import sys
+
+from tabled.cli import main
+
+sys.exit(main())
