@@ -7,6 +7,7 @@ import asyncio
 import io
 import json
 import sqlite3
+from pathlib import Path
 from urllib.parse import quote
 
 import psycopg
@@ -15,6 +16,7 @@ from hypothesis import given, settings, strategies as st
 from psycopg.conninfo import make_conninfo
 
 from tabled.cli import main
+from tabled.config import ConfigError, load_config
 from tabled.core import TableCore
 from tabled.game.profiles import load_profile
 from tabled.journal import Journal
@@ -26,6 +28,46 @@ from tabled.rules.limits import Limits
 from tabled.table import Table
 
 PASSWORD = "Hunter2 Sesame"     # a space: libpq cannot read it unquoted
+CONFIG = """
+[table]
+id = "T01"
+spots = 7
+minimum_cents = 500
+maximum_cents = 50_000
+[[pools]]
+name = "main"
+backend = "postgresql"
+dsn = {dsn}
+"""
+
+
+def write(tmp_path: Path, dsn: str) -> Path:
+    path = tmp_path / "tabled.toml"
+    path.write_text(CONFIG.format(dsn=json.dumps(dsn)))
+    return path
+
+
+@pytest.mark.parametrize("dsn", [
+    f"postgresql://tabled:{PASSWORD}@db.lan/tabled",                  # a space in the URL's password
+    f"host=db.lan user=tabled password={PASSWORD} dbname=tabled",      # a space, unquoted
+    f"host=db.lan password='{PASSWORD}",                               # an unterminated quote
+    f"postgresql://tabled:{PASSWORD.replace(' ', '')}@db.lan/tabled?pasword=x",  # an unknown option
+    "pool-db.lan",                                                     # not a connection string
+])
+def test_a_dsn_libpq_cannot_read_is_a_one_line_config_error_without_the_password(capsys, tmp_path, dsn):
+    """Before: the table started under 14.13 and wrote the password into the log and the journal."""
+    path = write(tmp_path, dsn)
+    with pytest.raises(ConfigError, match=r"pools\[0\]\.dsn: not a connection string libpq can read"):
+        load_config(path)
+    for argv in (["config", "check", str(path)], ["run", "--config", str(path)]):
+        code = main(argv)
+        out, err = capsys.readouterr()
+        assert code == 2 and out == ""
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in err
+        assert f"{path}: pools[0].dsn: not a connection string libpq can read" in lines[0]
+        for piece in ("Hunter2", "Sesame", "HunterSesame"):
+            assert piece not in err
 
 
 def test_only_libpq_option_names_are_quoted_back():
