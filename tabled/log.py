@@ -48,6 +48,8 @@ _QUERY_PASSWORD = re.compile(r"([?&]password=)[^&#\s]*", re.IGNORECASE)
 #: ``password=...`` in a key=value connection string: quoted, or up to a space (``\`` escapes)
 _KEY_PASSWORD = re.compile(r"(?<![?&])(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'?|(?:\\.|[^\s\\])+)",
                            re.IGNORECASE)
+#: what every password above starts with: most text has none of it and is left at once
+_MAY_HOLD_ONE = re.compile(r"://|password", re.IGNORECASE)
 HIDDEN = "***"
 
 
@@ -57,6 +59,8 @@ def scrub_secrets(text: str, *secrets: str) -> str:
     for secret in secrets:
         if secret:
             text = text.replace(secret, HIDDEN)
+    if not _MAY_HOLD_ONE.search(text):
+        return text
     text = _URL_PASSWORD.sub(lambda m: f"{m.group(1)}:{HIDDEN}@", text)
     text = _QUERY_PASSWORD.sub(lambda m: f"{m.group(1)}{HIDDEN}", text)
     return _KEY_PASSWORD.sub(lambda m: f"{m.group(1)}{HIDDEN}", text)
