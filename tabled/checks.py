@@ -8,11 +8,13 @@ caller brings its own error class and the wording its users (and tests) already 
     spots = sec.integer("spots", 1, 7)          # "table.spots: must be an integer from 1 to 7, got 9"
     sec.finish()                                # refuses keys nobody read: a typo must not pass
 
-Pure: no I/O, so the game layer may use it. Money is integer cents, never a float or a bool.
+Pure: no I/O, so the game layer may use it. Money is integer cents, never a float or a bool, and
+never more than :data:`MAX_CENTS`.
 """
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -23,6 +25,22 @@ ErrorFactory = Callable[[str, str], Exception]
 
 E = TypeVar("E", bound=StrEnum)
 
+#: The most money any one setting may hold: $1,000,000,000.00. Far above any table's limits or
+#: jackpot, and far below what SQLite's 64-bit integers hold (about 9.2e18), even for a bet at
+#: the largest odds a profile allows (100,000 to 1) or a pool's sums over decades. Every amount of
+#: money read from a config, a profile or the pool's settings is checked against this one bound.
+MAX_CENTS = 100_000_000_000
+
+#: How a bad value is shown in a message: enough to recognise it, never a screenful.
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxlist, _SHOWN.maxdict, _SHOWN.maxstring, _SHOWN.maxother = 2, 4, 4, 60, 60
+_SHOWN.maxlong = 40
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` cut short: a message about a huge or deeply nested value stays one line."""
+    return _SHOWN.repr(value)
+
 
 def is_whole_number(value: object) -> bool:
     """An int that is not a bool (TOML and JSON true/false are ints to Python)."""
@@ -30,8 +48,8 @@ def is_whole_number(value: object) -> bool:
 
 
 def is_cents(value: object) -> bool:
-    """A whole number of cents, 0 or more."""
-    return is_whole_number(value) and value >= 0  # type: ignore[operator]
+    """A whole number of cents from 0 to :data:`MAX_CENTS`."""
+    return is_whole_number(value) and 0 <= value <= MAX_CENTS  # type: ignore[operator]
 
 
 def integer_problem(value: object, low: int, high: int | None = None, what: str = "an integer") -> str | None:
@@ -40,7 +58,7 @@ def integer_problem(value: object, low: int, high: int | None = None, what: str 
     if is_whole_number(value) and value >= low and (high is None or value <= high):  # type: ignore[operator]
         return None
     span = f"from {low} to {high}" if high is not None else f"of at least {low}"
-    return f"must be {what} {span}, got {value!r}"
+    return f"must be {what} {span}, got {shown(value)}"
 
 
 @dataclass(frozen=True)
@@ -64,7 +82,7 @@ class Section:
         self.prefix = f"{name}." if name else ""
         self.used: set[str] = set()
         if not isinstance(data, Mapping):
-            raise error(name, f"must be a table, got {data!r}")
+            raise error(name, f"must be a table, got {shown(data)}")
         self.data: Mapping[str, Any] = data
 
     def fail(self, key: str, problem: str) -> Exception:
@@ -93,29 +111,31 @@ class Section:
         """An amount of money: whole cents, 0 or more."""
         v = self.get(key, default)
         if isinstance(v, float) and self.wording.cents_not_float:
-            raise self.fail(key, f"must be {self.wording.cents_not_float}, got {v!r}")
+            raise self.fail(key, f"must be {self.wording.cents_not_float}, got {shown(v)}")
+        if is_whole_number(v) and v > MAX_CENTS:
+            raise self.fail(key, f"must be at most {MAX_CENTS} cents (the most any amount may be), got {shown(v)}")
         if not is_cents(v):
-            raise self.fail(key, f"must be {self.wording.cents}, got {v!r}")
+            raise self.fail(key, f"must be {self.wording.cents}, got {shown(v)}")
         return v
 
     def text(self, key: str, default: Any = ...) -> str:
         """Text with something in it besides white space."""
         v = self.get(key, default)
         if not isinstance(v, str) or not v.strip():
-            raise self.fail(key, f"must be non-empty text, got {v!r}")
+            raise self.fail(key, f"must be non-empty text, got {shown(v)}")
         return v
 
     def flag(self, key: str, default: Any = ...) -> bool:
         v = self.get(key, default)
         if not isinstance(v, bool):
-            raise self.fail(key, f"must be true or false, got {v!r}")
+            raise self.fail(key, f"must be true or false, got {shown(v)}")
         return v
 
     def choice(self, key: str, allowed: tuple[str, ...], default: Any = ...) -> str:
         """One of the ``allowed`` words."""
         v = self.get(key, default)
         if v not in allowed:
-            raise self.fail(key, f"must be one of {', '.join(repr(a) for a in allowed)}, got {v!r}")
+            raise self.fail(key, f"must be one of {', '.join(repr(a) for a in allowed)}, got {shown(v)}")
         return v
 
     def member(self, key: str, enum: type[E], default: Any = ...) -> E:
@@ -137,4 +157,4 @@ class Section:
             raise self.fail(unknown[0], self.wording.unknown_key)
 
 
-__all__ = ["Section", "Wording", "ErrorFactory", "is_whole_number", "is_cents"]
+__all__ = ["Section", "Wording", "ErrorFactory", "MAX_CENTS", "is_whole_number", "is_cents", "shown"]

@@ -7,8 +7,18 @@ directory and loads the jurisdiction profile. Any problem raises :class:`ConfigE
 
     config/sim.toml: table.spots: must be an integer from 1 to 7, got 9
 
-``load_config(None)`` gives the embedded default: the simulated table (``DEFAULT_TOML``), no
-server or hardware needed; its relative paths resolve against the current directory.
+Which file: :func:`find_config` gives the one documented answer every command uses: ``--config``,
+else ``$TABLED_CONFIG``, else ``/etc/tabled/tabled.toml``; with none of them there is no config and
+the command stops (a table PC never falls back to a simulated table). A simulated table runs only
+when the file in use says ``[simulation] enabled = true``, and as a systemd service only when it
+also says ``allow_service = true`` (:func:`check_may_start`).
+
+``load_config(None)`` is the embedded simulated table (``DEFAULT_TOML``) for tests and benchmarks;
+no command reads it. Its relative paths resolve against the current directory.
+
+Files are read bounded (tabled.documents: size and nesting depth); money is bounded by
+``tabled.checks.MAX_CENTS``; a pool's name, connection string and settings are checked by the
+pool's own checks, so the config accepts exactly what the pool will open.
 
 Sections and the dataclasses they become (see config/sim.toml and config/hardware.toml)::
 
@@ -21,7 +31,8 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
     [devices.shuffler|betspots|meter] -> SerialDeviceConfig(port, baudrate)
     [devices.shoe|panel]              -> UsbDeviceConfig(vendor_id, product_id, serial)
     [simulation]     -> Config.simulation: SimulationConfig(enabled, seed, rounds, round_pause_ms,
-                        players: tuple[PlayerConfig(spot, ante_cents, progressive, strategy)], dealer)
+                        players: tuple[PlayerConfig(spot, ante_cents, progressive, strategy)], dealer,
+                        allow_service)
     [log]            -> Config.log: LogConfig(format, level)
 
 Defaults the schema leaves open are ours: a primary pool without ``contribution_bp`` or
@@ -33,7 +44,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +52,10 @@ from typing import Any
 from drivers import panel as panel_driver, shoe as shoe_driver
 
 from tabled.checks import Section, Wording
+from tabled.documents import parse_toml, read_text
 from tabled.game.profiles import SHIPPED_PROFILES, Profile, ProfileError, load_profile
+from tabled.pool.base import PoolError
+from tabled.pool.settings import PoolSettings, check_pool_name
 from tabled.rules.seats import MAX_SPOTS, MIN_SPOTS
 
 CARD_SOURCES = ("shuffler", "shoe")          # 2.4.1
@@ -54,7 +67,8 @@ SERIAL_DEVICES = ("shuffler", "betspots", "meter")
 USB_DEVICES = ("shoe", "panel")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}\Z")
 
-# The simulated table: what `tabled run` does with no --config. Kept equal to config/sim.toml.
+# The simulated table for tests and benchmarks (load_config(None)); no command falls back to it.
+# Kept equal to config/sim.toml.
 DEFAULT_TOML = """
 [table]
 id = "SIM01"
@@ -120,6 +134,7 @@ class TableConfig:
     unit_cents: int
     progressive_wager_cents: int
     card_source: str
+    profile_path: Path | None = None  # the profile file read, when profile names a file
 
 
 @dataclass(frozen=True)
@@ -177,6 +192,7 @@ class SimulationConfig:
     round_pause_ms: int
     players: tuple[PlayerConfig, ...]
     dealer: str
+    allow_service: bool = False  # may run as a systemd service (a demo table): never by default
 
 
 @dataclass(frozen=True)
@@ -214,8 +230,24 @@ def _file(data: Any, where: str) -> Section:
 
 
 def _path(sec: Section, key: str, base: Path, default: Any = ...) -> Path:
-    p = Path(sec.text(key, default))
-    return p if p.is_absolute() else Path(os.path.normpath(base / p))
+    """A database file's path, resolved against ``base``; refused when it cannot be one (a
+    directory, or under a file), naming the key rather than leaving it to SQLite's words."""
+    text = sec.text(key, default)
+    if "\0" in text:
+        raise sec.fail(key, "must not contain a NUL character")
+    p = Path(text)
+    p = p if p.is_absolute() else Path(os.path.normpath(base / p))
+    try:
+        if p.is_dir():
+            raise sec.fail(key, f"{p} is a directory: name the database file in it")
+        for parent in p.parents:  # the nearest one that exists must be a directory
+            if parent.exists():
+                if not parent.is_dir():
+                    raise sec.fail(key, f"{p}: {parent} is a file, not a directory")
+                break
+    except PermissionError:
+        pass  # a directory this user may not look into: opening the file will say what it can
+    return p
 
 
 def _table(sec: Section, base: Path) -> TableConfig:
@@ -247,7 +279,8 @@ def _table(sec: Section, base: Path) -> TableConfig:
         raise sec.fail("progressive_wager_cents", "must be more than 0 (11.3: the posted wager)")
     card_source = sec.choice("card_source", CARD_SOURCES, "shuffler")
     sec.finish()
-    return TableConfig(table_id, spots, profile, name, minimum, maximum, unit, wager, card_source)
+    return TableConfig(table_id, spots, profile, name, minimum, maximum, unit, wager, card_source,
+                       Path(where) if looks_like_path else None)
 
 
 def _journal(sec: Section, base: Path) -> JournalConfig:
@@ -267,8 +300,10 @@ def _pools(top: Section, base: Path, profile: Profile) -> tuple[PoolConfig, ...]
     for i, item in enumerate(raw):
         sec = top.entry(item, f"pools[{i}]")
         name = sec.text("name")
-        if not _NAME.match(name):
-            raise sec.fail("name", f"must be 1-32 letters, digits, '_', '.', '-', got {name!r}")
+        try:
+            check_pool_name(name)  # the pool's own check: what it will open
+        except PoolError as exc:
+            raise sec.fail("name", str(exc).removeprefix("pool name ")) from None
         if any(p.name == name for p in pools):
             raise sec.fail("name", f"{name!r} is used by another pool")
         backend = sec.choice("backend", POOL_BACKENDS, "local")
@@ -279,15 +314,17 @@ def _pools(top: Section, base: Path, profile: Profile) -> tuple[PoolConfig, ...]
             if "dsn" in sec.data:
                 raise sec.fail("dsn", "is for backend = 'postgresql' only (a local pool has a path)")
         else:
-            dsn = sec.text("dsn")
-            if not dsn.startswith(("postgresql://", "postgres://")) and "=" not in dsn:
-                raise sec.fail("dsn", f"must be a PostgreSQL connection string, got {dsn!r}")
+            dsn = _dsn(sec)
             if "path" in sec.data:
                 raise sec.fail("path", "is for backend = 'local' only (a linked pool has a dsn)")
         default_bp = profile.contribution_basis_points if primary else ...
         default_reset = profile.progressive_schedule.reset_cents if primary else 0
         rate = sec.integer("contribution_bp", 0, 10_000, default_bp)
         reset = sec.cents("reset_cents", default_reset)
+        try:
+            PoolSettings(rate, reset)  # the pool's own check of the settings it will be opened with
+        except PoolError as exc:
+            raise sec.fail("reset_cents", str(exc)) from None
         sec.finish()
         pools.append(PoolConfig(name, backend, path, dsn, rate, reset, primary))
     primaries = [p.name for p in pools if p.primary]
@@ -299,6 +336,22 @@ def _pools(top: Section, base: Path, profile: Profile) -> tuple[PoolConfig, ...]
         raise top.fail("pools", f"contribution_bp adds up to {total}, more than 10000 "
                                 "(11.6: at most the whole progressive wager)")
     return tuple(pools)
+
+
+def _dsn(sec: Section) -> str:
+    """A connection string libpq can read (never shown back: it may hold a password)."""
+    dsn = sec.get("dsn")
+    if not isinstance(dsn, str) or not dsn.strip():
+        raise sec.fail("dsn", "must be a PostgreSQL connection string (text)")
+    try:
+        from tabled.pool.postgresql import parse_dsn  # noqa: PLC0415 (psycopg: linked pools only)
+    except ImportError:
+        raise sec.fail("backend", "'postgresql' needs the psycopg package, which is not installed") from None
+    try:
+        parse_dsn(dsn)
+    except PoolError as exc:
+        raise sec.fail("dsn", str(exc)) from None
+    return dsn
 
 
 def _devices(sec: Section) -> DevicesConfig:
@@ -334,8 +387,9 @@ def _known_strategies() -> frozenset[str] | None:
 
 def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
     enabled = sec.flag("enabled", False)
+    allow_service = sec.flag("allow_service", False)
     seed = sec.integer("seed", 0, 2**63 - 1, 1)
-    rounds = sec.integer("rounds", 0, None, 0)
+    rounds = sec.integer("rounds", 0, 2**63 - 1, 0)
     pause = sec.integer("round_pause_ms", 0, 3_600_000, 500)
     dealer = sec.choice("dealer", DEALERS, "auto")
     raw_players = sec.get("players", [])
@@ -359,7 +413,7 @@ def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
         p.finish()
         players.append(PlayerConfig(spot, ante, progressive, strategy))
     sec.finish()
-    return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer)
+    return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer, allow_service)
 
 
 def _log(sec: Section) -> LogConfig:
@@ -385,36 +439,49 @@ def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
 
 
 SYSTEM_CONFIG = Path("/etc/tabled/tabled.toml")
+#: set by systemd for the processes of a service (sd_notify's socket; the invocation's id)
+SERVICE_VARIABLES = ("NOTIFY_SOCKET", "INVOCATION_ID")
 
 
-def find_config(explicit: str | Path | None = None) -> Path | None:
-    """The config a command should read: the one named, else $TABLED_CONFIG, else
-    /etc/tabled/tabled.toml when it exists, else None (the embedded simulated table)."""
+def find_config(explicit: str | Path | None = None, *, environ: Mapping[str, str] | None = None,
+                system: Path = SYSTEM_CONFIG) -> Path:
+    """The config a command reads: the one named (``--config``), else ``$TABLED_CONFIG``, else
+    ``system`` (/etc/tabled/tabled.toml) when it exists. With none of them: a ConfigError saying
+    so, never a fallback (a table PC must not start a simulated table by accident)."""
+    environ = os.environ if environ is None else environ
     if explicit:
         return Path(explicit)
-    if os.environ.get("TABLED_CONFIG"):
-        return Path(os.environ["TABLED_CONFIG"])
-    return SYSTEM_CONFIG if SYSTEM_CONFIG.is_file() else None
+    if environ.get("TABLED_CONFIG"):
+        return Path(environ["TABLED_CONFIG"])
+    if system.exists():
+        return system
+    raise ConfigError(f"no config: pass --config FILE, or set $TABLED_CONFIG, or install {system} "
+                      "(config/hardware.toml for a real table, config/sim.toml for the simulated one)")
+
+
+def started_by_systemd(environ: Mapping[str, str] | None = None) -> bool:
+    """True in a process systemd started as (part of) a service."""
+    environ = os.environ if environ is None else environ
+    return any(environ.get(name) for name in SERVICE_VARIABLES)
+
+
+def check_may_start(cfg: Config, environ: Mapping[str, str] | None = None) -> None:
+    """Refuse a simulated table under systemd unless its config allows it: a table PC's service
+    plays real money, and a config left over from a demo must not replace it unnoticed."""
+    if cfg.simulation.enabled and not cfg.simulation.allow_service and started_by_systemd(environ):
+        raise ConfigError(f"{cfg.source or '<default config>'}: simulation.enabled: a simulated table does not "
+                          "run as a systemd service ($NOTIFY_SOCKET or $INVOCATION_ID is set) unless "
+                          "[simulation] allow_service = true")
 
 
 def load_config(path: str | Path | None) -> Config:
-    """Read and check a config file (None: the embedded simulated table)."""
+    """Read and check a config file (None: the embedded simulated table, for tests)."""
     if path is None:
-        data = tomllib.loads(DEFAULT_TOML)
+        data = parse_toml(DEFAULT_TOML, lambda problem: ConfigError(f"<default config>: {problem}"))
         return parse_config(data, "<default config>", Path.cwd())
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: is not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: is not valid TOML: {exc}") from None
+    problem = lambda text: ConfigError(f"{path}: {text}")  # noqa: E731
+    data = parse_toml(read_text(path, problem, missing="no such config file"), problem)
     config = parse_config(data, str(path), path.resolve().parent)
     return Config(path, config.table, config.journal, config.pools, config.devices,
                   config.simulation, config.log)
@@ -423,5 +490,5 @@ def load_config(path: str | Path | None) -> Config:
 __all__ = [
     "Config", "ConfigError", "TableConfig", "JournalConfig", "PoolConfig", "SerialDeviceConfig",
     "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig",
-    "load_config", "parse_config", "find_config", "DEFAULT_TOML",
+    "load_config", "parse_config", "find_config", "check_may_start", "started_by_systemd", "DEFAULT_TOML",
 ]

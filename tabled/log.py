@@ -12,6 +12,10 @@ and ``rule``: bind them with structlog's contextvars so every line logged inside
 
 Each event is named in the domain's words (``bet.not_twice_ante``); values are integer cents.
 
+No secret is ever logged: every text a record carries passes :func:`scrub_secrets`, which hides a
+connection string's password (``postgresql://user:***@host``, ``password=***``). Code that writes
+such text anywhere else (the journal, an error line) calls it too.
+
 In a terminal ``tabled run`` prints the dealer's lines itself (tabled/commands/run.py); it passes
 ``shown_elsewhere=dealer_line`` so the console log does not show the same line a second time.
 """
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -34,6 +39,40 @@ LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNI
 FORMATS = ("auto", "json", "console")
 #: the ``kind`` of a record that is a line told to the dealer (tabled/table.py logs each Say so)
 DEALER_LINE_KINDS = ("info", "flag", "refused")
+
+
+#: the password of a URL's userinfo: ``scheme://user:PASSWORD@``
+_URL_PASSWORD = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*):[^@\n]*@")
+#: ``password=...`` in a URL's query (percent-encoded: ``&`` ends it)
+_QUERY_PASSWORD = re.compile(r"([?&]password=)[^&#\s]*", re.IGNORECASE)
+#: ``password=...`` in a key=value connection string: quoted, or up to a space (``\`` escapes)
+_KEY_PASSWORD = re.compile(r"(?<![?&])(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'?|(?:\\.|[^\s\\])+)",
+                           re.IGNORECASE)
+#: what every password above starts with: most text has none of it and is left at once
+_MAY_HOLD_ONE = re.compile(r"://|password", re.IGNORECASE)
+HIDDEN = "***"
+
+
+def scrub_secrets(text: str, *secrets: str) -> str:
+    """``text`` with every password it may hold replaced by ``***``: a URL's userinfo password,
+    ``password=...``, and each of ``secrets`` (passwords the caller knows) wherever it appears."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, HIDDEN)
+    if not _MAY_HOLD_ONE.search(text):
+        return text
+    text = _URL_PASSWORD.sub(lambda m: f"{m.group(1)}:{HIDDEN}@", text)
+    text = _QUERY_PASSWORD.sub(lambda m: f"{m.group(1)}{HIDDEN}", text)
+    return _KEY_PASSWORD.sub(lambda m: f"{m.group(1)}{HIDDEN}", text)
+
+
+def _scrub_record(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
+    for key, value in event.items():
+        if isinstance(value, str):
+            event[key] = scrub_secrets(value)
+        elif isinstance(value, BaseException):
+            event[key] = scrub_secrets(str(value))
+    return event
 
 
 def under_systemd() -> bool:
@@ -103,6 +142,7 @@ def configure_logging(format: str = "auto", level: str = "info", *, stream: Text
             _timestamper(clock),
             structlog.processors.StackInfoRenderer(),
             structlog.processors.format_exc_info if chosen == "json" else (lambda _l, _n, e: e),
+            _scrub_record,
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(LEVELS[level]),
@@ -123,4 +163,5 @@ def log_context(**values: Any) -> Iterator[None]:
         yield
 
 
-__all__ = ["configure_logging", "get_logger", "log_context", "choose_format", "under_systemd", "dealer_line"]
+__all__ = ["configure_logging", "get_logger", "log_context", "choose_format", "under_systemd", "dealer_line",
+           "scrub_secrets"]

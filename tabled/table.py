@@ -33,6 +33,7 @@ from tabled.effects import Command, Effect, Note, PoolOp, Say
 from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import Category
 from tabled.journal import Journal
+from tabled.log import scrub_secrets
 from tabled.pool.base import PoolError, PoolUnavailable
 from tabled.pool.ledger import LedgerPool
 
@@ -287,7 +288,9 @@ class Table:
         down = link.ops_down or link.feed_down or link.refused
         if down and not link.fault_raised:
             link.fault_raised = True
-            self.submit("equipment.fault", {"equipment": link.equipment, "reason": reason or "unreachable"})
+            # the reason is journaled for ever: never with a password in it
+            self.submit("equipment.fault", {"equipment": link.equipment,
+                                            "reason": scrub_secrets(reason) or "unreachable"})
         elif not down and link.fault_raised and not link.busy and link.ops.empty():
             link.fault_raised = False
             self.submit("equipment.ok", {"equipment": link.equipment})
@@ -366,7 +369,8 @@ class Table:
         except PoolError as exc:
             log.error("pool refused an operation", op=e.op, spot=e.spot, error=str(exc), round_id=e.round_id)
             link.refused = True
-            self.submit("equipment.fault", {"equipment": link.equipment, "reason": f"refused {e.op}: {exc}"})
+            self.submit("equipment.fault", {"equipment": link.equipment,
+                                            "reason": scrub_secrets(f"refused {e.op}: {exc}")})
             link.fault_raised = True
 
     async def _awards(self, link: PoolLink, e: PoolOp) -> None:

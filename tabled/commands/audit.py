@@ -24,8 +24,7 @@ def add_journal_arguments(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--journal", metavar="PATH", help="the journal file (default: the config's journal.path)")
     where.add_argument("--config", metavar="FILE",
-                       help="the daemon's config (default: $TABLED_CONFIG, else /etc/tabled/tabled.toml "
-                            "if present, else the simulated table's)")
+                       help="the daemon's config (default: $TABLED_CONFIG, else /etc/tabled/tabled.toml)")
 
 
 def journal_path(args: argparse.Namespace) -> Path:

@@ -1,7 +1,7 @@
 """``tabled pool status|history|ledger|verify|reconcile|propose``: the progressive pool.
 
 The pool is the one the daemon's config names (``--config``, else $TABLED_CONFIG, else
-/etc/tabled/tabled.toml, else the simulated table's), or one given directly with ``--path`` (local)
+/etc/tabled/tabled.toml), or one given directly with ``--path`` (local)
 or ``--dsn`` (linked) and ``--name``. Only ``propose`` writes: a new settings version, recorded with
 who and why, that takes effect after the current jackpot is won. ``--json`` prints one JSON
 document. Exit status: 0 fine; 1 ``verify`` or ``reconcile`` found a difference (named); 2 bad
@@ -40,7 +40,8 @@ SETTING_FLAGS = ("contribution_bp", "reset_cents", "limit_cents", "overflow_to",
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=ACTIONS, help="; ".join(f"{k}: {v}" for k, v in ACTIONS.items()))
-    parser.add_argument("--config", metavar="FILE", help="the daemon's config; its [[pools]] are used")
+    parser.add_argument("--config", metavar="FILE", help="the daemon's config; its [[pools]] are used "
+                        "(default: $TABLED_CONFIG, else /etc/tabled/tabled.toml)")
     parser.add_argument("--name", help="only this pool (with --path/--dsn: the pool's name, default main)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--path", metavar="FILE", help="a local pool database (SQLite)")

@@ -24,7 +24,7 @@ from typing import Any, TextIO
 import structlog
 
 from tabled.cli import whole_number
-from tabled.config import Config, load_config
+from tabled.config import Config, check_may_start, find_config, load_config
 from tabled.core import TableCore
 from tabled.effects import Command, Effect, Note, Say
 from tabled.game.settlement import money
@@ -33,14 +33,15 @@ from tabled.rules.limits import Limits
 from tabled.table import Table
 
 NAME = "run"
-HELP = "run the table (default config: the embedded simulated table)"
+HELP = "run the table the config describes (a simulated table only if the config says so)"
 DEVICES_UP_TIMEOUT = 20.0
 
 log = structlog.get_logger("tabled.run")
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--config", help="TOML config file (default: the embedded simulated table)")
+    parser.add_argument("--config", metavar="FILE",
+                        help="TOML config file (default: $TABLED_CONFIG, else /etc/tabled/tabled.toml)")
     parser.add_argument("--rounds", type=whole_number(0), default=None, help="stop after this many rounds (default: config)")
     parser.add_argument("--quiet", action="store_true", help="print only one line per round")
     parser.add_argument("--pace-ms", type=whole_number(0), default=0, metavar="MS",
@@ -283,7 +284,8 @@ class _Status:
 
 
 def run(args) -> int:
-    cfg = load_config(args.config)
+    cfg = load_config(find_config(args.config))
+    check_may_start(cfg)
     rounds = args.rounds if args.rounds is not None else cfg.simulation.rounds
     from tabled.log import configure_logging, dealer_line
     human = cfg.log.format != "json" and terminal(sys.stdout)

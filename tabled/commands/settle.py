@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
+from tabled.documents import parse_json, read_text
 from tabled.game.cards import hand_text
 from tabled.game.profiles import load_profile
 from tabled.game.round_facts import RoundError, round_from_json
@@ -27,21 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def read_round(source: str) -> Any:
-    """The decoded JSON document; any problem becomes one line (a ValueError)."""
-    try:
-        if source == "-":
-            text = sys.stdin.read()
-        else:
-            with open(source, encoding="utf-8") as fh:
-                text = fh.read()
-    except OSError as exc:
-        raise RoundError(f"cannot read {source}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise RoundError(f"{source} is not UTF-8 text") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RoundError(f"{source} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    """The decoded JSON document (bounded in size and depth, every key once); any problem becomes
+    one line (a RoundError)."""
+    where = "standard input" if source == "-" else source
+    problem = lambda text: RoundError(f"{where}: {text}")  # noqa: E731
+    return parse_json(read_text(source, problem), problem)
 
 
 def _signed(cents: int) -> str:

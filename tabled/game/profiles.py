@@ -9,7 +9,6 @@ Money is integer cents, rates are basis points or whole percent: never a float.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -19,6 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from tabled.checks import Section, Wording
+from tabled.documents import parse_toml, read_text
 
 from .progressive import ProgressiveSchedule
 from .ranking import Category
@@ -196,14 +196,8 @@ def load_profile(name_or_path: str | Path) -> Profile:
             shipped = ", ".join(SHIPPED_PROFILES)
             raise ProfileError(f"no profile {text_name!r}: name one of {shipped} or a .toml file")
         where = f"'{path}'"
-        try:
-            raw = path.read_text("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ProfileError(f"profile {where} cannot be read: {exc}") from None
-    try:
-        data = tomllib.loads(raw)
-    except tomllib.TOMLDecodeError as exc:
-        raise ProfileError(f"profile {where} is not valid TOML: {exc}") from None
+        raw = read_text(path, lambda problem: ProfileError(f"profile {where} {problem}"))
+    data = parse_toml(raw, lambda problem: ProfileError(f"profile {where} {problem}"))
     return profile_from_mapping(data, where)
 
 

@@ -23,12 +23,16 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import socket
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg.conninfo import conninfo_to_dict
+
+from tabled.log import scrub_secrets
 
 from .base import PoolError, PoolUnavailable
 from .ledger import Clock, LedgerPool, Retry, utc_now
@@ -39,6 +43,21 @@ from .settings import PoolSettings
 #: a lost network is noticed within about keepalives_idle + interval x count seconds
 _CONNECT_ARGS = dict(keepalives=1, keepalives_idle=5, keepalives_interval=2, keepalives_count=3)
 _SCHEMA_LOCK = 0x7461626C6564  # "tabled": one migrator at a time across every table
+
+
+def parse_dsn(dsn: str) -> dict[str, Any]:
+    """The settings of a PostgreSQL connection string, as libpq reads it; a string libpq cannot
+    read is a :class:`PoolError` whose message quotes nothing of it but option names (a fragment
+    could be part of the password)."""
+    if not isinstance(dsn, str) or not dsn.strip():
+        raise PoolError("a linked pool needs a PostgreSQL connection string (dsn)")
+    try:
+        return conninfo_to_dict(dsn)
+    except psycopg.Error as exc:
+        options = {o.keyword.decode() for o in psycopg.pq.Conninfo.get_defaults()} | {"="}
+        detail = re.sub(r'"([^"]*)"', lambda m: m.group(0) if m.group(1) in options else '"..."',
+                        _first_line(exc))
+        raise PoolError(f"not a connection string libpq can read: {scrub_secrets(detail)}") from None
 
 
 def meter_channel(pool: str) -> str:
@@ -110,8 +129,7 @@ class PostgresPool(LedgerPool):
                  clock: Clock = utc_now, who: str = "config", connect_timeout: float = 3.0,
                  op_timeout: float = 5.0) -> None:
         super().__init__(name, table_id, settings, clock=clock, who=who)
-        if not isinstance(dsn, str) or not dsn.strip():
-            raise PoolError("a linked pool needs a PostgreSQL connection string (dsn)")
+        self._password = str(parse_dsn(dsn).get("password") or "")
         self.dsn = dsn
         self.connect_timeout = connect_timeout
         self.op_timeout = op_timeout
@@ -171,7 +189,12 @@ class PostgresPool(LedgerPool):
                 application_name=f"tabled {self.table_id} {self.name}", **_CONNECT_ARGS),
                 self.connect_timeout + 1)
         except (psycopg.Error, OSError, TimeoutError) as exc:
-            raise PoolUnavailable(f"pool {self.name}: cannot reach the pool database: {_first_line(exc)}") from exc
+            raise PoolUnavailable(f"pool {self.name}: cannot reach the pool database: {self._said(exc)}") from exc
+
+    def _said(self, exc: BaseException) -> str:
+        """What the database or libpq said, on one line, without the password: these words go
+        into the log and, as the reason of a 14.13 fault, into the journal for ever."""
+        return scrub_secrets(_first_line(exc), self._password)
 
     async def _connection(self) -> psycopg.AsyncConnection:
         if self._closed:
@@ -227,14 +250,14 @@ class PostgresPool(LedgerPool):
             except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
                 await self._drop()
                 if not severed:
-                    raise PoolUnavailable(f"pool {self.name}: lost the pool database: {_first_line(exc)}") from exc
+                    raise PoolUnavailable(f"pool {self.name}: lost the pool database: {self._said(exc)}") from exc
                 raise PoolUnavailable(f"pool {self.name}: the pool database did not answer within"
                                       f" {self.op_timeout:g} s") from exc
             except asyncio.CancelledError:
                 await self._drop()  # the transaction's fate is unknown: never reuse the connection
                 raise
             except psycopg.Error as exc:
-                raise PoolError(f"pool {self.name}: {_first_line(exc)}") from exc
+                raise PoolError(f"pool {self.name}: {self._said(exc)}") from exc
             finally:
                 watchdog.cancel()
 
@@ -264,7 +287,7 @@ class PostgresPool(LedgerPool):
                     yield last
             raise PoolUnavailable(f"pool {self.name}: the meter connection ended")
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
-            raise PoolUnavailable(f"pool {self.name}: lost the meter feed: {_first_line(exc)}") from exc
+            raise PoolUnavailable(f"pool {self.name}: lost the meter feed: {self._said(exc)}") from exc
         finally:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(conn.close(), 1)

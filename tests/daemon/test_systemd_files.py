@@ -37,6 +37,16 @@ def test_unit_is_notify_with_watchdog_and_a_dedicated_user():
     assert u["CapabilityBoundingSet"] == [""] and u["NoNewPrivileges"] == ["yes"]
 
 
+def test_a_bad_config_is_checked_before_the_start_and_never_restarted_in_a_loop():
+    u = unit()
+    # the effective config (or its one-line error) is written first; its failure is left to the
+    # daemon, whose exit status 2 systemd does not restart (RestartPreventExitStatus applies to
+    # the main process only, never to ExecStartPre=)
+    assert u["ExecStartPre"] == ["-/opt/tabled/.venv/bin/tabled config check /etc/tabled/tabled.toml"]
+    assert u["RestartPreventExitStatus"] == ["2"] and u["Restart"] == ["always"]
+    assert "--config /etc/tabled/tabled.toml" in u["ExecStart"][0]
+
+
 def test_udev_names_match_the_hardware_config_and_the_group_matches_sysusers():
     rules = (SYSTEMD / "99-tabled.rules").read_text()
     hardware = (SYSTEMD.parent / "config" / "hardware.toml").read_text()

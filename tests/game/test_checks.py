@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from tabled.checks import Section, Wording, is_cents, is_whole_number
+from tabled.checks import MAX_CENTS, Section, Wording, is_cents, is_whole_number, shown
 from tabled.config import ConfigError, parse_config
 from tabled.game.profiles import ProfileError, load_profile, profile_from_mapping
 from tabled.game.progressive import ProgressiveError, ProgressiveSchedule
@@ -121,12 +121,15 @@ def test_finish_refuses_the_first_key_nobody_read_in_the_callers_words():
 # -- the predicates ----------------------------------------------------------------------------
 
 
-@given(st.integers())
-def test_cents_are_exactly_the_ints_from_zero(n):
+@given(st.one_of(st.integers(), st.integers(MAX_CENTS - 2, MAX_CENTS + 2), st.integers(2**62, 10**40)))
+def test_cents_are_exactly_the_ints_from_zero_to_the_maximum(n):
     assert is_whole_number(n)
-    assert is_cents(n) == (n >= 0)
-    if n >= 0:
+    assert is_cents(n) == (0 <= n <= MAX_CENTS)
+    if 0 <= n <= MAX_CENTS:
         assert section({"k": n}).cents("k") == n
+    elif n > MAX_CENTS:
+        fails(lambda: section({"k": n}).cents("k"),
+              f"<top.k> must be at most {MAX_CENTS} cents (the most any amount may be), got {shown(n)}")
     else:
         fails(lambda: section({"k": n}).cents("k"), f"<top.k> must be a whole number of cents >= 0, got {n}")
 

@@ -1,0 +1,195 @@
+"""Which config a command reads, when a simulated table may start, and `tabled config check`.
+
+One documented way for every command: ``--config``, else ``$TABLED_CONFIG``, else
+/etc/tabled/tabled.toml; with none there is no config (never a simulated table by default). A
+simulated table starts only when its config says so, and under systemd only when it also says
+``allow_service = true``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tabled.cli import main
+from tabled.commands.config import effective_toml
+from tabled.config import SYSTEM_CONFIG, ConfigError, check_may_start, find_config, load_config, parse_config
+
+REPO = Path(__file__).resolve().parents[2]
+SIM = REPO / "config" / "sim.toml"
+HARDWARE = REPO / "config" / "hardware.toml"
+TABLED = [sys.executable, "-c", "import sys; from tabled.cli import main; sys.exit(main())"]
+SERVICE = ("NOTIFY_SOCKET", "INVOCATION_ID", "JOURNAL_STREAM", "TABLED_CONFIG", "WATCHDOG_USEC")
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    return lines[0]
+
+
+# -- where the config comes from ----------------------------------------------------------------
+
+
+def test_the_named_file_then_the_variable_then_etc(tmp_path):
+    etc = tmp_path / "etc-tabled.toml"
+    env = {"TABLED_CONFIG": str(tmp_path / "from-env.toml")}
+    assert find_config("named.toml", environ=env, system=etc) == Path("named.toml")
+    assert find_config(None, environ=env, system=etc) == tmp_path / "from-env.toml"
+    etc.write_text("")
+    assert find_config(None, environ={}, system=etc) == etc
+    assert find_config(None, environ={"TABLED_CONFIG": ""}, system=etc) == etc
+
+
+def test_with_no_config_anywhere_there_is_none(tmp_path):
+    with pytest.raises(ConfigError) as info:
+        find_config(None, environ={}, system=tmp_path / "absent.toml")
+    message = str(info.value)
+    assert "no config" in message and "--config" in message and "$TABLED_CONFIG" in message
+    assert str(tmp_path / "absent.toml") in message
+
+
+def test_a_bare_tabled_run_on_a_pc_without_config_starts_nothing(tmp_path):
+    """Before: the embedded simulated table started and wrote var/journal.db into the directory."""
+    assert not SYSTEM_CONFIG.exists(), "this test needs a machine without /etc/tabled/tabled.toml"
+    env = {k: v for k, v in os.environ.items() if k not in SERVICE}
+    r = subprocess.run([*TABLED, "run", "--rounds", "1"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r
+    line = one_line(r.stderr)
+    assert line.startswith("tabled run: error: no config") and "/etc/tabled/tabled.toml" in line
+    assert r.stdout == "" and list(tmp_path.iterdir()) == []   # no journal, no pool, nothing
+
+
+@pytest.mark.parametrize("argv", [["run", "--rounds", "1"], ["recall"], ["audit", "verify"], ["pool", "status"],
+                                  ["config", "check"]], ids=lambda a: " ".join(a))
+def test_every_command_reads_TABLED_CONFIG(capsys, monkeypatch, tmp_path, argv):
+    """Before: `tabled run` ignored $TABLED_CONFIG and played the simulated table."""
+    monkeypatch.chdir(tmp_path)
+    bad = tmp_path / "from-env.toml"
+    bad.write_text('[journal]\npath = "j.db"\n')
+    monkeypatch.setenv("TABLED_CONFIG", str(bad))
+    code, out, err = cli(capsys, *argv)
+    assert code == 2 and out == ""
+    assert one_line(err).endswith(f"{bad}: table: is missing (the [table] section with id and spots)")
+
+
+@pytest.mark.parametrize("argv", [["run", "--rounds", "1"], ["recall"], ["audit", "verify"], ["pool", "status"],
+                                  ["config", "check"]], ids=lambda a: " ".join(a))
+def test_every_command_reads_the_named_config_before_the_variable(capsys, monkeypatch, tmp_path, argv):
+    named = tmp_path / "named.toml"
+    named.write_text("[table]\n")
+    monkeypatch.setenv("TABLED_CONFIG", str(tmp_path / "other.toml"))
+    where = [str(named)] if argv == ["config", "check"] else ["--config", str(named)]
+    code, _, err = cli(capsys, *argv, *where)
+    assert code == 2 and f"{named}: table.id: is missing" in one_line(err)
+
+
+# -- a simulated table only when the config says so, and as a service only when allowed ---------
+
+
+def test_a_config_is_a_real_table_unless_it_says_simulation(tmp_path):
+    path = tmp_path / "t.toml"
+    path.write_text('[table]\nid = "T1"\nspots = 7\nminimum_cents = 500\nmaximum_cents = 5000\n')
+    cfg = load_config(path)
+    assert not cfg.simulation.enabled and not cfg.simulation.allow_service
+
+
+@pytest.mark.parametrize("variable", ["NOTIFY_SOCKET", "INVOCATION_ID"])
+def test_a_simulated_config_is_refused_under_systemd(capsys, monkeypatch, variable):
+    monkeypatch.setenv(variable, "/run/systemd/notify" if variable == "NOTIFY_SOCKET" else "0123abcd")
+    code, out, err = cli(capsys, "run", "--config", str(SIM), "--rounds", "1")
+    assert code == 2 and out == ""
+    line = one_line(err)
+    assert f"{SIM}: simulation.enabled: a simulated table does not run as a systemd service" in line
+    assert "allow_service = true" in line
+    code, out, err = cli(capsys, "config", "check", str(SIM))     # the unit's check says the same
+    assert code == 2 and out == "" and "allow_service = true" in one_line(err)
+
+
+def test_a_simulated_config_that_allows_it_may_run_as_a_service():
+    sim = load_config(SIM)
+    allowed = replace(sim, simulation=replace(sim.simulation, allow_service=True))
+    check_may_start(allowed, {"INVOCATION_ID": "0123abcd", "NOTIFY_SOCKET": "/run/x"})
+    check_may_start(sim, {})                                        # in a terminal: as it says
+    check_may_start(load_config(HARDWARE), {"INVOCATION_ID": "0123abcd"})  # a real table: always
+
+
+def test_make_run_names_the_simulated_config():
+    makefile = (REPO / "Makefile").read_text()
+    assert "tabled run --config config/sim.toml" in makefile
+    assert load_config(SIM).simulation.enabled
+
+
+# -- tabled config check -----------------------------------------------------------------------
+
+
+def comparable(cfg):
+    """A config without what only says where it was read from."""
+    return replace(cfg, source=None, table=replace(cfg.table, profile_name="", profile_path=None))
+
+
+@pytest.mark.parametrize("path", [SIM, HARDWARE], ids=lambda p: p.name)
+def test_check_prints_the_effective_config_which_reads_back_the_same(capsys, monkeypatch, path):
+    for name in SERVICE:
+        monkeypatch.delenv(name, raising=False)
+    code, out, err = cli(capsys, "config", "check", str(path))
+    assert code == 0 and err == ""
+    assert out.splitlines()[0] == f"# {path.resolve()}: valid. The effective configuration " \
+                                  "(defaults filled in, paths resolved):"
+    again = parse_config(tomllib.loads(out), "<check output>", Path("/nowhere"))
+    assert comparable(again) == comparable(load_config(path))
+    assert again.journal.path.is_absolute() and all(p.path.is_absolute() for p in again.pools)
+
+
+def test_check_resolves_paths_and_hides_a_password(capsys, tmp_path):
+    (tmp_path / "house.toml").write_text((REPO / "tabled" / "profiles" / "nsw.toml").read_text())
+    path = tmp_path / "tabled.toml"
+    path.write_text('[table]\nid = "T1"\nspots = 7\nprofile = "house.toml"\nminimum_cents = 500\n'
+                    'maximum_cents = 5000\n[journal]\npath = "state/j.db"\n[[pools]]\nname = "main"\n'
+                    'backend = "postgresql"\ndsn = "postgresql://tabled:S3cr3t-pw@db.lan/tabled"\n')
+    code, out, _ = cli(capsys, "config", "check", str(path))
+    assert code == 0
+    doc = tomllib.loads(out)
+    assert doc["table"]["profile"] == str(tmp_path / "house.toml")
+    assert doc["journal"]["path"] == str(tmp_path / "state" / "j.db")
+    assert doc["pools"][0]["dsn"] == "postgresql://tabled:***@db.lan/tabled" and "S3cr3t" not in out
+    assert doc["pools"][0]["contribution_bp"] == 2500 and doc["table"]["progressive_wager_cents"] == 100
+
+
+def test_check_of_a_bad_config_is_one_line_and_status_2(capsys, tmp_path):
+    path = tmp_path / "tabled.toml"
+    path.write_text('[table]\nid = "T1"\nspots = 9\nminimum_cents = 500\nmaximum_cents = 5000\n')
+    code, out, err = cli(capsys, "config", "check", str(path))
+    assert (code, out) == (2, "")
+    assert one_line(err) == f"tabled config: error: {path}: table.spots: must be an integer from 1 to 7, got 9"
+
+
+def test_check_is_the_same_as_the_daemon_in_a_real_process(tmp_path):
+    """The unit relies on exit status 2 from both (RestartPreventExitStatus=2)."""
+    path = tmp_path / "tabled.toml"
+    path.write_text('[table]\nid = "T1"\nspots = 7\nminimum_cents = 500\nmaximum_cents = 5000\n[simulaton]\n')
+    env = {k: v for k, v in os.environ.items() if k not in SERVICE}
+    for argv in (["config", "check", str(path)], ["run", "--config", str(path)]):
+        r = subprocess.run([*TABLED, *argv], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and r.stdout == ""
+        assert one_line(r.stderr).endswith(f"{path}: simulaton: unknown key (a typo?)")
+
+
+def test_effective_toml_keeps_players_and_device_serials():
+    sim = load_config(SIM)
+    text = effective_toml(sim)
+    assert tomllib.loads(text)["simulation"]["players"][3] == {
+        "spot": 4, "ante_cents": 2500, "progressive": True, "strategy": "optimal"}
