@@ -35,7 +35,7 @@ def one_line_error(capsys, argv: list[str]) -> str:
 @pytest.mark.parametrize("argv, says", [
     (["rank", "As", "Ks", "Qs", "Js", "Tx"], "tabled rank: error: "),                        # CardError
     (["analyze", "--profile", "atlantis"], "no profile 'atlantis'"),                         # ProfileError
-    (["settle", "{tmp}/missing.json"], "cannot read {tmp}/missing.json"),                    # RoundError
+    (["settle", "{tmp}/missing.json"], "{tmp}/missing.json: cannot read it"),                    # RoundError
     (["recall", "--journal", "{tmp}/none.db"], "{tmp}/none.db: no journal there"),           # JournalError
     (["audit", "verify", "--config", "{tmp}/none.toml"], "{tmp}/none.toml: no such config"),  # ConfigError
     (["sim", "meter", "--script", "{tmp}/none.toml"], "cannot read script {tmp}/none.toml"),  # ScriptError
