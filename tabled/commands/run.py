@@ -77,6 +77,24 @@ async def open_pools(cfg: Config) -> tuple[Any, list[Any]]:
     return opened[0], opened[1:]
 
 
+async def check_pools(table_id: str, journal: Journal, pools: list[Any]) -> None:
+    """Each pool that answers binds this table id to this journal and holds no round of the table
+    the journal does not have (tabled/pool/rounds.py); a refusal stops the start with one line for
+    an inspector. A pool out of reach is asked when it answers (tabled/table.py)."""
+    from tabled.cli import UserError
+    from tabled.pool import PoolError, PoolUnavailable
+    from tabled.pool.rounds import check_table
+    for pool in pools:
+        if not getattr(pool, "ready", True):
+            continue
+        try:
+            await check_table(pool, table_id, journal)
+        except PoolUnavailable:
+            continue
+        except PoolError as exc:
+            raise UserError(f"cannot start the table: {exc}") from None
+
+
 class RoundPrinter:
     """Shows rounds as they happen in a terminal: state, hands, settlement, pool."""
 
@@ -147,6 +165,13 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
     try:
         pool, others = await open_pools(cfg)
     except BaseException:
+        journal.close()
+        raise
+    try:
+        await check_pools(cfg.table.id, journal, [pool, *others])
+    except BaseException:
+        for p in (pool, *others):
+            await p.close()
         journal.close()
         raise
     core, missing, replayed = Table.replay(journal, lambda snap: make_core(cfg, snap))

@@ -7,7 +7,10 @@ Inside the same transaction ``pg_notify`` publishes the new meter reading on the
 PostgreSQL delivers it to every listening table when, and only when, the change commits.
 
 Losing the database is rule 14.13: every operation then raises :class:`PoolUnavailable` and the
-daemon stops new rounds. The next call reconnects. Every operation is idempotent under its key, so
+daemon stops new rounds. The next call reconnects. A connection that was idle while the link was
+lost (the meter feed noticed, or a connect failed) may be dead without knowing it; it is probed
+(``SELECT 1``) before the next transaction and replaced if the probe fails, so the link coming
+back is not followed by a failure of its own. Every operation is idempotent under its key, so
 the daemon re-sends what its journal holds once the link returns, and nothing counts twice.
 
 The same holds at start: opened with ``wait_for_link``, a pool whose database cannot be reached is
@@ -121,6 +124,7 @@ class PostgresPool(LedgerPool):
         self._ready = False                   # the schema is current and the pool exists
         self._ready_lock = asyncio.Lock()
         self._preparer: asyncio.Task | None = None
+        self._suspect = False                 # the link was lost while the connection sat idle
 
     @classmethod
     async def open(cls, dsn: str, name: str, table_id: str, settings: PoolSettings | None = None, *,
@@ -171,14 +175,37 @@ class PostgresPool(LedgerPool):
                 application_name=f"tabled {self.table_id} {self.name}", **_CONNECT_ARGS),
                 self.connect_timeout + 1)
         except (psycopg.Error, OSError, TimeoutError) as exc:
+            self._link_lost()
             raise PoolUnavailable(f"pool {self.name}: cannot reach the pool database: {_first_line(exc)}") from exc
 
     async def _connection(self) -> psycopg.AsyncConnection:
         if self._closed:
             raise PoolUnavailable(f"pool {self.name}: closed")
+        if self._suspect and self._conn is not None and not self._conn.closed:
+            if not await self._alive(self._conn):
+                await self._drop()
+        self._suspect = False
         if self._conn is None or self._conn.closed:
             self._conn = await self._connect()
         return self._conn
+
+    def _link_lost(self) -> None:
+        """The database could not be reached: the idle connection is not trusted until probed."""
+        self._suspect = True
+
+    async def _alive(self, conn: psycopg.AsyncConnection) -> bool:
+        """One round trip on a connection that lived through a lost link, bounded by op_timeout."""
+        try:
+            await asyncio.wait_for(self._probe(conn), self.op_timeout)
+            return True
+        except (psycopg.Error, OSError, TimeoutError):
+            _shut(conn)
+            return False
+
+    @staticmethod
+    async def _probe(conn: psycopg.AsyncConnection) -> None:
+        await conn.execute("SELECT 1")
+        await conn.rollback()
 
     async def _drop(self) -> None:
         conn, self._conn = self._conn, None
@@ -262,8 +289,10 @@ class PostgresPool(LedgerPool):
                 if d["seq"] > last.seq:  # a reading is never older than the one shown
                     last = MeterReading(self.name, int(d["balance_cents"]), int(d["seq"]), d["kind"], d["at"])
                     yield last
+            self._link_lost()
             raise PoolUnavailable(f"pool {self.name}: the meter connection ended")
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            self._link_lost()
             raise PoolUnavailable(f"pool {self.name}: lost the meter feed: {_first_line(exc)}") from exc
         finally:
             with contextlib.suppress(Exception):
