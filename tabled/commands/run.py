@@ -49,9 +49,12 @@ def add_arguments(parser) -> None:
 def make_core(cfg: Config, snapshot: dict[str, Any] | None) -> TableCore:
     t = cfg.table
     if snapshot is not None:
-        return TableCore.from_snapshot(snapshot, t.spots, t.profile)
-    limits = Limits(t.minimum_cents, t.maximum_cents, t.unit_cents, t.progressive_wager_cents)
-    return TableCore(t.id, t.spots, limits, t.profile, t.card_source)
+        core = TableCore.from_snapshot(snapshot, t.spots, t.profile)
+    else:
+        limits = Limits(t.minimum_cents, t.maximum_cents, t.unit_cents, t.progressive_wager_cents)
+        core = TableCore(t.id, t.spots, limits, t.profile, t.card_source)
+    core.pool_count = len(cfg.pools)  # the replay must know every pool an operation is owed to (11.5)
+    return core
 
 
 async def open_pools(cfg: Config) -> tuple[Any, list[Any]]:

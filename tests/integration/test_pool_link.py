@@ -392,6 +392,54 @@ async def test_the_link_back_after_an_outage_raises_no_second_fault_14_13(tmp_pa
         await t.proxy.close()
 
 
+# -- reconcile sees what the table still owes ---------------------------------------------------------
+
+
+async def test_reconcile_lists_owed_and_in_flight_contributions_and_the_next_start_delivers_them(
+        tmp_path, pg_dsn, capsys):  # noqa: F811
+    """The inspector runs `tabled pool reconcile` before approving normal play after a failover:
+    contributions taken at the lock while the pool was out of reach are owed (they live in the
+    journal's state until delivered), and one the pool took just before the daemon stopped, its
+    answer never journaled, is in flight; the report names both and says the next start settles them."""
+    from tabled.cli import main
+    from tabled.pool.rounds import round_key
+    t = await _open(tmp_path, pg_dsn, "T01")
+    try:
+        await t.whole_round()
+        await t.until(lambda: not t.core.undelivered)
+        await t.bets_placed()
+        held = t.round.round_id
+        t.proxy.cut()
+        await t.dealt(PLAIN)                                       # the lock: both contributions owed
+        await t.until(lambda: "pool" in t.core.faults)
+        key = round_key(t.journal, held)
+    finally:
+        await t.close()
+    pool = await PostgresPool.open(pg_dsn, "main", "T01")
+    await pool.contribute("T01", held, 1, WAGER, round_key=key)   # taken, the answer lost with the daemon
+    await pool.close()
+    args = ["pool", "reconcile", "--dsn", pg_dsn, "--table", "T01", "--journal", str(t.journal.path)]
+    assert await asyncio.to_thread(main, args) == 1
+    out = capsys.readouterr().out
+    assert "STILL OWED TO THE POOL" in out
+    assert "owed: 1 contribution(s) on $1.00 of progressive wagers" in out and f"round {held} spot 3" in out
+    assert f"its answer not yet in the journal (the daemon stopped first): round {held} spot 1: the next start" \
+           " records it" in out
+    assert "in the pool, not in the journal:" not in out
+    again = LinkedTable(tmp_path, "T01", t.proxy)
+    t.proxy.restore()
+    try:
+        await again.start(setup=False)                             # the next start delivers both, once
+        await again.until(lambda: not again.core.undelivered and not again.core.faults)
+        counts = await _contribution_count(again.pool)
+        assert counts[("T01", held, 1)] == counts[("T01", held, 3)] == 1
+    finally:
+        await again.close()
+        await t.proxy.close()
+    assert await asyncio.to_thread(main, args) == 0
+    assert "the journal and the pool agree" in capsys.readouterr().out
+
+
 # -- the pool cannot be reached when the daemon starts (14.13: unplayable rather than wrong) ------------
 
 
