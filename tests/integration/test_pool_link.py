@@ -371,6 +371,44 @@ async def test_a_journal_restored_from_a_backup_loses_no_contribution(tmp_path, 
         await t.proxy.close()
 
 
+async def test_a_rewound_round_counter_loses_no_contribution(tmp_path, pg_dsn):  # noqa: F811
+    """A checkpoint whose snapshot rewinds the round counter (as a forged one would) passes the
+    start check, then plays round ids the pool has: each round's contributions carry its own round
+    key, so the pool refuses them (14.13, with the reason) instead of answering with the old split."""
+    t = await _open(tmp_path, pg_dsn, "T01")
+    try:
+        await _rounds(t, 2)
+        await t.until(lambda: not t.core.undelivered)
+        snapshot = t.core.snapshot()
+    finally:
+        await t.close()
+    journal = Journal.open(tmp_path / "T01.db")
+    journal.checkpoint({**snapshot, "round_no": 0, "round": None, "rounds_finished": 0})
+    journal.close()
+    again = LinkedTable(tmp_path, "T01", t.proxy)
+    try:
+        await again.start(setup=False)
+        await again.feed("shuffler.shuffled", deck="A")
+        await again.feed("shuffler.shuffled", deck="B")
+        played = await again.whole_round()
+        assert played == "T01-000001"                              # an id the pool already has
+        await again.until(lambda: "pool" in again.core.faults)
+        assert "the pool holds another round with this id" in again.core.faults["pool"]
+        assert not [r for r in again.records("pool.contributed")
+                    if r.payload["round_id"] == played and r.seq > journal_head(again, played)]
+        assert _owed(again) == 2
+        counts = await _contribution_count(again.pool)
+        assert len(counts) == 4 and set(counts.values()) == {1}
+    finally:
+        await again.close()
+        await t.proxy.close()
+
+
+def journal_head(t: LinkedTable, round_id: str) -> int:
+    """The record that opened the latest round with this id."""
+    return [r.seq for r in t.records("round.started") if r.round_id == round_id][-1]
+
+
 async def test_the_link_back_after_an_outage_raises_no_second_fault_14_13(tmp_path, pg_dsn):  # noqa: F811
     """The meter feed notices the outage and, when the pool is back, clears the fault; the next
     pool operation must not then fail on a connection that sat idle through the outage."""
