@@ -71,7 +71,7 @@ def _targets(args: argparse.Namespace) -> tuple[list[Any], str, Path | None]:
         if args.path and not Path(args.path).is_file():
             raise UserError(f"{args.path}: no pool database there")
         entry = SimpleNamespace(name=args.name or "main", backend="local" if args.path else "postgresql",
-                                path=args.path and Path(args.path), dsn=args.dsn, primary=True)
+                                path=args.path and Path(args.path), dsn=args.dsn)
         return [entry], args.table or "cli", args.journal and Path(args.journal)
     config = _config(args)
     entries = [p for p in config.pools if args.name in (None, p.name)]
@@ -98,7 +98,7 @@ async def _main(args: argparse.Namespace) -> int:
         except PoolError as exc:
             raise UserError(str(exc)) from None
         try:
-            code, doc, text = await _act(args, pool, table_id, journal, getattr(entry, "primary", True))
+            code, doc, text = await _act(args, pool, table_id, journal)
         except PoolError as exc:
             raise UserError(str(exc)) from None
         finally:
@@ -113,7 +113,7 @@ async def _main(args: argparse.Namespace) -> int:
 
 
 async def _act(args: argparse.Namespace, pool: LedgerPool, table_id: str,
-               journal: Path | None, primary: bool = True) -> tuple[int, dict, str]:
+               journal: Path | None) -> tuple[int, dict, str]:
     if args.action == "status":
         s = await pool.status()
         pending = (f"; version {s.pending_settings_version} recorded, takes effect after the jackpot is won"

@@ -507,3 +507,44 @@ def test_reconcile_lists_what_is_owed_in_flight_and_from_another_round(harness):
         assert (await pool.reconcile(settled, round_keys={**keys, "R3": [KEY_B]}, owed=[("R2", 1, 500)])).ok
         assert not (await pool.reconcile(journal, round_keys=keys)).ok
     harness.run(scenario)
+
+
+def test_a_pool_made_before_round_keys_is_migrated_and_its_rows_answered_as_before(harness, monkeypatch):
+    # a pool database at schema version 1 (as made before round keys) opens, migrates to the
+    # latest version, and its rows, which have no round key, keep their meaning
+    from tabled.pool import local, postgresql
+    from tabled.pool.schema import MIGRATIONS
+    for module in (local, postgresql):
+        monkeypatch.setattr(module, "MIGRATIONS", {d: m[:1] for d, m in MIGRATIONS.items()})
+        monkeypatch.setattr(module, "LATEST", 1)
+
+    async def scenario(h):
+        old = await h.open(settings=MAIN)
+
+        async def contribute_as_version_1(tx):
+            p = await old._lock_row(tx, "main")
+            seq = await old._append(tx, p, "contribution", 350, "progressive wager (11.6)",
+                                    table_id="T01", round_id="R1", spot=1)
+            await tx.run("INSERT INTO contributions (pool, table_id, round_id, spot, wager_cents, pool_cents,"
+                         " retained_cents, overflow_cents, ledger_seq, at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                         ("main", "T01", "R1", 1, 500, 350, 150, 0, seq, "2025-01-01T00:00:00+00:00"))
+            await old._save(tx, p)
+        await old._run(contribute_as_version_1)
+        await old.close()
+        monkeypatch.undo()
+        pool = await h.open()
+        assert await pool.contribute("T01", "R1", 1, 500, round_key=KEY_A) == Contribution("T01", "R1", 1, 500, 350, 150)
+        assert await pool.last_round("T01") == ("R1", None)
+        await pool.register_table("T01", "1" * 64)
+        await pool.contribute("T01", "R2", 1, 500, round_key=KEY_A)
+        assert await pool.balance() == 1_000_700 and (await pool.verify()).ok
+        assert (await pool.reconcile([{"round_id": "R1", "spot": 1, "wager_cents": 500},
+                                      {"round_id": "R2", "spot": 1, "wager_cents": 500}],
+                                     round_keys={"R1": [KEY_B], "R2": [KEY_A]})).ok
+        if h.backend == "local":
+            with sqlite3.connect(h.where) as conn:
+                assert conn.execute("SELECT version FROM schema_version").fetchall() == [(LATEST,)]
+        else:
+            with psycopg.connect(h.where) as conn:
+                assert conn.execute("SELECT version FROM schema_version").fetchall() == [(LATEST,)]
+    harness.run(scenario)
