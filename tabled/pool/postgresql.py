@@ -42,6 +42,7 @@ from .settings import PoolSettings
 #: a lost network is noticed within about keepalives_idle + interval x count seconds
 _CONNECT_ARGS = dict(keepalives=1, keepalives_idle=5, keepalives_interval=2, keepalives_count=3)
 _SCHEMA_LOCK = 0x7461626C6564  # "tabled": one migrator at a time across every table
+_MIGRATE_TIMEOUT = 30.0         # s: creating or migrating the schema is more work than an operation
 
 
 def meter_channel(pool: str) -> str:
@@ -214,7 +215,7 @@ class PostgresPool(LedgerPool):
                 await asyncio.wait_for(conn.close(), 1)
 
     async def _migrate(self) -> None:
-        async with self._transaction() as tx:
+        async with self._transaction(max(self.op_timeout, _MIGRATE_TIMEOUT)) as tx:
             await tx.run("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
             await tx.run("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             row = await tx.one("SELECT version FROM schema_version")
@@ -230,7 +231,8 @@ class PostgresPool(LedgerPool):
                 await tx.run("UPDATE schema_version SET version = %s", (LATEST,))
 
     @contextlib.asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[_PgTx]:
+    async def _transaction(self, timeout: float | None = None) -> AsyncIterator[_PgTx]:
+        timeout = self.op_timeout if timeout is None else timeout
         async with self._tx_lock:
             conn = await self._connection()
             # a silent network must not hold the table: past op_timeout the socket is shut, which
@@ -240,7 +242,7 @@ class PostgresPool(LedgerPool):
             def sever() -> None:
                 severed.append(True)
                 _shut(conn)
-            watchdog = asyncio.get_running_loop().call_later(self.op_timeout, sever)
+            watchdog = asyncio.get_running_loop().call_later(timeout, sever)
             tx = _PgTx(conn)
             try:
                 try:
@@ -256,7 +258,7 @@ class PostgresPool(LedgerPool):
                 if not severed:
                     raise PoolUnavailable(f"pool {self.name}: lost the pool database: {_first_line(exc)}") from exc
                 raise PoolUnavailable(f"pool {self.name}: the pool database did not answer within"
-                                      f" {self.op_timeout:g} s") from exc
+                                      f" {timeout:g} s") from exc
             except asyncio.CancelledError:
                 await self._drop()  # the transaction's fate is unknown: never reuse the connection
                 raise
