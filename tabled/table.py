@@ -16,6 +16,11 @@ fault; the fault clears when the pool answers again and everything the journal h
 delivered. The meter shows the primary pool's own readings (``subscribe_meter``), in ledger order.
 A pool that could not be reached when the daemon started is the same case: its meter feed fails
 at once, the fault is raised, and the feed keeps trying until the pool answers.
+
+Every operation carries its round's key (tabled/pool/rounds.py: the hash of the record that opened
+the round), so the pool never takes another round with the same id for a repeat; before its first
+operation each pool checks that this table id plays from this journal and that the pool holds no
+round of the table the journal does not have. A pool that refuses either is 14.13 with the reason.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from tabled.journal import Journal
 from tabled.log import scrub_secrets
 from tabled.pool.base import PoolError, PoolUnavailable
 from tabled.pool.ledger import LedgerPool
+from tabled.pool.rounds import ROUND_OPENED, check_table, round_key
 
 log = structlog.get_logger("tabled.table")
 
@@ -67,6 +73,7 @@ class PoolLink:
         self.ops_down = False         # an operation could not reach the pool: being re-sent
         self.feed_down = False        # the meter feed was lost
         self.refused = False          # the pool refused an operation: needs people, not a retry
+        self.checked = False          # the pool knows this table's journal (rounds.check_table)
         self.fault_raised = fault_standing  # a fault active at power-down is still active (14.13)
         self.tasks: list[asyncio.Task] = []
         self.answered = asyncio.Event()  # the meter feed gave its first reading
@@ -99,6 +106,7 @@ class Table:
         self.links = [PoolLink(pool, "pool", True, "pool" in core.faults)] + [
             PoolLink(p, f"pool:{p.name}", False, f"pool:{p.name}" in core.faults) for p in pools]
         core.pool_count = len(self.links)
+        self._round_keys: dict[str, str] = {}  # round id -> round key, the last few rounds
         self._pool_pending = 0
         self._processing = False
         self._running = False
@@ -194,7 +202,7 @@ class Table:
     async def carry_out(self, effects: list[Effect], round_id: str | None = None) -> None:
         notes = [e for e in effects if isinstance(e, Note)]
         if notes:
-            self._journal([(n.kind, n.payload, n.round_id) for n in notes])
+            self._keep_round_keys(self._journal([(n.kind, n.payload, n.round_id) for n in notes]))
         for listener in self.listeners:
             listener(effects)
         rid = self.core.round_id if round_id is None else round_id
@@ -213,6 +221,29 @@ class Table:
         if any(n.kind == "round.finished" for n in notes) and self.checkpoint_every \
                 and self.core.rounds_finished % self.checkpoint_every == 0:
             self._checkpoint()
+
+    def _keep_round_keys(self, records: list) -> None:
+        for rec in records:
+            if rec.kind == ROUND_OPENED and rec.round_id:
+                self._remember_key(rec.round_id, rec.hash)
+
+    def _remember_key(self, round_id: str, key: str) -> None:
+        self._round_keys.pop(round_id, None)
+        self._round_keys[round_id] = key
+        while len(self._round_keys) > 8:  # the rounds whose operations may still be in flight
+            del self._round_keys[next(iter(self._round_keys))]
+
+    def _round_key(self, round_id: str) -> str | None:
+        """The key the pool keeps with this round's rows (None for a round the journal never opened)."""
+        if round_id not in self._round_keys:
+            key = round_key(self.journal, round_id)
+            if key is None:
+                return None
+            self._remember_key(round_id, key)
+        return self._round_keys[round_id]
+
+    def _keyed(self, link: PoolLink, round_id: str) -> dict[str, Any]:
+        return {"round_key": self._round_key(round_id)} if isinstance(link.pool, LedgerPool) else {}
 
     def _checkpoint(self) -> None:
         if self.stop_after_records is not None and self.journal.count() >= self.stop_after_records:
@@ -298,6 +329,15 @@ class Table:
     async def _deliver(self, link: PoolLink, ops: list[PoolOp]) -> list[PoolOp]:
         """Send ``ops`` in order; returns what is left (nothing) or raises PoolUnavailable with the
         operations not yet answered still at the front."""
+        if not link.checked and isinstance(link.pool, LedgerPool):
+            try:
+                await check_table(link.pool, self.core.table_id, self.journal)
+            except PoolUnavailable:
+                raise
+            except PoolError as exc:  # not this table's pool as the journal knows it: people must look
+                self._refuse(link, "check", str(exc), ops[0].round_id)
+                return []  # the operations stay owed in the journal's state
+            link.checked = True
         contributions = [e for e in ops if e.op == "contribute"]
         if len(contributions) > 1 and hasattr(link.pool, "contribute_round") \
                 and len({e.round_id for e in contributions}) == 1 and ops[0].op == "contribute":
@@ -332,7 +372,7 @@ class Table:
     async def _contribute_round(self, link: PoolLink, ops: list[PoolOp]) -> None:
         t, rid = self.core.table_id, ops[0].round_id
         try:
-            done = await link.pool.contribute_round(t, rid, {e.spot: e.cents for e in ops})
+            done = await link.pool.contribute_round(t, rid, {e.spot: e.cents for e in ops}, **self._keyed(link, rid))
         except PoolUnavailable:
             raise
         except PoolError:
@@ -350,14 +390,14 @@ class Table:
         extra = {}
         try:
             if e.op == "contribute":
-                c = await pool.contribute(t, e.round_id, e.spot, e.cents)
+                c = await pool.contribute(t, e.round_id, e.spot, e.cents, **self._keyed(link, e.round_id))
                 if link.primary:
                     extra["balance_cents"] = await pool.balance()
                 self.submit("pool.contributed", {"round_id": e.round_id, "spot": e.spot, "wager_cents": e.cents,
                                                  "pool_cents": c.pool_cents, "retained_cents": c.retained_cents,
                                                  "pool": link.name, **extra})
             elif e.op == "reverse":
-                back = await pool.reverse(t, e.round_id, e.spot, e.reason or "void")
+                back = await pool.reverse(t, e.round_id, e.spot, e.reason or "void", **self._keyed(link, e.round_id))
                 if link.primary:
                     extra["balance_cents"] = await pool.balance()
                 self.submit("pool.reversed", {"round_id": e.round_id, "spot": e.spot, "reversed_cents": back,
@@ -367,11 +407,14 @@ class Table:
         except PoolUnavailable:
             raise
         except PoolError as exc:
-            log.error("pool refused an operation", op=e.op, spot=e.spot, error=str(exc), round_id=e.round_id)
-            link.refused = True
-            self.submit("equipment.fault", {"equipment": link.equipment,
-                                            "reason": scrub_secrets(f"refused {e.op}: {exc}")})
-            link.fault_raised = True
+            self._refuse(link, e.op, str(exc), e.round_id, e.spot)
+
+    def _refuse(self, link: PoolLink, op: str, error: str, round_id: str | None, spot: int | None = None) -> None:
+        log.error("pool refused an operation", op=op, spot=spot, error=error, round_id=round_id)
+        link.refused = True
+        self.submit("equipment.fault", {"equipment": link.equipment,
+                                        "reason": scrub_secrets(f"refused {op}: {error}")})
+        link.fault_raised = True
 
     async def _awards(self, link: PoolLink, e: PoolOp) -> None:
         """All of the round's awards in one step, from the pool as it stands now (never an earlier
@@ -382,8 +425,8 @@ class Table:
             if r is not None and r.round_id == e.round_id else {}
         since_ms = self.core.awards_held.get(e.round_id)
         held = datetime.fromtimestamp(since_ms / 1000, UTC) if since_ms is not None else None
-        kw = {"hands": {h.spot: hands[h.spot] for h in hits if h.spot in hands}, "held_since": held} \
-            if isinstance(link.pool, LedgerPool) else {}
+        kw = {"hands": {h.spot: hands[h.spot] for h in hits if h.spot in hands}, "held_since": held,
+              **self._keyed(link, e.round_id)} if isinstance(link.pool, LedgerPool) else {}
         result = await link.pool.apply_awards(self.core.table_id, e.round_id, hits,
                                               self.core.profile.progressive_schedule, **kw)
         self.submit("pool.awards", {"round_id": e.round_id, "result": result_as_dict(result), "pool": link.name,
@@ -415,7 +458,7 @@ class Table:
     async def resume(self, missing_notes: list[Note]) -> None:
         """After a replay: write the lost notes, then re-send what is safe to repeat."""
         if missing_notes:
-            self._journal([(n.kind, n.payload, n.round_id) for n in missing_notes])
+            self._keep_round_keys(self._journal([(n.kind, n.payload, n.round_id) for n in missing_notes]))
         await self.carry_out(self.core.standing_effects())
         self.start_meter()
 

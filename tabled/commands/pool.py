@@ -32,7 +32,8 @@ ACTIONS = {
     "history": "the last hits paid (table, spot, hand, amount, pool before and after)",
     "ledger": "the last ledger rows (every change of the pool, with the balance after it)",
     "verify": "prove pool = reset value + contributions - reversals - awards +/- corrections since the reset",
-    "reconcile": "compare this table's journal (pool.contributed / pool.reversed) with the pool's ledger",
+    "reconcile": "compare this table's journal (pool.contributed / pool.reversed, what it still owes) with the"
+                 " pool's ledger",
     "propose": "record new settings (--contribution-bp ... --who --why); they apply after the jackpot is won",
 }
 SETTING_FLAGS = ("contribution_bp", "reset_cents", "limit_cents", "overflow_to", "reset_from")
@@ -76,7 +77,7 @@ def _targets(args: argparse.Namespace) -> tuple[list[Any], str, Path | None]:
         entry = SimpleNamespace(name=args.name or "main", backend="local" if args.path else "postgresql",
                                 path=args.path and Path(args.path), dsn=args.dsn)
         return [entry], args.table or "cli", args.journal and Path(args.journal)
-    config = load_config(find_config(args.config))
+    config = _config(args)
     entries = [p for p in config.pools if args.name in (None, p.name)]
     if not entries:
         raise UserError(f"the config has no pool named {args.name!r} (it has: "
@@ -85,6 +86,11 @@ def _targets(args: argparse.Namespace) -> tuple[list[Any], str, Path | None]:
         if e.backend == "local" and not Path(e.path).is_file():
             raise UserError(f"pool {e.name}: {e.path}: no pool database there (has the daemon run?)")
     return entries, args.table or config.table.id, Path(args.journal) if args.journal else config.journal.path
+
+
+def _config(args: argparse.Namespace) -> Any:
+    """The daemon's config (the embedded simulated table's when none is found)."""
+    return load_config(find_config(args.config))
 
 
 async def _main(args: argparse.Namespace) -> int:
@@ -147,14 +153,30 @@ async def _act(args: argparse.Namespace, pool: LedgerPool, table_id: str,
                 f" {money(v.expected_cents)} from the ledger since the last reset)")
         return (0 if v.ok else 1), {"pool": pool.name, **dataclasses.asdict(v)}, "\n".join(
             [head] + [f"  {p}" for p in v.problems])
-    # reconcile
-    contributed, reversed_keys = _journal_contributions(journal, pool.name)
-    r = await pool.reconcile(contributed, reversed_keys=reversed_keys, table_id=table_id)
+    return await _reconcile(args, pool, table_id, journal)
+
+
+async def _reconcile(args: argparse.Namespace, pool: LedgerPool, table_id: str,
+                     journal: Path | None) -> tuple[int, dict, str]:
+    seen = _read_journal(journal, pool.name, table_id, args)
+    r = await pool.reconcile(seen.contributed, reversed_keys=seen.reversed_keys, table_id=table_id,
+                             round_keys=seen.round_keys, owed=seen.owed, owed_reversals=seen.owed_reversals)
     lines = [f"pool {pool.name}: table {r.table_id}: {r.compared} journal contribution(s) compared: "
-             + ("the journal and the pool agree" if r.ok else "DIFFERENCES")]
+             + ("the journal and the pool agree" if r.ok else "DIFFERENCES"
+                if r.missing_in_pool or r.missing_in_journal or r.differences else "STILL OWED TO THE POOL")]
+    if r.owed:
+        lines.append(f"  owed: {len(r.owed)} contribution(s) on {money(sum(w for _, _, w in r.owed))} of progressive"
+                     " wagers, taken at the lock and not yet in the pool: the daemon delivers them when the pool"
+                     " answers, at the latest at its next start")
+        lines += [f"    round {rid} spot {spot}: wager {money(w)}" for rid, spot, w in r.owed]
+    lines += [f"  owed: the reversal of round {k[0]} spot {k[1]}: the daemon sends it when the pool answers"
+              for k in r.owed_reversals]
+    lines += [f"  in the pool, its answer not yet in the journal (the daemon stopped first): round {k[0]} spot {k[1]}:"
+              " the next start records it, without a second contribution" for k in r.in_flight]
     lines += [f"  in the journal, not in the pool (deliver it): round {k[0]} spot {k[1]}" for k in r.missing_in_pool]
     lines += [f"  in the pool, not in the journal: round {k[0]} spot {k[1]}" for k in r.missing_in_journal]
     lines += [f"  {d}" for d in r.differences]
+    lines += [f"  {n}" for n in seen.notes]
     return (0 if r.ok else 1), {"pool": pool.name, **r.as_dict()}, "\n".join(lines)
 
 
@@ -182,11 +204,26 @@ async def _propose(args: argparse.Namespace, pool: LedgerPool) -> tuple[int, dic
                "settings": settings.as_dict()}, text
 
 
-def _journal_contributions(path: Path | None, pool_name: str) -> tuple[list[dict], list[tuple[str, int]]]:
-    """The contributions the table's journal records as made to this pool (``pool.contributed``)
-    and the keys it records as reversed there (``pool.reversed``). A table may feed several pools
-    (11.5); records without a pool name predate that and belong to the one pool there was."""
+@dataclasses.dataclass
+class _JournalView:
+    """What a table's journal says about one pool."""
+
+    contributed: list[dict]                    # the answers it journaled (pool.contributed)
+    reversed_keys: list[tuple[str, int]]       # (round, spot) reversed there (pool.reversed)
+    round_keys: dict[str, list[str]]           # each round id's round keys, oldest first
+    owed: list[tuple[str, int, int]]           # contributions taken, not yet answered by this pool
+    owed_reversals: list[tuple[str, int]]      # reversals taken, not yet answered by this pool
+    notes: list[str]
+
+
+def _read_journal(path: Path | None, pool_name: str, table_id: str, args: argparse.Namespace) -> _JournalView:
+    """The contributions the table's journal records as made to this pool (``pool.contributed``),
+    the keys it records as reversed there (``pool.reversed``), the round keys of its rounds, and
+    what the table still owes the pool: the pool operations its state holds unanswered, derived
+    by folding the journal as the daemon does at start. A table may feed several pools (11.5);
+    records without a pool name predate that and belong to the one pool there was."""
     from tabled.journal import Journal, JournalError
+    from tabled.pool.rounds import round_keys
     if path is None:
         raise UserError("reconcile needs the table's journal (--journal FILE or --config)")
     try:
@@ -194,8 +231,10 @@ def _journal_contributions(path: Path | None, pool_name: str) -> tuple[list[dict
     except JournalError as exc:
         raise UserError(str(exc)) from None
     try:
-        contributed, reversed_keys = [], []
+        contributed, reversed_keys, opened = [], [], []
         for rec in journal.records_after(0):
+            if rec.kind == "round.started":
+                opened.append(rec)
             if rec.payload.get("pool", pool_name) != pool_name:
                 continue
             if rec.kind == "pool.contributed":
@@ -203,6 +242,28 @@ def _journal_contributions(path: Path | None, pool_name: str) -> tuple[list[dict
                                     "wager_cents": rec.payload.get("wager_cents")})
             elif rec.kind == "pool.reversed":
                 reversed_keys.append((rec.payload.get("round_id"), rec.payload.get("spot")))
-        return contributed, reversed_keys
+        view = _JournalView(contributed, reversed_keys, round_keys(opened), [], [], [])
+        _owed(journal, pool_name, table_id, args, view)
+        return view
     finally:
         journal.close()
+
+
+def _owed(journal: Any, pool_name: str, table_id: str, args: argparse.Namespace, view: _JournalView) -> None:
+    """Fill in what the journal's state still owes this pool (tabled.core: ``undelivered``)."""
+    from tabled.commands.run import make_core
+    from tabled.table import Table
+    try:
+        config = _config(args)
+        config = dataclasses.replace(config, table=dataclasses.replace(config.table, id=table_id))
+        core, _, _ = Table.replay(journal, lambda snap: make_core(config, snap))
+    except Exception as exc:  # a report, not the daemon: say what could not be derived
+        view.notes.append(f"what the table still owes could not be derived from the journal: {exc}")
+        return
+    for entry in core.undelivered.values():
+        if pool_name in entry["done"] or "" in entry["done"]:
+            continue
+        if entry["op"] == "contribute":
+            view.owed.append((entry["round_id"], entry["spot"], entry["cents"]))
+        elif entry["op"] == "reverse":
+            view.owed_reversals.append((entry["round_id"], entry["spot"]))

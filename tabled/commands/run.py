@@ -51,9 +51,12 @@ def add_arguments(parser) -> None:
 def make_core(cfg: Config, snapshot: dict[str, Any] | None) -> TableCore:
     t = cfg.table
     if snapshot is not None:
-        return TableCore.from_snapshot(snapshot, t.spots, t.profile)
-    limits = Limits(t.minimum_cents, t.maximum_cents, t.unit_cents, t.progressive_wager_cents)
-    return TableCore(t.id, t.spots, limits, t.profile, t.card_source)
+        core = TableCore.from_snapshot(snapshot, t.spots, t.profile)
+    else:
+        limits = Limits(t.minimum_cents, t.maximum_cents, t.unit_cents, t.progressive_wager_cents)
+        core = TableCore(t.id, t.spots, limits, t.profile, t.card_source)
+    core.pool_count = len(cfg.pools)  # the replay must know every pool an operation is owed to (11.5)
+    return core
 
 
 async def open_pools(cfg: Config) -> tuple[Any, list[Any]]:
@@ -77,6 +80,24 @@ async def open_pools(cfg: Config) -> tuple[Any, list[Any]]:
             await pool.close()
         raise UserError(f"cannot open the progressive pool: {exc}") from None
     return opened[0], opened[1:]
+
+
+async def check_pools(table_id: str, journal: Journal, pools: list[Any]) -> None:
+    """Each pool that answers binds this table id to this journal and holds no round of the table
+    the journal does not have (tabled/pool/rounds.py); a refusal stops the start with one line for
+    an inspector. A pool out of reach is asked when it answers (tabled/table.py)."""
+    from tabled.cli import UserError
+    from tabled.pool import PoolError, PoolUnavailable
+    from tabled.pool.rounds import check_table
+    for pool in pools:
+        if not getattr(pool, "ready", True):
+            continue
+        try:
+            await check_table(pool, table_id, journal)
+        except PoolUnavailable:
+            continue
+        except PoolError as exc:
+            raise UserError(f"cannot start the table: {exc}") from None
 
 
 class RoundPrinter:
@@ -149,6 +170,13 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
     try:
         pool, others = await open_pools(cfg)
     except BaseException:
+        journal.close()
+        raise
+    try:
+        await check_pools(cfg.table.id, journal, [pool, *others])
+    except BaseException:
+        for p in (pool, *others):
+            await p.close()
         journal.close()
         raise
     core, missing, replayed = Table.replay(journal, lambda snap: make_core(cfg, snap))

@@ -8,7 +8,9 @@ never counts twice and a committed round never loses one:
 
 * a contribution and its reversal are keyed by (table, round, spot);
 * a round's awards are keyed by (table, round) and applied in one transaction: read the pool,
-  compute all awards with :func:`tabled.game.progressive.award_progressive`, update or reset.
+  compute all awards with :func:`tabled.game.progressive.award_progressive`, update or reset;
+* each carries the round's key (tabled/pool/rounds.py): a "repeat" with another round's key is
+  another round with the same id, and is refused rather than answered.
 
 The pool goes down only on an award, a reversal or a recorded correction (MONEY.md).
 """
@@ -71,15 +73,17 @@ class ProgressivePool(Protocol):
     async def balance(self) -> int:
         """The pool in cents, as the meter shows it (2.4.3)."""
 
-    async def contribute(self, table_id: str, round_id: str, spot: int, wager_cents: int) -> Contribution:
+    async def contribute(self, table_id: str, round_id: str, spot: int, wager_cents: int, *,
+                         round_key: str | None = None) -> Contribution:
         """At "no more bets" (7.2.1): add rate x wager to the pool, keyed by (table, round, spot)."""
 
-    async def reverse(self, table_id: str, round_id: str, spot: int, reason: str) -> int:
+    async def reverse(self, table_id: str, round_id: str, spot: int, reason: str, *,
+                      round_key: str | None = None) -> int:
         """Undo that contribution (void round 14.4/15.2.1/16.5, returned wager 14.12).
         Returns the cents taken back out; 0 when there was nothing (or it was already reversed)."""
 
     async def apply_awards(self, table_id: str, round_id: str, hits: Sequence[ProgressiveHit],
-                           schedule: ProgressiveSchedule) -> ProgressiveResult:
+                           schedule: ProgressiveSchedule, *, round_key: str | None = None) -> ProgressiveResult:
         """All of a round's awards in one transaction; a repeat returns the recorded result."""
 
     async def correct(self, delta_cents: int, reason: str, who: str) -> int:

@@ -9,6 +9,11 @@ row, so changes from every table are applied one at a time and each gets the nex
 * a round's awards are keyed by (table, round): read the locked pool, run
   :func:`award_progressive`, write every award and the reset, all in the one transaction; a repeat
   returns the recorded result, never a second payment (12.1 - 12.4);
+* a round id is not unique on its own (a journal restored from a backup, two tables with one id, a
+  rewound round counter play the same ids again), so each row also keeps the round's key, the hash
+  of the journal record that opened the round: a "repeat" whose key differs is another round, and
+  is refused (:class:`RoundKeyMismatch`), never answered with the recorded result. Rows without a
+  key (written before keys existed) are answered as before;
 * the balance goes down only on an award, a reversal, a reset funded from a reserve or a recorded
   correction (MONEY.md); every change is a ledger row with the balance after it.
 """
@@ -43,6 +48,26 @@ MAX_ID = 64
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+class RoundKeyMismatch(PoolError):
+    """The pool holds this (table, round) from another round: another journal, or the same journal
+    after its round counter went back. Nothing was applied; people must look (rule 14.13)."""
+
+    def __init__(self, what: str, stored: str, given: str) -> None:
+        super().__init__(f"{what}: the pool holds another round with this id (round key {stored[:12]}, this"
+                         f" round's {given[:12]}): a journal restored from a backup, two tables with one id or"
+                         f" a rewound round counter; refused, nothing applied")
+
+
+def _same_round(what: str, stored: str | None, given: str | None) -> None:
+    """A repeat is the same round only if both keys agree; a row without a key predates keys."""
+    if stored is not None and given is not None and stored != given:
+        raise RoundKeyMismatch(what, stored, given)
+
+
+def _check_key(round_key: object) -> str | None:
+    return None if round_key is None else _check_id("round key", round_key)
 
 
 class Retry(Exception):
@@ -247,17 +272,19 @@ class LedgerPool:
             return int(row[0])
         return await self._run(work)
 
-    async def contribute(self, table_id: str, round_id: str, spot: int, wager_cents: int) -> Contribution:
+    async def contribute(self, table_id: str, round_id: str, spot: int, wager_cents: int, *,
+                         round_key: str | None = None) -> Contribution:
         """7.2.1 "no more bets": rate x wager (rounded down) to the pool, the rest retained (11.6).
-        Keyed by (table, round, spot): a repeat changes nothing and returns the recorded split."""
-        (c,) = await self.contribute_round(table_id, round_id, {spot: wager_cents})
+        Keyed by (table, round, spot): a repeat changes nothing and returns the recorded split; a
+        repeat with another ``round_key`` is another round and raises :class:`RoundKeyMismatch`."""
+        (c,) = await self.contribute_round(table_id, round_id, {spot: wager_cents}, round_key=round_key)
         return c
 
-    async def contribute_round(self, table_id: str, round_id: str,
-                               wagers: Mapping[int, int]) -> list[Contribution]:
+    async def contribute_round(self, table_id: str, round_id: str, wagers: Mapping[int, int], *,
+                               round_key: str | None = None) -> list[Contribution]:
         """Every accepted progressive wager of a round ({spot: wager}), locked at the same moment
         (7.2.1), in one transaction: all of them or none. Each is keyed as :meth:`contribute`."""
-        _check_id("table id", table_id), _check_id("round id", round_id)
+        _check_id("table id", table_id), _check_id("round id", round_id), _check_key(round_key)
         for spot, wager_cents in wagers.items():
             _check_spot(spot)
             if not isinstance(wager_cents, int) or isinstance(wager_cents, bool) or wager_cents <= 0:
@@ -267,28 +294,32 @@ class LedgerPool:
 
         async def work(tx: Tx) -> list[Contribution]:
             row, rows = await tx.lock_pool_then(
-                self.name, "SELECT spot, wager_cents, pool_cents, retained_cents, overflow_cents FROM contributions"
-                " WHERE pool = %s AND table_id = %s AND round_id = %s", (self.name, table_id, round_id))
+                self.name, "SELECT spot, wager_cents, pool_cents, retained_cents, overflow_cents, round_key"
+                " FROM contributions WHERE pool = %s AND table_id = %s AND round_id = %s",
+                (self.name, table_id, round_id))
             if row is None:
                 raise PoolError(f"there is no pool named {self.name!r} in this database")
             p = _Pool(*row)
             touched: dict[str, _Pool] = {p.name: p}
-            done = {int(r[0]): r[1:] for r in rows}
+            done = {int(r[0]): r[1:5] for r in rows}
+            keys = {int(r[0]): r[5] for r in rows}
             out = []
             for spot, wager_cents in sorted(wagers.items()):
                 if spot in done:
+                    _same_round(f"table {table_id} round {round_id} spot {spot}", keys[spot], round_key)
                     if int(done[spot][0]) != wager_cents:
                         raise PoolError(f"table {table_id} round {round_id} spot {spot}: already contributed on a"
                                         f" wager of {done[spot][0]} cents, not {wager_cents}")
                     out.append(Contribution(table_id, round_id, spot, *(int(v) for v in done[spot])))
                 else:
-                    out.append(await self._contribute(tx, p, touched, table_id, round_id, spot, wager_cents))
+                    out.append(await self._contribute(tx, p, touched, table_id, round_id, spot, wager_cents,
+                                                      round_key))
             await self._save(tx, *touched.values())
             return out
         return await self._run(work)
 
     async def _contribute(self, tx: Tx, p: _Pool, touched: dict[str, _Pool], table_id: str, round_id: str,
-                          spot: int, wager_cents: int) -> Contribution:
+                          spot: int, wager_cents: int, round_key: str | None) -> Contribution:
         s = await self._settings(tx, self.name, p.settings_version)
         share = s.split(wager_cents)
         to_pool = share if s.limit_cents is None else max(0, min(share, s.limit_cents - p.balance))
@@ -304,22 +335,27 @@ class LedgerPool:
             retained, overflow = retained + overflow, 0  # no overflow pool: the operator keeps it
         seq = await self._append(tx, p, "contribution", to_pool, "progressive wager (11.6)", **key)
         await tx.run("INSERT INTO contributions (pool, table_id, round_id, spot, wager_cents, pool_cents,"
-                     " retained_cents, overflow_cents, ledger_seq, at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                     " retained_cents, overflow_cents, ledger_seq, at, round_key)"
+                     " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
                      (self.name, table_id, round_id, spot, wager_cents, to_pool, retained, overflow, seq,
-                      self._now()))
+                      self._now(), round_key))
         return Contribution(table_id, round_id, spot, wager_cents, to_pool, retained, overflow)
 
-    async def reverse(self, table_id: str, round_id: str, spot: int, reason: str) -> int:
+    async def reverse(self, table_id: str, round_id: str, spot: int, reason: str, *,
+                      round_key: str | None = None) -> int:
         """Take back a contribution: void round (14.4, 15.2.1, 16.5) or returned wager (14.12).
-        Returns the cents taken out of the pool (and its overflow pool); 0 if none or already done."""
-        _check_id("table id", table_id), _check_id("round id", round_id), _check_spot(spot)
+        Returns the cents taken out of the pool (and its overflow pool); 0 if none or already done.
+        A contribution of another round with this id (another ``round_key``) is never taken back."""
+        _check_id("table id", table_id), _check_id("round id", round_id), _check_spot(spot), _check_key(round_key)
         reason = _check_text("reason", reason)
 
         async def work(tx: Tx) -> int:
             p = await self._lock_row(tx, self.name)
             key = (self.name, table_id, round_id, spot)
-            c = await tx.one("SELECT pool_cents, overflow_cents FROM contributions WHERE pool = %s AND"
+            c = await tx.one("SELECT pool_cents, overflow_cents, round_key FROM contributions WHERE pool = %s AND"
                              " table_id = %s AND round_id = %s AND spot = %s", key)
+            if c is not None:
+                _same_round(f"table {table_id} round {round_id} spot {spot}", c[2], round_key)
             if c is None or await tx.one("SELECT 1 FROM reversals WHERE pool = %s AND table_id = %s AND"
                                          " round_id = %s AND spot = %s", key):
                 return 0
@@ -336,8 +372,9 @@ class LedgerPool:
                     await self._append(tx, target, "reversal", -back, f"{reason} (overflow from {self.name})", **ids)
                     touched.append(target)
                     total += back
-            await tx.run("INSERT INTO reversals (pool, table_id, round_id, spot, cents, reason, ledger_seq, at)"
-                         " VALUES (%s,%s,%s,%s,%s,%s,%s,%s)", (*key, cents, reason, seq, self._now()))
+            await tx.run("INSERT INTO reversals (pool, table_id, round_id, spot, cents, reason, ledger_seq, at,"
+                         " round_key) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                         (*key, cents, reason, seq, self._now(), round_key))
             await self._save(tx, *touched)
             return total
         return await self._run(work)
@@ -351,11 +388,12 @@ class LedgerPool:
 
     async def apply_awards(self, table_id: str, round_id: str, hits: Sequence[ProgressiveHit],
                            schedule: ProgressiveSchedule, *, hands: Mapping[int, object] | None = None,
-                           held_since: datetime | None = None) -> ProgressiveResult:
+                           held_since: datetime | None = None, round_key: str | None = None) -> ProgressiveResult:
         """All of a round's awards in one transaction (12.1 - 12.4), from the pool as it stands now,
         locked: never from an earlier reading, so a hit held during a link loss (14.13) is paid from
-        the pool as the pool records it. A repeat returns the recorded result and pays nothing."""
-        _check_id("table id", table_id), _check_id("round id", round_id)
+        the pool as the pool records it. A repeat returns the recorded result and pays nothing; a
+        round with this id but another ``round_key`` raises :class:`RoundKeyMismatch`."""
+        _check_id("table id", table_id), _check_id("round id", round_id), _check_key(round_key)
         hits = list(hits)
         hands = dict(hands or {})
         for h in hits:
@@ -366,9 +404,10 @@ class LedgerPool:
 
         async def work(tx: Tx) -> ProgressiveResult:
             p = await self._lock_row(tx, self.name)
-            done = await tx.one("SELECT result FROM award_rounds WHERE pool = %s AND table_id = %s AND"
+            done = await tx.one("SELECT result, round_key FROM award_rounds WHERE pool = %s AND table_id = %s AND"
                                 " round_id = %s", (self.name, table_id, round_id))
             if done is not None:
+                _same_round(f"table {table_id} round {round_id} awards", done[1], round_key)
                 return result_from_json(done[0])
             current = await self._settings(tx, self.name, p.settings_version)
             latest = await self._latest_version(tx, self.name)
@@ -398,9 +437,9 @@ class LedgerPool:
                 touched += await self._reset(tx, p, current, latest, result, ids)
             if p.balance != result.pool_after_cents:  # cannot happen unless the arithmetic changed
                 raise PoolError(f"pool {self.name}: ledger {p.balance} != award result {result.pool_after_cents}")
-            await tx.run("INSERT INTO award_rounds (pool, table_id, round_id, result, held_since, at)"
-                         " VALUES (%s,%s,%s,%s,%s,%s)",
-                         (self.name, table_id, round_id, result_to_json(result), held, self._now()))
+            await tx.run("INSERT INTO award_rounds (pool, table_id, round_id, result, held_since, at, round_key)"
+                         " VALUES (%s,%s,%s,%s,%s,%s,%s)",
+                         (self.name, table_id, round_id, result_to_json(result), held, self._now(), round_key))
             await self._save(tx, *touched)
             return result
         return await self._run(work)
@@ -444,6 +483,36 @@ class LedgerPool:
             raise PoolError(f"settings must be PoolSettings, got {settings!r}")
         who, why = _check_text("who", who), _check_text("why", why)
         return await self._run(lambda tx: self._propose(tx, settings, who, why))
+
+    # ---- which journal a table's rounds come from ------------------------------------------------
+    async def register_table(self, table_id: str, journal_id: str) -> None:
+        """Bind ``table_id`` to the journal it plays from (its first record's hash) in this pool, the
+        first time the table reaches the pool; afterwards a table with that id and another journal
+        is refused: two tables configured with one id would play the same round ids, and each
+        would take the other's rounds for repeats. Raises PoolError naming both journals."""
+        _check_id("table id", table_id), _check_id("journal id", journal_id)
+
+        async def work(tx: Tx) -> None:
+            await tx.run("INSERT INTO table_journals (pool, table_id, journal_id, at) VALUES (%s,%s,%s,%s)"
+                         " ON CONFLICT (pool, table_id) DO NOTHING", (self.name, table_id, journal_id, self._now()))
+            row = await tx.one("SELECT journal_id, at FROM table_journals WHERE pool = %s AND table_id = %s",
+                               (self.name, table_id))
+            if row is not None and row[0] != journal_id:
+                raise PoolError(f"pool {self.name}: table {table_id} already plays here with another journal (first"
+                                f" record {row[0][:12]}, since {row[1]}), not this one ({journal_id[:12]}): two tables"
+                                f" configured with one [table] id, or a new journal for an old id; each table needs"
+                                f" its own id")
+        await self._run(work)
+
+    async def last_round(self, table_id: str) -> tuple[str, str | None] | None:
+        """The round id and round key of this table's latest contribution here (None: none yet)."""
+        _check_id("table id", table_id)
+
+        async def work(tx: Tx) -> tuple[str, str | None] | None:
+            row = await tx.one("SELECT round_id, round_key FROM contributions WHERE pool = %s AND table_id = %s"
+                               " ORDER BY ledger_seq DESC LIMIT 1", (self.name, table_id))
+            return (row[0], row[1]) if row else None
+        return await self._run(work)
 
     # ---- reading ---------------------------------------------------------------------------------
     async def settings_history(self) -> list[SettingsVersion]:
@@ -565,9 +634,20 @@ class LedgerPool:
         return problems
 
     async def reconcile(self, journal: Iterable[Contribution | Mapping[str, Any]], *,
-                        reversed_keys: Iterable[tuple[str, int]] = (), table_id: str | None = None) -> ReconcileReport:
-        """Compare one table's journal (the contributions it committed, and the (round, spot) keys it
-        reversed) with this pool's ledger, and name every difference (issue 6; MONEY.md 14.13)."""
+                        reversed_keys: Iterable[tuple[str, int]] = (), table_id: str | None = None,
+                        round_keys: Mapping[str, Sequence[str]] | None = None,
+                        owed: Iterable[tuple[str, int, int]] = (),
+                        owed_reversals: Iterable[tuple[str, int]] = ()) -> ReconcileReport:
+        """Compare one table's journal with this pool's ledger, key by key, and name every difference.
+
+        ``journal``: the contributions whose answer the journal records (``pool.contributed``);
+        ``reversed_keys``: the (round, spot) keys it records as reversed here; ``round_keys``: each
+        round id's round keys in the journal, oldest first (a pool row whose key is not among them
+        belongs to another round with that id); ``owed`` / ``owed_reversals``: what the journal's
+        state still owes this pool, (round, spot, wager) and (round, spot) -- operations taken but
+        not answered, sent again when the pool answers or at the next start. An owed operation the
+        pool already has is in flight (its answer was not journaled before a stop): the next start
+        records it, without a second contribution."""
         table = _check_id("table id", table_id or self.table_id)
         mine: dict[tuple[str, int], int] = {}
         for item in journal:
@@ -577,25 +657,47 @@ class LedgerPool:
             key = (_check_id("round id", get("round_id")), _check_spot(get("spot")))
             mine[key] = get("wager_cents")
         voided = {(r, s) for r, s in reversed_keys}
+        to_reverse = {(r, s) for r, s in owed_reversals}
+        owing = {(r, s): w for r, s, w in owed}
 
         async def work(tx: Tx) -> list[tuple]:
-            return await tx.all("SELECT c.round_id, c.spot, c.wager_cents, r.cents FROM contributions c LEFT JOIN"
-                                " reversals r ON r.pool = c.pool AND r.table_id = c.table_id AND"
+            return await tx.all("SELECT c.round_id, c.spot, c.wager_cents, r.cents, c.round_key FROM contributions c"
+                                " LEFT JOIN reversals r ON r.pool = c.pool AND r.table_id = c.table_id AND"
                                 " r.round_id = c.round_id AND r.spot = c.spot WHERE c.pool = %s AND c.table_id = %s",
                                 (self.name, table))
-        pool = {(r[0], int(r[1])): (int(r[2]), r[3] is not None) for r in await self._run(work)}
+        rows = await self._run(work)
+        pool = {(r[0], int(r[1])): (int(r[2]), r[3] is not None) for r in rows}
+        foreign_keys = set()
+        if round_keys is not None:
+            foreign_keys = {(r[0], int(r[1])) for r in rows
+                            if r[4] is not None and r[4] not in round_keys.get(r[0], ())}
+
+        def current(key: tuple[str, int]) -> bool:
+            """The pool's row is this journal's latest round with that id (or predates round keys)."""
+            if round_keys is None or key not in pool:
+                return key in pool
+            kept = next(r[4] for r in rows if (r[0], int(r[1])) == key)
+            return kept is None or kept == (round_keys.get(key[0]) or [None])[-1]
+        in_flight = tuple(sorted(k for k in owing if k not in mine and current(k)))
+        owed_now = tuple(sorted((k[0], k[1], owing[k]) for k in owing if k not in mine and not current(k)))
         missing = tuple(sorted(k for k in mine if k not in pool))
-        extra = tuple(sorted(k for k in pool if k not in mine))
+        extra = tuple(sorted(k for k in pool if k not in mine and k not in owing and k not in foreign_keys))
         diffs = []
+        for key in sorted(foreign_keys):
+            diffs.append(f"round {key[0]} spot {key[1]}: the pool's contribution is from another round with this id"
+                         " (its round key is not this journal's): a restored journal, two tables with one id or"
+                         " a rewound round counter")
         for key in sorted(set(mine) & set(pool)):
             wager, was_reversed = pool[key]
             if mine[key] != wager:
                 diffs.append(f"round {key[0]} spot {key[1]}: journal wager {mine[key]} cents, pool {wager} cents")
-            if was_reversed != (key in voided):
+            if was_reversed != (key in voided) and not (was_reversed and key in to_reverse):
                 diffs.append(f"round {key[0]} spot {key[1]}: " + ("reversed in the pool, not in the journal"
                                                                   if was_reversed else
                                                                   "reversed in the journal, not in the pool"))
-        return ReconcileReport(not (missing or extra or diffs), table, len(mine), missing, extra, tuple(diffs))
+        owed_back = tuple(sorted(k for k in to_reverse if k in pool and not pool[k][1]))
+        ok = not (missing or extra or diffs or owed_now or owed_back)
+        return ReconcileReport(ok, table, len(mine), missing, extra, tuple(diffs), owed_now, owed_back, in_flight)
 
     # ---- the meter -------------------------------------------------------------------------------
     def subscribe_meter(self) -> AsyncIterator[MeterReading]:

@@ -7,7 +7,10 @@ Inside the same transaction ``pg_notify`` publishes the new meter reading on the
 PostgreSQL delivers it to every listening table when, and only when, the change commits.
 
 Losing the database is rule 14.13: every operation then raises :class:`PoolUnavailable` and the
-daemon stops new rounds. The next call reconnects. Every operation is idempotent under its key, so
+daemon stops new rounds. The next call reconnects. A connection that was idle while the link was
+lost (the meter feed noticed, or a connect failed) may be dead without knowing it; it is probed
+(``SELECT 1``) before the next transaction and replaced if the probe fails, so the link coming
+back is not followed by a failure of its own. Every operation is idempotent under its key, so
 the daemon re-sends what its journal holds once the link returns, and nothing counts twice.
 
 The same holds at start: opened with ``wait_for_link``, a pool whose database cannot be reached is
@@ -43,6 +46,7 @@ from .settings import PoolSettings
 #: a lost network is noticed within about keepalives_idle + interval x count seconds
 _CONNECT_ARGS = dict(keepalives=1, keepalives_idle=5, keepalives_interval=2, keepalives_count=3)
 _SCHEMA_LOCK = 0x7461626C6564  # "tabled": one migrator at a time across every table
+_MIGRATE_TIMEOUT = 30.0         # s: creating or migrating the schema is more work than an operation
 
 
 def parse_dsn(dsn: str) -> dict[str, Any]:
@@ -139,6 +143,7 @@ class PostgresPool(LedgerPool):
         self._ready = False                   # the schema is current and the pool exists
         self._ready_lock = asyncio.Lock()
         self._preparer: asyncio.Task | None = None
+        self._suspect = False                 # the link was lost while the connection sat idle
 
     @classmethod
     async def open(cls, dsn: str, name: str, table_id: str, settings: PoolSettings | None = None, *,
@@ -189,6 +194,7 @@ class PostgresPool(LedgerPool):
                 application_name=f"tabled {self.table_id} {self.name}", **_CONNECT_ARGS),
                 self.connect_timeout + 1)
         except (psycopg.Error, OSError, TimeoutError) as exc:
+            self._link_lost()
             raise PoolUnavailable(f"pool {self.name}: cannot reach the pool database: {self._said(exc)}") from exc
 
     def _said(self, exc: BaseException) -> str:
@@ -199,9 +205,31 @@ class PostgresPool(LedgerPool):
     async def _connection(self) -> psycopg.AsyncConnection:
         if self._closed:
             raise PoolUnavailable(f"pool {self.name}: closed")
+        if self._suspect and self._conn is not None and not self._conn.closed:
+            if not await self._alive(self._conn):
+                await self._drop()
+        self._suspect = False
         if self._conn is None or self._conn.closed:
             self._conn = await self._connect()
         return self._conn
+
+    def _link_lost(self) -> None:
+        """The database could not be reached: the idle connection is not trusted until probed."""
+        self._suspect = True
+
+    async def _alive(self, conn: psycopg.AsyncConnection) -> bool:
+        """One round trip on a connection that lived through a lost link, bounded by op_timeout."""
+        try:
+            await asyncio.wait_for(self._probe(conn), self.op_timeout)
+            return True
+        except (psycopg.Error, OSError, TimeoutError):
+            _shut(conn)
+            return False
+
+    @staticmethod
+    async def _probe(conn: psycopg.AsyncConnection) -> None:
+        await conn.execute("SELECT 1")
+        await conn.rollback()
 
     async def _drop(self) -> None:
         conn, self._conn = self._conn, None
@@ -210,7 +238,7 @@ class PostgresPool(LedgerPool):
                 await asyncio.wait_for(conn.close(), 1)
 
     async def _migrate(self) -> None:
-        async with self._transaction() as tx:
+        async with self._transaction(max(self.op_timeout, _MIGRATE_TIMEOUT)) as tx:
             await tx.run("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
             await tx.run("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             row = await tx.one("SELECT version FROM schema_version")
@@ -226,7 +254,8 @@ class PostgresPool(LedgerPool):
                 await tx.run("UPDATE schema_version SET version = %s", (LATEST,))
 
     @contextlib.asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[_PgTx]:
+    async def _transaction(self, timeout: float | None = None) -> AsyncIterator[_PgTx]:
+        timeout = self.op_timeout if timeout is None else timeout
         async with self._tx_lock:
             conn = await self._connection()
             # a silent network must not hold the table: past op_timeout the socket is shut, which
@@ -236,7 +265,7 @@ class PostgresPool(LedgerPool):
             def sever() -> None:
                 severed.append(True)
                 _shut(conn)
-            watchdog = asyncio.get_running_loop().call_later(self.op_timeout, sever)
+            watchdog = asyncio.get_running_loop().call_later(timeout, sever)
             tx = _PgTx(conn)
             try:
                 try:
@@ -252,7 +281,7 @@ class PostgresPool(LedgerPool):
                 if not severed:
                     raise PoolUnavailable(f"pool {self.name}: lost the pool database: {self._said(exc)}") from exc
                 raise PoolUnavailable(f"pool {self.name}: the pool database did not answer within"
-                                      f" {self.op_timeout:g} s") from exc
+                                      f" {timeout:g} s") from exc
             except asyncio.CancelledError:
                 await self._drop()  # the transaction's fate is unknown: never reuse the connection
                 raise
@@ -285,8 +314,10 @@ class PostgresPool(LedgerPool):
                 if d["seq"] > last.seq:  # a reading is never older than the one shown
                     last = MeterReading(self.name, int(d["balance_cents"]), int(d["seq"]), d["kind"], d["at"])
                     yield last
+            self._link_lost()
             raise PoolUnavailable(f"pool {self.name}: the meter connection ended")
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            self._link_lost()
             raise PoolUnavailable(f"pool {self.name}: lost the meter feed: {self._said(exc)}") from exc
         finally:
             with contextlib.suppress(Exception):

@@ -68,9 +68,12 @@ class ReconcileReport:
     ok: bool
     table_id: str
     compared: int
-    missing_in_pool: tuple[tuple[str, int], ...]    # in the journal, not in the pool: deliver them
-    missing_in_journal: tuple[tuple[str, int], ...]  # in the pool, not in the journal
-    differences: tuple[str, ...]                     # same key, different amounts or reversal state
+    missing_in_pool: tuple[tuple[str, int], ...]    # answered in the journal, not in the pool
+    missing_in_journal: tuple[tuple[str, int], ...]  # in the pool, neither answered nor owed in the journal
+    differences: tuple[str, ...]                     # same key, different amounts, reversal state or round
+    owed: tuple[tuple[str, int, int], ...] = ()      # (round, spot, wager) taken, not yet in the pool
+    owed_reversals: tuple[tuple[str, int], ...] = ()  # reversals taken, not yet in the pool
+    in_flight: tuple[tuple[str, int], ...] = ()      # in the pool, its answer not yet journaled
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -12,6 +12,13 @@ Tables:
   reversals       one row per reversed contribution, same key (append-only)
   award_rounds    one row per (pool, table, round): the recorded result of that round's awards
   hits            one row per award, numbered in the order the pool paid them (append-only)
+  table_journals  which journal each table's rounds come from: one row per (pool, table) (insert-only)
+
+Version 2 gives every contribution, reversal and award round its round key: the hash of the
+journal record that opened the round. A round id alone is not unique: a journal restored from a
+backup, two tables configured with one id, or a rewound round counter play the same ids again,
+and a repeat must never be answered with another round's result. Rows written before version 2
+have no key (NULL) and are answered as before.
 """
 
 from __future__ import annotations
@@ -121,9 +128,9 @@ def _tables() -> list[str]:
     return [s.strip() for s in _V1_TABLES.split(";\n") if s.strip()]
 
 
-def _pg_triggers() -> list[str]:
-    out = [_PG_APPEND_ONLY_FN]
-    for t in APPEND_ONLY:
+def _pg_triggers(tables: tuple[str, ...], *, function: bool = False) -> list[str]:
+    out = [_PG_APPEND_ONLY_FN] if function else []
+    for t in tables:
         out.append(f"CREATE TRIGGER {t}_append_only BEFORE UPDATE OR DELETE ON {t} "
                    f"FOR EACH ROW EXECUTE FUNCTION tabled_append_only()")
         out.append(f"CREATE TRIGGER {t}_no_truncate BEFORE TRUNCATE ON {t} "
@@ -131,19 +138,39 @@ def _pg_triggers() -> list[str]:
     return out
 
 
-def _sqlite_triggers() -> list[str]:
+def _sqlite_triggers(tables: tuple[str, ...]) -> list[str]:
     out = []
-    for t in APPEND_ONLY:
+    for t in tables:
         for op in ("UPDATE", "DELETE"):
             out.append(f"CREATE TRIGGER {t}_no_{op.lower()} BEFORE {op} ON {t} "
                        f"BEGIN SELECT RAISE(ABORT, 'tabled: the {t} table is append-only'); END")
     return out
 
 
+_V2_TABLES = """
+ALTER TABLE contributions ADD COLUMN round_key TEXT;
+ALTER TABLE reversals ADD COLUMN round_key TEXT;
+ALTER TABLE award_rounds ADD COLUMN round_key TEXT;
+CREATE TABLE table_journals (
+    pool              TEXT NOT NULL REFERENCES pools(name),
+    table_id          TEXT NOT NULL,
+    journal_id        TEXT NOT NULL,        -- the hash of the journal's first record
+    at                TEXT NOT NULL,        -- when the table first reached the pool with it
+    PRIMARY KEY (pool, table_id)
+);
+CREATE INDEX contributions_by_table_seq ON contributions (pool, table_id, ledger_seq)
+"""
+V2_APPEND_ONLY = ("table_journals",)
+
+
+def _v2() -> list[str]:
+    return [s.strip() for s in _V2_TABLES.split(";\n") if s.strip()]
+
+
 #: MIGRATIONS[dialect][n] is the list of statements taking the schema from version n to n + 1
 MIGRATIONS: dict[str, list[list[str]]] = {
-    "postgresql": [_tables() + _pg_triggers()],
-    "sqlite": [_tables() + _sqlite_triggers()],
+    "postgresql": [_tables() + _pg_triggers(APPEND_ONLY, function=True), _v2() + _pg_triggers(V2_APPEND_ONLY)],
+    "sqlite": [_tables() + _sqlite_triggers(APPEND_ONLY), _v2() + _sqlite_triggers(V2_APPEND_ONLY)],
 }
 
 LATEST = len(MIGRATIONS["sqlite"])

@@ -277,6 +277,207 @@ async def test_two_tables_sharing_one_pool_show_the_same_meter_2_4_3(tmp_path, p
             await t.proxy.close()
 
 
+# -- round identity: a round id played again never swallows a contribution ------------------------------
+
+
+def _in_pool(counts: dict, table: LinkedTable) -> int:
+    return sum(n for (tid, rid, _), n in counts.items() if rid in table.played)
+
+
+async def _rounds(t: LinkedTable, n: int) -> None:
+    t.played = getattr(t, "played", [])
+    for _ in range(n):
+        t.played.append(await t.whole_round())
+
+
+def _owed(t: LinkedTable) -> int:
+    return sum(1 for e in t.core.undelivered.values() if e["op"] == "contribute")
+
+
+async def test_two_tables_with_one_id_on_one_pool_lose_no_contribution(tmp_path, pg_dsn):  # noqa: F811
+    """Two tables configured with the same [table] id on one linked pool play the same round ids.
+    The pool binds the id to the first table's journal: the second is refused (14.13, with the
+    reason), and its contributions stay owed in its journal; none is taken for a repeat."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = await _open(tmp_path / "a", pg_dsn, "T01")
+    second = await _open(tmp_path / "b", pg_dsn, "T01")
+    try:
+        await _rounds(first, 2)
+        await first.until(lambda: not first.core.undelivered)
+        await second.whole_round()                                 # its lock: refused by the pool
+        await second.until(lambda: "pool" in second.core.faults)
+        assert "already plays here with another journal" in second.core.faults["pool"]
+        assert not second.records("pool.contributed")              # nothing answered as a "repeat"
+        counts = await _contribution_count(first.pool)
+        assert counts == {("T01", rid, spot): 1 for rid in first.played for spot in (1, 3)}
+        assert _owed(second) == 2                                  # expected 6 = 4 in the pool + 2 owed
+        assert (await first.pool.verify()).ok
+    finally:
+        for t in (first, second):
+            await t.close()
+            await t.proxy.close()
+
+
+async def test_a_journal_restored_from_a_backup_loses_no_contribution(tmp_path, pg_dsn):  # noqa: F811
+    """The journal restored from a backup plays round ids the pool already has. The pool holds
+    rounds beyond the journal's: the start check refuses (one line), and a table that reached the
+    pool only later is refused at its first operation; every contribution stays owed, none is
+    answered with the old round's split."""
+    import shutil
+    import sqlite3
+
+    from tabled.cli import UserError
+    from tabled.commands.run import check_pools
+    t = await _open(tmp_path, pg_dsn, "T01")
+    path = t.journal.path
+    try:
+        await _rounds(t, 2)
+        await t.until(lambda: not t.core.undelivered)
+        live, copy = sqlite3.connect(path), sqlite3.connect(tmp_path / "backup.db")
+        live.backup(copy)                                          # docs/operations.md: the backup
+        live.close()
+        copy.close()
+        await _rounds(t, 2)
+        await t.until(lambda: not t.core.undelivered)
+    finally:
+        await t.close()
+    for leftover in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        leftover.unlink(missing_ok=True)
+    shutil.copy(tmp_path / "backup.db", path)                      # restored
+    restored = Journal.open(path)
+    pool = await PostgresPool.open(t.proxy.dsn, "main", "T01", SETTINGS)
+    try:
+        with pytest.raises(UserError, match="holds round T01-000004 of table T01, which this journal does not"
+                                            " have .its last round is T01-000003.") as raised:
+            await check_pools("T01", restored, [pool])             # tabled run stops here
+        assert "\n" not in str(raised.value)
+    finally:
+        await pool.close()
+        restored.close()
+    again = LinkedTable(tmp_path, "T01", t.proxy)
+    try:
+        await again.start(setup=False)                             # as if the pool had been out of reach
+        played = await again.whole_round()
+        assert played == "T01-000003"                              # the id the pool already has
+        await again.until(lambda: "pool" in again.core.faults)
+        assert "holds round T01-000004 of table T01" in again.core.faults["pool"]
+        assert not [r for r in again.records("pool.contributed") if r.payload["round_id"] == played]
+        assert _owed(again) == 2                                   # owed, not swallowed
+        counts = await _contribution_count(again.pool)
+        assert len(counts) == 8 and set(counts.values()) == {1}     # the 4 rounds before, nothing else
+    finally:
+        await again.close()
+        await t.proxy.close()
+
+
+async def test_a_rewound_round_counter_loses_no_contribution(tmp_path, pg_dsn):  # noqa: F811
+    """A checkpoint whose snapshot rewinds the round counter (as a forged one would) passes the
+    start check, then plays round ids the pool has: each round's contributions carry its own round
+    key, so the pool refuses them (14.13, with the reason) instead of answering with the old split."""
+    t = await _open(tmp_path, pg_dsn, "T01")
+    try:
+        await _rounds(t, 2)
+        await t.until(lambda: not t.core.undelivered)
+        snapshot = t.core.snapshot()
+    finally:
+        await t.close()
+    journal = Journal.open(tmp_path / "T01.db")
+    journal.checkpoint({**snapshot, "round_no": 0, "round": None, "rounds_finished": 0})
+    journal.close()
+    again = LinkedTable(tmp_path, "T01", t.proxy)
+    try:
+        await again.start(setup=False)
+        await again.feed("shuffler.shuffled", deck="A")
+        await again.feed("shuffler.shuffled", deck="B")
+        played = await again.whole_round()
+        assert played == "T01-000001"                              # an id the pool already has
+        await again.until(lambda: "pool" in again.core.faults)
+        assert "the pool holds another round with this id" in again.core.faults["pool"]
+        assert not [r for r in again.records("pool.contributed")
+                    if r.payload["round_id"] == played and r.seq > journal_head(again, played)]
+        assert _owed(again) == 2
+        counts = await _contribution_count(again.pool)
+        assert len(counts) == 4 and set(counts.values()) == {1}
+    finally:
+        await again.close()
+        await t.proxy.close()
+
+
+def journal_head(t: LinkedTable, round_id: str) -> int:
+    """The record that opened the latest round with this id."""
+    return [r.seq for r in t.records("round.started") if r.round_id == round_id][-1]
+
+
+async def test_the_link_back_after_an_outage_raises_no_second_fault_14_13(tmp_path, pg_dsn):  # noqa: F811
+    """The meter feed notices the outage and, when the pool is back, clears the fault; the next
+    pool operation must not then fail on a connection that sat idle through the outage."""
+    t = await _open(tmp_path, pg_dsn, "T01")
+    try:
+        await t.whole_round()
+        await t.until(lambda: not t.core.undelivered)
+        t.proxy.cut()                                              # between operations: only the feed sees it
+        await t.until(lambda: "pool" in t.core.faults)
+        t.proxy.restore()
+        await t.until(lambda: not t.core.faults)
+        await t.whole_round()                                      # its contributions on the pool
+        await t.until(lambda: not t.core.undelivered)
+        assert [r.payload["equipment"] for r in t.records("fault.raised")] == ["pool"]   # once
+        assert not t.core.faults
+        await _delivered_once(t)
+    finally:
+        await t.close()
+        await t.proxy.close()
+
+
+# -- reconcile sees what the table still owes ---------------------------------------------------------
+
+
+async def test_reconcile_lists_owed_and_in_flight_contributions_and_the_next_start_delivers_them(
+        tmp_path, pg_dsn, capsys):  # noqa: F811
+    """The inspector runs `tabled pool reconcile` before approving normal play after a failover:
+    contributions taken at the lock while the pool was out of reach are owed (they live in the
+    journal's state until delivered), and one the pool took just before the daemon stopped, its
+    answer never journaled, is in flight; the report names both and says the next start settles them."""
+    from tabled.cli import main
+    from tabled.pool.rounds import round_key
+    t = await _open(tmp_path, pg_dsn, "T01")
+    try:
+        await t.whole_round()
+        await t.until(lambda: not t.core.undelivered)
+        await t.bets_placed()
+        held = t.round.round_id
+        t.proxy.cut()
+        await t.dealt(PLAIN)                                       # the lock: both contributions owed
+        await t.until(lambda: "pool" in t.core.faults)
+        key = round_key(t.journal, held)
+    finally:
+        await t.close()
+    pool = await PostgresPool.open(pg_dsn, "main", "T01")
+    await pool.contribute("T01", held, 1, WAGER, round_key=key)   # taken, the answer lost with the daemon
+    await pool.close()
+    args = ["pool", "reconcile", "--dsn", pg_dsn, "--table", "T01", "--journal", str(t.journal.path)]
+    assert await asyncio.to_thread(main, args) == 1
+    out = capsys.readouterr().out
+    assert "STILL OWED TO THE POOL" in out
+    assert "owed: 1 contribution(s) on $1.00 of progressive wagers" in out and f"round {held} spot 3" in out
+    assert f"its answer not yet in the journal (the daemon stopped first): round {held} spot 1: the next start" \
+           " records it" in out
+    assert "in the pool, not in the journal:" not in out
+    again = LinkedTable(tmp_path, "T01", t.proxy)
+    t.proxy.restore()
+    try:
+        await again.start(setup=False)                             # the next start delivers both, once
+        await again.until(lambda: not again.core.undelivered and not again.core.faults)
+        counts = await _contribution_count(again.pool)
+        assert counts[("T01", held, 1)] == counts[("T01", held, 3)] == 1
+    finally:
+        await again.close()
+        await t.proxy.close()
+    assert await asyncio.to_thread(main, args) == 0
+    assert "the journal and the pool agree" in capsys.readouterr().out
+
+
 # -- the pool cannot be reached when the daemon starts (14.13: unplayable rather than wrong) ------------
 
 

@@ -12,6 +12,7 @@ import pytest
 from tabled.game.progressive import ProgressiveHit, ProgressiveSchedule
 from tabled.game.ranking import Category
 from tabled.pool.base import Contribution, PoolError, ProgressivePool
+from tabled.pool.ledger import RoundKeyMismatch
 from tabled.pool.local import LocalPool
 from tabled.pool.schema import LATEST
 from tabled.pool.settings import PoolSettings
@@ -423,3 +424,127 @@ def test_a_local_pools_config_change_is_recorded_as_the_next_version(tmp_path):
         assert [(v.version, v.who, v.why, v.pending) for v in history][-1] == (2, "config:T01", "configuration", True)
         await pool.close()
     asyncio.run(scenario())
+
+
+# -- round identity: a round id is not unique on its own ------------------------------------------------
+
+KEY_A, KEY_B = "a" * 64, "b" * 64  # the hashes of two rounds' opening records
+
+
+def test_a_repeat_from_another_round_with_the_same_id_is_refused_not_answered(harness):
+    # a restored journal, two tables with one id or a rewound counter play round R1 again: that
+    # round's contribution, reversal and awards must reach the pool or be refused, never be taken
+    # for a repeat and answered with the other round's split or result (11.6, 12.1)
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        first = await pool.contribute_round("T01", "R1", {1: 500, 2: 500}, round_key=KEY_A)
+        assert await pool.contribute_round("T01", "R1", {1: 500, 2: 500}, round_key=KEY_A) == first
+        balance = await pool.balance()
+        with pytest.raises(RoundKeyMismatch, match="round R1 spot 1: the pool holds another round with this id"):
+            await pool.contribute_round("T01", "R1", {1: 500, 2: 500}, round_key=KEY_B)
+        with pytest.raises(RoundKeyMismatch, match="spot 2"):
+            await pool.contribute("T01", "R1", 2, 500, round_key=KEY_B)
+        with pytest.raises(RoundKeyMismatch):
+            await pool.reverse("T01", "R1", 1, "14.4 misdeal", round_key=KEY_B)
+        paid = await pool.apply_awards("T01", "R1", [hit(1, SF)], NSW, round_key=KEY_A)
+        with pytest.raises(RoundKeyMismatch, match="round R1 awards"):
+            await pool.apply_awards("T01", "R1", [hit(2, SF)], NSW, round_key=KEY_B)
+        assert await pool.apply_awards("T01", "R1", [hit(1, SF)], NSW, round_key=KEY_A) == paid
+        assert await pool.balance() == balance - paid.awards[0].from_pool_cents   # nothing else moved
+        assert await pool.reverse("T01", "R1", 2, "14.4 misdeal", round_key=KEY_A) == 350
+        assert (await pool.verify()).ok
+    harness.run(scenario)
+
+
+def test_rows_without_a_round_key_are_answered_as_before(harness):
+    # rows written before round keys (and callers that send none) keep today's meaning
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        first = await pool.contribute("T01", "R1", 1, 500)
+        assert await pool.contribute("T01", "R1", 1, 500, round_key=KEY_A) == first
+        keyed = await pool.contribute("T01", "R2", 1, 500, round_key=KEY_A)
+        assert await pool.contribute("T01", "R2", 1, 500) == keyed
+        assert await pool.balance() == 1_000_700
+    harness.run(scenario)
+
+
+def test_a_table_id_is_bound_to_the_journal_it_first_played_from(harness):
+    # two tables configured with one id would play the same round ids: the second is refused
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        await pool.register_table("T01", "1" * 64)
+        await pool.register_table("T01", "1" * 64)     # the same journal again (a restart, a restore)
+        await pool.register_table("T02", "2" * 64)
+        with pytest.raises(PoolError, match="table T01 already plays here with another journal .*each table"
+                                            " needs its own id"):
+            await pool.register_table("T01", "2" * 64)
+        assert await pool.last_round("T01") is None
+        await pool.contribute("T01", "R1", 1, 500, round_key=KEY_A)
+        await pool.contribute("T02", "R9", 1, 500)
+        await pool.contribute("T01", "R2", 3, 500, round_key=KEY_B)
+        assert await pool.last_round("T01") == ("R2", KEY_B)
+        assert await pool.last_round("T02") == ("R9", None)
+    harness.run(scenario)
+
+
+def test_reconcile_lists_what_is_owed_in_flight_and_from_another_round(harness):
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        await pool.contribute("T01", "R1", 1, 500, round_key=KEY_A)   # answered in the journal
+        await pool.contribute("T01", "R2", 1, 500, round_key=KEY_A)   # applied, answer lost in a crash
+        await pool.contribute("T01", "R3", 1, 500, round_key=KEY_B)   # another journal's round R3
+        journal = [{"round_id": "R1", "spot": 1, "wager_cents": 500}]
+        keys = {"R1": [KEY_A], "R2": [KEY_A], "R3": [KEY_A], "R4": [KEY_A]}
+        owed = [("R2", 1, 500), ("R3", 1, 500), ("R4", 2, 500)]
+        report = await pool.reconcile(journal, round_keys=keys, owed=owed)
+        assert not report.ok
+        assert report.in_flight == (("R2", 1),)                 # the next start records it
+        assert report.owed == (("R3", 1, 500), ("R4", 2, 500))   # not in the pool: delivered at the next start
+        assert report.missing_in_journal == ()
+        assert len(report.differences) == 1 and "R3 spot 1: the pool's contribution is from another round" \
+            in report.differences[0]
+        settled = journal + [{"round_id": "R3", "spot": 1, "wager_cents": 500}]
+        assert (await pool.reconcile(settled, round_keys={**keys, "R3": [KEY_B]}, owed=[("R2", 1, 500)])).ok
+        assert not (await pool.reconcile(journal, round_keys=keys)).ok
+    harness.run(scenario)
+
+
+def test_a_pool_made_before_round_keys_is_migrated_and_its_rows_answered_as_before(harness, monkeypatch):
+    # a pool database at schema version 1 (as made before round keys) opens, migrates to the
+    # latest version, and its rows, which have no round key, keep their meaning
+    from tabled.pool import local, postgresql
+    from tabled.pool.schema import MIGRATIONS
+    for module in (local, postgresql):
+        monkeypatch.setattr(module, "MIGRATIONS", {d: m[:1] for d, m in MIGRATIONS.items()})
+        monkeypatch.setattr(module, "LATEST", 1)
+
+    async def scenario(h):
+        old = await h.open(settings=MAIN)
+
+        async def contribute_as_version_1(tx):
+            p = await old._lock_row(tx, "main")
+            seq = await old._append(tx, p, "contribution", 350, "progressive wager (11.6)",
+                                    table_id="T01", round_id="R1", spot=1)
+            await tx.run("INSERT INTO contributions (pool, table_id, round_id, spot, wager_cents, pool_cents,"
+                         " retained_cents, overflow_cents, ledger_seq, at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                         ("main", "T01", "R1", 1, 500, 350, 150, 0, seq, "2025-01-01T00:00:00+00:00"))
+            await old._save(tx, p)
+        await old._run(contribute_as_version_1)
+        await old.close()
+        monkeypatch.undo()
+        pool = await h.open()
+        assert await pool.contribute("T01", "R1", 1, 500, round_key=KEY_A) == Contribution("T01", "R1", 1, 500, 350, 150)
+        assert await pool.last_round("T01") == ("R1", None)
+        await pool.register_table("T01", "1" * 64)
+        await pool.contribute("T01", "R2", 1, 500, round_key=KEY_A)
+        assert await pool.balance() == 1_000_700 and (await pool.verify()).ok
+        assert (await pool.reconcile([{"round_id": "R1", "spot": 1, "wager_cents": 500},
+                                      {"round_id": "R2", "spot": 1, "wager_cents": 500}],
+                                     round_keys={"R1": [KEY_B], "R2": [KEY_A]})).ok
+        if h.backend == "local":
+            with sqlite3.connect(h.where) as conn:
+                assert conn.execute("SELECT version FROM schema_version").fetchall() == [(LATEST,)]
+        else:
+            with psycopg.connect(h.where) as conn:
+                assert conn.execute("SELECT version FROM schema_version").fetchall() == [(LATEST,)]
+    harness.run(scenario)

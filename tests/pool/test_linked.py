@@ -205,6 +205,29 @@ def test_the_meter_feed_reports_link_loss(pg_harness):
     pg_harness.run(scenario)
 
 
+def test_a_connection_that_lived_through_an_outage_is_probed_before_it_is_trusted(pg_harness):
+    # 14.13: the meter feed notices the outage and comes back; the operations' connection sat idle
+    # through it, dead without knowing: the next operation must not fail on it (a second fault)
+    async def scenario(h):
+        proxy = await LinkProxy(h.where).start()
+        pool = await PostgresPool.open(proxy.dsn, "main", "T01", MAIN, clock=h.clock, op_timeout=2)
+        h.opened.append(pool)
+        await pool.contribute("T01", "R1", 1, 1000)       # the operations' connection is open
+        feed = pool.subscribe_meter()
+        await anext(feed)
+        proxy.cut()
+        with pytest.raises(PoolUnavailable, match="meter"):
+            await asyncio.wait_for(anext(feed), 5)
+        proxy.restore()
+        feed = pool.subscribe_meter()
+        assert (await anext(feed)).balance_cents == 1_000_700  # the link is back
+        await pool.contribute("T01", "R2", 1, 1000)        # on a fresh connection, first time
+        assert await pool.balance() == 1_001_400
+        await feed.aclose()
+        await proxy.close()
+    pg_harness.run(scenario)
+
+
 def test_reset_from_a_reserve_in_the_same_linked_database(pg_harness):
     async def scenario(h):
         reserve = await h.open("reserve", settings=PoolSettings(1000, 0))
