@@ -89,7 +89,7 @@ def _targets(args: argparse.Namespace) -> tuple[list[Any], str, Path | None]:
 
 
 def _config(args: argparse.Namespace) -> Any:
-    """The daemon's config (the embedded simulated table's when none is found)."""
+    """The daemon's config, found the one documented way (tabled.config.find_config)."""
     return load_config(find_config(args.config))
 
 

@@ -456,7 +456,11 @@ async def test_reconcile_lists_owed_and_in_flight_contributions_and_the_next_sta
     pool = await PostgresPool.open(pg_dsn, "main", "T01")
     await pool.contribute("T01", held, 1, WAGER, round_key=key)   # taken, the answer lost with the daemon
     await pool.close()
-    args = ["pool", "reconcile", "--dsn", pg_dsn, "--table", "T01", "--journal", str(t.journal.path)]
+    from tabled.config import DEFAULT_TOML
+    table_config = tmp_path / "table.toml"                         # the fold that derives what is owed
+    table_config.write_text(DEFAULT_TOML)                          # needs the table's own settings
+    args = ["pool", "reconcile", "--config", str(table_config), "--dsn", pg_dsn, "--table", "T01",
+            "--journal", str(t.journal.path)]
     assert await asyncio.to_thread(main, args) == 1
     out = capsys.readouterr().out
     assert "STILL OWED TO THE POOL" in out
