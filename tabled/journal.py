@@ -51,8 +51,10 @@ stored bytes do not match its hash is reported by number.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import re
 import sqlite3
 import time
@@ -84,6 +86,10 @@ _COLUMNS = "seq, time_us, round_id, kind, payload, prev_hash, hash"
 
 class JournalError(ValueError):
     """Bad input to the journal, or a file that is not a journal."""
+
+
+class JournalInUse(JournalError):
+    """Another process holds the journal: one controller per table."""
 
 
 class JournalCorrupt(JournalError):
@@ -181,6 +187,54 @@ def _row_to_record(row: tuple) -> Record:
     return Record(seq, time_us, round_id, kind, payload, prev_hash, digest)
 
 
+FILE_MODE = 0o600  # the journal, its -wal and -shm (SQLite gives them the journal's mode) and its lock
+DIR_MODE = 0o700   # a state directory the journal creates
+
+
+def create_private(path: Path) -> None:
+    """Create ``path`` (if it is not there) readable by its owner only, whatever the umask; its
+    directory too. An existing file keeps the mode it has."""
+    if not path.parent.is_dir():
+        path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
+    except FileExistsError:
+        return
+    try:
+        os.fchmod(fd, FILE_MODE)  # the umask may have taken bits away, never added them: make it exact
+    finally:
+        os.close(fd)
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file beside the journal (the same for every name of the same journal)."""
+    real = path.resolve()
+    return real.with_name(real.name + ".lock")
+
+
+def hold(path: Path) -> int:
+    """Take the journal's controller lock (an flock on its lock file, released by the kernel when
+    this process ends, also by kill -9) and write this process's id in the file for whoever finds
+    it held. Returns the lock's file descriptor; closing it releases the lock.
+    Raises :class:`JournalInUse` naming the holder."""
+    where = lock_path(path)
+    create_private(where)
+    fd = os.open(where, os.O_RDWR | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+        os.close(fd)
+        raise JournalInUse(f"{path}: in use by another tabled (pid {holder}): one controller per table; "
+                           f"stop it first") from None
+    except BaseException:
+        os.close(fd)
+        raise
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
+
+
 class Journal:
     """One open journal file. Not thread-safe: the table's one consumer owns it."""
 
@@ -190,27 +244,50 @@ class Journal:
         self._clock = clock
         self.readonly = readonly
         self.recovery: VerifyResult | None = None  # the check made by open()
+        self._lock: int | None = None  # the controller lock's descriptor (open(..., exclusive=True))
 
     # -- opening ---------------------------------------------------------------------------------
 
     @classmethod
     def open(cls, path: str | Path, clock: Callable[[], float] = time.time, *,
-             readonly: bool = False, verify: bool = True) -> Journal:
+             readonly: bool = False, verify: bool = True, exclusive: bool = False) -> Journal:
         """Open (or create) the journal at ``path``.
 
         With ``verify`` (the default) the last checkpoint and every record after it are checked and
         :class:`JournalCorrupt` is raised when the chain is broken there: the daemon must not act.
         ``readonly`` opens an existing journal for ``audit``/``recall`` while the daemon runs.
+        ``exclusive`` (the daemon): take the controller lock first, held until :meth:`close` or the
+        process's end; :class:`JournalInUse` names the process that holds it.
+        A journal this creates is readable by its owner only (:data:`FILE_MODE`).
         """
         path = Path(path)
         if readonly and not path.is_file():
             raise JournalError(f"{path}: no journal there")
+        lock = hold(path) if exclusive and not readonly else None
+        try:
+            journal = cls._open(path, clock, readonly)
+        except BaseException:
+            if lock is not None:
+                os.close(lock)
+            raise
+        journal._lock = lock
+        if verify:
+            cp = journal.last_checkpoint_seq()
+            result = journal.verify(from_seq=cp or 0)
+            journal.recovery = result
+            if not result.ok:
+                journal.close()
+                raise JournalCorrupt(path, result)
+        return journal
+
+    @classmethod
+    def _open(cls, path: Path, clock: Callable[[], float], readonly: bool) -> Journal:
         try:
             if readonly:
                 conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
                                        isolation_level=None, check_same_thread=False)
             else:
-                path.parent.mkdir(parents=True, exist_ok=True)
+                create_private(path)
                 conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=FULL")
@@ -222,20 +299,15 @@ class Journal:
         if "records" not in names:
             conn.close()
             raise JournalError(f"{path}: not a journal (no records table)")
-        journal = cls(path, conn, clock, readonly)
-        if verify:
-            cp = journal.last_checkpoint_seq()
-            result = journal.verify(from_seq=cp or 0)
-            journal.recovery = result
-            if not result.ok:
-                journal.close()
-                raise JournalCorrupt(path, result)
-        return journal
+        return cls(path, conn, clock, readonly)
 
     def close(self) -> None:
         if self._conn is not None:
             self._conn.close()
             self._conn = None  # type: ignore[assignment]
+        if self._lock is not None:  # after the last write: the next controller may start
+            os.close(self._lock)
+            self._lock = None
 
     def __enter__(self) -> Journal:
         return self
