@@ -422,13 +422,20 @@ class Journal:
         """Check the chain from record ``from_seq`` (0: the whole journal) to the end.
 
         Each record must follow its predecessor by number, carry its hash as ``prev_hash``, and hash
-        to its stored ``hash``; a checkpoint must seal the chain it follows. The anchor for a partial
-        check is the stored hash of record ``from_seq - 1``.
+        to its stored ``hash``; a checkpoint must seal the chain it follows, up to the record before
+        it. The anchor for a partial check is the stored hash of record ``from_seq - 1``, which must
+        be there (the start check from a checkpoint cannot be fooled by a row that starts a chain of
+        its own).
         """
         start = max(from_seq, 1)
         anchor = self._conn.execute("SELECT hash FROM records WHERE seq = ?", (start - 1,)).fetchone()
+        first = self._conn.execute("SELECT min(seq) FROM records WHERE seq >= ?", (start,)).fetchone()[0]
+        if start > 1 and anchor is None and first is not None:
+            # a record (a checkpoint above all) must follow one that is there: a row put in with the
+            # genesis hash as its predecessor would otherwise start a chain of its own
+            return VerifyResult(False, start - 1, f"record {start - 1} is missing (next is {first})", 0)
         expected_prev = anchor[0] if anchor else GENESIS_HASH
-        expected_seq = start if anchor or start == 1 else None
+        expected_seq = start
         count, head_seq, head_hash = 0, start - 1 if anchor else 0, expected_prev
         cursor = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq >= ? ORDER BY seq", (start,))
 
@@ -437,7 +444,7 @@ class Journal:
             return VerifyResult(False, seq, reason, count, head_seq, head_hash)
 
         for seq, time_us, round_id, kind, text, prev_hash, digest in cursor:
-            if expected_seq is not None and seq != expected_seq:
+            if seq != expected_seq:
                 return broken(expected_seq, f"record {expected_seq} is missing (next is {seq})")
             if prev_hash != expected_prev:
                 return broken(seq, "prev_hash does not match the hash of the record before it")
@@ -451,11 +458,14 @@ class Journal:
                 return broken(seq, "contents do not match its hash (record altered)")
             if kind == CHECKPOINT:
                 try:
-                    sealed = json.loads(text).get("chain_hash")
+                    sealed = json.loads(text)
                 except ValueError:
                     return broken(seq, "checkpoint payload is not JSON")
-                if sealed != prev_hash:
+                if not isinstance(sealed, dict) or sealed.get("chain_hash") != prev_hash:
                     return broken(seq, "checkpoint does not seal the chain before it")
+                if sealed.get("sealed_through") != seq - 1:
+                    return broken(seq, f"checkpoint seals records to {sealed.get('sealed_through')!r}, "
+                                       f"not to the record before it ({seq - 1})")
             count += 1
             head_seq, head_hash = seq, digest
             expected_prev, expected_seq = digest, seq + 1
