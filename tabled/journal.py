@@ -235,6 +235,22 @@ def hold(path: Path) -> int:
     return fd
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def damaged(path: Path, exc: sqlite3.DatabaseError) -> JournalError:
+    """The one-line error for a file SQLite cannot read: damaged, or not a database at all."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(len(SQLITE_HEADER))
+    except OSError:
+        header = b""
+    if header == SQLITE_HEADER:
+        return JournalError(f"{path}: the journal file is damaged (SQLite: {exc}); run `tabled audit verify` "
+                            "and restore the file from its copy")
+    return JournalError(f"{path}: not a journal ({exc})")
+
+
 class Journal:
     """One open journal file. Not thread-safe: the table's one consumer owns it."""
 
@@ -295,7 +311,7 @@ class Journal:
             conn.execute("PRAGMA busy_timeout=5000")
             names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         except sqlite3.DatabaseError as exc:
-            raise JournalError(f"{path}: not a journal ({exc})") from None
+            raise damaged(path, exc) from None
         if "records" not in names:
             conn.close()
             raise JournalError(f"{path}: not a journal (no records table)")
@@ -415,6 +431,23 @@ class Journal:
 
     def count(self) -> int:
         return self._conn.execute("SELECT count(*) FROM records").fetchone()[0]
+
+    def repeated(self, kind: str) -> dict[str, list[int]]:
+        """The rounds with more than one record of ``kind``: round id -> their numbers. Read from
+        the records themselves, not from an index (which may be damaged)."""
+        seen: dict[str, list[int]] = {}
+        for round_id, seq in self._conn.execute(
+                "SELECT round_id, seq FROM records NOT INDEXED WHERE kind = ? AND round_id IS NOT NULL "
+                "ORDER BY seq", (kind,)):
+            seen.setdefault(round_id, []).append(seq)
+        return {rid: seqs for rid, seqs in seen.items() if len(seqs) > 1}
+
+    def file_problems(self, limit: int = 100) -> list[str]:
+        """SQLite's own check of the file (its pages and indexes, not the chain): what it finds,
+        at most ``limit`` lines; empty when the file is sound."""
+        found = [line for (text,) in self._conn.execute(f"PRAGMA integrity_check({int(limit)})")
+                 for line in str(text).splitlines() if line and line != "*** in database main ***"]
+        return [] if found == ["ok"] else found
 
     # -- checking --------------------------------------------------------------------------------
 
