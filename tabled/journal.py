@@ -64,6 +64,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tabled.files import create_private
+
 GENESIS_HASH = "0" * 64
 CHECKPOINT = "checkpoint"
 _KIND = re.compile(r"[a-z][a-z0-9_.-]{0,63}\Z")
@@ -187,25 +189,6 @@ def _row_to_record(row: tuple) -> Record:
     return Record(seq, time_us, round_id, kind, payload, prev_hash, digest)
 
 
-FILE_MODE = 0o600  # the journal, its -wal and -shm (SQLite gives them the journal's mode) and its lock
-DIR_MODE = 0o700   # a state directory the journal creates
-
-
-def create_private(path: Path) -> None:
-    """Create ``path`` (if it is not there) readable by its owner only, whatever the umask; its
-    directory too. An existing file keeps the mode it has."""
-    if not path.parent.is_dir():
-        path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
-    except FileExistsError:
-        return
-    try:
-        os.fchmod(fd, FILE_MODE)  # the umask may have taken bits away, never added them: make it exact
-    finally:
-        os.close(fd)
-
-
 def lock_path(path: Path) -> Path:
     """The lock file beside the journal (the same for every name of the same journal)."""
     real = path.resolve()
@@ -274,7 +257,7 @@ class Journal:
         ``readonly`` opens an existing journal for ``audit``/``recall`` while the daemon runs.
         ``exclusive`` (the daemon): take the controller lock first, held until :meth:`close` or the
         process's end; :class:`JournalInUse` names the process that holds it.
-        A journal this creates is readable by its owner only (:data:`FILE_MODE`).
+        A journal this creates (and its lock) is readable by its owner only (tabled/files.py).
         """
         path = Path(path)
         if readonly and not path.is_file():
