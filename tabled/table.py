@@ -84,6 +84,7 @@ class Table:
         self.stop_after_records: int | None = None  # tests: crash after this many journal records
         self.listeners: list[Callable[[list[Effect]], None]] = []
         self._stopped = False
+        self._checkpoint_due = False  # a round finished: checkpoint when its batch is folded
         # pool operations run beside the consumer, in order, one worker per pool; their results
         # come back as inputs. An operation parked while its pool is down does not count as pending.
         self.links = [PoolLink(pool, "pool", True, "pool" in core.faults)] + [
@@ -170,6 +171,11 @@ class Table:
             before = self.core.round_id  # the lines an input causes belong to the round it came in
             effects = self.core.apply(rec.kind, rec.payload, rec.time_us // 1000)
             await self.carry_out(effects, before)
+        if self._checkpoint_due:
+            # only once the whole batch is folded: replay starts after the checkpoint, so the
+            # snapshot must hold every input journaled before it
+            self._checkpoint_due = False
+            self._checkpoint()
 
     def _journal(self, items: list[tuple[str, dict[str, Any], str | None]]):
         if self.stop_after_records is not None:
@@ -202,7 +208,7 @@ class Table:
             self._send_pool_ops(ops)
         if any(n.kind == "round.finished" for n in notes) and self.checkpoint_every \
                 and self.core.rounds_finished % self.checkpoint_every == 0:
-            self._checkpoint()
+            self._checkpoint_due = True
 
     def _checkpoint(self) -> None:
         if self.stop_after_records is not None and self.journal.count() >= self.stop_after_records:

@@ -190,3 +190,23 @@ def test_a_note_a_crash_lost_is_written_once_on_restart(tmp_path):
         kinds = [r.kind for r in j.records_after(0)]
     assert kinds[-5:] == ["panel", "deck.checked", "tick", "tick", "tick"]
     assert kinds.count("deck.checked") == 1
+
+
+def test_an_input_folded_with_the_round_that_finished_is_in_the_checkpoint(tmp_path):
+    """The input that ends a round and another one arrive together (one group commit): the
+    checkpoint after the round holds both, so a restart from it loses neither."""
+    clock = FakeClock()
+    asyncio.run(restart(tmp_path, clock, [
+        ("panel", {"action": "open_table", "key": "supervisor"}),
+        ("shuffler.recognition", {"on": False}),
+        ("shuffler.shuffled", {"deck": "A"}),
+        ("panel", {"action": "deck_checked", "key": "dealer", "deck": "A"})]))
+    live = asyncio.run(restart(tmp_path, clock, [
+        ("panel", {"action": "invalidate_round", "key": "supervisor", "reason": "commotion"}),  # 16.4: ends it
+        ("shuffler.shuffled", {"deck": "B"})]))
+    assert live.rounds_finished == 1 and live.decks["B"]["shuffled"]
+    with Journal.open(tmp_path / "journal.db") as j:
+        kinds = [r.kind for r in j.records_after(0)]
+        assert kinds.index("checkpoint") > kinds.index("round.finished")  # a checkpoint was written
+        core, missing, _ = Table.replay(j, lambda snap: make_core(CFG, snap))
+    assert missing == [] and core.snapshot() == live.snapshot()
