@@ -13,6 +13,7 @@ intact, shorter chain: compare with the head hash the operator reads from ``tabl
 Public API (the round engineer's table controller builds on this)::
 
     j = Journal.open(path, clock=time.time)       # creates the file; verifies from the last checkpoint
+    j = Journal.open(path, exclusive=True)        # the daemon: also the controller lock (JournalInUse)
     rec = j.append("bet.placed", {"spot": 3, "ante_cents": 500}, round_id="T01-000042")
     recs = j.append_many([(kind, payload, round_id), ...])   # ONE transaction, one fsync (group commit)
     cp = j.checkpoint({"table": ..., "faults": [...]})       # sealed snapshot of the caller's state
@@ -21,6 +22,8 @@ Public API (the round engineer's table controller builds on this)::
     j.records_for_round(round_id) -> list[Record]            # game recall
     j.recent_round_ids(n) -> list[str]                       # newest first
     j.verify(from_seq=0) -> VerifyResult(ok, first_broken_seq, reason, count, head_seq, head_hash)
+    j.file_problems() -> list[str]                           # SQLite's own check of the file
+    j.repeated("round.settled") -> {round_id: [seq, ...]}    # rounds with that record more than once
     j.head -> (seq, hash) of the last record
     j.close()
 
@@ -34,6 +37,10 @@ Restart (recovery) in the daemon::
 
 Opening reads and checks only the last checkpoint and the records after it, so restart time is
 flat as the journal grows; ``tabled audit verify`` checks the whole chain.
+
+One controller per journal: ``exclusive=True`` takes an ``flock`` on ``<journal>.lock`` beside it
+(the kernel drops it when the process ends, kill -9 included; the file holds the holder's pid, as
+information only). Readers take no lock.
 
 Faults survive power loss with nothing special here: the controller journals ``fault.raised`` and
 ``fault.cleared`` records and puts the set of active faults in each checkpoint's snapshot, so the
