@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tabled.kinds import is_note
+
 
 @dataclass(frozen=True)
 class Say:
@@ -50,6 +52,10 @@ class Note:
     kind: str
     payload: dict[str, Any]
     round_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if not is_note(self.kind):  # replay tells notes from inputs by this registry
+            raise ValueError(f"note kind {self.kind!r} is not registered in tabled/kinds.py")
 
 
 Effect = Say | Command | PoolOp | Note

@@ -13,6 +13,7 @@ intact, shorter chain: compare with the head hash the operator reads from ``tabl
 Public API (the round engineer's table controller builds on this)::
 
     j = Journal.open(path, clock=time.time)       # creates the file; verifies from the last checkpoint
+    j = Journal.open(path, exclusive=True)        # the daemon: also the controller lock (JournalInUse)
     rec = j.append("bet.placed", {"spot": 3, "ante_cents": 500}, round_id="T01-000042")
     recs = j.append_many([(kind, payload, round_id), ...])   # ONE transaction, one fsync (group commit)
     cp = j.checkpoint({"table": ..., "faults": [...]})       # sealed snapshot of the caller's state
@@ -23,6 +24,8 @@ Public API (the round engineer's table controller builds on this)::
     j.round_of_every_record() -> Iterator[(seq, round_id)]    # newest first, from the table (recall)
     j.records_between(first, last) -> list[Record]           # by number, from the table (recall)
     j.verify(from_seq=0) -> VerifyResult(ok, first_broken_seq, reason, count, head_seq, head_hash)
+    j.file_problems() -> list[str]                           # SQLite's own check of the file
+    j.repeated("round.settled") -> {round_id: [seq, ...]}    # rounds with that record more than once
     j.head -> (seq, hash) of the last record
     j.close()
 
@@ -36,6 +39,10 @@ Restart (recovery) in the daemon::
 
 Opening reads and checks only the last checkpoint and the records after it, so restart time is
 flat as the journal grows; ``tabled audit verify`` checks the whole chain.
+
+One controller per journal: ``exclusive=True`` takes an ``flock`` on ``<journal>.lock`` beside it
+(the kernel drops it when the process ends, kill -9 included; the file holds the holder's pid, as
+information only). Readers take no lock.
 
 Faults survive power loss with nothing special here: the controller journals ``fault.raised`` and
 ``fault.cleared`` records and puts the set of active faults in each checkpoint's snapshot, so the
@@ -53,8 +60,10 @@ stored bytes do not match its hash is reported by number.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import re
 import sqlite3
 import time
@@ -63,6 +72,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from tabled.files import create_private
 
 GENESIS_HASH = "0" * 64
 CHECKPOINT = "checkpoint"
@@ -86,6 +97,10 @@ _COLUMNS = "seq, time_us, round_id, kind, payload, prev_hash, hash"
 
 class JournalError(ValueError):
     """Bad input to the journal, or a file that is not a journal."""
+
+
+class JournalInUse(JournalError):
+    """Another process holds the journal: one controller per table."""
 
 
 class JournalCorrupt(JournalError):
@@ -183,6 +198,51 @@ def _row_to_record(row: tuple) -> Record:
     return Record(seq, time_us, round_id, kind, payload, prev_hash, digest)
 
 
+def lock_path(path: Path) -> Path:
+    """The lock file beside the journal (the same for every name of the same journal)."""
+    real = path.resolve()
+    return real.with_name(real.name + ".lock")
+
+
+def hold(path: Path) -> int:
+    """Take the journal's controller lock (an flock on its lock file, released by the kernel when
+    this process ends, also by kill -9) and write this process's id in the file for whoever finds
+    it held. Returns the lock's file descriptor; closing it releases the lock.
+    Raises :class:`JournalInUse` naming the holder."""
+    where = lock_path(path)
+    create_private(where)
+    fd = os.open(where, os.O_RDWR | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+        os.close(fd)
+        raise JournalInUse(f"{path}: in use by another tabled (pid {holder}): one controller per table; "
+                           f"stop it first") from None
+    except BaseException:
+        os.close(fd)
+        raise
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def damaged(path: Path, exc: sqlite3.DatabaseError) -> JournalError:
+    """The one-line error for a file SQLite cannot read: damaged, or not a database at all."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(len(SQLITE_HEADER))
+    except OSError:
+        header = b""
+    if header == SQLITE_HEADER:
+        return JournalError(f"{path}: the journal file is damaged (SQLite: {exc}); run `tabled audit verify` "
+                            "and restore the file from its copy")
+    return JournalError(f"{path}: not a journal ({exc})")
+
+
 class Journal:
     """One open journal file. Not thread-safe: the table's one consumer owns it."""
 
@@ -192,39 +252,33 @@ class Journal:
         self._clock = clock
         self.readonly = readonly
         self.recovery: VerifyResult | None = None  # the check made by open()
+        self._lock: int | None = None  # the controller lock's descriptor (open(..., exclusive=True))
 
     # -- opening ---------------------------------------------------------------------------------
 
     @classmethod
     def open(cls, path: str | Path, clock: Callable[[], float] = time.time, *,
-             readonly: bool = False, verify: bool = True) -> Journal:
+             readonly: bool = False, verify: bool = True, exclusive: bool = False) -> Journal:
         """Open (or create) the journal at ``path``.
 
         With ``verify`` (the default) the last checkpoint and every record after it are checked and
         :class:`JournalCorrupt` is raised when the chain is broken there: the daemon must not act.
         ``readonly`` opens an existing journal for ``audit``/``recall`` while the daemon runs.
+        ``exclusive`` (the daemon): take the controller lock first, held until :meth:`close` or the
+        process's end; :class:`JournalInUse` names the process that holds it.
+        A journal this creates (and its lock) is readable by its owner only (tabled/files.py).
         """
         path = Path(path)
         if readonly and not path.is_file():
             raise JournalError(f"{path}: no journal there")
+        lock = hold(path) if exclusive and not readonly else None
         try:
-            if readonly:
-                conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
-                                       isolation_level=None, check_same_thread=False)
-            else:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=FULL")
-                conn.executescript(_SCHEMA)
-            conn.execute("PRAGMA busy_timeout=5000")
-            names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        except sqlite3.DatabaseError as exc:
-            raise JournalError(f"{path}: not a journal ({exc})") from None
-        if "records" not in names:
-            conn.close()
-            raise JournalError(f"{path}: not a journal (no records table)")
-        journal = cls(path, conn, clock, readonly)
+            journal = cls._open(path, clock, readonly)
+        except BaseException:
+            if lock is not None:
+                os.close(lock)
+            raise
+        journal._lock = lock
         if verify:
             cp = journal.last_checkpoint_seq()
             result = journal.verify(from_seq=cp or 0)
@@ -234,10 +288,34 @@ class Journal:
                 raise JournalCorrupt(path, result)
         return journal
 
+    @classmethod
+    def _open(cls, path: Path, clock: Callable[[], float], readonly: bool) -> Journal:
+        try:
+            if readonly:
+                conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                                       isolation_level=None, check_same_thread=False)
+            else:
+                create_private(path)
+                conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=FULL")
+                conn.executescript(_SCHEMA)
+            conn.execute("PRAGMA busy_timeout=5000")
+            names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as exc:
+            raise damaged(path, exc) from None
+        if "records" not in names:
+            conn.close()
+            raise JournalError(f"{path}: not a journal (no records table)")
+        return cls(path, conn, clock, readonly)
+
     def close(self) -> None:
         if self._conn is not None:
             self._conn.close()
             self._conn = None  # type: ignore[assignment]
+        if self._lock is not None:  # after the last write: the next controller may start
+            os.close(self._lock)
+            self._lock = None
 
     def __enter__(self) -> Journal:
         return self
@@ -365,19 +443,43 @@ class Journal:
     def count(self) -> int:
         return self._conn.execute("SELECT count(*) FROM records").fetchone()[0]
 
+    def repeated(self, kind: str) -> dict[str, list[int]]:
+        """The rounds with more than one record of ``kind``: round id -> their numbers. Read from
+        the records themselves, not from an index (which may be damaged)."""
+        seen: dict[str, list[int]] = {}
+        for round_id, seq in self._conn.execute(
+                "SELECT round_id, seq FROM records NOT INDEXED WHERE kind = ? AND round_id IS NOT NULL "
+                "ORDER BY seq", (kind,)):
+            seen.setdefault(round_id, []).append(seq)
+        return {rid: seqs for rid, seqs in seen.items() if len(seqs) > 1}
+
+    def file_problems(self, limit: int = 100) -> list[str]:
+        """SQLite's own check of the file (its pages and indexes, not the chain): what it finds,
+        at most ``limit`` lines; empty when the file is sound."""
+        found = [line for (text,) in self._conn.execute(f"PRAGMA integrity_check({int(limit)})")
+                 for line in str(text).splitlines() if line and line != "*** in database main ***"]
+        return [] if found == ["ok"] else found
+
     # -- checking --------------------------------------------------------------------------------
 
     def verify(self, from_seq: int = 0, progress: Callable[[int], None] | None = None) -> VerifyResult:
         """Check the chain from record ``from_seq`` (0: the whole journal) to the end.
 
         Each record must follow its predecessor by number, carry its hash as ``prev_hash``, and hash
-        to its stored ``hash``; a checkpoint must seal the chain it follows. The anchor for a partial
-        check is the stored hash of record ``from_seq - 1``.
+        to its stored ``hash``; a checkpoint must seal the chain it follows, up to the record before
+        it. The anchor for a partial check is the stored hash of record ``from_seq - 1``, which must
+        be there (the start check from a checkpoint cannot be fooled by a row that starts a chain of
+        its own).
         """
         start = max(from_seq, 1)
         anchor = self._conn.execute("SELECT hash FROM records WHERE seq = ?", (start - 1,)).fetchone()
+        first = self._conn.execute("SELECT min(seq) FROM records WHERE seq >= ?", (start,)).fetchone()[0]
+        if start > 1 and anchor is None and first is not None:
+            # a record (a checkpoint above all) must follow one that is there: a row put in with the
+            # genesis hash as its predecessor would otherwise start a chain of its own
+            return VerifyResult(False, start - 1, f"record {start - 1} is missing (next is {first})", 0)
         expected_prev = anchor[0] if anchor else GENESIS_HASH
-        expected_seq = start if anchor or start == 1 else None
+        expected_seq = start
         count, head_seq, head_hash = 0, start - 1 if anchor else 0, expected_prev
         cursor = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq >= ? ORDER BY seq", (start,))
 
@@ -386,7 +488,7 @@ class Journal:
             return VerifyResult(False, seq, reason, count, head_seq, head_hash)
 
         for seq, time_us, round_id, kind, text, prev_hash, digest in cursor:
-            if expected_seq is not None and seq != expected_seq:
+            if seq != expected_seq:
                 return broken(expected_seq, f"record {expected_seq} is missing (next is {seq})")
             if prev_hash != expected_prev:
                 return broken(seq, "prev_hash does not match the hash of the record before it")
@@ -400,11 +502,14 @@ class Journal:
                 return broken(seq, "contents do not match its hash (record altered)")
             if kind == CHECKPOINT:
                 try:
-                    sealed = json.loads(text).get("chain_hash")
+                    sealed = json.loads(text)
                 except ValueError:
                     return broken(seq, "checkpoint payload is not JSON")
-                if sealed != prev_hash:
+                if not isinstance(sealed, dict) or sealed.get("chain_hash") != prev_hash:
                     return broken(seq, "checkpoint does not seal the chain before it")
+                if sealed.get("sealed_through") != seq - 1:
+                    return broken(seq, f"checkpoint seals records to {sealed.get('sealed_through')!r}, "
+                                       f"not to the record before it ({seq - 1})")
             count += 1
             head_seq, head_hash = seq, digest
             expected_prev, expected_seq = digest, seq + 1

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -38,23 +39,13 @@ from tabled.effects import Command, Effect, Note, PoolOp, Say
 from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import Category
 from tabled.journal import Journal
+from tabled.kinds import is_input, is_note
 from tabled.log import scrub_secrets
 from tabled.pool.base import PoolError, PoolUnavailable
 from tabled.pool.ledger import LedgerPool
 from tabled.pool.rounds import ROUND_OPENED, check_table, round_key
 
 log = structlog.get_logger("tabled.table")
-
-#: journal kinds that are inputs (folded); everything else a note derived from them
-INPUT_PREFIXES = ("wager", "panel", "shuffler.", "shoe.", "deck.", "equipment.", "pool.", "tick")
-NOTE_KINDS_PREFIXES = ("round.", "panel.approved", "panel.refused", "fault.")
-
-
-def is_input(kind: str) -> bool:
-    if kind.startswith(NOTE_KINDS_PREFIXES):
-        return False
-    return kind == "wager" or kind == "panel" or kind == "tick" or kind.startswith(INPUT_PREFIXES)
-
 
 CommandSink = Callable[[Command], Awaitable[None]]
 
@@ -101,6 +92,7 @@ class Table:
         self.stop_after_records: int | None = None  # tests: crash after this many journal records
         self.listeners: list[Callable[[list[Effect]], None]] = []
         self._stopped = False
+        self._checkpoint_due = False  # a round finished: checkpoint when its batch is folded
         # pool operations run beside the consumer, in order, one worker per pool; their results
         # come back as inputs. An operation parked while its pool is down does not count as pending.
         self.links = [PoolLink(pool, "pool", True, "pool" in core.faults)] + [
@@ -188,6 +180,11 @@ class Table:
             before = self.core.round_id  # the lines an input causes belong to the round it came in
             effects = self.core.apply(rec.kind, rec.payload, rec.time_us // 1000)
             await self.carry_out(effects, before)
+        if self._checkpoint_due:
+            # only once the whole batch is folded: replay starts after the checkpoint, so the
+            # snapshot must hold every input journaled before it
+            self._checkpoint_due = False
+            self._checkpoint()
 
     def _journal(self, items: list[tuple[str, dict[str, Any], str | None]]):
         if self.stop_after_records is not None:
@@ -220,7 +217,7 @@ class Table:
             self._send_pool_ops(ops)
         if any(n.kind == "round.finished" for n in notes) and self.checkpoint_every \
                 and self.core.rounds_finished % self.checkpoint_every == 0:
-            self._checkpoint()
+            self._checkpoint_due = True
 
     def _keep_round_keys(self, records: list) -> None:
         for rec in records:
@@ -438,22 +435,23 @@ class Table:
     def replay(journal: Journal, make_core: Callable[[dict[str, Any] | None], TableCore]) -> tuple[TableCore, list[Note], int]:
         """Fold the journal from the last checkpoint. Returns the core, the notes the replay made
         that the journal does not hold yet (a crash came between an input and its notes), and the
-        number of records replayed."""
+        number of records replayed.
+
+        Inputs are folded (tabled.kinds); a note in the journal answers the oldest note the replay
+        made and has not yet found, when it is the same note (kind and round). What is left
+        unanswered at the end was lost. A journaled note the replay did not make (a journal that
+        holds a note twice) answers nothing and is not written again."""
         cp = journal.last_checkpoint()
         core = make_core(cp.payload["snapshot"] if cp else None)
-        generated: list[Note] = []
-        written = 0
+        owed: deque[Note] = deque()
         count = 0
         for rec in journal.records_after(cp.seq if cp else 0):
             count += 1
-            if rec.kind == "checkpoint":
-                continue
             if is_input(rec.kind):
-                generated += [e for e in core.apply(rec.kind, rec.payload, rec.time_us // 1000)
-                              if isinstance(e, Note)]
-            else:
-                written += 1
-        return core, generated[written:], count
+                owed += [e for e in core.apply(rec.kind, rec.payload, rec.time_us // 1000) if isinstance(e, Note)]
+            elif is_note(rec.kind) and owed and (owed[0].kind, owed[0].round_id) == (rec.kind, rec.round_id):
+                owed.popleft()
+        return core, list(owed), count
 
     async def resume(self, missing_notes: list[Note]) -> None:
         """After a replay: write the lost notes, then re-send what is safe to repeat."""

@@ -2,7 +2,10 @@
 
 The daemon checks only from the last checkpoint when it starts (restart stays fast); this command
 checks every record from the first, so an auditor can prove that nothing was altered, inserted or
-deleted. Exit status 0: intact; 1: broken (the record is named); 2: the journal cannot be read.
+deleted. It also runs SQLite's own check of the file (a damaged page or index is not a broken
+chain, but it is damage), and names any round settled more than once (two controllers that played
+the same round write an intact chain). Each finding is one line.
+Exit status 0: intact; 1: broken or damaged (each finding named); 2: the journal cannot be read.
 The head hash it prints lets an auditor later prove that nothing was cut off the end either.
 """
 
@@ -10,11 +13,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from pathlib import Path
 
 from tabled.config import find_config, load_config
-from tabled.journal import Journal
+from tabled.journal import Journal, damaged
+
+SETTLED = "round.settled"  # one per round: the fold writes it once (tabled/kinds.py)
 
 NAME = "audit"
 HELP = "audit the journal: `tabled audit verify` checks the whole hash chain"
@@ -43,25 +49,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     path = journal_path(args)
-    with Journal.open(path, readonly=True, verify=False) as journal:
-        progress = None
-        if not args.json and sys.stderr.isatty():
-            from tqdm import tqdm  # noqa: PLC0415 (only for people watching a long check)
-            bar = tqdm(total=journal.head[0], unit="records", file=sys.stderr, leave=False)
-            progress = lambda done: bar.update(done - bar.n)  # noqa: E731
-        result = journal.verify(from_seq=0, progress=progress)
-        if progress is not None:
-            bar.close()
-        last_seq = journal.head[0]
+    try:
+        with Journal.open(path, readonly=True, verify=False) as journal:
+            file_problems = journal.file_problems()
+            progress = None
+            if not args.json and sys.stderr.isatty():
+                from tqdm import tqdm  # noqa: PLC0415 (only for people watching a long check)
+                bar = tqdm(total=journal.head[0], unit="records", file=sys.stderr, leave=False)
+                progress = lambda done: bar.update(done - bar.n)  # noqa: E731
+            result = journal.verify(from_seq=0, progress=progress)
+            if progress is not None:
+                bar.close()
+            settled_twice = journal.repeated(SETTLED)
+            last_seq = journal.head[0]
+    except sqlite3.DatabaseError as exc:  # a page SQLite cannot read, met while checking
+        raise damaged(path, exc) from None
+    ok = result.ok and not file_problems and not settled_twice
     if args.json:
-        print(json.dumps({"journal": str(path), "ok": result.ok, "records_checked": result.count,
+        print(json.dumps({"journal": str(path), "ok": ok, "chain_ok": result.ok, "records_checked": result.count,
                           "first_broken_seq": result.first_broken_seq, "reason": result.reason,
-                          "head_seq": result.head_seq, "head_hash": result.head_hash, "last_seq": last_seq}))
-    elif result.ok:
+                          "head_seq": result.head_seq, "head_hash": result.head_hash, "last_seq": last_seq,
+                          "file_problems": file_problems, "settled_twice": settled_twice}))
+        return 0 if ok else 1
+    for problem in file_problems:
+        print(f"journal {path}: DAMAGED FILE (SQLite's integrity check): {problem}")
+    if result.ok:
         print(f"journal {path}: {result.count} records, chain intact from record 1 to {result.head_seq}")
         print(f"head hash {result.head_hash}")
     else:
         print(f"journal {path}: BROKEN at record {result.first_broken_seq}: {result.reason}")
         print(f"records 1 to {result.head_seq} are intact ({result.count} checked); "
               f"the journal ends at record {last_seq}")
-    return 0 if result.ok else 1
+    for round_id, seqs in settled_twice.items():
+        print(f"journal {path}: round {round_id} SETTLED {len(seqs)} TIMES (records "
+              f"{', '.join(map(str, seqs))}): a round is settled once")
+    return 0 if ok else 1

@@ -166,7 +166,8 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
 
     notifier = notifier or Notifier.from_environment()
     notifier.status("checking the journal")
-    journal = Journal.open(journal_path or cfg.journal.path, clock=clock)  # verified from the last checkpoint
+    # one controller per journal (a second one is refused, naming the first); verified from the last checkpoint
+    journal = Journal.open(journal_path or cfg.journal.path, clock=clock, exclusive=True)
     try:
         pool, others = await open_pools(cfg)
     except BaseException:

@@ -16,6 +16,8 @@ from collections.abc import AsyncIterator, Awaitable, Sequence
 from pathlib import Path
 from typing import Any
 
+from tabled.files import create_private
+
 from .base import PoolError, PoolUnavailable
 from .ledger import Clock, LedgerPool, utc_now
 from .records import MeterReading
@@ -116,7 +118,7 @@ class LocalPool(LedgerPool):
         """Open (creating and migrating as needed) the pool database, and the pool in it."""
         pool = cls(path, name, table_id, settings, clock=clock, who=who)
         try:
-            pool.path.parent.mkdir(parents=True, exist_ok=True)
+            create_private(pool.path)  # owner-only, whatever the umask (and so its -wal and -shm)
             conn = sqlite3.connect(pool.path, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")  # a commit is on disk before we say so

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import random
+import sqlite3
 
 import pytest
 
@@ -102,3 +104,95 @@ def test_recall_of_an_empty_journal(tmp_path, capsys):
     Journal.open(tmp_path / "j.db").close()
     assert main(["recall", "--journal", str(tmp_path / "j.db")]) == 0
     assert "no rounds yet" in capsys.readouterr().out
+
+
+def test_verify_names_a_round_settled_twice_in_an_intact_chain(tmp_path, capsys):
+    """Two controllers on one journal (each its own connection, appending in turn) both settle the
+    round they recovered: every record chains, but the round is settled twice."""
+    path = tmp_path / "journal.db"
+    make_journal(path, rounds=3)
+    first, second = Journal.open(path), Journal.open(path)
+    try:
+        for j in (first, second):
+            j.append("panel", {"action": "settle", "key": "dealer"}, "T01-000004")
+            j.append("round.settled", {"spots": [{"spot": 3, "net_cents": 1000}]}, "T01-000004")
+        seqs = [r.seq for r in first.records_for_round("T01-000004") if r.kind == "round.settled"]
+    finally:
+        first.close()
+        second.close()
+    assert main(["audit", "verify", "--journal", str(path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert "chain intact from record 1 to 16" in out[0]
+    assert out[-1] == (f"journal {path}: round T01-000004 SETTLED 2 TIMES (records {seqs[0]}, {seqs[1]}): "
+                       "a round is settled once")
+    assert main(["audit", "verify", "--journal", str(path), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert (report["ok"], report["chain_ok"], report["settled_twice"]) == (False, True, {"T01-000004": seqs})
+
+
+def index_pages(path, index: str = "records_round") -> list[int]:
+    con = sqlite3.connect(path)
+    try:
+        return [n for (n,) in con.execute("SELECT pageno FROM dbstat WHERE name = ?", (index,))]
+    finally:
+        con.close()
+
+
+def sqlite_check(path) -> list[str]:
+    """SQLite's own verdict, asked independently of tabled."""
+    con = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    try:
+        return [line for (text,) in con.execute("PRAGMA integrity_check") for line in text.splitlines()
+                if line != "*** in database main ***"]
+    except sqlite3.DatabaseError as exc:
+        return [str(exc)]
+    finally:
+        con.close()
+
+
+def test_verify_reports_a_damaged_index_that_sqlite_finds(tmp_path, capsys):
+    """Bit flips in the round index leave every record (and so the chain) intact, but SQLite's own
+    check fails: each of its findings is a line of the audit, never a traceback."""
+    good = tmp_path / "good.db"
+    make_journal(good, rounds=300)
+    page_size = 4096
+    pages = index_pages(good)
+    assert len(pages) > 3
+    rng = random.Random(2026)
+    damaged_runs = 0
+    for flip in range(30):
+        path = tmp_path / f"flip{flip}.db"
+        data = bytearray(good.read_bytes())
+        at = (rng.choice(pages) - 1) * page_size + rng.randrange(page_size)
+        data[at] ^= 1 << rng.randrange(8)
+        path.write_bytes(bytes(data))
+        verdict = sqlite_check(path)
+        status = main(["audit", "verify", "--journal", str(path)])
+        captured = capsys.readouterr()
+        assert "Traceback" not in captured.out + captured.err
+        if verdict == ["ok"]:
+            assert status == 0, captured.out
+            continue
+        damaged_runs += 1
+        assert status in (1, 2), f"flip {flip}: {verdict} but audit said {captured.out}"
+        if status == 1:
+            found = [ln for ln in captured.out.splitlines() if "DAMAGED FILE (SQLite's integrity check)" in ln]
+            assert [ln.split("check): ", 1)[1] for ln in found] == verdict
+        else:
+            assert len(captured.err.strip().splitlines()) == 1 and "damaged" in captured.err
+    assert damaged_runs >= 10  # most flips in an index are damage SQLite sees
+
+
+@pytest.mark.parametrize("keep", [0.1, 0.5, 0.9, 0.99])
+def test_verify_of_a_truncated_file_is_one_line_naming_the_damage(tmp_path, capsys, keep):
+    path = tmp_path / "journal.db"
+    make_journal(path, rounds=300)
+    size = path.stat().st_size
+    with open(path, "r+b") as f:
+        f.truncate(int(size * keep) // 4096 * 4096)
+    status = main(["audit", "verify", "--journal", str(path)])
+    captured = capsys.readouterr()
+    lines = (captured.out + captured.err).strip().splitlines()
+    assert status != 0 and "Traceback" not in captured.out + captured.err
+    assert any("damaged" in ln.lower() for ln in lines), lines
+    assert not any("missing" in ln for ln in lines), lines

@@ -205,3 +205,69 @@ def test_restart_time_does_not_grow_with_the_journal(tmp_path):
     t_small, t_large = restart(small), restart(large)
     assert t_large < 0.5
     assert t_large < 5 * t_small + 0.02
+
+
+def forge_checkpoint(path, snapshot: dict, seq: int) -> None:
+    """Insert a checkpoint whose predecessor is not there, with the genesis hash as its previous
+    hash and its own hash computed with the public function: a chain of its own."""
+    payload = canonical_payload({"snapshot": snapshot, "chain_hash": GENESIS_HASH, "sealed_through": 0})
+    time_us = 1_800_000_000_000_000
+    digest = record_hash(seq, time_us, None, "checkpoint", payload, GENESIS_HASH)
+    con = sqlite3.connect(path)
+    con.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?)",
+                (seq, time_us, None, "checkpoint", payload, GENESIS_HASH, digest))
+    con.commit()
+    con.close()
+
+
+def test_a_checkpoint_whose_predecessor_is_missing_stops_the_start(tmp_path):
+    path = tmp_path / "journal.db"
+    with Journal.open(path) as j:
+        for i in range(20):
+            j.append("wager", {"spot": 1, "cents": 500, "i": i}, round_id="R1")
+        j.checkpoint({"rounds_finished": 7, "faults": ["pool"]})
+    forge_checkpoint(path, {"rounds_finished": 0, "faults": []}, seq=1000)
+    with pytest.raises(JournalCorrupt, match="record 999 is missing") as info:
+        Journal.open(path)
+    assert info.value.result.first_broken_seq == 999
+    with Journal.open(path, verify=False) as j:  # the whole chain names the same gap
+        assert j.verify().first_broken_seq == 22
+
+
+def test_a_checkpoint_must_seal_up_to_the_record_before_it(tmp_path):
+    path = tmp_path / "journal.db"
+    with Journal.open(path) as j:
+        for i in range(5):
+            j.append("wager", {"i": i})
+        head_seq, head_hash = j.head
+    payload = canonical_payload({"snapshot": {}, "chain_hash": head_hash, "sealed_through": 2})
+    digest = record_hash(head_seq + 1, 1, None, "checkpoint", payload, head_hash)
+    con = sqlite3.connect(path)
+    con.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?)", (head_seq + 1, 1, None, "checkpoint", payload,
+                                                               head_hash, digest))
+    con.commit()
+    con.close()
+    with pytest.raises(JournalCorrupt, match="record 6: checkpoint seals records to 2, not to the record before it"):
+        Journal.open(path)
+
+
+def test_tabled_run_refuses_a_forged_checkpoint(tmp_path):
+    """The forgery on the simulated table's journal: the daemon does not start, and says where."""
+    import subprocess
+
+    from tabled.commands.run import make_core
+    from tabled.config import load_config
+    from tests.integration.test_restart_sim import ROOT, child_env, sim_config, tabled_argv
+
+    config = sim_config(tmp_path)
+    path = tmp_path / "journal.db"
+    with Journal.open(path) as j:
+        j.append("panel", {"action": "open_table", "key": "supervisor"})
+    forge_checkpoint(path, make_core(load_config(config), None).snapshot(), seq=50)
+    done = subprocess.run(tabled_argv("run", "--config", str(config), "--rounds", "1"), capture_output=True,
+                          text=True, cwd=ROOT, env=child_env(), timeout=60)
+    assert done.returncode != 0
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    assert len(lines) == 1 and "journal chain broken at record 49" in lines[0], lines
+    with Journal.open(path, verify=False) as j:
+        assert j.count() == 2  # nothing was played

@@ -4,9 +4,11 @@ never stopped: same settlements, same pool, no contribution lost or counted twic
 
 import asyncio
 import itertools
+import json
 
 import pytest
 
+from tabled.cli import main
 from tabled.commands.run import make_core
 from tabled.config import load_config
 from tabled.journal import Journal
@@ -121,3 +123,90 @@ def test_kill_at_every_journal_step(reference, tmp_path):
         assert verified.ok, f"step {step}: pool ledger: {verified.problems}"
         assert balance == balance_ref, f"step {step}: pool {balance} != {balance_ref}"
         assert settled == settled_ref, f"step {step}: settlements differ"
+
+
+async def restart(tmp, clock, inputs=()):
+    """One life of the daemon in which only ``inputs`` happen: open, replay, resume, stop."""
+    journal = Journal.open(tmp / "journal.db", clock=clock)
+    p = CFG.primary_pool
+    pool = await LocalPool.open(tmp / "pool.db", "main", CFG.table.id, PoolSettings(p.contribution_bp, p.reset_cents))
+    try:
+        core, missing, _ = Table.replay(journal, lambda snap: make_core(CFG, snap))
+        table = Table(core, journal, pool, checkpoint_every=1, clock=clock, follow_meter=False)
+        await table.resume(missing)
+        consumer = asyncio.create_task(table.run())
+        for kind, payload in inputs:
+            table.submit(kind, payload)
+        await table.idle.wait()
+        table.stop()
+        await consumer
+        return core
+    finally:
+        await pool.close()
+        journal.close()
+
+
+def test_a_restart_writes_nothing_twice(tmp_path, capsys):
+    """Five restarts with nothing happening between add only the stop of each life (a tick); the
+    notes already journaled (here the dealer's deck check, 3.4) are not written again."""
+    clock = FakeClock()
+    asyncio.run(restart(tmp_path, clock, [
+        ("panel", {"action": "open_table", "key": "supervisor"}),
+        ("shuffler.recognition", {"on": False}),
+        ("shuffler.shuffled", {"deck": "A"}),
+        ("panel", {"action": "deck_checked", "key": "dealer", "deck": "A"})]))
+    with Journal.open(tmp_path / "journal.db") as j:
+        before = list(j.records_after(0))
+    assert [r.kind for r in before].count("deck.checked") == 1
+    for _ in range(5):
+        core = asyncio.run(restart(tmp_path, clock))
+        assert core.decks["A"]["verified"]
+    with Journal.open(tmp_path / "journal.db") as j:
+        after = list(j.records_after(0))
+        assert j.verify().ok
+    assert after[:len(before)] == before
+    assert [r.kind for r in after[len(before):]] == ["tick"] * 5
+    assert [r.kind for r in after].count("deck.checked") == 1
+    capsys.readouterr()
+    assert main(["recall", "--journal", str(tmp_path / "journal.db"), "--json"]) == 0
+    (shown,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    events = [r["kind"] for r in shown["records"] if r["kind"] != "tick"]
+    assert events == ["round.started", "deck.checked"]  # recall shows each event once
+
+
+def test_a_note_a_crash_lost_is_written_once_on_restart(tmp_path):
+    """The notes of the last input are lost (a kill between the input and its notes): the restart
+    writes them, and the restarts after it do not."""
+    clock = FakeClock()
+    asyncio.run(restart(tmp_path, clock, [
+        ("panel", {"action": "open_table", "key": "supervisor"}),
+        ("shuffler.recognition", {"on": False}),
+        ("shuffler.shuffled", {"deck": "A"})]))
+    with Journal.open(tmp_path / "journal.db", clock=clock) as j:  # the input, then the kill
+        j.append("panel", {"action": "deck_checked", "key": "dealer", "deck": "A"})
+    for _ in range(3):
+        asyncio.run(restart(tmp_path, clock))
+    with Journal.open(tmp_path / "journal.db") as j:
+        kinds = [r.kind for r in j.records_after(0)]
+    assert kinds[-5:] == ["panel", "deck.checked", "tick", "tick", "tick"]
+    assert kinds.count("deck.checked") == 1
+
+
+def test_an_input_folded_with_the_round_that_finished_is_in_the_checkpoint(tmp_path):
+    """The input that ends a round and another one arrive together (one group commit): the
+    checkpoint after the round holds both, so a restart from it loses neither."""
+    clock = FakeClock()
+    asyncio.run(restart(tmp_path, clock, [
+        ("panel", {"action": "open_table", "key": "supervisor"}),
+        ("shuffler.recognition", {"on": False}),
+        ("shuffler.shuffled", {"deck": "A"}),
+        ("panel", {"action": "deck_checked", "key": "dealer", "deck": "A"})]))
+    live = asyncio.run(restart(tmp_path, clock, [
+        ("panel", {"action": "invalidate_round", "key": "supervisor", "reason": "commotion"}),  # 16.4: ends it
+        ("shuffler.shuffled", {"deck": "B"})]))
+    assert live.rounds_finished == 1 and live.decks["B"]["shuffled"]
+    with Journal.open(tmp_path / "journal.db") as j:
+        kinds = [r.kind for r in j.records_after(0)]
+        assert kinds.index("checkpoint") > kinds.index("round.finished")  # a checkpoint was written
+        core, missing, _ = Table.replay(j, lambda snap: make_core(CFG, snap))
+    assert missing == [] and core.snapshot() == live.snapshot()

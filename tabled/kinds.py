@@ -1,0 +1,87 @@
+"""Every kind of journal record, in one place: what it is, and whether replay makes it.
+
+A record is one of three things:
+
+- an **input**: something that happened at the table (a device's frame, a panel key, a pool's
+  answer, a timer). The controller journals it, then folds it (``TableCore.apply``); replay folds
+  it again.
+- a **note**: what the fold concluded from inputs (a settlement, a void, a raised fault). The
+  controller journals the notes an input produced right after folding it; replay produces the same
+  notes again, so it never folds them, and writes only those a crash lost.
+- the **checkpoint**, written by ``Journal.checkpoint`` alone.
+
+A kind that is neither a registered note nor the checkpoint was journaled as an input (the
+controller journals whatever is submitted, and the fold refuses what it does not know), so replay
+folds it as the live table did. Notes are built only with registered kinds
+(:class:`tabled.effects.Note` checks), so a new note cannot be mistaken for an input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tabled.journal import CHECKPOINT
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    what: str
+    replayed: bool  # replay produces it (a note): replay never folds it, and writes it only if lost
+
+
+def _kinds(replayed: bool, what: dict[str, str]) -> dict[str, Kind]:
+    return {name: Kind(name, text, replayed) for name, text in what.items()}
+
+
+INPUTS: dict[str, Kind] = _kinds(False, {
+    "wager": "chips on a betting area (ante, progressive or bet), read by the bet-spot board",
+    "panel": "a key or button of the dealer's panel (an action, with the key turned)",
+    "tick": "nothing happened: wakes the consumer (a stop, a timer)",
+    "shuffler.shuffled": "the shuffling device has a deck shuffled and ready",
+    "shuffler.hand": "the shuffling device delivered a hand",
+    "shuffler.door": "the shuffling device's door opened or closed",
+    "shuffler.recognition": "whether the shuffling device reads the cards it shuffles",
+    "shuffler.fault": "the shuffling device jammed, failed a cycle or lost a deck",
+    "shoe.card": "the card shoe read a card as it was dealt",
+    "shoe.unreadable": "the card shoe could not read a card",
+    "shoe.removed": "the card shoe was taken off the table",
+    "shoe.replaced": "the card shoe was put back",
+    "shoe.empty": "the card shoe ran out of cards",
+    "deck.verified": "a deck's cards were verified by the device that reads them",
+    "equipment.fault": "a device or pool cannot be used (link lost, refused)",
+    "equipment.ok": "a device or pool can be used again",
+    "pool.contributed": "the pool took a progressive contribution",
+    "pool.reversed": "the pool gave a contribution back",
+    "pool.awards": "the pool's answer to the round's progressive awards",
+    "pool.balance": "the pool's balance, read at start",
+    "pool.meter": "a reading of the pool for the meter",
+})
+
+NOTES: dict[str, Kind] = _kinds(True, {
+    "round.started": "a round opened for wagers",
+    "round.dealt": "the hands dealt in a round",
+    "round.void": "a round or a spot was made void, and why",
+    "round.settled": "a round's settlement, every spot in cents",
+    "round.finished": "a round ended (settled or void)",
+    "panel.approved": "a panel action the table carried out",
+    "panel.refused": "a panel action the table refused, and the rule",
+    "deck.checked": "a deck checked by the dealer and approved at the panel",
+    "fault.raised": "a fault that stops play until it is cleared",
+    "fault.cleared": "a fault cleared",
+    "progressive.award_held": "progressive awards held while the pool cannot be reached",
+    "progressive.award_released": "held progressive awards sent to the pool",
+})
+
+KINDS: dict[str, Kind] = {**INPUTS, **NOTES,
+                          CHECKPOINT: Kind(CHECKPOINT, "a sealed snapshot of the table's state", False)}
+
+
+def is_note(kind: str) -> bool:
+    """A record the fold produces (replay makes it again)."""
+    return kind in NOTES
+
+
+def is_input(kind: str) -> bool:
+    """A record replay folds: every kind that is not a note or the checkpoint."""
+    return kind != CHECKPOINT and kind not in NOTES
