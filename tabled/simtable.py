@@ -33,6 +33,12 @@ START_TIMEOUT = 20.0  # seconds for a child to print its port (a cold Python sta
 POWER_UP_STRIDE = 100_003  # seeds of successive power-ups never meet (SimProcess adds 1000 per replug)
 
 
+#: control operations that are chips put down or taken up: physical, so they happen even while the
+#: board is unplugged, and a new board sees them (SimProcess.start)
+FELT_OPS = ("set", "place", "clear")
+FELT_AREAS = ("ante", "ante_tokens", "bet", "bet_tokens", "progressive", "progressive_tokens")
+
+
 class SimControlError(RuntimeError):
     """A control request the simulator refused, or a simulator that is not running."""
 
@@ -47,7 +53,7 @@ def _control_ops(device: str, sim: Any) -> dict[str, Any]:
             sim.place(spot, **amounts)
 
         def clear(spot: int) -> None:
-            sim.place(spot, ante=0, ante_tokens=0, bet=0, bet_tokens=0, progressive=0, progressive_tokens=0)
+            sim.place(spot, **dict.fromkeys(FELT_AREAS, 0))
 
         def reading() -> dict:
             return {"locked": sim.locked, "accepting": list(sim.accepting), "amounts": sim.amounts,
@@ -67,7 +73,7 @@ def _control_ops(device: str, sim: Any) -> dict[str, Any]:
             sim.open_door() if open else sim.close_door()
 
         def door_open_after(hands: int) -> None:  # "the door opens after the next N hands"
-            sim.door_open_after_hands = sim.hand_number + hands
+            sim.door_open_after_hands = sim.hands_delivered + hands
 
         def status() -> dict:
             return {"ready": {int(k): len(v) for k, v in sim.ready.items()}, "hand_number": sim.hand_number}
@@ -211,19 +217,31 @@ class SimControl:
                 line = await self._reader.readline()
             except OSError as exc:
                 self.close()
-                raise SimControlError(f"simulator at {self.path} is not running: {exc}") from None
+                line, down = b"", f": {exc}"
+            else:
+                down = ""
             if not line:
                 self.close()
-                raise SimControlError(f"simulator at {self.path} is not running")
+                if op in FELT_OPS:  # chips go on the felt whether or not the board is powered
+                    self._lay(op, args)
+                    return None
+                raise SimControlError(f"simulator at {self.path} is not running{down}")
         answer = json.loads(line)
         if not answer["ok"]:
             raise SimControlError(f"{op}: {answer['error']}")
+        if op in FELT_OPS:
+            self._lay(op, args)
+        return answer["result"]
+
+    def _lay(self, op: str, args: dict[str, Any]) -> None:
+        """Keep the chips on the felt as the people put them (the board's sensors see them next)."""
         if op == "set":
             for spot, amounts in args["spots"].items():
                 self.felt.setdefault(str(spot), {}).update(amounts)
         elif op == "place":
             self.felt.setdefault(str(args["spot"]), {}).update({k: v for k, v in args.items() if k != "spot"})
-        return answer["result"]
+        elif op == "clear":
+            self.felt[str(args["spot"])] = dict.fromkeys(FELT_AREAS, 0)
 
     def close(self) -> None:
         if self._writer is not None:
