@@ -146,7 +146,7 @@ async def serve_child(device: str, link: str, control: str, seed: int | None, sc
                       exit_with_parent: bool = False) -> None:
     from drivers.sim.base import load_script
     from drivers.sim.pty import PtyPort
-    from drivers.sim.runner import simulators
+    from drivers.sim.runner import simulators, stdout_to_stderr
 
     sim = simulators()[device](load_script(script), seed=seed)
     stop = asyncio.Event()
@@ -159,6 +159,7 @@ async def serve_child(device: str, link: str, control: str, seed: int | None, sc
     server = await _serve_control(control, _control_ops(device, sim), writers)
     port = PtyPort(sim.link, link)
     print(port.path, flush=True)
+    stdout_to_stderr()  # the parent reads one line; the log goes to the device's log file
     try:
         await stop.wait()
     finally:
@@ -270,6 +271,8 @@ class SimProcess:
                 "--control", self.control_path, "--seed", str(seed), "--exit-with-parent"]
         if self.script:
             argv += ["--script", self.script]
+        # The child writes its port path on stdout, then turns its stdout into stderr: its log goes
+        # to its own file, never into the pipe this process reads one line from.
         with open(f"{self.link}.log", "ab") as errors:  # a device's own troubles are not the daemon's output
             # ^C goes to the daemon only (own session); stdin is a pipe the child watches: when this
             # process dies, however it dies, the pipe closes and the device goes with it
@@ -280,6 +283,7 @@ class SimProcess:
             self.proc.kill()
             self.proc.wait()
             raise SimControlError(f"{self.device} simulator did not start (said {line.strip()!r})")
+        self.proc.stdout.close()  # nothing more comes: the child's stdout is its log file now
         self.control.close()
         if self.control.felt:  # a new board over the same chips
             await self.control.call("set", spots=self.control.felt)

@@ -1,12 +1,17 @@
 """Run one simulator on its own pty, as its own process: ``python -m drivers.sim <device>`` or
 ``tabled sim <device>``. Prints the port path (the stable symlink when ``--link`` is given) on
-stdout, flushed, then serves until killed. Killing it is a real unplug for the driver."""
+stdout, flushed, then serves until killed. Killing it is a real unplug for the driver.
+
+The port path is the only thing ever written to stdout: everything after it (the simulator's log)
+goes to stderr, so a caller that reads the first line of a pipe and nothing more can never stall
+the device by letting the pipe fill."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 
@@ -45,11 +50,21 @@ async def serve(sim, link: str | None, out=sys.stdout) -> None:
         loop.add_signal_handler(sig, stop.set)
     port = PtyPort(sim.link, link)
     print(port.path, file=out, flush=True)
+    if out is sys.stdout:
+        stdout_to_stderr()
     try:
         await stop.wait()
     finally:
         sim.close()
         port.close()
+
+
+def stdout_to_stderr() -> None:
+    """From here on the process's stdout is its stderr (the port path has been said): a pipe
+    that only its first line is read from would otherwise fill with log lines and block us."""
+    sys.stdout.flush()
+    with contextlib.suppress(OSError, ValueError):  # no stderr to go to: keep what we have
+        os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
 
 
 def run(args: argparse.Namespace) -> int:
