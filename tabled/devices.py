@@ -54,7 +54,7 @@ import structlog
 from drivers.base import BadDeviceData, DeviceEvent, Driver, LinkFailed, LinkUp
 from drivers.betspots import BetSpotsDriver, Lamp as SpotLamp, WagerAfterLock, WagersChanged
 from drivers.link.endpoint import LinkTiming
-from drivers.link.errors import CommandRejected, LinkError
+from drivers.link.errors import CommandRejected, LinkError, PortBusyError
 from drivers.link.messages import Status
 from drivers.meter import MeterDriver, MeterFault, MeterFaultCleared
 from drivers.panel import (DEALER_HAND, Button, ButtonPressed, KeyTurned, Lamp, LampState, NumberEntered,
@@ -73,6 +73,7 @@ DEVICES = ("shuffler", "betspots", "meter", "shoe", "panel")
 #: devices that are the electronic equipment of 14.13: the board records the progressive wagers
 #: (2.3), the meter displays the pool (2.4.3); losing either is a fault for an inspector
 EQUIPMENT = ("meter", "betspots")
+FIRST_OPEN_TIMEOUT = 5.0  # seconds for every driver's first try at opening its port
 DECK_COLOURS = {"A": DeckColour.RED, "B": DeckColour.BLUE}  # tabled.core.DECKS: A red, B blue (3.2.2)
 COLOUR_DECKS = {c: d for d, c in DECK_COLOURS.items()}
 AREAS = ("ante", "progressive", "bet")  # in this order: an ante before its progressive wager (11.1)
@@ -150,11 +151,22 @@ class TableDevices:
     # -- life -------------------------------------------------------------------------------------------
 
     async def start(self) -> None:
+        """Start every driver; raises :class:`PortBusyError` (one line naming the port) when a
+        serial port is held by another program: another daemon drives these devices."""
         for name in self.drivers:
             self._queues[name] = asyncio.Queue()
             self._workers.append(asyncio.get_running_loop().create_task(self._work(name), name=f"{name}-commands"))
         for d in self.drivers.values():
             await d.start()
+        try:
+            opened = await asyncio.wait_for(asyncio.gather(*(d.client.first_open() for d in self.drivers.values())),
+                                            FIRST_OPEN_TIMEOUT)
+        except TimeoutError:
+            return  # a port still opening is not a port held by another daemon
+        busy = [e for e in opened if isinstance(e, PortBusyError)]
+        if busy:
+            await self.stop()
+            raise busy[0]
 
     async def wait_up(self, timeout: float) -> None:
         await asyncio.gather(*(d.wait_up(timeout) for d in self.drivers.values()))
