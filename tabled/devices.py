@@ -53,6 +53,7 @@ import structlog
 
 from drivers.base import BadDeviceData, DeviceEvent, Driver, LinkFailed, LinkUp
 from drivers.betspots import BetSpotsDriver, Lamp as SpotLamp, WagerAfterLock, WagersChanged
+from drivers.link.client import serial_opener
 from drivers.link.endpoint import LinkTiming
 from drivers.link.errors import CommandRejected, LinkError, PortBusyError
 from drivers.link.messages import Status
@@ -106,7 +107,8 @@ def build_drivers(consumer_for: Callable[[str], Any], *, spots: int, ports: dict
                   usb_backend: Any = None, usb_addresses: dict[str, Any] | None = None,
                   timing: LinkTiming = LinkTiming(), poll_interval: float = 0.05,
                   baudrates: dict[str, int] | None = None) -> dict[str, Driver]:
-    """The five drivers: serial ones on ``ports``, USB ones found on ``usb_backend`` (None: libusb)."""
+    """The five drivers: serial ones on ``ports``, USB ones found on ``usb_backend`` (None: libusb),
+    or on ``ports`` when a port is given for them."""
     baud = baudrates or {}
     addr = usb_addresses or {}
     return {
@@ -116,10 +118,11 @@ def build_drivers(consumer_for: Callable[[str], Any], *, spots: int, ports: dict
                                    spots=spots, poll_interval=poll_interval, baudrate=baud.get("betspots", 115200)),
         "meter": MeterDriver(port=ports["meter"], consumer=consumer_for("meter"), timing=timing,
                              baudrate=baud.get("meter", 115200)),
+        # a shoe or panel given a port speaks the same link over it (``tabled sim shoe|panel``)
         "shoe": ShoeDriver(consumer=consumer_for("shoe"), address=addr.get("shoe"), backend=usb_backend,
-                           timing=timing),
+                           timing=timing, opener=serial_opener(ports["shoe"]) if ports.get("shoe") else None),
         "panel": PanelDriver(consumer=consumer_for("panel"), address=addr.get("panel"), backend=usb_backend,
-                             timing=timing),
+                             timing=timing, opener=serial_opener(ports["panel"]) if ports.get("panel") else None),
     }
 
 

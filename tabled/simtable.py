@@ -396,5 +396,31 @@ class SimulatedTable:
         await self.close()
 
 
+# -- a person as the dealer -------------------------------------------------------------------------------
+
+async def dealt_by_hand(sims: SimulatedTable, floor: Any, out: Any = None, stdin_fd: int | None = None) -> None:
+    """``[simulation] dealer = "manual"``: the simulated players put their chips down and decide as
+    usual, and every panel button and the key switch are a person's, on this terminal's keys
+    (the map is in drivers/sim/keys.py and is shown at the start; ``?`` shows it again). Keys are
+    read only when stdin is a terminal; otherwise the table waits for presses that never come,
+    and says so once. Runs until cancelled."""
+    from drivers.sim.keys import PanelKeys, TerminalKeys
+
+    out = out or sys.stdout
+    keys = TerminalKeys(PanelKeys(sims.panel), fd=sys.stdin.fileno() if stdin_fd is None else stdin_fd, out=out)
+    if not keys.start():
+        print("manual dealer: stdin is not a terminal, so no key can press the panel's buttons", file=out,
+              flush=True)
+    floor.press = _a_person_presses  # the floor's own presses are the dealer's: a person's now
+    try:
+        await floor.play(None, stall_s=None)  # a person takes the time they take
+    finally:
+        keys.stop()
+
+
+def _a_person_presses(*_args: Any, **_kw: Any) -> None:
+    """The simulated floor leaves every panel button to the person at the keys."""
+
+
 if __name__ == "__main__":
     sys.exit(main())
