@@ -136,7 +136,7 @@ async def test_bet_spot_board_lost_is_a_14_13_fault_and_play_recovers_when_it_is
         rid = run.core.round_id
         await run.sims.unplug("betspots")  # SIGKILL: the board's power is cut
         await run.until(lambda: "betspots" in run.core.faults, act=False)
-        await run.until(lambda: (rid, "wager") in run.floor.done, timeout=5)  # the players put chips down
+        await run.until(lambda: (rid, "wager") in run.floor.done)  # the players put their chips down
         await asyncio.sleep(0.3)  # the floor keeps acting on a table without its board
         r = run.core.round
         assert r.round_id == rid and r.phase == "betting"
