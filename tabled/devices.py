@@ -22,8 +22,9 @@ Choices where the rules and the devices leave room (documented, each where it is
   progressive wagers (2.3), so its loss is a 14.13 fault the dealer is told of. While it is lost
   the table reads no wagers and opens no round before an inspector approves; when it is back it
   is read again from the chips on the felt, and the fault clears by itself once an inspector has
-  approved play (as for the meter). The shuffler's becomes 15.2 only when it comes back having lost the deck a round is
-  being dealt from; before any card is dealt it is a failed shuffle cycle: reshuffle (15.1).
+  approved play (as for the meter). The shuffler's becomes 15.2 only when it comes back having
+  lost the deck a round is being dealt from; before any card is dealt it is a failed shuffle
+  cycle: reshuffle (15.1). A hand the shuffler answers with DEVICE_FAULT is 15.2 at once.
 * Hands come out of the shuffling device when the round enters dealing (7.4); how many the device
   has already given for the round is read back from it (STATUS), so a restart mid-deal asks for
   exactly the hands still missing.

@@ -167,7 +167,8 @@ class ShoeKeys:
 
 
 class TerminalKeys:
-    """Reads :class:`PanelKeys` or :class:`ShoeKeys` from a terminal's file descriptor in cbreak mode, in the event loop."""
+    """Reads :class:`PanelKeys` or :class:`ShoeKeys` from a terminal's file descriptor in cbreak
+    mode, in the event loop."""
 
     def __init__(self, keys: PanelKeys | ShoeKeys, fd: int | None = None, out: TextIO | None = None) -> None:
         self.keys = keys
