@@ -29,7 +29,7 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
     [[pools]]        -> Config.pools: tuple[PoolConfig(name, backend, path, dsn, contribution_bp,
                         reset_cents, primary)]; Config.primary_pool
     [devices.shuffler|betspots|meter] -> SerialDeviceConfig(port, baudrate)
-    [devices.shoe|panel]              -> UsbDeviceConfig(vendor_id, product_id, serial)
+    [devices.shoe|panel]              -> UsbDeviceConfig(vendor_id, product_id, serial, port)
     [simulation]     -> Config.simulation: SimulationConfig(enabled, seed, rounds, round_pause_ms,
                         players: tuple[PlayerConfig(spot, ante_cents, progressive, strategy)], dealer,
                         allow_service)
@@ -165,6 +165,7 @@ class UsbDeviceConfig:
     vendor_id: int
     product_id: int
     serial: str | None
+    port: str | None = None  # reached through this serial port instead (``tabled sim shoe|panel``)
 
 
 @dataclass(frozen=True)
@@ -369,8 +370,11 @@ def _devices(sec: Section) -> DevicesConfig:
         serial = dev.get("serial", None)
         if serial is not None and (not isinstance(serial, str) or not serial):
             raise dev.fail("serial", f"must be the device's serial number as text, got {serial!r}")
+        port = dev.get("port", None)
+        if port is not None and (not isinstance(port, str) or not port):
+            raise dev.fail("port", f"must be a serial port's path as text, got {port!r}")
         dev.finish()
-        found[name] = UsbDeviceConfig(vid, pid, serial)
+        found[name] = UsbDeviceConfig(vid, pid, serial, port)
     sec.finish()
     return DevicesConfig(**found)
 

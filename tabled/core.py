@@ -23,7 +23,8 @@ Inputs (kind: payload):
   cards_read -- the shoe's deal waits or stops (7.3, 14.1), folded so a restart keeps it
 * ``deck.verified``: deck, cards or count, back (3.4, 3.6: 52 distinct cards through the reader;
   the shoe deck's back colour, else the first back the reader reports after it, 3.1)
-* ``equipment.fault`` / ``equipment.ok``: equipment (pool | meter), reason (14.13)
+* ``equipment.fault`` / ``equipment.ok``: equipment (pool | meter | betspots), reason (14.13; the
+  bet-spot board is the equipment of 2.3 that records the progressive wagers)
 * ``pool.contributed`` / ``pool.reversed`` / ``pool.awards``: results of pool operations
 * ``pool.meter``: balance_cents, seq, change (the ledger kind) -- the primary pool's reading (2.4.3), in ledger order
 * ``tick``: time passes (closure and announced minimum take effect)
@@ -54,6 +55,8 @@ ROUND_ACTIONS = {
     "count_cards": "deck_count",
 }
 DECKS = {"A": "red", "B": "blue"}  # 3.2.2: the two decks' backs differ in colour
+#: what the dealer is told an equipment fault is about (14.13), where its key is not plain words
+EQUIPMENT_NAMES = {"betspots": "bet-spot board"}
 SHUFFLE_FAULTS = ("jam", "cycle_fail", "not_intermixing")  # 15.1
 #: a pool's answer -> the operation it answers
 POOL_ANSWERS = {"pool.contributed": "contribute", "pool.reversed": "reverse", "pool.awards": "awards"}
@@ -452,14 +455,14 @@ class TableCore:
     def _equipment_fault(self, equipment: str, reason: str) -> list[Effect]:
         self.faults[equipment] = reason or "failed"
         self.approved = False
-        return [Say(f"{equipment} failed ({reason}): notify an inspector; the round in play may "
+        return [Say(f"{EQUIPMENT_NAMES.get(equipment, equipment)} failed ({reason}): notify an inspector; the round in play may "
                     "finish, no new round without an inspector's approval", rule="14.13", level="flag"),
                 Note("fault.raised", {"equipment": equipment, "reason": reason, "rule": "14.13"}, self.round_id)]
 
     def _equipment_ok(self, equipment: str) -> list[Effect]:
         if self.faults.pop(equipment, None) is None:
             return []
-        effects: list[Effect] = [Say(f"{equipment} working again", rule="14.13"),
+        effects: list[Effect] = [Say(f"{EQUIPMENT_NAMES.get(equipment, equipment)} working again", rule="14.13"),
                                  Note("fault.cleared", {"equipment": equipment}, self.round_id)]
         if not self.faults:
             self.approved = False

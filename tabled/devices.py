@@ -18,8 +18,13 @@ Choices where the rules and the devices leave room (documented, each where it is
   "approve" does what the key allows and the table needs (inspector: 14.13; supervisor: open the
   table, resolve past posting 5.6, continue after a shuffler failure 15.2.2).
 * A lost link is not by itself a device failure. The meter's is (14.13: its display cannot be
-  trusted). The shuffler's becomes 15.2 only when it comes back having lost the deck a round is
-  being dealt from; before any card is dealt it is a failed shuffle cycle: reshuffle (15.1).
+  trusted), and so is the bet-spot board's: it is the electronic equipment that records the
+  progressive wagers (2.3), so its loss is a 14.13 fault the dealer is told of. While it is lost
+  the table reads no wagers and opens no round before an inspector approves; when it is back it
+  is read again from the chips on the felt, and the fault clears by itself once an inspector has
+  approved play (as for the meter). The shuffler's becomes 15.2 only when it comes back having
+  lost the deck a round is being dealt from; before any card is dealt it is a failed shuffle
+  cycle: reshuffle (15.1). A hand the shuffler answers with DEVICE_FAULT is 15.2 at once.
 * Hands come out of the shuffling device when the round enters dealing (7.4); how many the device
   has already given for the round is read back from it (STATUS), so a restart mid-deal asks for
   exactly the hands still missing.
@@ -49,8 +54,9 @@ import structlog
 
 from drivers.base import BadDeviceData, DeviceEvent, Driver, LinkFailed, LinkUp
 from drivers.betspots import BetSpotsDriver, Lamp as SpotLamp, WagerAfterLock, WagersChanged
+from drivers.link.client import serial_opener
 from drivers.link.endpoint import LinkTiming
-from drivers.link.errors import CommandRejected, LinkError
+from drivers.link.errors import CommandRejected, LinkError, PortBusyError
 from drivers.link.messages import Status
 from drivers.meter import MeterDriver, MeterFault, MeterFaultCleared
 from drivers.panel import (DEALER_HAND, Button, ButtonPressed, KeyTurned, Lamp, LampState, NumberEntered,
@@ -66,6 +72,10 @@ from tabled.round import DEALER
 log = structlog.get_logger("tabled.devices")
 
 DEVICES = ("shuffler", "betspots", "meter", "shoe", "panel")
+#: devices that are the electronic equipment of 14.13: the board records the progressive wagers
+#: (2.3), the meter displays the pool (2.4.3); losing either is a fault for an inspector
+EQUIPMENT = ("meter", "betspots")
+FIRST_OPEN_TIMEOUT = 5.0  # seconds for every driver's first try at opening its port
 DECK_COLOURS = {"A": DeckColour.RED, "B": DeckColour.BLUE}  # tabled.core.DECKS: A red, B blue (3.2.2)
 COLOUR_DECKS = {c: d for d, c in DECK_COLOURS.items()}
 AREAS = ("ante", "progressive", "bet")  # in this order: an ante before its progressive wager (11.1)
@@ -98,7 +108,8 @@ def build_drivers(consumer_for: Callable[[str], Any], *, spots: int, ports: dict
                   usb_backend: Any = None, usb_addresses: dict[str, Any] | None = None,
                   timing: LinkTiming = LinkTiming(), poll_interval: float = 0.05,
                   baudrates: dict[str, int] | None = None) -> dict[str, Driver]:
-    """The five drivers: serial ones on ``ports``, USB ones found on ``usb_backend`` (None: libusb)."""
+    """The five drivers: serial ones on ``ports``, USB ones found on ``usb_backend`` (None: libusb),
+    or on ``ports`` when a port is given for them."""
     baud = baudrates or {}
     addr = usb_addresses or {}
     return {
@@ -108,10 +119,11 @@ def build_drivers(consumer_for: Callable[[str], Any], *, spots: int, ports: dict
                                    spots=spots, poll_interval=poll_interval, baudrate=baud.get("betspots", 115200)),
         "meter": MeterDriver(port=ports["meter"], consumer=consumer_for("meter"), timing=timing,
                              baudrate=baud.get("meter", 115200)),
+        # a shoe or panel given a port speaks the same link over it (``tabled sim shoe|panel``)
         "shoe": ShoeDriver(consumer=consumer_for("shoe"), address=addr.get("shoe"), backend=usb_backend,
-                           timing=timing),
+                           timing=timing, opener=serial_opener(ports["shoe"]) if ports.get("shoe") else None),
         "panel": PanelDriver(consumer=consumer_for("panel"), address=addr.get("panel"), backend=usb_backend,
-                             timing=timing),
+                             timing=timing, opener=serial_opener(ports["panel"]) if ports.get("panel") else None),
     }
 
 
@@ -143,11 +155,22 @@ class TableDevices:
     # -- life -------------------------------------------------------------------------------------------
 
     async def start(self) -> None:
+        """Start every driver; raises :class:`PortBusyError` (one line naming the port) when a
+        serial port is held by another program: another daemon drives these devices."""
         for name in self.drivers:
             self._queues[name] = asyncio.Queue()
             self._workers.append(asyncio.get_running_loop().create_task(self._work(name), name=f"{name}-commands"))
         for d in self.drivers.values():
             await d.start()
+        try:
+            opened = await asyncio.wait_for(asyncio.gather(*(d.client.first_open() for d in self.drivers.values())),
+                                            FIRST_OPEN_TIMEOUT)
+        except TimeoutError:
+            return  # a port still opening is not a port held by another daemon
+        busy = [e for e in opened if isinstance(e, PortBusyError)]
+        if busy:
+            await self.stop()
+            raise busy[0]
 
     async def wait_up(self, timeout: float) -> None:
         await asyncio.gather(*(d.wait_up(timeout) for d in self.drivers.values()))
@@ -263,7 +286,7 @@ class TableDevices:
         if isinstance(e, MeterFault):
             return [("equipment.fault", {"equipment": "meter", "reason": e.reason})]  # 14.13
         if isinstance(e, MeterFaultCleared):
-            return self._meter_back()
+            return self._equipment_back("meter")
         if isinstance(e, CardDrawn):  # 7.3
             return [("shoe.card", {"card": e.card, "reader_seq": e.reader_seq, **_back(e.back)})]
         if isinstance(e, CardUnreadable):  # 7.3, 14.1
@@ -412,8 +435,9 @@ class TableDevices:
             if not c.faults:
                 return [panel("approve_play")]  # refused by the table: nothing to approve
             out = [panel("approve_play")]  # 14.13
-            if "meter" in c.faults and "meter" in self.up:
-                out.append(("equipment.ok", {"equipment": "meter"}))  # the meter is back: no need to go offline
+            for device in EQUIPMENT:  # back already: no need to go offline for it
+                if device in c.faults and device in self.up:
+                    out.append(("equipment.ok", {"equipment": device}))
             return out
         if r is not None and any(s.past_posting for s in r.spots.values()):
             return [panel("resolve_past_posting", spot=s.number) for s in r.spots.values() if s.past_posting]  # 5.6
@@ -428,17 +452,18 @@ class TableDevices:
 
     def _link_failed(self, device: str, e: LinkFailed) -> None:
         log.warning("device.link_lost", device=device, reason=e.reason, round_id=self.core.round_id)
-        if device == "meter" and "meter" not in self.core.faults:
-            self.table.submit("equipment.fault", {"equipment": "meter", "reason": f"link lost: {e.reason}"})  # 14.13
+        if device in EQUIPMENT and device not in self.core.faults:
+            self.table.submit("equipment.fault", {"equipment": device, "reason": f"link lost: {e.reason}"})  # 14.13
         if device == "shuffler":
             self.dealt_round = None
             self.shuffling.clear()  # asked again when it is back (_link_up)
 
-    def _meter_back(self) -> list[Input]:
-        """The meter works again: with an inspector's approval in force the progressive comes back
-        online by itself (MONEY.md 14.13); without it the fault stands until the inspector comes."""
-        if "meter" in self.core.faults and self.core.approved:
-            return [("equipment.ok", {"equipment": "meter"})]
+    def _equipment_back(self, device: str) -> list[Input]:
+        """The meter or the bet-spot board works again: with an inspector's approval in force the
+        progressive comes back online by itself (14.13); without it the fault stands until the
+        inspector comes."""
+        if device in self.core.faults and self.core.approved:
+            return [("equipment.ok", {"equipment": device})]
         return []
 
     async def resume(self, missing_notes: list) -> None:
@@ -455,8 +480,8 @@ class TableDevices:
         await self.table.idle.wait()
         if not self.resumed:
             return  # the resume sends the standing effects to every device
-        if device == "meter":
-            for kind, payload in self._meter_back():
+        if device in EQUIPMENT:
+            for kind, payload in self._equipment_back(device):
                 self.table.submit(kind, payload)
         if device == "shuffler":
             await self._reconcile_shuffler()
@@ -654,7 +679,14 @@ class TableDevices:
             return
         given = (DECK_SIZE - left) // HAND_SIZE  # hands the device has dealt from this deck (7.4)
         for _ in range(len(r.dealt_to) - given):
-            await d.deliver_hand(colour)
+            try:
+                await d.deliver_hand(colour)
+            except CommandRejected as exc:
+                if exc.status != Status.DEVICE_FAULT:
+                    raise
+                # 15.2: the device failed while dealing and says so; asking again would not help
+                self.table.submit("shuffler.fault", {"fault": f"device fault: {exc}", "deck": r.deck})
+                return
 
 
 def _back(colour: BackColour) -> dict[str, str]:

@@ -393,7 +393,9 @@ class DeviceFloor:
             await self.set_board(spots)
             return True
         placed = all(r.spots[p.spot].ante.cents == p.ante_cents for p in self.players.values())
-        if placed and self.once(rid, "no_more_bets"):
+        # a dealer closes bets on what the board reads: not while it is lost (14.13), when the table
+        # still holds what it last read (the last round's bets, say) and refuses the close
+        if placed and "betspots" in self.devices.up and self.once(rid, "no_more_bets"):
             self.press("no_more_bets")  # 7.2.1
             return True
         return False

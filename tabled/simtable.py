@@ -33,6 +33,12 @@ START_TIMEOUT = 20.0  # seconds for a child to print its port (a cold Python sta
 POWER_UP_STRIDE = 100_003  # seeds of successive power-ups never meet (SimProcess adds 1000 per replug)
 
 
+#: control operations that are chips put down or taken up: physical, so they happen even while the
+#: board is unplugged, and a new board sees them (SimProcess.start)
+FELT_OPS = ("set", "place", "clear")
+FELT_AREAS = ("ante", "ante_tokens", "bet", "bet_tokens", "progressive", "progressive_tokens")
+
+
 class SimControlError(RuntimeError):
     """A control request the simulator refused, or a simulator that is not running."""
 
@@ -47,7 +53,7 @@ def _control_ops(device: str, sim: Any) -> dict[str, Any]:
             sim.place(spot, **amounts)
 
         def clear(spot: int) -> None:
-            sim.place(spot, ante=0, ante_tokens=0, bet=0, bet_tokens=0, progressive=0, progressive_tokens=0)
+            sim.place(spot, **dict.fromkeys(FELT_AREAS, 0))
 
         def reading() -> dict:
             return {"locked": sim.locked, "accepting": list(sim.accepting), "amounts": sim.amounts,
@@ -67,7 +73,7 @@ def _control_ops(device: str, sim: Any) -> dict[str, Any]:
             sim.open_door() if open else sim.close_door()
 
         def door_open_after(hands: int) -> None:  # "the door opens after the next N hands"
-            sim.door_open_after_hands = sim.hand_number + hands
+            sim.door_open_after_hands = sim.hands_delivered + hands
 
         def status() -> dict:
             return {"ready": {int(k): len(v) for k, v in sim.ready.items()}, "hand_number": sim.hand_number}
@@ -140,7 +146,7 @@ async def serve_child(device: str, link: str, control: str, seed: int | None, sc
                       exit_with_parent: bool = False) -> None:
     from drivers.sim.base import load_script
     from drivers.sim.pty import PtyPort
-    from drivers.sim.runner import simulators
+    from drivers.sim.runner import simulators, stdout_to_stderr
 
     sim = simulators()[device](load_script(script), seed=seed)
     stop = asyncio.Event()
@@ -153,6 +159,7 @@ async def serve_child(device: str, link: str, control: str, seed: int | None, sc
     server = await _serve_control(control, _control_ops(device, sim), writers)
     port = PtyPort(sim.link, link)
     print(port.path, flush=True)
+    stdout_to_stderr()  # the parent reads one line; the log goes to the device's log file
     try:
         await stop.wait()
     finally:
@@ -211,19 +218,31 @@ class SimControl:
                 line = await self._reader.readline()
             except OSError as exc:
                 self.close()
-                raise SimControlError(f"simulator at {self.path} is not running: {exc}") from None
+                line, down = b"", f": {exc}"
+            else:
+                down = ""
             if not line:
                 self.close()
-                raise SimControlError(f"simulator at {self.path} is not running")
+                if op in FELT_OPS:  # chips go on the felt whether or not the board is powered
+                    self._lay(op, args)
+                    return None
+                raise SimControlError(f"simulator at {self.path} is not running{down}")
         answer = json.loads(line)
         if not answer["ok"]:
             raise SimControlError(f"{op}: {answer['error']}")
+        if op in FELT_OPS:
+            self._lay(op, args)
+        return answer["result"]
+
+    def _lay(self, op: str, args: dict[str, Any]) -> None:
+        """Keep the chips on the felt as the people put them (the board's sensors see them next)."""
         if op == "set":
             for spot, amounts in args["spots"].items():
                 self.felt.setdefault(str(spot), {}).update(amounts)
         elif op == "place":
             self.felt.setdefault(str(args["spot"]), {}).update({k: v for k, v in args.items() if k != "spot"})
-        return answer["result"]
+        elif op == "clear":
+            self.felt[str(args["spot"])] = dict.fromkeys(FELT_AREAS, 0)
 
     def close(self) -> None:
         if self._writer is not None:
@@ -252,6 +271,8 @@ class SimProcess:
                 "--control", self.control_path, "--seed", str(seed), "--exit-with-parent"]
         if self.script:
             argv += ["--script", self.script]
+        # The child writes its port path on stdout, then turns its stdout into stderr: its log goes
+        # to its own file, never into the pipe this process reads one line from.
         with open(f"{self.link}.log", "ab") as errors:  # a device's own troubles are not the daemon's output
             # ^C goes to the daemon only (own session); stdin is a pipe the child watches: when this
             # process dies, however it dies, the pipe closes and the device goes with it
@@ -262,6 +283,7 @@ class SimProcess:
             self.proc.kill()
             self.proc.wait()
             raise SimControlError(f"{self.device} simulator did not start (said {line.strip()!r})")
+        self.proc.stdout.close()  # nothing more comes: the child's stdout is its log file now
         self.control.close()
         if self.control.felt:  # a new board over the same chips
             await self.control.call("set", spots=self.control.felt)
@@ -372,6 +394,32 @@ class SimulatedTable:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+# -- a person as the dealer -------------------------------------------------------------------------------
+
+async def dealt_by_hand(sims: SimulatedTable, floor: Any, out: Any = None, stdin_fd: int | None = None) -> None:
+    """``[simulation] dealer = "manual"``: the simulated players put their chips down and decide as
+    usual, and every panel button and the key switch are a person's, on this terminal's keys
+    (the map is in drivers/sim/keys.py and is shown at the start; ``?`` shows it again). Keys are
+    read only when stdin is a terminal; otherwise the table waits for presses that never come,
+    and says so once. Runs until cancelled."""
+    from drivers.sim.keys import PanelKeys, TerminalKeys
+
+    out = out or sys.stdout
+    keys = TerminalKeys(PanelKeys(sims.panel), fd=sys.stdin.fileno() if stdin_fd is None else stdin_fd, out=out)
+    if not keys.start():
+        print("manual dealer: stdin is not a terminal, so no key can press the panel's buttons", file=out,
+              flush=True)
+    floor.press = _a_person_presses  # the floor's own presses are the dealer's: a person's now
+    try:
+        await floor.play(None, stall_s=None)  # a person takes the time they take
+    finally:
+        keys.stop()
+
+
+def _a_person_presses(*_args: Any, **_kw: Any) -> None:
+    """The simulated floor leaves every panel button to the person at the keys."""
 
 
 if __name__ == "__main__":

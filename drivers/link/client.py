@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 from collections.abc import Awaitable, Callable
 from enum import Enum
 
@@ -17,7 +18,7 @@ import structlog
 from drivers.link import messages as m
 from drivers.link.codec import Frame
 from drivers.link.endpoint import HostLink, LinkTiming
-from drivers.link.errors import CommandRejected, LinkDownError, LinkError, WrongDeviceError
+from drivers.link.errors import CommandRejected, LinkDownError, LinkError, PortBusyError, WrongDeviceError
 
 log = structlog.get_logger("drivers.link")
 
@@ -25,12 +26,21 @@ Opener = Callable[[Callable[[], asyncio.Protocol]], Awaitable[tuple[asyncio.Base
 
 
 def serial_opener(path: str, baudrate: int = 115200, **serial_kwargs) -> Opener:
-    """Open ``path`` (a tty, or a stable symlink to one) through pyserial-asyncio-fast."""
+    """Open ``path`` (a tty, or a stable symlink to one) through pyserial-asyncio-fast, exclusively
+    (pyserial's ``exclusive``: an advisory lock on the port that dies with the process), so two
+    daemons never drive one device; a port already held raises :class:`PortBusyError`."""
     import serial_asyncio_fast
 
+    serial_kwargs.setdefault("exclusive", True)
+
     async def open_(factory):
-        return await serial_asyncio_fast.create_serial_connection(
-            asyncio.get_running_loop(), factory, path, baudrate=baudrate, **serial_kwargs)
+        try:
+            return await serial_asyncio_fast.create_serial_connection(
+                asyncio.get_running_loop(), factory, path, baudrate=baudrate, **serial_kwargs)
+        except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK) and "exclusive" in str(exc):
+                raise PortBusyError(path) from None
+            raise
 
     open_.port = path  # type: ignore[attr-defined]
     return open_
@@ -67,6 +77,7 @@ class LinkClient:
         self._transport: asyncio.BaseTransport | None = None
         self._up = asyncio.Event()
         self._reported_down = False
+        self._first_open: asyncio.Future[Exception | None] | None = None
 
     @property
     def stats(self):
@@ -78,6 +89,7 @@ class LinkClient:
         self._stopping.clear()
         self.state = LinkState.CONNECTING
         loop = asyncio.get_running_loop()
+        self._first_open = loop.create_future()
         self._tasks = [loop.create_task(self._run(), name=f"{self.name}-link"),
                        loop.create_task(self._deliver(), name=f"{self.name}-deliver")]
 
@@ -95,6 +107,12 @@ class LinkClient:
 
     async def wait_up(self, timeout: float | None = None) -> None:
         await asyncio.wait_for(self._up.wait(), timeout)
+
+    async def first_open(self) -> Exception | None:
+        """How the first attempt to open the port went: None when it opened, else the error
+        (the link goes on retrying either way). Only after :meth:`start`."""
+        assert self._first_open is not None, "start() first"
+        return await asyncio.shield(self._first_open)
 
     async def request(self, command: m.Command, **values) -> dict:
         """Run one command from a device's table; returns the decoded response fields."""
@@ -145,7 +163,9 @@ class LinkClient:
         try:
             transport, _ = await self.opener(self.link.protocol_factory)
         except (OSError, ValueError) as exc:  # serial.SerialException is an OSError
+            self._opened(exc)
             return f"cannot open port: {exc}"
+        self._opened(None)
         self._transport = transport
         try:
             await self.link.wait_connected(self.timing.ack_timeout * (1 + self.timing.retries))
@@ -165,6 +185,10 @@ class LinkClient:
             self.link.new_device_session()
         self.boot_id = hello["boot_id"]  # type: ignore[assignment]
         return None
+
+    def _opened(self, error: Exception | None) -> None:
+        if self._first_open is not None and not self._first_open.done():
+            self._first_open.set_result(error)
 
     async def _heartbeat(self) -> None:
         """PING when the device has been quiet for a heartbeat period; no answer fails the link."""

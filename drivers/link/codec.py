@@ -86,9 +86,18 @@ def encode_frame(frame: Frame) -> bytes:
     return encode(frame.seq, frame.type, frame.payload)
 
 
-def _escapes_valid(stuffed: bytes) -> bool:
+def _first_bad_escape(stuffed: bytes) -> int:
+    """Index of the first 0x7D that is not followed by 0x5D or 0x5E (a lone 0x7D at the end
+    counts), or -1 when every escape starts a valid pair."""
     n = stuffed.count(_ESC_B)
-    return n == stuffed.count(b"\x7d\x5d") + stuffed.count(b"\x7d\x5e")
+    if not n or n == stuffed.count(b"\x7d\x5d") + stuffed.count(b"\x7d\x5e"):
+        return -1  # the patterns cannot overlap, so equal counts mean every 0x7D is paired
+    i = stuffed.find(_ESC_B)
+    while i >= 0:
+        if i + 1 >= len(stuffed) or stuffed[i + 1] not in (0x5D, 0x5E):
+            return i
+        i = stuffed.find(_ESC_B, i + 2)
+    return -1  # pragma: no cover - the counts above said there is one
 
 
 class Decoder:
@@ -121,23 +130,23 @@ class Decoder:
             return self._drop(cut, "no start marker")
         j = buf.find(_SOF_B, 1)
         complete = j > 0  # another frame starts at j: this one cannot grow any more
-        body = bytes(buf[1:j] if complete else buf[1:])
-        if not complete and body.endswith(_ESC_B):
-            body = body[:-1]  # half an escape pair: wait for its second byte
-        raw = unstuff(body)
-        if not raw:
-            return self._drop(j, "truncated") if complete else NEED_MORE
-        length = raw[0]
-        if length > MAX_PAYLOAD:
-            return self._drop(j if complete else len(buf), "oversized")
-        need = HEADER + length + TRAILER
-        if len(raw) < need:
-            return self._drop(j, "truncated") if complete else NEED_MORE
-        used = need  # stuffed bytes making up `need` raw bytes
-        while (grown := need + body.count(_ESC_B, 0, used)) != used:
+        end = j if complete else len(buf)  # the candidate; nothing past it is ever dropped
+        body = bytes(buf[1:end])
+        bad = _first_bad_escape(body)
+        if bad == len(body) - 1 and not complete:
+            body, bad = body[:-1], -1  # half an escape pair: wait for its second byte
+        valid = body if bad < 0 else body[:bad]  # the stuffed bytes before any bad escape
+        raw = unstuff(valid)
+        if raw and raw[0] > MAX_PAYLOAD:
+            return self._drop(end, "oversized")
+        need = HEADER + raw[0] + TRAILER if raw else HEADER + TRAILER
+        if len(raw) < need:  # the frame does not fit in what arrived, or before a bad escape
+            if bad >= 0:
+                return self._drop(end, "bad escape")
+            return self._drop(end, "truncated") if complete else NEED_MORE
+        used = need  # stuffed bytes making up `need` raw bytes (every escape in them is a pair)
+        while (grown := need + valid.count(_ESC_B, 0, used)) != used:
             used = grown
-        if not _escapes_valid(body[:used]):
-            return self._drop(1 + used, "bad escape")
         raw = raw[:need]
         if crc16(raw[:-TRAILER]) != int.from_bytes(raw[-TRAILER:], "big"):
             return self._drop(1 + used, "bad crc")

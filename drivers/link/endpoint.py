@@ -5,7 +5,8 @@ and removed in ``finally``, bounded retransmission, duplicate suppression of dev
 ACKs sent only when the event's consumer says it is durable.
 
 :class:`DeviceLink` is the device's end, used by every simulator: it answers requests (replaying the
-cached response to a retransmitted request instead of executing it twice) and sends events one at a
+cached response to a retransmitted request instead of executing it twice; a command whose handler
+fails is answered DEVICE_FAULT, and that answer is cached too) and sends events one at a
 time, keeping each until it is acknowledged and sending it again after the host comes back.
 
 Both ends survive any bytes: damaged frames are counted, logged with their bytes at debug level
@@ -29,6 +30,7 @@ from drivers.link.errors import LinkDownError, NoAnswerError
 
 log = structlog.get_logger("drivers.link")
 
+DEVICE_FAULT_REASON_MAX = 200  # bytes of a failed command's reason sent back (a payload holds 240)
 DAMAGE_REASONS = frozenset({"bad crc", "bad escape", "truncated", "oversized"})
 
 
@@ -458,7 +460,7 @@ class DeviceLink(_FrameProtocol):
                 elif frame.type == m.PING:
                     status, body = m.Status.OK, b""
                 else:
-                    status, body = await self.handler(frame.type, frame.payload)
+                    status, body = await self._run_handler(frame)
             data = encode(frame.seq, m.response_type(frame.type), bytes((status,)) + body)
             self._responses.pop(frame.seq, None)  # an answer from a past SEQ cycle, if any
             self._responses[frame.seq] = (frame.type, frame.payload, data)
@@ -468,6 +470,18 @@ class DeviceLink(_FrameProtocol):
                 self.write(data)
         finally:
             self._executing.discard(frame.seq)
+
+
+    async def _run_handler(self, frame: Frame) -> tuple[int, bytes]:
+        """The command's answer; a handler that fails is answered DEVICE_FAULT, cached like any
+        answer, so a retransmission is told the same and the half-done command is not run again."""
+        try:
+            return await self.handler(frame.type, frame.payload)
+        except Exception as exc:
+            log.error("link.device_fault", link=self.name, type=f"{frame.type:#04x}", seq=frame.seq,
+                      payload=frame.payload.hex(" "), error=f"{type(exc).__name__}: {exc}")
+            reason = f"{type(exc).__name__}: {exc}".encode("ascii", "replace")[:DEVICE_FAULT_REASON_MAX]
+            return m.Status.DEVICE_FAULT, reason
 
 
 class _Resumed:

@@ -16,6 +16,16 @@ class NoAnswerError(LinkDownError):
     """A command went unanswered through every retry: the link is declared failed."""
 
 
+class PortBusyError(LinkDownError, OSError):
+    """The serial port is held open exclusively by another program (most likely another tabled
+    on the same devices): this one may not use it."""
+
+    def __init__(self, port: str) -> None:
+        self.port = port
+        super().__init__(f"serial port {port} is in use by another program (each port is opened "
+                         f"exclusively): is another tabled running on these devices?")
+
+
 class WrongDeviceError(LinkError):
     """The port answers HELLO as a different kind of device or protocol version."""
 

@@ -1,12 +1,22 @@
 """Run one simulator on its own pty, as its own process: ``python -m drivers.sim <device>`` or
 ``tabled sim <device>``. Prints the port path (the stable symlink when ``--link`` is given) on
-stdout, flushed, then serves until killed. Killing it is a real unplug for the driver."""
+stdout, flushed, then serves until killed. Killing it is a real unplug for the driver.
+
+The shoe and the panel are USB devices; run on their own they serve the same link on a pty, for a
+driver configured with that ``port`` (docs/protocols-usb.md). When stdin is a terminal, its keys
+are the panel's buttons and key switch, or the dealer's hands on the shoe (drivers/sim/keys.py):
+a trainee or a demo runs a table by hand.
+
+The port path is the only thing ever written to stdout: everything after it (the simulator's log)
+goes to stderr, so a caller that reads the first line of a pipe and nothing more can never stall
+the device by letting the pipe fill."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 
@@ -14,7 +24,11 @@ from drivers.link.endpoint import LinkTiming
 from drivers.sim.base import ScriptError, load_script
 
 
+USB = ("shoe", "panel")
+
+
 def simulators() -> dict:
+    """The serial simulators (each takes a script)."""
     from drivers.sim.betspots import BetSpotsSim
     from drivers.sim.meter import MeterSim
     from drivers.sim.shuffler import ShufflerSim
@@ -23,7 +37,8 @@ def simulators() -> dict:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("device", choices=sorted(simulators()), help="which serial device to simulate")
+    parser.add_argument("device", choices=sorted([*simulators(), *USB]),
+                        help="which device to simulate (shoe and panel: keys from this terminal)")
     parser.add_argument("--script", metavar="FILE", help="TOML or JSON script of what the device will do")
     parser.add_argument("--link", metavar="PATH",
                         help="also publish the port as this stable symlink (like a udev name), "
@@ -33,10 +48,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def build(args: argparse.Namespace, timing: LinkTiming = LinkTiming()):
     """The simulator object, or ScriptError (a ValueError) naming what is wrong with the script."""
+    if args.device in USB:
+        if args.script:
+            raise ScriptError(f"the {args.device} simulator takes no script: its keys are this terminal's")
+        import random
+
+        from drivers.sim.panel import PanelSimulator
+        from drivers.sim.shoe import ShoeSimulator
+        boot_id = random.Random(args.seed).getrandbits(32)
+        return (ShoeSimulator if args.device == "shoe" else PanelSimulator)(boot_id=boot_id, timing=timing)
     return simulators()[args.device](load_script(args.script), timing=timing, seed=args.seed)
 
 
-async def serve(sim, link: str | None, out=sys.stdout) -> None:
+def _keys(sim, seed: int | None):
+    from drivers.sim.keys import PanelKeys, ShoeKeys
+    from drivers.sim.shoe import ShoeSimulator
+
+    if isinstance(sim, ShoeSimulator):
+        keys = ShoeKeys(sim, seed)
+        keys.load_deck()
+        return keys
+    return PanelKeys(sim)
+
+
+async def serve(sim, link: str | None, out=sys.stdout, seed: int | None = None) -> None:
+    from drivers.sim.keys import TerminalKeys
     from drivers.sim.pty import PtyPort
 
     stop = asyncio.Event()
@@ -45,17 +81,34 @@ async def serve(sim, link: str | None, out=sys.stdout) -> None:
         loop.add_signal_handler(sig, stop.set)
     port = PtyPort(sim.link, link)
     print(port.path, file=out, flush=True)
+    if out is sys.stdout:
+        stdout_to_stderr()
+    keys = None
+    from drivers.sim.usb_backend import UsbDeviceSimulator
+    if isinstance(sim, UsbDeviceSimulator):
+        keys = TerminalKeys(_keys(sim, seed), fd=sys.stdin.fileno(), out=sys.stderr)
+        keys.start()  # only when stdin is a terminal
     try:
         await stop.wait()
     finally:
+        if keys is not None:
+            keys.stop()
         sim.close()
         port.close()
+
+
+def stdout_to_stderr() -> None:
+    """From here on the process's stdout is its stderr (the port path has been said): a pipe
+    that only its first line is read from would otherwise fill with log lines and block us."""
+    sys.stdout.flush()
+    with contextlib.suppress(OSError, ValueError):  # no stderr to go to: keep what we have
+        os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
 
 
 def run(args: argparse.Namespace) -> int:
     sim = build(args)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(sim, args.link))
+        asyncio.run(serve(sim, args.link, seed=args.seed))
     return 0
 
 

@@ -7,7 +7,9 @@ Script keys (TOML or JSON)::
     decks = ["red", "blue"]        # back colours loaded (3.2.2: they must differ)
     shuffle_seconds = 0.0          # how long a shuffle cycle takes
     self_test = "passed"           # or "mechanism", "card_reader", "door_sensor"
-    door_open_after_hands = 3      # the door opens after the third hand is delivered
+    door_open_after_hands = 3      # the door opens after the third hand is delivered (since power-up)
+    fault_at_hand = 10             # the tenth hand since power-up fails half way: two cards come
+                                   # out, then the command is answered DEVICE_FAULT
     hands = [["As","Ks","Qs","Js","Ts"], {cards = ["2c","2d","2h","2s","3c"], bottom = 0}]
     [[shuffles]]                   # one table per shuffle command, in order
     jam_at = 23                    # ... "the next shuffle jams at card 23"
@@ -25,6 +27,7 @@ from drivers.shuffler import DECK_SIZE, DeckColour, SelfTest
 from drivers.sim.base import Refused, ScriptError, SimDevice
 from tabled.game.cards import HAND_SIZE, CardError, parse_cards
 
+HAND_NUMBER_WRAP = 1 << 16  # hand_number is a u16 on the wire: it counts modulo 65,536
 SHUFFLE_KEYS = {"jam_at", "cycle_fails", "not_intermixing", "card_count"}
 
 
@@ -40,7 +43,7 @@ class ShufflerSim(SimDevice):
     COMMANDS = proto.COMMANDS
     EVENTS = proto.EVENTS
     SCRIPT_KEYS = frozenset({"recognition", "decks", "shuffle_seconds", "self_test", "door_open_after_hands",
-                             "hands", "shuffles"})
+                             "fault_at_hand", "hands", "shuffles"})
 
     def __init__(self, script=None, **kw) -> None:
         super().__init__(script, **kw)
@@ -55,6 +58,9 @@ class ShufflerSim(SimDevice):
         except KeyError:
             raise ScriptError(f"self_test: unknown result {s.get('self_test')!r}") from None
         self.door_open_after_hands = s.get("door_open_after_hands")
+        self.fault_at_hand = s.get("fault_at_hand")
+        if self.fault_at_hand is not None and not (isinstance(self.fault_at_hand, int) and self.fault_at_hand >= 1):
+            raise ScriptError("fault_at_hand must be a hand number from 1 (hands since power-up)")
         self.hands = [self._script_hand(h, i) for i, h in enumerate(s.get("hands", []))]
         self.shuffles = list(s.get("shuffles", []))
         for i, sh in enumerate(self.shuffles):
@@ -64,7 +70,8 @@ class ShufflerSim(SimDevice):
                 raise ScriptError(f"shuffles[{i}].jam_at must be a card number 1-52")
         self.ready: dict[DeckColour, list[int]] = {}  # shuffled decks: cards still to deal
         self.door_open = False
-        self.hand_number = 0
+        self.hands_delivered = 0  # every hand since power-up
+        self.hand_number = 0  # the same count as the wire carries it: a u16 that wraps (65,536 -> 0)
         self._shuffling: asyncio.Task | None = None
 
     @staticmethod
@@ -130,6 +137,10 @@ class ShufflerSim(SimDevice):
         remaining = self.ready.get(colour)
         if remaining is None:
             raise Refused(Status.REFUSED, f"{colour.name.lower()} deck is not shuffled")
+        if self.hands_delivered + 1 == self.fault_at_hand:
+            self.fault_at_hand = None  # once
+            del remaining[:2]  # the transport jams with two cards out of the deck
+            raise RuntimeError(f"card transport jammed at hand {self.hands_delivered + 1}")
         if self.hands:
             cards, bottom = self.hands.pop(0)
             for c in cards:
@@ -140,9 +151,10 @@ class ShufflerSim(SimDevice):
                 raise Refused(Status.REFUSED, f"only {len(remaining)} cards left in the {colour.name.lower()} deck")
             cards, bottom = tuple(remaining[:HAND_SIZE]), HAND_SIZE - 1
             del remaining[:HAND_SIZE]
-        self.hand_number += 1
+        self.hands_delivered += 1
+        self.hand_number = self.hands_delivered % HAND_NUMBER_WRAP
         self.emit("hand_delivered", deck=colour, hand_number=self.hand_number, cards=cards, bottom=bottom)
-        if self.door_open_after_hands is not None and self.hand_number == self.door_open_after_hands:
+        if self.door_open_after_hands is not None and self.hands_delivered == self.door_open_after_hands:
             self.open_door()
         return {}
 

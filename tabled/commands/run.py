@@ -219,7 +219,8 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
             d = cfg.devices
             make = lambda consumer_for: build_drivers(  # noqa: E731
                 consumer_for, spots=cfg.table.spots, timing=timing, poll_interval=poll_interval,
-                ports={n: getattr(d, n).port for n in ("shuffler", "betspots", "meter")},
+                ports={n: getattr(d, n).port for n in ("shuffler", "betspots", "meter", "shoe", "panel")
+                       if getattr(d, n).port},
                 baudrates={n: getattr(d, n).baudrate for n in ("shuffler", "betspots", "meter")},
                 usb_addresses={n: UsbAddress(getattr(d, n).vendor_id, getattr(d, n).product_id, getattr(d, n).serial)
                                for n in ("shoe", "panel")})
@@ -251,6 +252,9 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
         elif floor is not None and sim.dealer == "auto":
             pause = sim.round_pause_ms / 1000 if not rounds else 0.0
             await _until_done(floor.play(rounds or None, pause_s=pause, pace_s=pace_s), consumer, stop)
+        elif floor is not None and sim.dealer == "manual":  # a person deals, on this terminal's keys
+            from tabled.simtable import dealt_by_hand
+            await _until_done(dealt_by_hand(sims, floor, out), consumer, stop)
         else:
             await _until_done(asyncio.Event().wait(), consumer, stop)
         await table.idle.wait()
