@@ -43,6 +43,7 @@ USER_ERRORS: tuple[tuple[str, str], ...] = (
     ("tabled.journal", "JournalError"),
     ("tabled.pool.base", "PoolError"),
     ("drivers.sim.base", "ScriptError"),
+    ("drivers.link.errors", "PortBusyError"),      # a device port another program holds
 )
 
 
