@@ -21,7 +21,8 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
     [devices.shuffler|betspots|meter] -> SerialDeviceConfig(port, baudrate)
     [devices.shoe|panel]              -> UsbDeviceConfig(vendor_id, product_id, serial)
     [simulation]     -> Config.simulation: SimulationConfig(enabled, seed, rounds, round_pause_ms,
-                        players: tuple[PlayerConfig(spot, ante_cents, progressive, strategy)], dealer)
+                        players: tuple[PlayerConfig(spot, ante_cents, progressive, strategy)], dealer,
+                        pace_ms)
     [log]            -> Config.log: LogConfig(format, level)
 
 Defaults the schema leaves open are ours: a primary pool without ``contribution_bp`` or
@@ -80,6 +81,7 @@ enabled = true
 seed = 1
 rounds = 0
 round_pause_ms = 500
+pace_ms = 400
 dealer = "auto"
 players = [
     { spot = 1, ante_cents = 500, progressive = true, strategy = "optimal" },
@@ -177,6 +179,7 @@ class SimulationConfig:
     round_pause_ms: int
     players: tuple[PlayerConfig, ...]
     dealer: str
+    pace_ms: int = 0       # the simulated people's pause after each action (0: full speed)
 
 
 @dataclass(frozen=True)
@@ -338,6 +341,7 @@ def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
     rounds = sec.integer("rounds", 0, None, 0)
     pause = sec.integer("round_pause_ms", 0, 3_600_000, 500)
     dealer = sec.choice("dealer", DEALERS, "auto")
+    pace = sec.integer("pace_ms", 0, 60_000, 0)
     raw_players = sec.get("players", [])
     if not isinstance(raw_players, list):
         raise sec.fail("players", f"must be a list of {{spot, ante_cents, progressive, strategy}}, got {raw_players!r}")
@@ -359,7 +363,7 @@ def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
         p.finish()
         players.append(PlayerConfig(spot, ante, progressive, strategy))
     sec.finish()
-    return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer)
+    return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer, pace)
 
 
 def _log(sec: Section) -> LogConfig:
