@@ -32,7 +32,7 @@ import structlog
 
 from tabled.config import Config, load_config
 from tabled.core import TableCore
-from tabled.effects import Command, Effect, Note, Say
+from tabled.effects import Effect, Note, Say
 from tabled.game.settlement import money
 from tabled.journal import Journal
 from tabled.rules.limits import Limits
