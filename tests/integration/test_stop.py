@@ -3,7 +3,8 @@ in play journaled. Real processes: the daemon with the simulated table's config 
 
 * a closed pipe (``tabled run | head -1``): the table plays on, and stops on SIGTERM;
 * a pipe nobody reads: the pipe fills, the table plays on, and stops on SIGTERM;
-* a full disk under the log (stdout and stderr on /dev/full): the same;
+* a stalled terminal (a pty nobody reads) and a full disk under the log (stdout and stderr on
+  /dev/full): the same;
 * SIGTERM at 50 random moments (from the start of the devices to any step of a round), on
   daemons that each start where the last one stopped: every one stops within 5 s, its last
   record names the round in play and its phase, the journal then checks out and replays to
@@ -19,6 +20,7 @@ import random
 import signal
 import sqlite3
 import subprocess
+import termios
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -105,7 +107,6 @@ def test_a_pipe_nobody_reads_does_not_stop_play_and_sigterm_still_does(tmp_path)
     os.close(w)
     try:
         def pipe_full() -> bool:
-            import termios
             buf = bytearray(4)
             fcntl.ioctl(r, termios.FIONREAD, buf)
             return int.from_bytes(buf, "little") >= capacity - 512  # no room for another record
@@ -118,6 +119,26 @@ def test_a_pipe_nobody_reads_does_not_stop_play_and_sigterm_still_does(tmp_path)
             proc.kill()
             proc.wait()
         os.close(r)
+    assert took < STOP_LIMIT_S, "SIGTERM did not stop the daemon"
+    assert proc.returncode == 0
+    audit_ok(tmp_path / "journal.db")
+
+
+def test_a_stalled_terminal_does_not_stop_play_and_sigterm_still_does(tmp_path):
+    """A terminal stopped with Ctrl-S: every write to it waits until output resumes."""
+    config = sim_config(tmp_path)
+    master, slave = os.openpty()
+    termios.tcflow(slave, termios.TCOOFF)  # what Ctrl-S (XOFF) does to the terminal's output
+    proc = start(config, slave, slave)
+    os.close(slave)
+    try:
+        wait_for(lambda: rounds_finished(tmp_path / "journal.db") >= 4, 90, "rounds with the terminal stalled")
+        took = stop(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
     assert took < STOP_LIMIT_S, "SIGTERM did not stop the daemon"
     assert proc.returncode == 0
     audit_ok(tmp_path / "journal.db")
