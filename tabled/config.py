@@ -32,7 +32,7 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
     [devices.shoe|panel]              -> UsbDeviceConfig(vendor_id, product_id, serial, port)
     [simulation]     -> Config.simulation: SimulationConfig(enabled, seed, rounds, round_pause_ms,
                         players: tuple[PlayerConfig(spot, ante_cents, progressive, strategy)], dealer,
-                        allow_service)
+                        allow_service, pace_ms)
     [log]            -> Config.log: LogConfig(format, level)
 
 Defaults the schema leaves open are ours: a primary pool without ``contribution_bp`` or
@@ -94,6 +94,7 @@ enabled = true
 seed = 1
 rounds = 0
 round_pause_ms = 500
+pace_ms = 400
 dealer = "auto"
 players = [
     { spot = 1, ante_cents = 500, progressive = true, strategy = "optimal" },
@@ -194,6 +195,7 @@ class SimulationConfig:
     players: tuple[PlayerConfig, ...]
     dealer: str
     allow_service: bool = False  # may run as a systemd service (a demo table): never by default
+    pace_ms: int = 0       # the simulated people's pause after each action (0: full speed)
 
 
 @dataclass(frozen=True)
@@ -396,6 +398,7 @@ def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
     rounds = sec.integer("rounds", 0, 2**63 - 1, 0)
     pause = sec.integer("round_pause_ms", 0, 3_600_000, 500)
     dealer = sec.choice("dealer", DEALERS, "auto")
+    pace = sec.integer("pace_ms", 0, 60_000, 0)
     raw_players = sec.get("players", [])
     if not isinstance(raw_players, list):
         raise sec.fail("players", f"must be a list of {{spot, ante_cents, progressive, strategy}}, got {raw_players!r}")
@@ -417,7 +420,7 @@ def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
         p.finish()
         players.append(PlayerConfig(spot, ante, progressive, strategy))
     sec.finish()
-    return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer, allow_service)
+    return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer, allow_service, pace)
 
 
 def _log(sec: Section) -> LogConfig:

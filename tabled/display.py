@@ -1,18 +1,47 @@
 """What the dealer is told at settlement: pay or collect on every spot, then the progressive
-payments in the order of 12.2 and 12.4 (MONEY.md "Spots")."""
+payments in the order of 12.2 and 12.4 (docs/settlement.md "Spots").
+
+Each instruction is given once, in the rules' words. A spot whose wagers were dealt with when it
+happened (a fold, 8.4; a concession, 9.7; an absent player, 14.12; a dead hand, NZ 14.1; a hand of
+the wrong size, 14.7) was told then and is not told again here: a dealer must never be asked to
+collect or pay twice. When the dealer does not qualify the bet is *void* (9.2), never "stand off"
+(which is 9.4.1.3's tie); a progressive wager stays in the drop it went to at "no more bets".
+"""
 
 from __future__ import annotations
 
 from tabled.effects import Say
-from tabled.game.settlement import Outcome, Settlement, money
+from tabled.game.round_facts import SpotStatus
+from tabled.game.settlement import Outcome, Settlement, WagerSettlement, money
+
+#: spots whose wagers the dealer settled when it happened, on the line said then
+TOLD_WHEN_IT_HAPPENED = frozenset({SpotStatus.FOLDED, SpotStatus.CONCEDED, SpotStatus.ABSENT, SpotStatus.DEAD,
+                                   SpotStatus.VOID})
+
+
+def wager_words(w: WagerSettlement) -> str:
+    """One wager in the dealer's words (the amounts are the settlement's)."""
+    if w.outcome is Outcome.TAKEN:
+        words = f"{w.wager} wager kept"
+    elif w.outcome is Outcome.PAID:
+        words = f"{w.wager} wins: pay {money(w.winnings_cents)}" + (" (max payout, 10.2)" if w.capped else "")
+    elif w.outcome is Outcome.COLLECTED:
+        words = f"{w.wager} loses: collect {money(w.settled_cents or w.placed.cents)}"
+    elif w.outcome is Outcome.RETURNED:
+        words = f"{w.wager}: return {money(w.returned_cents)}"
+    else:  # stand off (9.4.1.3), void (9.2): the wager stays with the player
+        words = f"{w.wager} {w.outcome}"
+    excess = w.placed.cents - w.settled_cents
+    if w.outcome in (Outcome.PAID, Outcome.COLLECTED) and excess > 0:
+        words += f", return the excess {money(excess)}"
+    if w.tokens_forfeited_cents:
+        words += f", take the token {money(w.tokens_forfeited_cents)}"
+    return words
 
 
 def spot_line(line) -> str:
-    """One spot in the dealer's words: each wager's action, then the net."""
-    parts = []
-    for w in line.wagers:
-        if w.outcome is not Outcome.NONE:
-            parts.append(f"{w.wager} {w.action}")
+    """One spot in the dealer's words: the net, then each wager."""
+    parts = [wager_words(w) for w in line.wagers if w.outcome is not Outcome.NONE]
     net = line.net_cents
     verb = "PAY" if net > 0 else "COLLECT" if net < 0 else "EVEN"
     hand = f" [{line.hand.description}]" if line.hand else ""
@@ -27,6 +56,8 @@ def settlement_lines(st: Settlement) -> list[Say]:
     # the dealer's hand and whether it qualifies (9.1, 9.2) were announced at the reveal (8.6):
     # once is enough, so the settlement starts with the spots
     for line in st.spots:
+        if line.status in TOLD_WHEN_IT_HAPPENED:
+            continue
         if any(w.outcome is not Outcome.NONE for w in line.wagers):
             says.append(Say(spot_line(line), line.spot, line.ante.rule))
     for i, a in enumerate(st.progressive.awards, 1):  # already in 12.2 / 12.4 order

@@ -107,6 +107,15 @@ def _drop(shown_elsewhere: Callable[[dict[str, Any]], bool]) -> Callable[..., di
     return drop
 
 
+def _keep_only(events: frozenset[str] | set[str]) -> Callable[..., dict[str, Any]]:
+    """``--quiet``: below warning level, only the records named in ``events``."""
+    def keep(_logger: Any, name: str, event: dict[str, Any]) -> dict[str, Any]:
+        if name in ("debug", "info", "msg") and event.get("event") not in events:
+            raise structlog.DropEvent
+        return event
+    return keep
+
+
 def _timestamper(clock: Callable[[], float] | None) -> Callable[..., dict[str, Any]]:
     if clock is None:
         return structlog.processors.TimeStamper(fmt="iso", utc=True)
@@ -119,10 +128,13 @@ def _timestamper(clock: Callable[[], float] | None) -> Callable[..., dict[str, A
 
 def configure_logging(format: str = "auto", level: str = "info", *, stream: TextIO | None = None,
                       clock: Callable[[], float] | None = None,
-                      shown_elsewhere: Callable[[dict[str, Any]], bool] | None = None) -> str:
+                      shown_elsewhere: Callable[[dict[str, Any]], bool] | None = None,
+                      keep_only: frozenset[str] | set[str] | None = None) -> str:
     """Set up structlog for the process; returns the format chosen ("json" or "console").
     ``shown_elsewhere``: records the reader already sees in another form (in a terminal, the lines
-    ``tabled run`` prints for the dealer) are left out of the console; JSON keeps every record."""
+    ``tabled run`` prints for the dealer) are left out of the console; JSON keeps every record.
+    ``keep_only``: below warning level, only the records with these event names (``--quiet``).
+    Write to a stream that never blocks (tabled/output.py): a log line must not hold up the table."""
     if level not in LEVELS:
         raise ValueError(f"log level must be one of {', '.join(LEVELS)}, got {level!r}")
     stream = stream if stream is not None else sys.stdout
@@ -133,6 +145,8 @@ def configure_logging(format: str = "auto", level: str = "info", *, stream: Text
     else:
         renderer = structlog.dev.ConsoleRenderer(colors=getattr(stream, "isatty", lambda: False)())
     drop = [_drop(shown_elsewhere)] if shown_elsewhere is not None and chosen == "console" else []
+    if keep_only is not None:
+        drop.append(_keep_only(keep_only))
     structlog.configure(
         processors=[
             *drop,

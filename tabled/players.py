@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -232,6 +233,10 @@ class DeviceFloor:
         self.inspector = False          # an inspector at hand approves play after a fault (14.13)
         self.spare_shuffler = True      # 15.2.2: a supervisor brings another shuffling device
         self.planned: list[tuple[str, str, str, dict[str, Any]]] = []  # (phase, button, key, fields)
+        self.decisions: dict[str, set[int]] = {}  # round id -> the spots whose players bet (8.5)
+        # the players think in their own thread, not in the loop's default executor, which a
+        # stopping loop waits for; shut down (not waited for) when play ends
+        self.thinking: ThreadPoolExecutor | None = None
         table.listeners.append(self._on_effects)
 
     def _on_effects(self, effects: list[Effect]) -> None:
@@ -286,6 +291,15 @@ class DeviceFloor:
         """Play until ``rounds`` more rounds have finished (None: until ``stop`` is set).
         ``pause_s``: between rounds; ``pace_s``: after each action, the time people take before
         the next one (0: as fast as the table goes)."""
+        try:
+            await self._play(rounds, pause_s, stall_s, stop, pace_s)
+        finally:
+            if self.thinking is not None:
+                self.thinking.shutdown(wait=False, cancel_futures=True)
+                self.thinking = None
+
+    async def _play(self, rounds: int | None, pause_s: float, stall_s: float, stop: asyncio.Event | None,
+                    pace_s: float) -> None:
         core = self.table.core
         target = core.rounds_finished + rounds if rounds else None
         finished = core.rounds_finished
@@ -301,7 +315,10 @@ class DeviceFloor:
                 await asyncio.sleep(pace_s)
                 continue
             try:
-                await asyncio.wait_for(self.changed.wait(), stall_s)
+                # asyncio.timeout, not wait_for: on 3.11 wait_for returns the result and drops the
+                # cancellation when the event is set in the same turn as the task is cancelled
+                async with asyncio.timeout(stall_s):
+                    await self.changed.wait()
             except TimeoutError:
                 raise Stalled(self.describe()) from None
 
@@ -402,10 +419,17 @@ class DeviceFloor:
 
     async def _deciding(self, r: Any) -> bool:
         rid = r.round_id
-        up = r.dealer_up[0] if r.dealer_up else None
-        betting = {s.number for s in r.spots.values() if s.status in ("playing", "played")
-                   and s.number in self.players and up is not None
-                   and decide(self.players[s.number].strategy, s.cards, up)}
+        if rid not in self.decisions:
+            up = r.dealer_up[0] if r.dealer_up else None
+            hands = {s.number: (self.players[s.number].strategy, tuple(s.cards)) for s in r.spots.values()
+                     if s.status in ("playing", "played") and s.number in self.players and up is not None}
+            # the players think off the event loop: an exact count takes long on a busy machine, and
+            # the table (and a SIGTERM) must not wait for it
+            if self.thinking is None:
+                self.thinking = ThreadPoolExecutor(1, thread_name_prefix="players")
+            betting = await asyncio.get_running_loop().run_in_executor(self.thinking, _decide_all, hands, up)
+            self.decisions = {rid: betting}  # this round's only: memory stays flat
+        betting = self.decisions[rid]
         if self.once(rid, "decide"):
             if betting:  # 8.5: a bet of twice the ante
                 await self.set_board({n: {"bet": 2 * r.spots[n].locked_ante.cents} for n in sorted(betting)})
@@ -414,6 +438,11 @@ class DeviceFloor:
             self.press("reveal")  # 8.6: the others fold (8.3)
             return True
         return False
+
+
+def _decide_all(hands: dict[int, tuple[str, tuple[int, ...]]], up: int) -> set[int]:
+    """The spots whose players bet, each by their strategy (8.1)."""
+    return {spot for spot, (strategy, cards) in hands.items() if decide(strategy, cards, up)}
 
 
 __all__ = ["Player", "SimulatedFloor", "DeviceFloor", "Felt", "felt_as_journaled", "Stalled", "DEALER"]

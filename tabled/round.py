@@ -585,7 +585,7 @@ class Round:
         self.dealer_value = evaluate(self.dealer_cards)
         q = dealer_qualifies(self.dealer_value)
         return [Say(f"dealer: {hand_text(self.dealer_cards)}, {HandValue(self.dealer_value)}: "
-                    + ("qualifies" if q else "no hand: bets stand off, antes paid (9.2)"),
+                    + ("qualifies" if q else "no hand: bets void, antes paid (9.2)"),
                     rule="9.1" if q else "9.2")]
 
     # revealed (9.7, 9.8) ---------------------------------------------------------------------
@@ -667,12 +667,11 @@ class Round:
         return []
 
     def input_awards_applied(self, result: dict[str, Any]) -> list[Effect]:
-        """The pool took this round's awards in one step; pay them in the order of 12.2 and 12.4."""
+        """The pool took this round's awards in one step; the settlement that follows at once tells
+        the dealer to pay them, in the order of 12.2 and 12.4 (tabled/display.py), once."""
         self._require("settling", action="progressive awards")
         self.awards = result
-        return [Say(f"spot {a['spot']}: pay progressive {a['category']} "
-                    f"{dollars(a['amount_cents'])}", a["spot"], a["rule"])
-                for a in result.get("awards", [])]
+        return []
 
     def input_award_paid(self, spot: int) -> list[Effect]:
         """9.5: the dealer has paid the progressive award; the cards may now be collected."""

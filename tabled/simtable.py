@@ -278,7 +278,12 @@ class SimProcess:
             # process dies, however it dies, the pipe closes and the device goes with it
             self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.PIPE, stderr=errors,
                                          text=True, start_new_session=True)
-        line = await asyncio.wait_for(asyncio.to_thread(self.proc.stdout.readline), START_TIMEOUT)
+        try:
+            async with asyncio.timeout(START_TIMEOUT):  # unlike wait_for on 3.11, never swallows a cancellation
+                line = await asyncio.to_thread(self.proc.stdout.readline)
+        except BaseException:  # too slow, or the daemon is stopping: the thread reading waits on the child
+            await self.kill()
+            raise
         if line.strip() != self.link:
             self.proc.kill()
             self.proc.wait()
@@ -302,6 +307,8 @@ class SimProcess:
             self._close_pipes()
 
     def _close_pipes(self) -> None:
+        if self.proc is None:  # a stop and a failed start may both clean up
+            return
         for pipe in (self.proc.stdin, self.proc.stdout):
             with contextlib.suppress(OSError):
                 pipe.close()
@@ -313,7 +320,8 @@ class SimProcess:
             if self.proc.poll() is None:
                 self.proc.terminate()
                 try:
-                    await asyncio.wait_for(asyncio.to_thread(self.proc.wait), 5)
+                    async with asyncio.timeout(5):
+                        await asyncio.to_thread(self.proc.wait)
                 except TimeoutError:
                     self.proc.kill()
                     await asyncio.to_thread(self.proc.wait)
@@ -355,7 +363,11 @@ class SimulatedTable:
         return self.serial[device].control
 
     async def start(self) -> SimulatedTable:
-        await asyncio.gather(*(p.start() for p in self.serial.values()))
+        try:
+            await asyncio.gather(*(p.start() for p in self.serial.values()))
+        except BaseException:  # one did not start, or the daemon is stopping: none is left behind
+            await self.close()
+            raise
         self.shoe.plug_into(self.backend)
         self.panel.plug_into(self.backend)
         self.started = True

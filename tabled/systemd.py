@@ -63,7 +63,8 @@ class Notifier:
                 raise ValueError(f"sd_notify {key}: value must be one line, got {text!r}")
             lines.append(f"{key.upper()}={text}")
         try:
-            self._sock.sendto("\n".join(lines).encode(), self._target)
+            # never waits: a systemd that does not read its socket must not hold up the table
+            self._sock.sendto("\n".join(lines).encode(), socket.MSG_DONTWAIT, self._target)
         except OSError as exc:
             if not self._warned:  # once: a missing socket must not flood the log
                 log.warning("systemd.notify_failed", socket=self.address, error=str(exc))

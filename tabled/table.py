@@ -159,7 +159,8 @@ class Table:
         in the journal (a pool that cannot be reached at start). True when the pool answered."""
         link = self.links[0]
         try:
-            await asyncio.wait_for(link.heard.wait(), timeout)
+            async with asyncio.timeout(timeout):  # unlike wait_for on 3.11, never swallows a cancellation
+                await link.heard.wait()
         except TimeoutError:
             return False
         await self._folded()

@@ -106,7 +106,8 @@ class LinkClient:
         self.state = LinkState.STOPPED
 
     async def wait_up(self, timeout: float | None = None) -> None:
-        await asyncio.wait_for(self._up.wait(), timeout)
+        async with asyncio.timeout(timeout):  # unlike wait_for on 3.11, never swallows a cancellation
+            await self._up.wait()
 
     async def first_open(self) -> Exception | None:
         """How the first attempt to open the port went: None when it opened, else the error
@@ -156,7 +157,8 @@ class LinkClient:
                 self._reported_down = True
                 self._queue.put_nowait(("state", False, reason, self.boot_id))
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), delay)
+                async with asyncio.timeout(delay):
+                    await self._stopping.wait()
 
     async def _connect(self) -> str | None:
         """Open and greet the device; ``None`` when the link is up, else why not."""

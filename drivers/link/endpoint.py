@@ -173,7 +173,8 @@ class HostLink(_FrameProtocol):
             self._lost.set_result(reason)
 
     async def wait_connected(self, timeout: float) -> None:
-        await asyncio.wait_for(self._connected.wait(), timeout)
+        async with asyncio.timeout(timeout):  # unlike wait_for on 3.11, never swallows a cancellation
+            await self._connected.wait()
 
     async def wait_lost(self) -> str:
         """Until the connection ends (or :meth:`abort` is called): returns the reason."""

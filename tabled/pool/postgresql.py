@@ -189,10 +189,10 @@ class PostgresPool(LedgerPool):
 
     async def _connect(self, *, autocommit: bool = False) -> psycopg.AsyncConnection:
         try:
-            return await asyncio.wait_for(psycopg.AsyncConnection.connect(
-                self.dsn, autocommit=autocommit, connect_timeout=max(1, int(self.connect_timeout)),
-                application_name=f"tabled {self.table_id} {self.name}", **_CONNECT_ARGS),
-                self.connect_timeout + 1)
+            async with asyncio.timeout(self.connect_timeout + 1):  # never swallows a cancellation (3.11)
+                return await psycopg.AsyncConnection.connect(
+                    self.dsn, autocommit=autocommit, connect_timeout=max(1, int(self.connect_timeout)),
+                    application_name=f"tabled {self.table_id} {self.name}", **_CONNECT_ARGS)
         except (psycopg.Error, OSError, TimeoutError) as exc:
             self._link_lost()
             raise PoolUnavailable(f"pool {self.name}: cannot reach the pool database: {self._said(exc)}") from exc
@@ -235,7 +235,8 @@ class PostgresPool(LedgerPool):
         conn, self._conn = self._conn, None
         if conn is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(conn.close(), 1)
+                async with asyncio.timeout(1):
+                    await conn.close()
 
     async def _migrate(self) -> None:
         async with self._transaction(max(self.op_timeout, _MIGRATE_TIMEOUT)) as tx:
@@ -321,7 +322,8 @@ class PostgresPool(LedgerPool):
             raise PoolUnavailable(f"pool {self.name}: lost the meter feed: {self._said(exc)}") from exc
         finally:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(conn.close(), 1)
+                async with asyncio.timeout(1):
+                    await conn.close()
 
 
 async def _rollback(conn: psycopg.AsyncConnection) -> None:

@@ -6,6 +6,7 @@ import asyncio
 import os
 import socket
 import tempfile
+import threading
 import time
 
 import pytest
@@ -152,3 +153,20 @@ def test_a_really_blocked_loop_does_not_feed_the_watchdog(notify_socket):
         return late
 
     assert asyncio.run(asyncio.wait_for(main(), 5)) == []
+
+
+def test_a_notify_socket_nobody_reads_never_blocks(notify_socket):
+    """systemd not reading its socket (its queue full) costs a status line, never the event loop."""
+    address, _ = notify_socket
+    notifier = Notifier.from_environment({"NOTIFY_SOCKET": address})
+    sent = []
+
+    def send_many() -> None:
+        for _ in range(5_000):  # far more than the socket's queue holds
+            sent.append(notifier.status("x" * 200))
+    worker = threading.Thread(target=send_many, daemon=True)  # a blocked send must fail the test, not hang it
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive(), f"sd_notify blocked after {len(sent)} datagrams"
+    notifier.close()
+    assert 0 < sum(sent) < 5_000  # the queue filled; the rest were dropped, not waited for

@@ -1,0 +1,143 @@
+"""What ``tabled run`` shows: in a terminal a banner, the rounds, what the meter itself shows and a
+summary on exit; off a terminal the log in the configured format, one record per round with
+``--quiet``; and the simulated people's pace from ``[simulation] pace_ms``."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from types import SimpleNamespace
+
+from drivers.meter import Display, MeterMessage
+from tabled.commands import run as run_command
+from tabled.commands.run import MeterWatch, RoundPrinter, Session, make_core, open_faults
+from tabled.config import load_config
+from tabled.effects import Command, Note
+from tabled.journal import Journal
+from tabled.table import Table
+from tests.integration.test_restart_sim import ROOT, child_env, run_in_terminal, sim_config, tabled_argv
+
+
+# -- in a terminal ----------------------------------------------------------------------------------------
+
+def test_a_terminal_gets_a_banner_the_meter_as_it_reads_and_a_summary(tmp_path):
+    config = sim_config(tmp_path)
+    lines = run_in_terminal(config, 2)
+    text = "\n".join(lines)
+    assert lines[0] == "tabled: table SIM01, profile nsw, 7 spots, card source shuffler"
+    assert lines[1].split() == "limits $5.00 to $500.00 in units of $1.00 (6.1); progressive wager $1.00 (11.3)".split()
+    assert lines[2].split() == ["config", str(config)]
+    assert lines[3].split() == ["journal", str(tmp_path / "journal.db")]
+    assert lines[4].split() == ["pool", "main", "(local", f"{tmp_path / 'pool-main.db'}):", "$10,000.00"]
+    # the meter line is what the meter reads back (2.4.3); the first reading is the pool at start
+    meter = [ln.strip() for ln in lines if ln.strip().startswith("meter")]
+    assert meter and meter[0] == "meter shows $10,000.00" and all(re.fullmatch(r"meter shows \$[\d,]+\.\d\d", m)
+                                                                  for m in meter), meter
+    with Journal.open(tmp_path / "journal.db", readonly=True) as j:
+        settled = [r.payload for r in j.records_after(0) if r.kind == "round.settled"]
+    house = sum(s["house_collects_cents"] - s["house_pays_cents"] for s in settled)
+    pool = settled[-1]["progressive"]["pool_after_cents"]
+    from tabled.game.settlement import money
+    summary = [ln for ln in lines if ln.startswith("stopped:")]
+    assert len(summary) == 1 and summary[0].startswith(
+        f"stopped: 2 rounds this run, house net win {money(house)}, pool {money(pool)}"), text
+
+
+def test_open_faults_are_shown_again_after_a_restart_14_13(tmp_path):
+    cfg = load_config(sim_config(tmp_path))
+    with Journal.open(tmp_path / "journal.db") as j:
+        j.append("equipment.fault", {"equipment": "meter", "reason": "progressive meter fault: power (14.13)"})
+    with Journal.open(tmp_path / "journal.db", readonly=True) as j:
+        core, _, _ = Table.replay(j, lambda snap: make_core(cfg, snap))
+    assert open_faults(core) == ["open fault: meter: progressive meter fault: power (14.13) "
+                                 "(notify an inspector: no new round without approval) [14.13]"]
+
+
+class FakeMeter:
+    def __init__(self, shown):
+        self.shown = shown
+
+    async def showing(self):
+        if isinstance(self.shown, Exception):
+            raise self.shown
+        return self.shown
+
+
+def watch(shown, up=("meter",), faults=None) -> MeterWatch:
+    devices = SimpleNamespace(up=set(up), drivers={"meter": FakeMeter(shown)})
+    return MeterWatch(devices, SimpleNamespace(faults=faults or {}), out=None)
+
+
+async def test_the_meter_line_is_what_the_meter_shows_or_that_it_is_down():
+    assert await watch(Display(MeterMessage.AMOUNTS, (1_000_125,))).reading() == "meter shows $10,001.25"
+    assert await watch(Display(MeterMessage.PROGRESSIVE_OFFLINE, ())).reading() == \
+        "meter shows PROGRESSIVE OFFLINE (14.13)"
+    assert await watch(Display(MeterMessage.BLANK, ())).reading() == "meter: blank"
+    assert await watch(Display(MeterMessage.AMOUNTS, (5,)), up=()).reading() == "meter: down (no link)"
+    assert await watch(ConnectionError("link lost")).reading() == "meter: down (link lost)"
+    assert await watch(Display(MeterMessage.AMOUNTS, (5,)), faults={"meter": "power"}).reading() == \
+        "meter: out of order (power) (14.13)"
+
+
+def test_what_was_sent_to_the_meter_is_not_printed_as_what_it_shows():
+    class Out(list):
+        def write(self, text):
+            self.append(text)
+
+        def flush(self):
+            pass
+    out = Out()
+    RoundPrinter(out)([Command("meter", "show", {"cents": 1_000_125})])
+    assert "".join(out) == ""
+
+
+def test_the_session_tally_is_the_house_net_win_over_finished_rounds():
+    s = Session()
+    s([Note("round.settled", {"house_collects_cents": 7_500, "house_pays_cents": 2_000}, "R1"),
+       Note("round.finished", {}, "R1"), Note("round.settled", {"house_collects_cents": 0,
+                                                                 "house_pays_cents": 1_000_100}, "R2"),
+       Note("round.finished", {}, "R2")])
+    assert (s.rounds, s.house_net_cents) == (2, 7_500 - 2_000 - 1_000_100)
+
+
+# -- off a terminal -----------------------------------------------------------------------------------------
+
+def run_piped(config: Path, *args: str) -> list[str]:
+    done = subprocess.run(tabled_argv("run", "--config", str(config), "--rounds", "2", "--pace-ms", "0", *args),
+                          capture_output=True, text=True, cwd=ROOT, env=child_env(), timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.splitlines()
+
+
+def test_quiet_off_a_terminal_keeps_one_record_per_round(tmp_path):
+    records = [json.loads(ln) for ln in run_piped(sim_config(tmp_path), "--quiet")]
+    events = [r["event"] for r in records if r["level"] == "info"]
+    assert events == ["table.started", "round.settled", "round.settled", "table.stopped"], events
+    assert records[-1]["rounds"] == 2
+
+
+def test_log_format_console_is_honoured_off_a_terminal(tmp_path):
+    config = sim_config(tmp_path)
+    config.write_text(config.read_text().replace('format = "auto"', 'format = "console"'))
+    lines = run_piped(config)
+    assert lines and not any(ln.lstrip().startswith("{") for ln in lines)
+    assert any("table.started" in ln and "table_id=SIM01" in ln for ln in lines)
+    assert not any("\x1b[" in ln for ln in lines)  # no colours in a file or a pipe
+
+
+def test_the_pace_comes_from_the_config_unless_the_command_line_says(tmp_path, monkeypatch):
+    config = sim_config(tmp_path)
+    assert load_config(ROOT / "config" / "sim.toml").simulation.pace_ms == 400  # make run: a pace to follow
+    seen = []
+
+    async def fake_run_table(cfg, rounds, **kw):
+        seen.append(kw["pace_s"])
+    monkeypatch.setattr(run_command, "run_table", fake_run_table)
+    monkeypatch.setattr("tabled.output.install", lambda **kw: (SimpleNamespace(isatty=lambda: False), None))
+    monkeypatch.setattr("tabled.log.configure_logging", lambda *a, **kw: "json")
+    for pace_ms, expected in ((None, 0.4), (0, 0.0), (50, 0.05)):
+        args = SimpleNamespace(config=str(config), rounds=1, quiet=False, pace_ms=pace_ms)
+        assert run_command.run(args) == 0
+        assert seen[-1] == expected
