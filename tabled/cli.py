@@ -52,13 +52,11 @@ def is_users_mistake(exc: BaseException) -> bool:
     (a path given on the command line or in a file the user named). Anything else is a bug."""
     if isinstance(exc, UserError):
         return True
-    if isinstance(exc, OSError):
-        return exc.filename is not None
     for module_name, class_name in USER_ERRORS:
         cls = getattr(sys.modules.get(module_name), class_name, None)
         if cls is not None and isinstance(exc, cls):
             return True
-    return False
+    return isinstance(exc, OSError) and exc.filename is not None
 
 
 def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
