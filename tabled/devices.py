@@ -163,8 +163,8 @@ class TableDevices:
         for d in self.drivers.values():
             await d.start()
         try:
-            opened = await asyncio.wait_for(asyncio.gather(*(d.client.first_open() for d in self.drivers.values())),
-                                            FIRST_OPEN_TIMEOUT)
+            async with asyncio.timeout(FIRST_OPEN_TIMEOUT):  # never swallows a cancellation (3.11)
+                opened = await asyncio.gather(*(d.client.first_open() for d in self.drivers.values()))
         except TimeoutError:
             return  # a port still opening is not a port held by another daemon
         busy = [e for e in opened if isinstance(e, PortBusyError)]

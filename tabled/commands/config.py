@@ -65,10 +65,11 @@ def effective_toml(cfg: Config) -> str:
         dev = getattr(d, name)
         out += [f"[devices.{name}]", f"vendor_id = 0x{dev.vendor_id:04x}", f"product_id = 0x{dev.product_id:04x}"]
         out += [f"serial = {_value(dev.serial)}"] if dev.serial is not None else []
+        out += [f"port = {_value(dev.port)}"] if dev.port is not None else []
         out.append("")
     out += _table("[simulation]", {
         "enabled": s.enabled, "allow_service": s.allow_service, "seed": s.seed, "rounds": s.rounds,
-        "round_pause_ms": s.round_pause_ms, "dealer": s.dealer})
+        "round_pause_ms": s.round_pause_ms, "pace_ms": s.pace_ms, "dealer": s.dealer})
     out.insert(len(out) - 1, "players = [" + "".join(
         f"\n    {_value(vars(p))}," for p in s.players) + ("\n]" if s.players else "]"))
     out += _table("[log]", {"format": cfg.log.format, "level": cfg.log.level})

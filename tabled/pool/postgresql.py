@@ -220,7 +220,8 @@ class PostgresPool(LedgerPool):
     async def _alive(self, conn: psycopg.AsyncConnection) -> bool:
         """One round trip on a connection that lived through a lost link, bounded by op_timeout."""
         try:
-            await asyncio.wait_for(self._probe(conn), self.op_timeout)
+            async with asyncio.timeout(self.op_timeout):
+                await self._probe(conn)
             return True
         except (psycopg.Error, OSError, TimeoutError):
             _shut(conn)

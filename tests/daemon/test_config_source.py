@@ -153,6 +153,21 @@ def test_check_prints_the_effective_config_which_reads_back_the_same(capsys, mon
     assert again.journal.path.is_absolute() and all(p.path.is_absolute() for p in again.pools)
 
 
+def test_check_prints_every_key_a_config_may_set(capsys, monkeypatch, tmp_path):
+    """Keys left at their defaults by the shipped configs read back too: a USB device reached
+    through a port, the simulated people's pace."""
+    for name in SERVICE:
+        monkeypatch.delenv(name, raising=False)
+    path = tmp_path / "tabled.toml"
+    path.write_text(SIM.read_text().replace("pace_ms = 400", "pace_ms = 25", 1)
+                    + '\n[devices.shoe]\nport = "/dev/tabled-shoe"\n')
+    code, out, _ = cli(capsys, "config", "check", str(path))
+    assert code == 0
+    again = parse_config(tomllib.loads(out), "<check output>", Path("/nowhere"))
+    assert again.simulation.pace_ms == 25 and again.devices.shoe.port == "/dev/tabled-shoe"
+    assert comparable(again) == comparable(load_config(path))
+
+
 def test_check_resolves_paths_and_hides_a_password(capsys, tmp_path):
     (tmp_path / "house.toml").write_text((REPO / "tabled" / "profiles" / "nsw.toml").read_text())
     path = tmp_path / "tabled.toml"
