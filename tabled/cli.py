@@ -7,11 +7,11 @@ Errors a user can cause are raised as :class:`UserError` and print as one line, 
 from __future__ import annotations
 
 import argparse
-import importlib
 import pkgutil
 import sys
 
 from tabled import commands
+from tabled.extras import import_command, missing_message
 
 
 class UserError(Exception):
@@ -22,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tabled", description="Caribbean Stud Poker table controller")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"tabled.commands.{info.name}")
+        module = import_command(info.name)
         p = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.add_arguments(p)
         p.set_defaults(_run=module.run)
@@ -38,6 +38,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except UserError as exc:
         print(f"tabled {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except ImportError as exc:  # an optional part that is not installed: say which extra brings it
+        message = missing_message(exc, args.command)
+        if message is None:
+            raise
+        print(f"tabled {args.command}: error: {message}", file=sys.stderr)
         return 2
     except (ValueError, OSError) as exc:  # CardError, ProfileError, RoundError, missing files
         print(f"tabled {args.command}: error: {exc}", file=sys.stderr)

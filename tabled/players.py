@@ -24,7 +24,6 @@ from typing import Any
 
 from tabled.core import DECKS
 from tabled.effects import Command, Effect
-from tabled.math.strategy import decide
 from tabled.round import DEALER
 
 
@@ -138,6 +137,7 @@ class SimulatedFloor:
                     self.position += 1
             return True
         if r.phase == "deciding":
+            from tabled.math.strategy import decide  # NumPy: the 'sim' extra
             up = r.dealer_up[0]
             for s in r.spots.values():
                 if s.status != "playing":
@@ -221,6 +221,7 @@ class DeviceFloor:
 
     def __init__(self, table: Any, sims: Any, devices: Any, players: list[Player], seed: int = 1):
         self.table, self.sims, self.devices = table, sims, devices
+        import tabled.math.strategy  # noqa: F401  NumPy (the 'sim' extra): missing, it stops the start, not a round
         self.players = {p.spot: p for p in players}
         self.rng = random.Random(seed)
         self.board = sims.control("betspots")
@@ -399,6 +400,7 @@ class DeviceFloor:
         return False
 
     async def _deciding(self, r: Any) -> bool:
+        from tabled.math.strategy import decide  # NumPy: the 'sim' extra
         rid = r.round_id
         up = r.dealer_up[0] if r.dealer_up else None
         betting = {s.number for s in r.spots.values() if s.status in ("playing", "played")
