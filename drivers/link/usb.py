@@ -42,7 +42,12 @@ class UsbDeviceNotFound(ConnectionError):
 
 
 class UsbDeviceUnusable(ConnectionError):
-    """The device is there but is not one we can talk to (wrong endpoints, busy, refused)."""
+    """The device is there but is not one we can talk to (wrong endpoints, busy, refused), or no
+    USB device can be reached at all (no libusb)."""
+
+
+NO_LIBUSB = ("no USB backend: the libusb-1.0 library is not installed (Debian/Ubuntu: apt install "
+             "libusb-1.0-0); the card shoe and the dealer panel need it")
 
 
 @dataclass(frozen=True)
@@ -66,8 +71,11 @@ class UsbAddress:
             except (usb.core.USBError, ValueError):  # vanished mid-enumeration, or no strings
                 return False
         match = None if self.serial_number is None else serial_matches
-        return usb.core.find(backend=backend, idVendor=self.vendor_id, idProduct=self.product_id,
-                             custom_match=match)
+        try:
+            return usb.core.find(backend=backend, idVendor=self.vendor_id, idProduct=self.product_id,
+                                 custom_match=match)
+        except usb.core.NoBackendError:  # pyusb's "No backend available": the C library is missing
+            raise UsbDeviceUnusable(errno.ELIBACC, NO_LIBUSB) from None
 
 
 class UsbTransport(asyncio.Transport):
