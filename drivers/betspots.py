@@ -91,7 +91,7 @@ class Wager:
 
 @dataclass(frozen=True)
 class SpotWagers:
-    spot: int  # 1 = the dealer's far left (MONEY.md "Spots")
+    spot: int  # 1 = the dealer's far left (docs/settlement.md "Spots")
     ante: Wager
     bet: Wager
     progressive: Wager

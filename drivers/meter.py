@@ -1,7 +1,7 @@
 """The progressive meter (rules 2.3, 2.4.3, 14.13): the electronic jackpot display.
 
 Commands: show amounts (one pool or several, in cents), show a message instead (blank, or
-"progressive offline" while an inspector lets play continue without the pool, MONEY.md 14.13),
+"progressive offline" while an inspector lets play continue without the pool, docs/settlement.md 14.13),
 self-test, and read back what is shown. Events: a fault, and its clearing. A fault of the meter is
 a malfunction of the equipment of rule 2.4.3: rule 14.13 applies (inspector notified; play
 continues only with approval).

@@ -436,7 +436,7 @@ class TableDevices:
 
     def _meter_back(self) -> list[Input]:
         """The meter works again: with an inspector's approval in force the progressive comes back
-        online by itself (MONEY.md 14.13); without it the fault stands until the inspector comes."""
+        online by itself (docs/settlement.md 14.13); without it the fault stands until the inspector comes."""
         if "meter" in self.core.faults and self.core.approved:
             return [("equipment.ok", {"equipment": "meter"})]
         return []

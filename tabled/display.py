@@ -1,5 +1,5 @@
 """What the dealer is told at settlement: pay or collect on every spot, then the progressive
-payments in the order of 12.2 and 12.4 (MONEY.md "Spots")."""
+payments in the order of 12.2 and 12.4 (docs/settlement.md "Spots")."""
 
 from __future__ import annotations
 

@@ -1,16 +1,16 @@
-"""The pool ledger: the rules of MONEY.md written once, run by both backends.
+"""The pool ledger: the rules of docs/settlement.md written once, run by both backends.
 
 A backend supplies transactions (:class:`Tx`): SQLite for the local pool, PostgreSQL for a linked
 pool. Everything that changes money happens here, inside one transaction that first locks the pool's
 row, so changes from every table are applied one at a time and each gets the next ledger number:
 
 * a contribution or reversal is keyed by (table, round, spot): a repeat finds the key and changes
-  nothing (11.6; MONEY.md "Progressive contributions");
+  nothing (11.6; docs/settlement.md "Progressive contributions");
 * a round's awards are keyed by (table, round): read the locked pool, run
   :func:`award_progressive`, write every award and the reset, all in the one transaction; a repeat
   returns the recorded result, never a second payment (12.1 - 12.4);
 * the balance goes down only on an award, a reversal, a reset funded from a reserve or a recorded
-  correction (MONEY.md); every change is a ledger row with the balance after it.
+  correction (docs/settlement.md); every change is a ledger row with the balance after it.
 """
 
 from __future__ import annotations
@@ -423,7 +423,7 @@ class LedgerPool:
         return touched
 
     async def correct(self, delta_cents: int, reason: str, who: str) -> int:
-        """A correction of the meter by a named person, with the reason (MONEY.md)."""
+        """A correction of the meter by a named person, with the reason (docs/settlement.md)."""
         if not isinstance(delta_cents, int) or isinstance(delta_cents, bool) or delta_cents == 0:
             raise PoolError(f"a correction must be a non-zero whole number of cents, got {delta_cents!r}")
         reason, who = _check_text("reason", reason), _check_text("who", who)
@@ -501,7 +501,7 @@ class LedgerPool:
         return await self._run(work)
 
     async def verify(self) -> VerifyReport:
-        """MONEY.md: pool = reset value at the last reset + contributions - reversals - awards from the
+        """docs/settlement.md: pool = reset value at the last reset + contributions - reversals - awards from the
         pool +/- corrections since that reset; and every ledger row follows from the one before."""
         async def work(tx: Tx) -> VerifyReport:
             row = await tx.one(f"SELECT {_POOL_COLUMNS} FROM pools WHERE name = %s", (self.name,))
@@ -565,7 +565,7 @@ class LedgerPool:
     async def reconcile(self, journal: Iterable[Contribution | Mapping[str, Any]], *,
                         reversed_keys: Iterable[tuple[str, int]] = (), table_id: str | None = None) -> ReconcileReport:
         """Compare one table's journal (the contributions it committed, and the (round, spot) keys it
-        reversed) with this pool's ledger, and name every difference (issue 6; MONEY.md 14.13)."""
+        reversed) with this pool's ledger, and name every difference (issue 6; docs/settlement.md 14.13)."""
         table = _check_id("table id", table_id or self.table_id)
         mine: dict[tuple[str, int], int] = {}
         for item in journal:

@@ -241,7 +241,7 @@ def crash_and_restart(tmp_path: Path, config: Path, name: str, kill_at, phases: 
         if reference is not None:  # the cards were on the felt: the round ends exactly as the uncrashed run's
             assert [r.payload for r in notes(after, "round.settled") if r.round_id == interrupted] \
                 == [reference[interrupted]]
-    # every contribution once (MONEY.md): the ledger agrees with the journal, the chain is whole
+    # every contribution once (docs/settlement.md): the ledger agrees with the journal, the chain is whole
     tabled_ok("audit", "verify", "--journal", str(tmp_path / "journal.db"))
     tabled_ok("pool", "verify", "--config", str(config))
     tabled_ok("pool", "reconcile", "--config", str(config))
