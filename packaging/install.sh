@@ -17,6 +17,8 @@ venv="$root/opt/tabled/.venv"
 fail() { echo "install.sh: $*" >&2; exit 1; }
 
 command -v "$python" >/dev/null || fail "$python not found: install Python 3.11 (Debian/Ubuntu: python3.11 python3.11-venv)"
+"$python" -c 'import ensurepip, venv' 2>/dev/null || fail "$python cannot make a virtualenv: install python3.11-venv"
+command -v systemd-sysusers >/dev/null || fail "systemd-sysusers not found: tabled runs as a systemd service (install systemd)"
 if ! ldconfig -p 2>/dev/null | grep -q 'libusb-1\.0\.so\.0'; then
     msg="the libusb-1.0 library is not installed (Debian/Ubuntu: libusb-1.0-0): the card shoe and the dealer panel need it"
     if [ "$root" = / ]; then fail "$msg"; fi
