@@ -7,7 +7,7 @@ EXTRAS := linked,math,sim,plot,test,bench
 
 .PHONY: run test bench clean
 
-$(BIN)/.installed: pyproject.toml
+$(BIN)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[$(EXTRAS)]'

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-from drivers.base import DeviceDataError, DeviceEvent, DeviceFault, Driver
-from drivers.link import messages as m
-from drivers.link.messages import U8, U32_LIST, Command, EventSpec
+from tabled_drivers.base import DeviceDataError, DeviceEvent, DeviceFault, Driver
+from tabled_drivers.link import messages as m
+from tabled_drivers.link.messages import U8, U32_LIST, Command, EventSpec
 
 MAX_POOLS = 8
 MAX_CENTS = 2**32 - 1  # $42,949,672.95: the display's widest amount

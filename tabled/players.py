@@ -250,7 +250,7 @@ class DeviceFloor:
               spots: list[int] | None = None) -> None:
         """The dealer presses a panel button, turning the key first when the action needs it; with
         ``spot`` selected (0: the dealer's hand), ``value`` keyed or ``spots`` selected before it."""
-        from drivers.panel import KeyPosition
+        from tabled_drivers.panel import KeyPosition
         panel = self.sims.panel
         if panel.key is not KeyPosition[key.upper()]:
             panel.turn_key(key)
@@ -273,7 +273,7 @@ class DeviceFloor:
 
     async def set_board(self, spots: dict[int, dict[str, int]]) -> None:
         """Chips put down or taken up; the board's sensors are read at once (a poll)."""
-        from drivers.link.errors import LinkError
+        from tabled_drivers.link.errors import LinkError
         await self.board.call("set", spots={str(k): v for k, v in spots.items()})
         try:
             await self.devices.drivers["betspots"].poll()

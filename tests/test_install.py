@@ -72,7 +72,9 @@ def test_the_wheel_carries_its_licence_and_the_project_files_it_needs(wheelhouse
         metadata = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "License-Expression: LicenseRef-Proprietary" in metadata
     assert "tabled/profiles/nsw.toml" in names and "tabled/examples/round.json" in names
-    assert not any(n.startswith("tests/") for n in names)
+    assert "tabled_drivers/link/usb.py" in names and "tabled_drivers/sim/__main__.py" in names
+    top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert top == {"tabled", "tabled_drivers"}, top  # no generic top-level name such as "drivers"
 
 
 def test_install_from_the_wheelhouse_alone_into_a_throwaway_root(installed):

@@ -10,7 +10,7 @@ is unplugged (``exc`` is the ``usb.core.USBError``, errno ENODEV) or fails.
 A device is named by :class:`UsbAddress` (vendor id, product id, and the serial number when the
 table has two of a kind); :func:`open_usb_connection` finds it afresh each time, so reconnecting
 after an unplug is simply calling it again (the bus address changes when a device is replugged).
-:func:`usb_opener` wraps it as an *opener* for :class:`drivers.link.client.LinkClient`, which
+:func:`usb_opener` wraps it as an *opener* for :class:`tabled_drivers.link.client.LinkClient`, which
 reconnects with capped backoff (first failure logged loudly, repeats quietly).
 """
 
@@ -27,7 +27,7 @@ from typing import Any
 import usb.core
 import usb.util
 
-from drivers.link.client import Opener
+from tabled_drivers.link.client import Opener
 
 READ_POLL_MS = 50  # how often the reader looks up from a quiet endpoint to see if it should stop
 WRITE_TIMEOUT_MS = 1000
@@ -257,7 +257,7 @@ async def open_usb_connection(protocol_factory: Callable[[], asyncio.Protocol],
 
 
 def usb_opener(address: UsbAddress, *, backend: Any = None) -> Opener:
-    """An opener for :class:`drivers.link.client.LinkClient`: finds the device afresh on every call,
+    """An opener for :class:`tabled_drivers.link.client.LinkClient`: finds the device afresh on every call,
     so after an unplug the client's capped-backoff reconnect finds it wherever it re-enumerated.
     Failures are ``OSError``s (:class:`UsbDeviceNotFound`, :class:`UsbDeviceUnusable`, pyusb's
     ``USBError``), which the client logs and retries."""

@@ -1,4 +1,4 @@
-"""Run one simulator on its own pty, as its own process: ``python -m drivers.sim <device>`` or
+"""Run one simulator on its own pty, as its own process: ``python -m tabled_drivers.sim <device>`` or
 ``tabled sim <device>``. Prints the port path (the stable symlink when ``--link`` is given) on
 stdout, flushed, then serves until killed. Killing it is a real unplug for the driver."""
 
@@ -10,14 +10,14 @@ import contextlib
 import signal
 import sys
 
-from drivers.link.endpoint import LinkTiming
-from drivers.sim.base import ScriptError, load_script
+from tabled_drivers.link.endpoint import LinkTiming
+from tabled_drivers.sim.base import ScriptError, load_script
 
 
 def simulators() -> dict:
-    from drivers.sim.betspots import BetSpotsSim
-    from drivers.sim.meter import MeterSim
-    from drivers.sim.shuffler import ShufflerSim
+    from tabled_drivers.sim.betspots import BetSpotsSim
+    from tabled_drivers.sim.meter import MeterSim
+    from tabled_drivers.sim.shuffler import ShufflerSim
 
     return {"shuffler": ShufflerSim, "betspots": BetSpotsSim, "meter": MeterSim}
 
@@ -37,7 +37,7 @@ def build(args: argparse.Namespace, timing: LinkTiming = LinkTiming()):
 
 
 async def serve(sim, link: str | None, out=sys.stdout) -> None:
-    from drivers.sim.pty import PtyPort
+    from tabled_drivers.sim.pty import PtyPort
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m drivers.sim", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tabled_drivers.sim", description=__doc__.split("\n")[0])
     add_arguments(parser)
     args = parser.parse_args(argv)
     try:

@@ -136,7 +136,7 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
     ``pool_retry``: seconds between attempts to reach a pool that is down (14.13). ``pace_s``: the
     simulated people's pause after each action. After a restart in simulation, the simulators start
     afresh and the felt is put back as the journal left it (tabled.players.felt_as_journaled)."""
-    from drivers.link.endpoint import LinkTiming
+    from tabled_drivers.link.endpoint import LinkTiming
     from tabled.devices import TableDevices, build_drivers
     from tabled.players import DeviceFloor, Player, felt_as_journaled
     from tabled.systemd import Notifier, feed_watchdog, watchdog_period
@@ -184,7 +184,7 @@ async def run_table(cfg: Config, rounds: int, out: TextIO = sys.stdout, quiet: b
                 consumer_for, spots=cfg.table.spots, ports=sims.ports, usb_backend=sims.backend,
                 timing=timing, poll_interval=poll_interval)
         else:
-            from drivers.link.usb import UsbAddress
+            from tabled_drivers.link.usb import UsbAddress
             d = cfg.devices
             make = lambda consumer_for: build_drivers(  # noqa: E731
                 consumer_for, spots=cfg.table.spots, timing=timing, poll_interval=poll_interval,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from drivers.sim import runner
+from tabled_drivers.sim import runner
 
 NAME = "sim"
 HELP = "run a simulated serial device on a pty and print its port path (kill it to unplug)"

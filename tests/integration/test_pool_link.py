@@ -388,7 +388,7 @@ async def test_tabled_run_starts_with_the_pool_unreachable_plays_once_an_inspect
     """The whole daemon (tabled run: devices, simulators, the simulated floor) started with its
     linked pool out of reach: it runs, the meter says "progressive offline" once an inspector
     approves, and when the pool answers every contribution arrives once and the meter shows it."""
-    from drivers.meter import MeterMessage
+    from tabled_drivers.meter import MeterMessage
     from tabled.commands.run import run_table
     from tests.integration.harness import FAST, POLL, Run, _Discard
 

@@ -7,9 +7,9 @@ import pytest
 import usb.core
 import usb.util
 
-from drivers.link.usb import (UsbAddress, UsbDeviceNotFound, UsbTransport, open_usb_connection,
+from tabled_drivers.link.usb import (UsbAddress, UsbDeviceNotFound, UsbTransport, open_usb_connection,
                               usb_opener)
-from drivers.sim.usb_backend import (DeviceSpec, EndpointSpec, SimBackend, SimUsbDevice,
+from tabled_drivers.sim.usb_backend import (DeviceSpec, EndpointSpec, SimBackend, SimUsbDevice,
                                      serve_protocol)
 
 pytestmark = pytest.mark.timeout(20)
