@@ -16,7 +16,13 @@ if [ "${2:-}" = linked ]; then reqs+=("$repo/requirements/linked.txt"); fi
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
 rm -f "$dest"/tabled-*.whl
-"$python" -m pip wheel --quiet --no-deps --wheel-dir "$dest" "$repo"
+# built from a copy of the sources: nothing left over in the checkout (build/, *.egg-info) can
+# slip into the wheel, and the build writes nothing into the checkout
+src=$(mktemp -d)
+trap 'rm -rf "$src"' EXIT
+tar -C "$repo" --exclude=./.git --exclude=./.venv --exclude=./build --exclude='*.egg-info' --exclude=./var \
+    --exclude=__pycache__ -cf - . | tar -C "$src" -xf -
+"$python" -m pip wheel --quiet --no-deps --wheel-dir "$dest" "$src"
 "$python" -m pip download --quiet --no-deps --only-binary=:all: --require-hashes --dest "$dest" \
     $(printf -- '--requirement %s ' "${reqs[@]}")
 

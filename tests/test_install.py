@@ -43,8 +43,11 @@ def offline_env() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def wheelhouse(tmp_path_factory) -> Path:
     dest = tmp_path_factory.mktemp("wheelhouse")
+    leftovers = [ROOT / "build", ROOT / "tabled.egg-info"]
+    before = [p.exists() for p in leftovers]
     run(["bash", str(ROOT / "packaging" / "build-wheelhouse.sh"), str(dest)],
         env={**os.environ, "PYTHON": sys.executable})
+    assert [p.exists() for p in leftovers] == before, "the build wrote into the checkout"
     return dest
 
 
