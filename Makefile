@@ -2,13 +2,15 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+# every extra: `make run` plays the simulated table (sim), `make test` tests everything
+EXTRAS := linked,math,sim,plot,test,bench
 
 .PHONY: run test bench clean
 
-$(BIN)/.installed: pyproject.toml
+$(BIN)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test,bench,plot]'
+	$(BIN)/pip install -q -e '.[$(EXTRAS)]'
 	touch $@
 
 run: $(BIN)/.installed

@@ -9,7 +9,7 @@ First the software alone: both ends of one link in this process over the in-memo
 port, no second process, so no scheduler in the figure), microseconds of host plus device work
 per command round trip and per event delivered and acknowledged.
 
-Five simulators run as their own processes (``python -m drivers.sim``), as on the table: the
+Five simulators run as their own processes (``python -m tabled_drivers.sim``), as on the table: the
 shuffler, the bet-spot board, the meter, and two more meters standing in for the USB shoe and
 panel (the USB devices do not use a pty). The host side is one asyncio loop, like the daemon.
 """
@@ -30,9 +30,9 @@ import structlog
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from drivers import betspots, meter, shuffler  # noqa: E402
-from drivers.link import messages as m  # noqa: E402
-from drivers.link.codec import Decoder, encode  # noqa: E402
+from tabled_drivers import betspots, meter, shuffler  # noqa: E402
+from tabled_drivers.link import messages as m  # noqa: E402
+from tabled_drivers.link.codec import Decoder, encode  # noqa: E402
 
 BAUD = 115_200
 BITS_PER_BYTE = 10  # start + 8 data + stop
@@ -70,8 +70,8 @@ def bench_codec(n: int = 200_000) -> None:
 
 async def software_alone(n: int) -> tuple[float, float]:
     """Microseconds per command round trip and per event round trip, both ends in this loop."""
-    from drivers.link.memory import memory_opener
-    from drivers.sim.meter import MeterSim
+    from tabled_drivers.link.memory import memory_opener
+    from tabled_drivers.sim.meter import MeterSim
 
     delivered = asyncio.Event()
 
@@ -195,7 +195,7 @@ async def bench_round_trip(requests: int, pace_ms: float, devices: list) -> None
         talkers, sizes = {}, {}
         for i, (sim, label, cls, command, response) in enumerate(devices):
             link = os.path.join(tmp, f"dev{i}")
-            p = spawn([sys.executable, "-m", "drivers.sim", sim, "--link", link])
+            p = spawn([sys.executable, "-m", "tabled_drivers.sim", sim, "--link", link])
             await asyncio.to_thread(p.stdout.readline)
             kw = {"poll_interval": 3600} if cls is betspots.BetSpotsDriver else {}
             d = cls(port=link, consumer=consumer, name=label, **kw)

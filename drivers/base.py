@@ -24,11 +24,11 @@ from typing import Any, ClassVar
 
 import structlog
 
-from drivers.link import messages as m
-from drivers.link.client import LinkClient, LinkState, Opener, serial_opener
-from drivers.link.codec import Frame
-from drivers.link.endpoint import LinkTiming
-from drivers.link.usb import UsbAddress, usb_opener
+from tabled_drivers.link import messages as m
+from tabled_drivers.link.client import LinkClient, LinkState, Opener, serial_opener
+from tabled_drivers.link.codec import Frame
+from tabled_drivers.link.endpoint import LinkTiming
+from tabled_drivers.link.usb import UsbAddress, usb_opener
 
 log = structlog.get_logger("drivers")
 

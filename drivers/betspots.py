@@ -29,11 +29,11 @@ from enum import IntEnum, StrEnum
 
 import structlog
 
-from drivers.base import BadDeviceData, DeviceDataError, DeviceEvent, DeviceFault, Driver
-from drivers.link import messages as m
-from drivers.link.client import LinkState
-from drivers.link.errors import LinkError
-from drivers.link.messages import I32_LIST, U8, U8_LIST, Command
+from tabled_drivers.base import BadDeviceData, DeviceDataError, DeviceEvent, DeviceFault, Driver
+from tabled_drivers.link import messages as m
+from tabled_drivers.link.client import LinkState
+from tabled_drivers.link.errors import LinkError
+from tabled_drivers.link.messages import I32_LIST, U8, U8_LIST, Command
 
 log = structlog.get_logger("drivers.betspots")
 
@@ -91,7 +91,7 @@ class Wager:
 
 @dataclass(frozen=True)
 class SpotWagers:
-    spot: int  # 1 = the dealer's far left (MONEY.md "Spots")
+    spot: int  # 1 = the dealer's far left (docs/settlement.md "Spots")
     ante: Wager
     bet: Wager
     progressive: Wager

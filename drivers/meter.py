@@ -1,7 +1,7 @@
 """The progressive meter (rules 2.3, 2.4.3, 14.13): the electronic jackpot display.
 
 Commands: show amounts (one pool or several, in cents), show a message instead (blank, or
-"progressive offline" while an inspector lets play continue without the pool, MONEY.md 14.13),
+"progressive offline" while an inspector lets play continue without the pool, docs/settlement.md 14.13),
 self-test, and read back what is shown. Events: a fault, and its clearing. A fault of the meter is
 a malfunction of the equipment of rule 2.4.3: rule 14.13 applies (inspector notified; play
 continues only with approval).
@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-from drivers.base import DeviceDataError, DeviceEvent, DeviceFault, Driver
-from drivers.link import messages as m
-from drivers.link.messages import U8, U32_LIST, Command, EventSpec
+from tabled_drivers.base import DeviceDataError, DeviceEvent, DeviceFault, Driver
+from tabled_drivers.link import messages as m
+from tabled_drivers.link.messages import U8, U32_LIST, Command, EventSpec
 
 MAX_POOLS = 8
 MAX_CENTS = 2**32 - 1  # $42,949,672.95: the display's widest amount

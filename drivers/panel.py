@@ -14,7 +14,7 @@ choosing and pressing, a lost frame or a restart can never pair an action with a
 
 The wire messages are the tables below (byte by byte in docs/protocols-usb.md); frames,
 acknowledgements and reconnection are the common link (docs/protocols.md) carried over USB
-interrupt endpoints (:mod:`drivers.link.usb`).
+interrupt endpoints (:mod:`tabled_drivers.link.usb`).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from drivers.base import DeviceDataError, DeviceEvent, UsbDriver
-from drivers.link import messages as m
+from tabled_drivers.base import DeviceDataError, DeviceEvent, UsbDriver
+from tabled_drivers.link import messages as m
 
 # -- USB identity: a vendor-specific interface with one interrupt pipe each way --------------------
 VENDOR_ID = 0x1209  # pid.codes' shared vendor id; product ids from its test range (placeholders)

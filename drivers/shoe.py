@@ -7,7 +7,7 @@ shoe itself knows nothing of the game.
 
 The wire messages are the tables below (byte by byte in docs/protocols-usb.md); the frames,
 acknowledgements and reconnection are the common link (docs/protocols.md) carried over USB bulk
-endpoints (:mod:`drivers.link.usb`). A card on the wire is one byte in the
+endpoints (:mod:`tabled_drivers.link.usb`). A card on the wire is one byte in the
 :mod:`tabled.game.cards` numbering, ``rank * 4 + suit``.
 """
 
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from drivers.base import DeviceDataError, DeviceEvent, UsbDriver
-from drivers.link import messages as m
+from tabled_drivers.base import DeviceDataError, DeviceEvent, UsbDriver
+from tabled_drivers.link import messages as m
 from tabled.game.cards import card_text
 
 # -- USB identity: a vendor-specific interface with one bulk pipe each way -------------------------

@@ -15,13 +15,13 @@ interrupted.
 from __future__ import annotations
 
 import argparse
-import importlib
 import pkgutil
 import sys
 from collections.abc import Callable, Sequence
 
 from tabled import commands
 from tabled.checks import integer_problem
+from tabled.extras import import_command, missing_message
 
 EX_USER = 2
 EX_SOFTWARE = 70  # sysexits.h: an internal software error
@@ -42,8 +42,8 @@ USER_ERRORS: tuple[tuple[str, str], ...] = (
     ("tabled.config", "ConfigError"),
     ("tabled.journal", "JournalError"),
     ("tabled.pool.base", "PoolError"),
-    ("drivers.sim.base", "ScriptError"),
-    ("drivers.link.errors", "PortBusyError"),      # a device port another program holds
+    ("tabled_drivers.sim.base", "ScriptError"),
+    ("tabled_drivers.link.errors", "PortBusyError"),      # a device port another program holds
 )
 
 
@@ -116,7 +116,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for name in command_names():
         if only is not None and name != only:
             continue
-        module = importlib.import_module(f"tabled.commands.{name}")
+        module = import_command(name)
         # argparse formats help with %: a literal % in a HELP must not break --help
         p = sub.add_parser(module.NAME, help=module.HELP.replace("%", "%%"), description=module.HELP)
         module.add_arguments(p)
@@ -144,6 +144,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args._run(args) or 0)
     except BrokenPipeError:  # `tabled settle ... | head`: the reader left; not an error of ours
         return 0
+    except ImportError as exc:  # an optional part that is not installed: say which extra brings it
+        message = missing_message(exc, args.command)
+        if message is None:
+            return _report(args, exc)
+        print(f"tabled {args.command}: error: {message}", file=sys.stderr)
+        return EX_USER
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 (sorted here: the user's mistake or a bug)

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from drivers import panel as panel_driver, shoe as shoe_driver
+from tabled_drivers import panel as panel_driver, shoe as shoe_driver
 
 from tabled.checks import Section, Wording
 from tabled.documents import parse_toml, read_text

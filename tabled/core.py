@@ -60,7 +60,7 @@ EQUIPMENT_NAMES = {"betspots": "bet-spot board"}
 SHUFFLE_FAULTS = ("jam", "cycle_fail", "not_intermixing")  # 15.1
 #: a pool's answer -> the operation it answers
 POOL_ANSWERS = {"pool.contributed": "contribute", "pool.reversed": "reverse", "pool.awards": "awards"}
-#: ledger kinds after which the pool may show less than before (MONEY.md; tabled/pool/ledger.py)
+#: ledger kinds after which the pool may show less than before (docs/settlement.md; tabled/pool/ledger.py)
 POOL_DOWN_KINDS = ("award", "reversal", "fund_reset", "reset", "settings", "correction")
 SHOE_HAPPENINGS = ("shoe.unreadable", "shoe.removed", "shoe.replaced", "shoe.empty")
 MINUTE_MS = 60_000
@@ -502,7 +502,7 @@ class TableCore:
         return effects + [Command("meter", "show", {"cents": self.pool_cents})]
 
     def _outbox(self, e: PoolOp) -> None:
-        """MONEY.md: an operation committed in the journal is delivered to every pool exactly once
+        """docs/settlement.md: an operation committed in the journal is delivered to every pool exactly once
         (keyed), whatever happens to the link or the daemon before the pools answer."""
         key = op_key(e.op, e.round_id, e.spot)
         if key not in self.undelivered:
@@ -536,7 +536,7 @@ class TableCore:
     def _meter_reading(self, cents: int, seq: int, kind: str) -> list[Effect]:
         """2.4.3: every linked table shows the pool's own readings, in ledger order; a reading older
         than the one shown is dropped. The pool goes down only on an award, a reversal, a reset or a
-        recorded correction (MONEY.md); a reading that says otherwise is not shown."""
+        recorded correction (docs/settlement.md); a reading that says otherwise is not shown."""
         if not isinstance(cents, int) or not isinstance(seq, int) or cents < 0:
             raise ValueError(f"a meter reading needs whole cents and a ledger number, got {cents!r}, {seq!r}")
         if self.pool_seq is not None and seq <= self.pool_seq:
@@ -591,7 +591,7 @@ class TableCore:
         return effects
 
     def _hold_awards(self, r: Round) -> list[Effect]:
-        """MONEY.md 14.13: the pool cannot be reached, so the round's progressive hands are held,
+        """docs/settlement.md 14.13: the pool cannot be reached, so the round's progressive hands are held,
         their cards face up (9.5), until the pool takes the awards when the link returns."""
         self.awards_held[r.round_id] = self.now
         held = [s.number for s in r.spots.values() if s.award_held]

@@ -52,18 +52,18 @@ from typing import Any
 
 import structlog
 
-from drivers.base import BadDeviceData, DeviceEvent, Driver, LinkFailed, LinkUp
-from drivers.betspots import BetSpotsDriver, Lamp as SpotLamp, WagerAfterLock, WagersChanged
-from drivers.link.client import serial_opener
-from drivers.link.endpoint import LinkTiming
-from drivers.link.errors import CommandRejected, LinkError, PortBusyError
-from drivers.link.messages import Status
-from drivers.meter import MeterDriver, MeterFault, MeterFaultCleared
-from drivers.panel import (DEALER_HAND, Button, ButtonPressed, KeyTurned, Lamp, LampState, NumberEntered,
+from tabled_drivers.base import BadDeviceData, DeviceEvent, Driver, LinkFailed, LinkUp
+from tabled_drivers.betspots import BetSpotsDriver, Lamp as SpotLamp, WagerAfterLock, WagersChanged
+from tabled_drivers.link.client import serial_opener
+from tabled_drivers.link.endpoint import LinkTiming
+from tabled_drivers.link.errors import CommandRejected, LinkError, PortBusyError
+from tabled_drivers.link.messages import Status
+from tabled_drivers.meter import MeterDriver, MeterFault, MeterFaultCleared
+from tabled_drivers.panel import (DEALER_HAND, Button, ButtonPressed, KeyTurned, Lamp, LampState, NumberEntered,
                            PanelDriver, SpotAction, SpotsAction)
-from drivers.shoe import (BackColour, CardDrawn, CardUnreadable, ShoeDriver, ShoeEmpty, ShoeRemoved,
+from tabled_drivers.shoe import (BackColour, CardDrawn, CardUnreadable, ShoeDriver, ShoeEmpty, ShoeRemoved,
                           ShoeReplaced)
-from drivers.shuffler import (DECK_SIZE, CardCountWrong, DeckColour, DoorClosed, DoorOpen, HandDelivered,
+from tabled_drivers.shuffler import (DECK_SIZE, CardCountWrong, DeckColour, DoorClosed, DoorOpen, HandDelivered,
                               NotIntermixing, ShuffleComplete, ShuffleCycleFailed, ShufflerDriver, ShufflerJam)
 from tabled.effects import Command, Effect
 from tabled.game.cards import HAND_SIZE
@@ -100,7 +100,7 @@ Input = tuple[str, dict[str, Any]]
 
 
 def frame_seq(ack: Any) -> int | None:
-    """The link SEQ of the frame an acknowledgement belongs to (drivers.link.client.Ack.seq)."""
+    """The link SEQ of the frame an acknowledgement belongs to (tabled_drivers.link.client.Ack.seq)."""
     return getattr(ack, "seq", None)
 
 

@@ -25,7 +25,6 @@ from typing import Any
 
 from tabled.core import DECKS
 from tabled.effects import Command, Effect
-from tabled.math.strategy import decide
 from tabled.round import DEALER
 
 
@@ -139,6 +138,7 @@ class SimulatedFloor:
                     self.position += 1
             return True
         if r.phase == "deciding":
+            from tabled.math.strategy import decide  # NumPy: the 'sim' extra
             up = r.dealer_up[0]
             for s in r.spots.values():
                 if s.status != "playing":
@@ -222,6 +222,7 @@ class DeviceFloor:
 
     def __init__(self, table: Any, sims: Any, devices: Any, players: list[Player], seed: int = 1):
         self.table, self.sims, self.devices = table, sims, devices
+        import tabled.math.strategy  # noqa: F401  NumPy (the 'sim' extra): missing, it stops the start, not a round
         self.players = {p.spot: p for p in players}
         self.rng = random.Random(seed)
         self.board = sims.control("betspots")
@@ -254,7 +255,7 @@ class DeviceFloor:
               spots: list[int] | None = None) -> None:
         """The dealer presses a panel button, turning the key first when the action needs it; with
         ``spot`` selected (0: the dealer's hand), ``value`` keyed or ``spots`` selected before it."""
-        from drivers.panel import KeyPosition
+        from tabled_drivers.panel import KeyPosition
         panel = self.sims.panel
         if panel.key is not KeyPosition[key.upper()]:
             panel.turn_key(key)
@@ -277,7 +278,7 @@ class DeviceFloor:
 
     async def set_board(self, spots: dict[int, dict[str, int]]) -> None:
         """Chips put down or taken up; the board's sensors are read at once (a poll)."""
-        from drivers.link.errors import LinkError
+        from tabled_drivers.link.errors import LinkError
         await self.board.call("set", spots={str(k): v for k, v in spots.items()})
         try:
             await self.devices.drivers["betspots"].poll()
@@ -418,6 +419,7 @@ class DeviceFloor:
         return False
 
     async def _deciding(self, r: Any) -> bool:
+        from tabled.math.strategy import decide  # NumPy: the 'sim' extra
         rid = r.round_id
         if rid not in self.decisions:
             up = r.dealer_up[0] if r.dealer_up else None

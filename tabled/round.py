@@ -644,7 +644,7 @@ class Round:
     # settlement (9, 10, 12) ---------------------------------------------------------------------
 
     def progressive_hits(self) -> list[ProgressiveHit]:
-        """11.7 hands on spots whose progressive wager was accepted and still stands (MONEY.md):
+        """11.7 hands on spots whose progressive wager was accepted and still stands (docs/settlement.md):
         taken from the game core's settlement, so the pool and the settlement always agree."""
         preview = settle(self.facts(0), self.profile)
         return [ProgressiveHit(a.spot, a.category) for a in preview.progressive.awards]

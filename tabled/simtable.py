@@ -7,8 +7,8 @@ USB devices behind the simulated pyusb backend.
   control socket through which the simulated players and tests act on the device as people would
   (chips put on a spot, a jam scripted for the next shuffle, a meter that goes quiet). Killing the
   process is a real unplug; starting another on the same PATH is the replug (a new power-up).
-* The card shoe and the button panel are :class:`drivers.sim.shoe.ShoeSimulator` and
-  :class:`drivers.sim.panel.PanelSimulator` plugged into one :class:`SimBackend`, in this process:
+* The card shoe and the button panel are :class:`tabled_drivers.sim.shoe.ShoeSimulator` and
+  :class:`tabled_drivers.sim.panel.PanelSimulator` plugged into one :class:`SimBackend`, in this process:
   the daemon's drivers reach them through the real ``usb.core`` code.
 
 :class:`SimulatedTable` starts and stops all five and unplugs / replugs any of them.
@@ -79,13 +79,13 @@ def _control_ops(device: str, sim: Any) -> dict[str, Any]:
             return {"ready": {int(k): len(v) for k, v in sim.ready.items()}, "hand_number": sim.hand_number}
 
         def load_decks(decks: dict) -> None:  # "these decks sit shuffled in the device, these cards left"
-            from drivers.shuffler import DeckColour
+            from tabled_drivers.shuffler import DeckColour
             for colour, cards in decks.items():
                 sim.ready[DeckColour[colour.upper()]] = [int(c) for c in cards]
         return {**common, "plan_shuffle": plan_shuffle, "hands": hands, "door": door, "status": status,
                 "door_open_after": door_open_after, "load_decks": load_decks}
     if device == "meter":
-        from drivers.meter import MeterFaultCode
+        from tabled_drivers.meter import MeterFaultCode
 
         def fault(code: str) -> None:
             sim.fault(MeterFaultCode[code.upper()])
@@ -144,9 +144,9 @@ def _exit_with_parent(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> N
 
 async def serve_child(device: str, link: str, control: str, seed: int | None, script: str | None,
                       exit_with_parent: bool = False) -> None:
-    from drivers.sim.base import load_script
-    from drivers.sim.pty import PtyPort
-    from drivers.sim.runner import simulators, stdout_to_stderr
+    from tabled_drivers.sim.base import load_script
+    from tabled_drivers.sim.pty import PtyPort
+    from tabled_drivers.sim.runner import simulators, stdout_to_stderr
 
     sim = simulators()[device](load_script(script), seed=seed)
     stop = asyncio.Event()
@@ -336,9 +336,9 @@ class SimulatedTable:
         """``power_up``: which power-up of the table this is (0 the first). Each power-up gives every
         device a new boot id, as real devices have, so the daemon never takes a new session's
         frames for repeats of the last one's."""
-        from drivers.sim.panel import PanelSimulator
-        from drivers.sim.shoe import ShoeSimulator
-        from drivers.sim.usb_backend import SimBackend
+        from tabled_drivers.sim.panel import PanelSimulator
+        from tabled_drivers.sim.shoe import ShoeSimulator
+        from tabled_drivers.sim.usb_backend import SimBackend
 
         self.state_dir = Path(state_dir)
         self.state_dir.mkdir(parents=True, exist_ok=True)
@@ -416,7 +416,7 @@ async def dealt_by_hand(sims: SimulatedTable, floor: Any, out: Any = None, stdin
     (the map is in drivers/sim/keys.py and is shown at the start; ``?`` shows it again). Keys are
     read only when stdin is a terminal; otherwise the table waits for presses that never come,
     and says so once. Runs until cancelled."""
-    from drivers.sim.keys import PanelKeys, TerminalKeys
+    from tabled_drivers.sim.keys import PanelKeys, TerminalKeys
 
     out = out or sys.stdout
     keys = TerminalKeys(PanelKeys(sims.panel), fd=sys.stdin.fileno() if stdin_fd is None else stdin_fd, out=out)

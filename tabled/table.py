@@ -9,7 +9,7 @@ Recovery (:meth:`Table.recover`): load the last checkpoint, replay the records a
 the same fold with the devices told nothing, write the notes a crash lost, and only then re-send
 the standing effects (state-setting commands and keyed pool operations, all safe to repeat).
 
-Pools (11.5, 14.13; MONEY.md): one worker per pool sends the journaled operations in order. When a
+Pools (11.5, 14.13; docs/settlement.md): one worker per pool sends the journaled operations in order. When a
 pool cannot be reached, the operation waits at the head of its queue and is sent again every
 ``retry_interval`` until the pool takes it (keyed: once), the table meanwhile under the 14.13
 fault; the fault clears when the pool answers again and everything the journal holds for it is

@@ -1,56 +1,36 @@
 """docs/rules.md stays complete and true: every rule number of the NSW rules and of the NZ page has
-a row; every rule number, code reference and test reference on the page exists."""
+a row; every rule number, code reference and test reference on the page exists. The rule numbers
+and section headings of both rulebooks are data in the repository (docs/rule-numbers.toml), and
+nothing in the repository points outside it."""
 
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-RULES = Path(__file__).resolve().parents[2] / "shared" / "rules"  # shared/ sits beside the repository
-NSW_FILE = RULES / "nsw-caribbean-stud-rules.txt"
-NZ_FILE = RULES / "nz-gazette-1994-caribbean-stud-13-14.txt"
+INDEX_FILE = REPO / "docs" / "rule-numbers.toml"
 DOC_FILE = REPO / "docs" / "rules.md"
 
 RULE_TOKEN = re.compile(r"(NZ )?(\d+(?:\.\d+)+)(\([a-z]\))?")
 TEST_REF = re.compile(r"`(tests/[\w/]+\.py)::(\w+)`")
 CODE_REF = re.compile(r"`((?:tabled|drivers)/[\w/]+\.py):(?!:)([\w.]+)`")
-PATH_REF = re.compile(r"`((?:tabled|drivers|tests|docs|shared)/[\w/.-]*)`")
+PATH_REF = re.compile(r"`((?:tabled|drivers|tests|docs|config|systemd)/[\w/.-]*)`")
+#: what would send a reader, or a test, outside the repository
+OUTSIDE = re.compile(r"\.\./shared|\bshared/(?:rules|testdata|MONEY|DESIGN)|MONEY\.md")
 
 
 def read(path: Path, what: str) -> str:
     if not path.is_file():
-        pytest.fail(f"{what} is missing: {path} (the rules live in shared/rules beside the repository)")
+        pytest.fail(f"{what} is missing: {path}")
     return path.read_text(encoding="utf-8")
 
 
-def nsw_numbers(text: str) -> list[str]:
-    """Every rule number that starts a line: '1.1In these rules', '9.4.1.1pay', '16.2 Rule'.
-    Section titles ('9.Final Settlement') have no digit after the dot and are not rules."""
-    return re.findall(r"^(\d+(?:\.\d+)+)", text, re.MULTILINE)
-
-
-def nz_numbers(text: str) -> list[str]:
-    """Rule numbers on the NZ page, as 'NZ 14.9'. Headings ('14.0 Irregularities') are not rules.
-    The page opens in the middle of a rule: a lettered clause before the first numbered rule
-    belongs to the rule before it ('(d) ...' then '13.4' makes 'NZ 13.3(d)')."""
-    found: list[str] = []
-    continuation: str | None = None
-    for line in text.splitlines():
-        line = line.strip()
-        m = re.match(r"(\d+)\.(\d+)\s", line)
-        if m and m.group(2) != "0":
-            if not found and continuation:
-                major, minor = int(m.group(1)), int(m.group(2))
-                found.append(f"NZ {major}.{minor - 1}({continuation})")
-            found.append(f"NZ {m.group(1)}.{m.group(2)}")
-            continue
-        c = re.match(r"\(([a-z])\)\s", line)
-        if c and not found and continuation is None:
-            continuation = c.group(1)
-    return found
+def number_key(number: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in number.split("."))
 
 
 def cells(line: str) -> list[str]:
@@ -83,21 +63,31 @@ def doc() -> str:
 
 
 @pytest.fixture(scope="module")
-def nsw() -> list[str]:
-    numbers = nsw_numbers(read(NSW_FILE, "the NSW rules"))
-    assert "1.1" in numbers and "9.4.1.1" in numbers and "16.13" in numbers, "NSW rules text not as expected"
-    return numbers
+def index() -> dict:
+    return tomllib.loads(read(INDEX_FILE, "docs/rule-numbers.toml"))
 
 
 @pytest.fixture(scope="module")
-def nz() -> list[str]:
-    numbers = nz_numbers(read(NZ_FILE, "the NZ Gazette page"))
-    assert numbers[:2] == ["NZ 13.3(d)", "NZ 13.4"] and "NZ 14.9" in numbers, f"NZ page not as expected: {numbers}"
-    return numbers
+def nsw(index) -> list[str]:
+    return [n for section in index["nsw"]["sections"] for n in section["rules"]]
 
 
-def test_the_rule_texts_are_read_whole(nsw, nz):
+@pytest.fixture(scope="module")
+def nz(index) -> list[str]:
+    return list(index["nz"]["rules"])
+
+
+def test_the_rule_index_is_whole_and_in_rulebook_order(index, nsw, nz):
+    sections = index["nsw"]["sections"]
+    assert [s["number"] for s in sections] == list(range(1, 17))
+    assert sections[8]["heading"] == "Final Settlement" and sections[13]["heading"] == "Irregularities"
     assert len(nsw) == len(set(nsw)) == 161
+    for section in sections:
+        assert section["heading"] and section["rules"], section
+        assert all(re.fullmatch(r"\d+(\.\d+)+", n) for n in section["rules"]), section
+        assert {number_key(n)[0] for n in section["rules"]} == {section["number"]}, section
+    assert [number_key(n) for n in nsw] == sorted(number_key(n) for n in nsw)
+    assert {"1.1", "9.4.1.1", "14.13", "16.13"} <= set(nsw)
     assert nz == ["NZ 13.3(d)", "NZ 13.4", "NZ 13.5"] + [f"NZ 14.{i}" for i in range(1, 10)]
 
 
@@ -161,19 +151,37 @@ def test_every_code_reference_exists(doc):
 
 
 def test_every_path_named_exists(doc):
-    missing = []
-    for path in sorted(set(PATH_REF.findall(doc))):
-        base = RULES.parents[1] if path.startswith("shared/") else REPO
-        if not (base / path).exists():
-            missing.append(path)
+    missing = [path for path in sorted(set(PATH_REF.findall(doc))) if not (REPO / path).exists()]
     assert not missing, f"docs/rules.md names paths that do not exist: {missing}"
 
 
+TEXT_FILES = {".md", ".toml", ".json", ".py", ".sh", ".txt", ".conf", ".rules", ".service", ".cfg", ".ini"}
+#: where a pointer outside the repository could hide (the code's comments included)
+CHECKED = ("README.md", "Makefile", "pyproject.toml", "setup.py", ".ci", "docs", "config", "systemd", "packaging",
+           "requirements", "tabled", "drivers", "tests", "benchmarks")
+
+
+def test_nothing_points_outside_the_repository():
+    """Documents, configs, profiles, examples, code and tests stand alone: no path beside the
+    clone, no document kept elsewhere. Rules are cited by number."""
+    files = []
+    for name in CHECKED:
+        path = REPO / name
+        if path.is_file():
+            files.append(path)
+        elif path.is_dir():
+            files += [p for p in sorted(path.rglob("*")) if p.is_file() and (p.suffix in TEXT_FILES or p.name == "run")]
+    files = [p for p in files if p != Path(__file__).resolve()]  # this file names what it looks for
+    assert len(files) > 100
+    found = [f"{p.relative_to(REPO)}:{n}: {line.strip()}" for p in files
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if OUTSIDE.search(line)]
+    assert not found, "\n".join(found)
+
+
 def test_the_parsers_read_what_the_doc_means():
-    assert nsw_numbers("9.Final Settlement 10.Settlement Odds\n9.4.1.1pay the ante\n13.1.10five odd\n16.2 Rule 16.1") \
-        == ["9.4.1.1", "13.1.10", "16.2"]
-    assert nz_numbers("(d) in the case\n13.4 If two\n14.0 Irregularities\n14.2 The casino\n(a) only English") \
-        == ["NZ 13.3(d)", "NZ 13.4", "NZ 14.2"]
     assert tokens("9.2, 9.3.1, NZ 13.3(d), NZ 14.1") == ["9.2", "9.3.1", "NZ 13.3(d)", "NZ 14.1"]
     assert map_rows("| rule | a | b | c |\n| --- | --- | --- | --- |\n| 1.1 | x | y | z |\n\n| choice | a |\n| q | r |") \
         == [["1.1", "x", "y", "z"]]
+    assert OUTSIDE.search("see ../shared/rules/x.txt") and OUTSIDE.search("MONEY.md step 1")
+    assert OUTSIDE.search("shared/rules/nsw-caribbean-stud-rules.txt")
+    assert not OUTSIDE.search("one jackpot shared by many tables")

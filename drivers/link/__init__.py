@@ -4,12 +4,12 @@ transport. Every frame is documented byte by byte in docs/protocols.md.
 API summary (for anyone writing a driver or a transport)
 ========================================================
 
-Frames (:mod:`drivers.link.codec`, :mod:`drivers.link.crc`)
+Frames (:mod:`tabled_drivers.link.codec`, :mod:`tabled_drivers.link.crc`)
     ``encode(seq, type, payload) -> bytes``; ``Decoder().decode(data) -> [Frame | Garbage]``, or
     ``feed(data)`` then ``next()`` -> ``Frame | Garbage | NEED_MORE`` (the three-way check).
     ``Frame(seq, type, payload)``. ``crc16(data)`` is CRC-16/CCITT-FALSE. The decoder never raises.
 
-Message types and schemas (:mod:`drivers.link.messages`)
+Message types and schemas (:mod:`tabled_drivers.link.messages`)
     ``ACK``/``NAK`` (link), commands 0x10-0x3F (``HELLO`` 0x10, ``PING`` 0x11 for every device;
     device tables start at 0x20), responses = command | 0x40 starting with a ``Status`` byte,
     events 0x80-0xBF. ``DeviceKind`` (SHUFFLER 1, SHOE 2, BETSPOTS 3, METER 4, PANEL 5).
@@ -18,7 +18,7 @@ Message types and schemas (:mod:`drivers.link.messages`)
     ``unpack(fields, payload) -> dict`` (raises ``PayloadError``). Kinds: U8 U16 U32 I32 U8_LIST
     U32_LIST I32_LIST (lists carry a count byte).
 
-The two ends (:mod:`drivers.link.endpoint`), both ``asyncio.Protocol``
+The two ends (:mod:`tabled_drivers.link.endpoint`), both ``asyncio.Protocol``
     ``HostLink`` (daemon side): ``await request(code, payload) -> (status, body)`` with futures
     keyed by SEQ registered before the write, ``LinkTiming.retries`` retransmissions, then
     ``NoAnswerError``; events go to ``on_event(frame)`` once each (duplicates suppressed by SEQ)
@@ -29,7 +29,7 @@ The two ends (:mod:`drivers.link.endpoint`), both ``asyncio.Protocol``
     response, it is not executed twice; ``mute = True`` makes it a silent device.
     ``LinkTiming(ack_timeout, retries, heartbeat, backoff_initial, backoff_max)``: all timers.
 
-Staying connected (:mod:`drivers.link.client`)
+Staying connected (:mod:`tabled_drivers.link.client`)
     ``LinkClient(name, kind, opener, on_event=, on_state=, timing=)``: ``start()``, ``stop()``,
     ``wait_up()``, ``await request(Command, **fields) -> dict`` (raises ``LinkDownError`` at once
     while down, ``CommandRejected`` on a non-OK status). Opens the port, says HELLO (checks the
@@ -45,13 +45,13 @@ Staying connected (:mod:`drivers.link.client`)
     frame's link SEQ (1..255, wrapping; a device repeating an unacknowledged event repeats its SEQ,
     and a new ``boot_id`` starts the count over).
 
-Drivers (:mod:`drivers.base`)
+Drivers (:mod:`tabled_drivers.base`)
     ``Driver(consumer=, port= | opener=, name=, timing=)``; ``start()``, ``stop()``,
     ``wait_up()``, ``state``, ``stats``; subclasses set ``KIND``, ``EVENTS`` and ``build_event``,
     and their async command methods call ``await self.call(COMMAND, **fields)``. The consumer is
     ``async consumer(event, ack)``: call ``ack()`` once the event is durable. Events are frozen
     dataclasses; ``LinkUp``, ``LinkFailed`` (a ``DeviceFault``) and ``BadDeviceData`` are common.
 
-Errors (:mod:`drivers.link.errors`)
+Errors (:mod:`tabled_drivers.link.errors`)
     ``LinkError`` > ``LinkDownError`` > ``NoAnswerError``; ``WrongDeviceError``; ``CommandRejected``.
 """

@@ -15,10 +15,10 @@ from enum import Enum
 
 import structlog
 
-from drivers.link import messages as m
-from drivers.link.codec import Frame
-from drivers.link.endpoint import HostLink, LinkTiming
-from drivers.link.errors import CommandRejected, LinkDownError, LinkError, PortBusyError, WrongDeviceError
+from tabled_drivers.link import messages as m
+from tabled_drivers.link.codec import Frame
+from tabled_drivers.link.endpoint import HostLink, LinkTiming
+from tabled_drivers.link.errors import CommandRejected, LinkDownError, LinkError, PortBusyError, WrongDeviceError
 
 log = structlog.get_logger("drivers.link")
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from drivers.link.crc import crc16
+from tabled_drivers.link.crc import crc16
 
 SOF = 0x7E  # start of frame
 ESC = 0x7D  # next byte is XOR 0x20

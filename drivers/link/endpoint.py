@@ -24,9 +24,9 @@ from typing import Any
 
 import structlog
 
-from drivers.link import messages as m
-from drivers.link.codec import Decoder, Frame, Garbage, encode
-from drivers.link.errors import LinkDownError, NoAnswerError
+from tabled_drivers.link import messages as m
+from tabled_drivers.link.codec import Decoder, Frame, Garbage, encode
+from tabled_drivers.link.errors import LinkDownError, NoAnswerError
 
 log = structlog.get_logger("drivers.link")
 

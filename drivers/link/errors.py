@@ -34,7 +34,7 @@ class CommandRejected(LinkError):
     """The device answered the command with a status other than OK."""
 
     def __init__(self, device: str, command: str, status: int, detail: str = "") -> None:
-        from drivers.link.messages import Status
+        from tabled_drivers.link.messages import Status
 
         try:
             status_name = Status(status).name

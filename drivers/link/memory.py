@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from drivers.link.client import Opener
+from tabled_drivers.link.client import Opener
 
 
 class MemoryTransport(asyncio.Transport):
@@ -70,7 +70,7 @@ def memory_opener(device: asyncio.Protocol, *, to_device: ProtocolWrapper | None
     """An opener that plugs a fresh in-memory cable into ``device`` each time it is called.
 
     ``to_device`` / ``to_host`` may wrap the receiving protocol of that direction, e.g. with a
-    fault injector from ``drivers.sim.faults``. The last cable's host end is ``opener.cable``, so a
+    fault injector from ``tabled_drivers.sim.faults``. The last cable's host end is ``opener.cable``, so a
     test can pull the plug with ``opener.cable.close()``.
     """
 

@@ -10,7 +10,7 @@ is unplugged (``exc`` is the ``usb.core.USBError``, errno ENODEV) or fails.
 A device is named by :class:`UsbAddress` (vendor id, product id, and the serial number when the
 table has two of a kind); :func:`open_usb_connection` finds it afresh each time, so reconnecting
 after an unplug is simply calling it again (the bus address changes when a device is replugged).
-:func:`usb_opener` wraps it as an *opener* for :class:`drivers.link.client.LinkClient`, which
+:func:`usb_opener` wraps it as an *opener* for :class:`tabled_drivers.link.client.LinkClient`, which
 reconnects with capped backoff (first failure logged loudly, repeats quietly).
 """
 
@@ -27,7 +27,7 @@ from typing import Any
 import usb.core
 import usb.util
 
-from drivers.link.client import Opener
+from tabled_drivers.link.client import Opener
 
 READ_POLL_MS = 50  # how often the reader looks up from a quiet endpoint to see if it should stop
 WRITE_TIMEOUT_MS = 1000
@@ -42,7 +42,12 @@ class UsbDeviceNotFound(ConnectionError):
 
 
 class UsbDeviceUnusable(ConnectionError):
-    """The device is there but is not one we can talk to (wrong endpoints, busy, refused)."""
+    """The device is there but is not one we can talk to (wrong endpoints, busy, refused), or no
+    USB device can be reached at all (no libusb)."""
+
+
+NO_LIBUSB = ("no USB backend: the libusb-1.0 library is not installed (Debian/Ubuntu: apt install "
+             "libusb-1.0-0); the card shoe and the dealer panel need it")
 
 
 @dataclass(frozen=True)
@@ -66,8 +71,11 @@ class UsbAddress:
             except (usb.core.USBError, ValueError):  # vanished mid-enumeration, or no strings
                 return False
         match = None if self.serial_number is None else serial_matches
-        return usb.core.find(backend=backend, idVendor=self.vendor_id, idProduct=self.product_id,
-                             custom_match=match)
+        try:
+            return usb.core.find(backend=backend, idVendor=self.vendor_id, idProduct=self.product_id,
+                                 custom_match=match)
+        except usb.core.NoBackendError:  # pyusb's "No backend available": the C library is missing
+            raise UsbDeviceUnusable(errno.ELIBACC, NO_LIBUSB) from None
 
 
 class UsbTransport(asyncio.Transport):
@@ -249,7 +257,7 @@ async def open_usb_connection(protocol_factory: Callable[[], asyncio.Protocol],
 
 
 def usb_opener(address: UsbAddress, *, backend: Any = None) -> Opener:
-    """An opener for :class:`drivers.link.client.LinkClient`: finds the device afresh on every call,
+    """An opener for :class:`tabled_drivers.link.client.LinkClient`: finds the device afresh on every call,
     so after an unplug the client's capped-backoff reconnect finds it wherever it re-enumerated.
     Failures are ``OSError``s (:class:`UsbDeviceNotFound`, :class:`UsbDeviceUnusable`, pyusb's
     ``USBError``), which the client logs and retries."""

@@ -1,5 +1,5 @@
 import sys
 
-from drivers.sim.runner import main
+from tabled_drivers.sim.runner import main
 
 sys.exit(main())

@@ -23,8 +23,8 @@ from typing import Any, ClassVar
 
 import structlog
 
-from drivers.link import messages as m
-from drivers.link.endpoint import DeviceLink, LinkTiming
+from tabled_drivers.link import messages as m
+from tabled_drivers.link.endpoint import DeviceLink, LinkTiming
 
 log = structlog.get_logger("drivers.sim")
 

@@ -1,4 +1,4 @@
-"""A simulated bet-spot board, speaking the protocol of :mod:`drivers.betspots` in the device role.
+"""A simulated bet-spot board, speaking the protocol of :mod:`tabled_drivers.betspots` in the device role.
 
 Script keys (TOML or JSON); amounts are cents, each wager may mix chips and tokens (5.1)::
 
@@ -24,10 +24,10 @@ without its ``<area>_stacks`` lies in one stack (none when empty).
 
 from __future__ import annotations
 
-from drivers import betspots as proto
-from drivers.betspots import AMOUNTS_PER_SPOT, MAX_SPOTS, Area, Lamp
-from drivers.link.messages import DeviceKind, Status
-from drivers.sim.base import Refused, ScriptError, SimDevice
+from tabled_drivers import betspots as proto
+from tabled_drivers.betspots import AMOUNTS_PER_SPOT, MAX_SPOTS, Area, Lamp
+from tabled_drivers.link.messages import DeviceKind, Status
+from tabled_drivers.sim.base import Refused, ScriptError, SimDevice
 
 _LAMP_VALUES = frozenset(int(v) for v in Lamp)
 AMOUNT_KEYS = ("ante", "ante_tokens", "bet", "bet_tokens", "progressive", "progressive_tokens")

@@ -36,8 +36,8 @@ import termios
 import tty
 from typing import Any, TextIO
 
-from drivers.panel import MAX_SPOT, NUMBER_BUTTONS, SPOT_BUTTONS, SPOTS_BUTTONS, Button, KeyPosition
-from drivers.shoe import ShoeState
+from tabled_drivers.panel import MAX_SPOT, NUMBER_BUTTONS, SPOT_BUTTONS, SPOTS_BUTTONS, Button, KeyPosition
+from tabled_drivers.shoe import ShoeState
 from tabled.game.cards import card_text
 
 KEYMAP: dict[str, Button] = {
@@ -69,7 +69,7 @@ def key_map_text() -> str:
 
 
 class PanelKeys:
-    """Keys to panel actions on a :class:`drivers.sim.panel.PanelSimulator` (anything with its
+    """Keys to panel actions on a :class:`tabled_drivers.sim.panel.PanelSimulator` (anything with its
     ``press(button, spot=, value=, spots=)`` and ``turn_key(position)``)."""
 
     def __init__(self, panel: Any) -> None:
@@ -132,7 +132,7 @@ class PanelKeys:
 
 
 class ShoeKeys:
-    """Keys to the dealer's hands on a :class:`drivers.sim.shoe.ShoeSimulator`."""
+    """Keys to the dealer's hands on a :class:`tabled_drivers.sim.shoe.ShoeSimulator`."""
 
     def __init__(self, shoe: Any, seed: int | None = None) -> None:
         self.shoe = shoe

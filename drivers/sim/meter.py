@@ -1,4 +1,4 @@
-"""A simulated progressive meter, speaking the protocol of :mod:`drivers.meter` in the device role.
+"""A simulated progressive meter, speaking the protocol of :mod:`tabled_drivers.meter` in the device role.
 
 Script keys (TOML or JSON)::
 
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import asyncio
 
-from drivers import meter as proto
-from drivers.link.messages import DeviceKind
-from drivers.meter import MeterFaultCode, MeterMessage, SelfTest
-from drivers.sim.base import ScriptError, SimDevice
+from tabled_drivers import meter as proto
+from tabled_drivers.link.messages import DeviceKind
+from tabled_drivers.meter import MeterFaultCode, MeterMessage, SelfTest
+from tabled_drivers.sim.base import ScriptError, SimDevice
 
 
 def _enum(enum, value, key):

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import usb.util
 
-from drivers import panel as proto
-from drivers.link import messages as m
-from drivers.link.endpoint import LinkTiming
-from drivers.panel import Button, KeyPosition, Lamp, LampState
-from drivers.sim.base import Refused
-from drivers.sim.usb_backend import DeviceSpec, EndpointSpec, UsbDeviceSimulator
+from tabled_drivers import panel as proto
+from tabled_drivers.link import messages as m
+from tabled_drivers.link.endpoint import LinkTiming
+from tabled_drivers.panel import Button, KeyPosition, Lamp, LampState
+from tabled_drivers.sim.base import Refused
+from tabled_drivers.sim.usb_backend import DeviceSpec, EndpointSpec, UsbDeviceSimulator
 
 
 def usb_spec(serial_number: str = "PANEL-0001") -> DeviceSpec:

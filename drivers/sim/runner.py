@@ -1,4 +1,4 @@
-"""Run one simulator on its own pty, as its own process: ``python -m drivers.sim <device>`` or
+"""Run one simulator on its own pty, as its own process: ``python -m tabled_drivers.sim <device>`` or
 ``tabled sim <device>``. Prints the port path (the stable symlink when ``--link`` is given) on
 stdout, flushed, then serves until killed. Killing it is a real unplug for the driver.
 
@@ -20,8 +20,8 @@ import os
 import signal
 import sys
 
-from drivers.link.endpoint import LinkTiming
-from drivers.sim.base import ScriptError, load_script
+from tabled_drivers.link.endpoint import LinkTiming
+from tabled_drivers.sim.base import ScriptError, load_script
 
 
 USB = ("shoe", "panel")
@@ -29,9 +29,9 @@ USB = ("shoe", "panel")
 
 def simulators() -> dict:
     """The serial simulators (each takes a script)."""
-    from drivers.sim.betspots import BetSpotsSim
-    from drivers.sim.meter import MeterSim
-    from drivers.sim.shuffler import ShufflerSim
+    from tabled_drivers.sim.betspots import BetSpotsSim
+    from tabled_drivers.sim.meter import MeterSim
+    from tabled_drivers.sim.shuffler import ShufflerSim
 
     return {"shuffler": ShufflerSim, "betspots": BetSpotsSim, "meter": MeterSim}
 
@@ -53,16 +53,16 @@ def build(args: argparse.Namespace, timing: LinkTiming = LinkTiming()):
             raise ScriptError(f"the {args.device} simulator takes no script: its keys are this terminal's")
         import random
 
-        from drivers.sim.panel import PanelSimulator
-        from drivers.sim.shoe import ShoeSimulator
+        from tabled_drivers.sim.panel import PanelSimulator
+        from tabled_drivers.sim.shoe import ShoeSimulator
         boot_id = random.Random(args.seed).getrandbits(32)
         return (ShoeSimulator if args.device == "shoe" else PanelSimulator)(boot_id=boot_id, timing=timing)
     return simulators()[args.device](load_script(args.script), timing=timing, seed=args.seed)
 
 
 def _keys(sim, seed: int | None):
-    from drivers.sim.keys import PanelKeys, ShoeKeys
-    from drivers.sim.shoe import ShoeSimulator
+    from tabled_drivers.sim.keys import PanelKeys, ShoeKeys
+    from tabled_drivers.sim.shoe import ShoeSimulator
 
     if isinstance(sim, ShoeSimulator):
         keys = ShoeKeys(sim, seed)
@@ -72,8 +72,8 @@ def _keys(sim, seed: int | None):
 
 
 async def serve(sim, link: str | None, out=sys.stdout, seed: int | None = None) -> None:
-    from drivers.sim.keys import TerminalKeys
-    from drivers.sim.pty import PtyPort
+    from tabled_drivers.sim.keys import TerminalKeys
+    from tabled_drivers.sim.pty import PtyPort
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -84,7 +84,7 @@ async def serve(sim, link: str | None, out=sys.stdout, seed: int | None = None) 
     if out is sys.stdout:
         stdout_to_stderr()
     keys = None
-    from drivers.sim.usb_backend import UsbDeviceSimulator
+    from tabled_drivers.sim.usb_backend import UsbDeviceSimulator
     if isinstance(sim, UsbDeviceSimulator):
         keys = TerminalKeys(_keys(sim, seed), fd=sys.stdin.fileno(), out=sys.stderr)
         keys.start()  # only when stdin is a terminal
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m drivers.sim", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tabled_drivers.sim", description=__doc__.split("\n")[0])
     add_arguments(parser)
     args = parser.parse_args(argv)
     try:

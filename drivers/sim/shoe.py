@@ -18,12 +18,12 @@ import collections
 
 import usb.util
 
-from drivers import shoe as proto
-from drivers.link import messages as m
-from drivers.link.endpoint import LinkTiming
-from drivers.shoe import BackColour, ShoeState
-from drivers.sim.base import Refused
-from drivers.sim.usb_backend import DeviceSpec, EndpointSpec, UsbDeviceSimulator
+from tabled_drivers import shoe as proto
+from tabled_drivers.link import messages as m
+from tabled_drivers.link.endpoint import LinkTiming
+from tabled_drivers.shoe import BackColour, ShoeState
+from tabled_drivers.sim.base import Refused
+from tabled_drivers.sim.usb_backend import DeviceSpec, EndpointSpec, UsbDeviceSimulator
 from tabled.game.cards import parse_card, parse_cards
 
 UNREADABLE = "?"

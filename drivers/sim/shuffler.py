@@ -1,4 +1,4 @@
-"""A simulated shuffling device, speaking the protocol of :mod:`drivers.shuffler` in the device role.
+"""A simulated shuffling device, speaking the protocol of :mod:`tabled_drivers.shuffler` in the device role.
 
 Script keys (TOML or JSON)::
 
@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import asyncio
 
-from drivers import shuffler as proto
-from drivers.link.messages import DeviceKind, Status
-from drivers.shuffler import DECK_SIZE, DeckColour, SelfTest
-from drivers.sim.base import Refused, ScriptError, SimDevice
+from tabled_drivers import shuffler as proto
+from tabled_drivers.link.messages import DeviceKind, Status
+from tabled_drivers.shuffler import DECK_SIZE, DeckColour, SelfTest
+from tabled_drivers.sim.base import Refused, ScriptError, SimDevice
 from tabled.game.cards import HAND_SIZE, CardError, parse_cards
 
 HAND_NUMBER_WRAP = 1 << 16  # hand_number is a u16 on the wire: it counts modulo 65,536

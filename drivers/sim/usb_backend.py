@@ -18,7 +18,7 @@ device): whatever it had not yet got acknowledged it can send again after the re
 the simulator sees the host's bytes in ``data_received`` and answers with ``transport.write``.
 :class:`UsbDeviceSimulator` is the body every USB simulator shares: the common link's
 ``DeviceLink`` behind a gadget, the simulators' shared command dispatch
-(:class:`drivers.sim.base.CommandDispatch`) over the device's command table, and plug/unplug for
+(:class:`tabled_drivers.sim.base.CommandDispatch`) over the device's command table, and plug/unplug for
 scripts.
 """
 
@@ -39,9 +39,9 @@ import usb.backend
 import usb.core
 import usb.util
 
-from drivers.link import messages as m
-from drivers.link.endpoint import DeviceLink, LinkTiming
-from drivers.sim.base import CommandDispatch
+from tabled_drivers.link import messages as m
+from tabled_drivers.link.endpoint import DeviceLink, LinkTiming
+from tabled_drivers.sim.base import CommandDispatch
 
 # libusb's own error codes, so the errors look exactly like the libusb1 backend's.
 _LIBUSB_ERROR_NO_DEVICE = -4
@@ -465,7 +465,7 @@ class UsbDeviceSimulator(CommandDispatch):
     """A simulator's body: the common link in the device role, behind a simulated USB device.
 
     A subclass sets ``COMMANDS`` (its driver's command table) and defines an ``on_<command name>``
-    handler for each, as the serial simulators do (:class:`drivers.sim.base.CommandDispatch`,
+    handler for each, as the serial simulators do (:class:`tabled_drivers.sim.base.CommandDispatch`,
     which also keeps ``commands_seen`` and ``command_counts``); its scripting methods call
     :meth:`send_event`. The device keeps unacknowledged events across an unplug and sends them
     again once a host says HELLO (the DeviceLink does that).

@@ -53,8 +53,8 @@ def run(args: argparse.Namespace) -> int:
         with Journal.open(path, readonly=True, verify=False) as journal:
             file_problems = journal.file_problems()
             progress = None
-            if not args.json and sys.stderr.isatty():
-                from tqdm import tqdm  # noqa: PLC0415 (only for people watching a long check)
+            tqdm = _progress_bar() if not args.json and sys.stderr.isatty() else None
+            if tqdm is not None:
                 bar = tqdm(total=journal.head[0], unit="records", file=sys.stderr, leave=False)
                 progress = lambda done: bar.update(done - bar.n)  # noqa: E731
             result = journal.verify(from_seq=0, progress=progress)
@@ -84,3 +84,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"journal {path}: round {round_id} SETTLED {len(seqs)} TIMES (records "
               f"{', '.join(map(str, seqs))}): a round is settled once")
     return 0 if ok else 1
+
+
+def _progress_bar():
+    """tqdm when installed (an extra: only for people watching a long check), else None."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm

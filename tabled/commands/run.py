@@ -146,7 +146,7 @@ class MeterWatch:
         self.last: str | None = None
 
     async def reading(self) -> str:
-        from drivers.meter import MeterMessage
+        from tabled_drivers.meter import MeterMessage
         fault = self.core.faults.get("meter")
         if fault is not None:
             return f"meter: out of order ({fault}) (14.13)"
@@ -248,7 +248,7 @@ async def run_table(cfg: Config, rounds: int, out: TextIO | None = None, quiet: 
     play starts (until then a stop cancels the start). After a restart in simulation, the
     simulators start afresh and the felt is put back as the journal left it
     (tabled.players.felt_as_journaled)."""
-    from drivers.link.endpoint import LinkTiming
+    from tabled_drivers.link.endpoint import LinkTiming
     from tabled.devices import TableDevices, build_drivers
     from tabled.players import DeviceFloor, Player, felt_as_journaled
     from tabled.systemd import Notifier, feed_watchdog, watchdog_period
@@ -326,7 +326,7 @@ async def run_table(cfg: Config, rounds: int, out: TextIO | None = None, quiet: 
                 consumer_for, spots=cfg.table.spots, ports=sims.ports, usb_backend=sims.backend,
                 timing=timing, poll_interval=poll_interval)
         else:
-            from drivers.link.usb import UsbAddress
+            from tabled_drivers.link.usb import UsbAddress
             d = cfg.devices
             make = lambda consumer_for: build_drivers(  # noqa: E731
                 consumer_for, spots=cfg.table.spots, timing=timing, poll_interval=poll_interval,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from drivers.sim import runner
+from tabled_drivers.sim import runner
 
 NAME = "sim"
 HELP = ("run a simulated device on a pty and print its port path (kill it to unplug); "

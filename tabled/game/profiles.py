@@ -69,7 +69,7 @@ class Profile:
     contribution_basis_points: int
     #: 12.1: the award schedule (also carries the reset value and who pays fixed awards)
     progressive_schedule: ProgressiveSchedule
-    #: statuses whose hands do not win the progressive (MONEY.md: folded and conceded by default)
+    #: statuses whose hands do not win the progressive (docs/settlement.md: folded and conceded by default)
     progressive_forfeited_by: frozenset[str]
     hand_without_ante: HandWithoutAnte
     deck_not_52: DeckNot52
@@ -89,7 +89,7 @@ class Profile:
         return winnings, False
 
     def contribution_cents(self, wager_cents: int) -> int:
-        """11.6: what one progressive wager adds to the pool, rounded down (MONEY.md)."""
+        """11.6: what one progressive wager adds to the pool, rounded down (docs/settlement.md)."""
         return wager_cents * self.contribution_basis_points // 10_000
 
 

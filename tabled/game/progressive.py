@@ -1,10 +1,10 @@
-"""Progressive jackpot awards of one round (rules 11.7, 11.8, 12.1 - 12.4; MONEY.md).
+"""Progressive jackpot awards of one round (rules 11.7, 11.8, 12.1 - 12.4; docs/settlement.md).
 
 A pure function: the pool before the round's awards and the round's qualifying hands in, the
 awards (each split into what the pool pays and what the operator tops up), their order of payment
 (:func:`payment_order`) and the pool after them out. The pool backends apply the result atomically.
 
-Arithmetic (MONEY.md, "Progressive awards of one round"):
+Arithmetic (docs/settlement.md, "Progressive awards of one round"):
 
 1. Fixed awards (four of a kind, full house, flush: 12.1.3 - 12.1.5) are paid by the operator, or
    from the pool where the profile says so.
@@ -55,7 +55,7 @@ class ProgressiveSchedule:
     straight_flush_minimum_cents: int
     straight_flush_pool_percent: int
     fixed_awards_cents: Mapping[Category, int] = field(default_factory=dict)
-    fixed_awards_from_pool: bool = False  # MONEY.md step 1: the operator pays them by default
+    fixed_awards_from_pool: bool = False  # docs/settlement.md step 1: the operator pays them by default
     reset_cents: int = 0
 
     def __post_init__(self) -> None:
@@ -108,7 +108,7 @@ class ProgressiveResult:
 
 
 def _percent_of(amount: int, percent: int) -> int:
-    return amount * percent // 100  # rounded down to the cent (MONEY.md "Amounts")
+    return amount * percent // 100  # rounded down to the cent (docs/settlement.md "Amounts")
 
 
 def payment_order(awards: Iterable[ProgressiveAward]) -> tuple[ProgressiveAward, ...]:

@@ -4,7 +4,7 @@ A pure function: :func:`settle` takes the facts of a round (:mod:`tabled.game.ro
 jurisdiction profile and returns one :class:`SpotSettlement` per spot plus the round's progressive
 awards. The daemon, ``tabled settle`` (rule 16.11 disputes), the simulator and the tests all call it.
 
-Readings (docs/settlement.md, MONEY.md):
+Readings (docs/settlement.md):
 
 * ``net_cents`` is what changes hands at settlement: + the dealer pays, - the dealer collects.
   Ante and bet sit on the layout, so a returned or stand-off wager nets 0. The progressive wager
@@ -93,7 +93,7 @@ class SpotSettlement:
     bet: WagerSettlement
     progressive: WagerSettlement
     award: ProgressiveAward | None       # 11.8: on top of ante and bet
-    contribution_reversed: bool          # the progressive wager was returned (MONEY.md)
+    contribution_reversed: bool          # the progressive wager was returned (docs/settlement.md)
     note: str = ""
 
     @property
@@ -205,7 +205,7 @@ def _progressive_taken(placed: Wager, rule: str) -> WagerSettlement:
 def _progressive_returned(placed: Wager, rule: str, profile: Profile) -> WagerSettlement:
     if not placed:
         return _none("progressive", placed)
-    # taken at the lock, so returning it is a payment; its contribution is reversed (MONEY.md)
+    # taken at the lock, so returning it is a payment; its contribution is reversed (docs/settlement.md)
     token = 0 if profile.tokens_returned_on_stand_off else placed.token_cents
     back = placed.cents - token
     return WagerSettlement("progressive", placed, Outcome.RETURNED, placed.cents, 0, 0, back,
@@ -340,7 +340,7 @@ def settle(facts: RoundFacts, profile: Profile) -> Settlement:
     result = award_progressive(facts.pool_cents, hits, profile.progressive_schedule)
     awards = {a.spot: a for a in result.awards}
     lines = [_with_award(line, awards.get(line.spot)) for line in lines]
-    lines.sort(key=lambda line: -line.spot)  # spot N first (12.2's order, MONEY.md "Spots")
+    lines.sort(key=lambda line: -line.spot)  # spot N first (12.2's order, docs/settlement.md "Spots")
     return Settlement(profile.name, facts.dealer_cards, dealer, qualifies, facts.void,
                       tuple(lines), result)
 

@@ -1,4 +1,4 @@
-"""The progressive pool interface (rules 2.3, 11.5, 11.6, 12; MONEY.md).
+"""The progressive pool interface (rules 2.3, 11.5, 11.6, 12; docs/settlement.md).
 
 One interface, two backends: ``local`` (SQLite on the table PC, the embedded default) and
 ``postgresql`` (a pool linked across tables). The daemon only ever talks to this interface.
@@ -12,7 +12,7 @@ never counts twice and a committed round never loses one:
 * each carries the round's key (tabled/pool/rounds.py): a "repeat" with another round's key is
   another round with the same id, and is refused rather than answered.
 
-The pool goes down only on an award, a reversal or a recorded correction (MONEY.md).
+The pool goes down only on an award, a reversal or a recorded correction (docs/settlement.md).
 """
 
 from __future__ import annotations
@@ -90,6 +90,6 @@ class ProgressivePool(Protocol):
         """A recorded correction by a named person; returns the new balance."""
 
     async def verify(self) -> VerifyReport:
-        """The ledger identity of MONEY.md, checked from the records."""
+        """The ledger identity of docs/settlement.md, checked from the records."""
 
     async def close(self) -> None: ...

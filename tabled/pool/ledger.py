@@ -1,11 +1,11 @@
-"""The pool ledger: the rules of MONEY.md written once, run by both backends.
+"""The pool ledger: the rules of docs/settlement.md written once, run by both backends.
 
 A backend supplies transactions (:class:`Tx`): SQLite for the local pool, PostgreSQL for a linked
 pool. Everything that changes money happens here, inside one transaction that first locks the pool's
 row, so changes from every table are applied one at a time and each gets the next ledger number:
 
 * a contribution or reversal is keyed by (table, round, spot): a repeat finds the key and changes
-  nothing (11.6; MONEY.md "Progressive contributions");
+  nothing (11.6; docs/settlement.md "Progressive contributions");
 * a round's awards are keyed by (table, round): read the locked pool, run
   :func:`award_progressive`, write every award and the reset, all in the one transaction; a repeat
   returns the recorded result, never a second payment (12.1 - 12.4);
@@ -15,7 +15,7 @@ row, so changes from every table are applied one at a time and each gets the nex
   is refused (:class:`RoundKeyMismatch`), never answered with the recorded result. Rows without a
   key (written before keys existed) are answered as before;
 * the balance goes down only on an award, a reversal, a reset funded from a reserve or a recorded
-  correction (MONEY.md); every change is a ledger row with the balance after it.
+  correction (docs/settlement.md); every change is a ledger row with the balance after it.
 """
 
 from __future__ import annotations
@@ -464,7 +464,7 @@ class LedgerPool:
         return touched
 
     async def correct(self, delta_cents: int, reason: str, who: str) -> int:
-        """A correction of the meter by a named person, with the reason (MONEY.md)."""
+        """A correction of the meter by a named person, with the reason (docs/settlement.md)."""
         if not isinstance(delta_cents, int) or isinstance(delta_cents, bool) or delta_cents == 0:
             raise PoolError(f"a correction must be a non-zero whole number of cents, got {delta_cents!r}")
         reason, who = _check_text("reason", reason), _check_text("who", who)
@@ -572,7 +572,7 @@ class LedgerPool:
         return await self._run(work)
 
     async def verify(self) -> VerifyReport:
-        """MONEY.md: pool = reset value at the last reset + contributions - reversals - awards from the
+        """docs/settlement.md: pool = reset value at the last reset + contributions - reversals - awards from the
         pool +/- corrections since that reset; and every ledger row follows from the one before."""
         async def work(tx: Tx) -> VerifyReport:
             row = await tx.one(f"SELECT {_POOL_COLUMNS} FROM pools WHERE name = %s", (self.name,))

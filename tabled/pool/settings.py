@@ -1,4 +1,4 @@
-"""Pool settings and their versions (rules 11.5, 11.6, 12.1; MONEY.md).
+"""Pool settings and their versions (rules 11.5, 11.6, 12.1; docs/settlement.md).
 
 A pool's settings (contribution rate, reset value, limit and where overflow goes, the pool that funds
 the next reset, the award schedule) are versioned. A new version is recorded with who proposed it and
@@ -64,7 +64,7 @@ class PoolSettings:
             raise PoolError("overflow_to needs limit_cents: overflow is what the pool cannot hold above its limit")
 
     def split(self, wager_cents: int) -> int:
-        """11.6: rate x wager, rounded down to the cent; the rest is retained (MONEY.md "Amounts")."""
+        """11.6: rate x wager, rounded down to the cent; the rest is retained (docs/settlement.md "Amounts")."""
         return wager_cents * self.contribution_bp // BASIS_POINTS
 
     def schedule_for(self, profile_schedule: ProgressiveSchedule, next_reset_cents: int) -> ProgressiveSchedule:

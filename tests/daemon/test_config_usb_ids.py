@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from drivers import panel, shoe
-from drivers.sim import panel as sim_panel, shoe as sim_shoe
+from tabled_drivers import panel, shoe
+from tabled_drivers.sim import panel as sim_panel, shoe as sim_shoe
 from tabled.config import load_config
 
 REPO = Path(__file__).resolve().parents[2]

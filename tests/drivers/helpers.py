@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from drivers.base import DeviceEvent, Driver
-from drivers.link import messages as m
-from drivers.link.endpoint import DeviceLink, LinkTiming
+from tabled_drivers.base import DeviceEvent, Driver
+from tabled_drivers.link import messages as m
+from tabled_drivers.link.endpoint import DeviceLink, LinkTiming
 
 FAST = LinkTiming(ack_timeout=0.02, retries=3, heartbeat=0.1, backoff_initial=0.01, backoff_max=0.08)
 
@@ -81,7 +81,7 @@ class EchoDevice:
 
 async def connect(sim, driver_cls, rec: Recorder | None = None, **kw):
     """A driver of ``driver_cls`` plugged into in-process simulator ``sim``, link up."""
-    from drivers.link.memory import memory_opener
+    from tabled_drivers.link.memory import memory_opener
 
     rec = rec or Recorder()
     driver = driver_cls(opener=memory_opener(sim.link), consumer=rec, timing=kw.pop("timing", FAST), **kw)

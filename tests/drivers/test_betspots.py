@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from drivers.base import BadDeviceData
-from drivers.betspots import (ENABLE_PROGRESSIVE, NO_MORE_BETS, Area, BetSpotsDriver, Lamp, Wager,
+from tabled_drivers.base import BadDeviceData
+from tabled_drivers.betspots import (ENABLE_PROGRESSIVE, NO_MORE_BETS, Area, BetSpotsDriver, Lamp, Wager,
                               WagerAfterLock, WagersChanged)
-from drivers.link.errors import CommandRejected
-from drivers.sim.base import ScriptError
-from drivers.sim.betspots import BetSpotsSim
+from tabled_drivers.link.errors import CommandRejected
+from tabled_drivers.sim.base import ScriptError
+from tabled_drivers.sim.betspots import BetSpotsSim
 from tests.drivers.helpers import FAST, connect
 
 TABLE = {

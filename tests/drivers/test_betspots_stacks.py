@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from drivers.base import BadDeviceData
-from drivers.betspots import MAX_SPOTS, MAX_STACKS, POLL, BetSpotsDriver, Wager, WagersChanged, parse_reading
-from drivers.link.codec import encode
-from drivers.link import messages as m
-from drivers.sim.base import ScriptError
-from drivers.sim.betspots import BetSpotsSim
+from tabled_drivers.base import BadDeviceData
+from tabled_drivers.betspots import MAX_SPOTS, MAX_STACKS, POLL, BetSpotsDriver, Wager, WagersChanged, parse_reading
+from tabled_drivers.link.codec import encode
+from tabled_drivers.link import messages as m
+from tabled_drivers.sim.base import ScriptError
+from tabled_drivers.sim.betspots import BetSpotsSim
 from tests.drivers.helpers import FAST, connect
 
 TWO_ANTES = {"spots": 7, "place": [{"spot": 1, "ante": 500},
@@ -77,7 +77,7 @@ def test_the_documented_reading_example_is_what_the_simulator_sends():
     """docs/protocols.md's POLL response example: two antes on spot 2 (5.8), byte by byte."""
     from pathlib import Path
 
-    from drivers.link.codec import Decoder
+    from tabled_drivers.link.codec import Decoder
     doc = (Path(__file__).resolve().parents[2] / "docs" / "protocols.md").read_text()
     sim = BetSpotsSim({"spots": 2, "place": [{"spot": 1, "ante": 500}, {"spot": 2, "ante": 1000, "ante_stacks": 2}]})
     wire = encode(5, m.response_type(POLL.code), bytes([m.Status.OK]) + m.pack(POLL.response, sim._reading()))

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.link.codec import (MAX_PAYLOAD, MAX_STUFFED_FRAME, NEED_MORE, Decoder, Frame,
+from tabled_drivers.link.codec import (MAX_PAYLOAD, MAX_STUFFED_FRAME, NEED_MORE, Decoder, Frame,
                                 FrameError, Garbage, encode, encode_frame)
-from drivers.link.crc import CRC_CHECK, crc16
+from tabled_drivers.link.crc import CRC_CHECK, crc16
 
 
 # Published CRC-16/CCITT-FALSE check values (reveng catalogue "check"; the 0xFFFF column of the

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.link.codec import ESC, MAX_PAYLOAD, MAX_STUFFED_FRAME, SOF, Decoder, Frame, Garbage, encode, stuff
-from drivers.link.crc import crc16
+from tabled_drivers.link.codec import ESC, MAX_PAYLOAD, MAX_STUFFED_FRAME, SOF, Decoder, Frame, Garbage, encode, stuff
+from tabled_drivers.link.crc import crc16
 
 STREAMS = 1_000_000  # per damage kind
 BATCH = 50_000  # streams decoded per joined buffer (bounded memory)

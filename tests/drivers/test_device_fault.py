@@ -8,12 +8,12 @@ import time
 
 import pytest
 
-from drivers.link import messages as m
-from drivers.link.codec import Decoder, Frame, encode
-from drivers.link.endpoint import DeviceLink
-from drivers.link.errors import CommandRejected
-from drivers.shuffler import DeckColour, HandDelivered, ShuffleComplete, ShufflerDriver
-from drivers.sim.shuffler import ShufflerSim
+from tabled_drivers.link import messages as m
+from tabled_drivers.link.codec import Decoder, Frame, encode
+from tabled_drivers.link.endpoint import DeviceLink
+from tabled_drivers.link.errors import CommandRejected
+from tabled_drivers.shuffler import DeckColour, HandDelivered, ShuffleComplete, ShufflerDriver
+from tabled_drivers.sim.shuffler import ShufflerSim
 from tests.drivers.helpers import FAST, ECHO, EchoDriver, Recorder, connect
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import serial
 
-from drivers.link.errors import PortBusyError
-from drivers.meter import MeterDriver
+from tabled_drivers.link.errors import PortBusyError
+from tabled_drivers.meter import MeterDriver
 from tests.drivers.helpers import FAST, Recorder
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from drivers.link.memory import memory_opener
-from drivers.sim.faults import Faults, FaultyProtocol, FaultyTransport, faulty
+from tabled_drivers.link.memory import memory_opener
+from tabled_drivers.sim.faults import Faults, FaultyProtocol, FaultyTransport, faulty
 from tests.drivers.helpers import Counted, EchoDevice, EchoDriver, FAST, Recorder
 
 

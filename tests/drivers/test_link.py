@@ -8,14 +8,14 @@ import asyncio
 import pytest
 from structlog.testing import capture_logs
 
-from drivers.base import BadDeviceData, LinkFailed, LinkUp
-from drivers.link import messages as m
-from drivers.link.client import LinkState
-from drivers.link.codec import encode
-from drivers.link.endpoint import LinkTiming
-from drivers.link.errors import CommandRejected, LinkDownError, NoAnswerError
-from drivers.link.memory import memory_opener
-from drivers.sim.faults import Faults, faulty
+from tabled_drivers.base import BadDeviceData, LinkFailed, LinkUp
+from tabled_drivers.link import messages as m
+from tabled_drivers.link.client import LinkState
+from tabled_drivers.link.codec import encode
+from tabled_drivers.link.endpoint import LinkTiming
+from tabled_drivers.link.errors import CommandRejected, LinkDownError, NoAnswerError
+from tabled_drivers.link.memory import memory_opener
+from tabled_drivers.sim.faults import Faults, faulty
 from tests.drivers.helpers import ECHO, FAST, Counted, EchoDevice, EchoDriver, Recorder
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from drivers.base import BadDeviceData, LinkFailed
-from drivers.link.errors import LinkDownError
-from drivers.meter import (Display, MeterDriver, MeterFault, MeterFaultCleared, MeterFaultCode,
+from tabled_drivers.base import BadDeviceData, LinkFailed
+from tabled_drivers.link.errors import LinkDownError
+from tabled_drivers.meter import (Display, MeterDriver, MeterFault, MeterFaultCleared, MeterFaultCode,
                            MeterMessage)
-from drivers.sim.base import ScriptError
-from drivers.sim.meter import MeterSim
+from tabled_drivers.sim.base import ScriptError
+from tabled_drivers.sim.meter import MeterSim
 from tests.drivers.helpers import FAST, connect
 
 

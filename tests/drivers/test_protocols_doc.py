@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from drivers import betspots, meter, shuffler
-from drivers.link.codec import Decoder, Frame
+from tabled_drivers import betspots, meter, shuffler
+from tabled_drivers.link.codec import Decoder, Frame
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocols.md").read_text()
 

@@ -1,5 +1,5 @@
 """Each serial device end to end: the driver opens a real pty whose other end is the simulator
-running as its own process (``python -m drivers.sim``). Killing that process is an unplug."""
+running as its own process (``python -m tabled_drivers.sim``). Killing that process is an unplug."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import sys
 
 import pytest
 
-from drivers.base import LinkFailed, LinkUp
-from drivers.betspots import BetSpotsDriver, Wager, WagerAfterLock, WagersChanged
-from drivers.link.endpoint import LinkTiming
-from drivers.link.errors import LinkDownError
-from drivers.meter import Display, MeterDriver, MeterFault, MeterFaultCode, MeterMessage
-from drivers.shuffler import DeckColour, HandDelivered, ShuffleComplete, ShufflerDriver, ShufflerJam, ShuffleStarted
+from tabled_drivers.base import LinkFailed, LinkUp
+from tabled_drivers.betspots import BetSpotsDriver, Wager, WagerAfterLock, WagersChanged
+from tabled_drivers.link.endpoint import LinkTiming
+from tabled_drivers.link.errors import LinkDownError
+from tabled_drivers.meter import Display, MeterDriver, MeterFault, MeterFaultCode, MeterMessage
+from tabled_drivers.shuffler import DeckColour, HandDelivered, ShuffleComplete, ShufflerDriver, ShufflerJam, ShuffleStarted
 from tabled.game.cards import parse_cards
 from tests.drivers.helpers import Recorder
 
@@ -24,10 +24,10 @@ PTY = LinkTiming(ack_timeout=0.1, retries=3, heartbeat=0.3, backoff_initial=0.02
 
 
 class SimProcess:
-    """``python -m drivers.sim DEVICE --link PATH``, started and killed like a cable."""
+    """``python -m tabled_drivers.sim DEVICE --link PATH``, started and killed like a cable."""
 
     def __init__(self, device: str, link: str, *args: str) -> None:
-        self.argv = [sys.executable, "-m", "drivers.sim", device, "--link", link, *args]
+        self.argv = [sys.executable, "-m", "tabled_drivers.sim", device, "--link", link, *args]
         self.link = link
         self.proc: subprocess.Popen | None = None
 

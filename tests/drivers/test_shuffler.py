@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from drivers import shuffler as sh
-from drivers.base import BadDeviceData
-from drivers.link import messages as m
-from drivers.link.errors import CommandRejected
-from drivers.shuffler import DeckColour, HandDelivered, ShuffleComplete, ShufflerDriver
-from drivers.sim.base import ScriptError
-from drivers.sim.shuffler import ShufflerSim
+from tabled_drivers import shuffler as sh
+from tabled_drivers.base import BadDeviceData
+from tabled_drivers.link import messages as m
+from tabled_drivers.link.errors import CommandRejected
+from tabled_drivers.shuffler import DeckColour, HandDelivered, ShuffleComplete, ShufflerDriver
+from tabled_drivers.sim.base import ScriptError
+from tabled_drivers.sim.shuffler import ShufflerSim
 from tabled.game.cards import parse_cards
 from tests.drivers.helpers import FAST, connect
 

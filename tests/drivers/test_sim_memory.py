@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from drivers import betspots, meter, shuffler
-from drivers.link import messages as m
-from drivers.sim.betspots import BetSpotsSim
-from drivers.sim.meter import MeterSim
-from drivers.sim.shuffler import ShufflerSim
+from tabled_drivers import betspots, meter, shuffler
+from tabled_drivers.link import messages as m
+from tabled_drivers.sim.betspots import BetSpotsSim
+from tabled_drivers.sim.meter import MeterSim
+from tabled_drivers.sim.shuffler import ShufflerSim
 
 
 async def test_commands_seen_keeps_only_the_most_recent_while_counts_cover_all():
@@ -40,8 +40,8 @@ async def test_unknown_and_malformed_commands_are_not_remembered_as_executed():
 
 
 async def test_usb_simulators_bound_their_command_memory_too():
-    from drivers import shoe
-    from drivers.sim.shoe import ShoeSimulator
+    from tabled_drivers import shoe
+    from tabled_drivers.sim.shoe import ShoeSimulator
 
     sim = ShoeSimulator()
     for _ in range(sim.COMMANDS_KEPT + 50):
@@ -52,8 +52,8 @@ async def test_usb_simulators_bound_their_command_memory_too():
 
 
 async def test_usb_simulators_remember_refused_commands_but_not_unknown_or_malformed_ones():
-    from drivers import panel
-    from drivers.sim.panel import PanelSimulator
+    from tabled_drivers import panel
+    from tabled_drivers.sim.panel import PanelSimulator
 
     sim = PanelSimulator()
     assert (await sim._handle(0x3F, b""))[0] == m.Status.UNKNOWN_COMMAND

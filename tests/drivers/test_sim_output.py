@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from drivers.meter import MeterDriver
+from tabled_drivers.meter import MeterDriver
 from tabled.simtable import SimProcess
 from tests.drivers.helpers import Recorder
 from tests.drivers.test_serial_e2e import PTY
@@ -65,9 +65,9 @@ async def test_a_table_simulator_that_logs_a_lot_keeps_answering(tmp_path):
     assert Path(f"{sim.link}.log").stat().st_size > PIPE_SIZE  # it did write more than a pipe holds
 
 
-@pytest.mark.parametrize("command", [[sys.executable, "-m", "drivers.sim"],
+@pytest.mark.parametrize("command", [[sys.executable, "-m", "tabled_drivers.sim"],
                                      [os.path.join(os.path.dirname(sys.executable), "tabled"), "sim"]],
-                         ids=["python -m drivers.sim", "tabled sim"])
+                         ids=["python -m tabled_drivers.sim", "tabled sim"])
 async def test_a_standalone_simulator_whose_stdout_is_read_once_keeps_answering(tmp_path, command):
     link = str(tmp_path / "meter")
     with open(tmp_path / "meter.log", "wb") as log:

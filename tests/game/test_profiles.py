@@ -40,7 +40,7 @@ def test_nsw_progressive_schedule_is_rule_12_1():
     assert dict(s.fixed_awards_cents) == {C.FOUR_OF_A_KIND: 50_000,   # 12.1.3
                                           C.FULL_HOUSE: 15_000,       # 12.1.4
                                           C.FLUSH: 10_000}            # 12.1.5
-    assert s.fixed_awards_from_pool is False  # MONEY.md step 1: the operator pays them
+    assert s.fixed_awards_from_pool is False  # docs/settlement.md step 1: the operator pays them
 
 
 def test_nsw_posted_progressive_wager_and_contribution():
@@ -48,7 +48,7 @@ def test_nsw_posted_progressive_wager_and_contribution():
     assert p.progressive_wager_cents == 100          # 11.3: $1.00 posted (our default)
     assert p.contribution_basis_points == 2500       # 11.6: our documented default
     assert p.contribution_cents(100) == 25
-    assert p.contribution_cents(3) == 0              # rounded down (MONEY.md "Amounts")
+    assert p.contribution_cents(3) == 0              # rounded down (docs/settlement.md "Amounts")
 
 
 def test_us_standard_money():
@@ -77,7 +77,7 @@ def test_nz_irregularities_is_nsw_money_with_nz_irregularity_rules():
 
 
 def test_default_forfeits_progressive_for_folded_and_conceded():
-    # MONEY.md: folded and conceded hands' cards are collected (8.4, 9.7)
+    # docs/settlement.md: folded and conceded hands' cards are collected (8.4, 9.7)
     for name in SHIPPED_PROFILES:
         assert load_profile(name).progressive_forfeited_by == {"folded", "conceded"}
 

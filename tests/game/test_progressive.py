@@ -1,4 +1,4 @@
-"""Progressive awards of one round (rules 11.7, 12.1 - 12.4; MONEY.md worked examples)."""
+"""Progressive awards of one round (rules 11.7, 12.1 - 12.4; docs/settlement.md worked examples)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def test_fixed_awards_paid_by_operator_rules_12_1_3_to_12_1_5():
     got = {a.spot: (a.amount_cents, a.from_pool_cents, a.operator_topup_cents, a.rule) for a in r.awards}
     assert got == {1: (50_000, 0, 50_000, "12.1.3"), 2: (15_000, 0, 15_000, "12.1.4"),
                    3: (10_000, 0, 10_000, "12.1.5")}
-    assert r.pool_after_cents == 2_000_000  # the pool is untouched (MONEY.md step 1)
+    assert r.pool_after_cents == 2_000_000  # the pool is untouched (docs/settlement.md step 1)
 
 
 def test_us_standard_royal_is_the_whole_meter_without_minimum():

@@ -1,5 +1,6 @@
 """Hand ranking (rule 13, 3.3, 9.1; NZ 13.3(d), 13.4), proved exhaustively and against real data."""
 
+import gzip
 from collections import Counter
 from itertools import combinations_with_replacement
 from pathlib import Path
@@ -15,7 +16,7 @@ from tabled.game.ranking import (
     hand_value,
 )
 
-UCI = Path(__file__).resolve().parents[3] / "shared" / "testdata" / "uci" / "poker-hand-training-true.data"
+UCI = Path(__file__).resolve().parents[1] / "data" / "uci" / "poker-hand-training-true.data.gz"  # CC BY 4.0
 
 TEXTBOOK_COUNTS = {
     Category.ROYAL_FLUSH: 4, Category.STRAIGHT_FLUSH: 36, Category.FOUR_OF_A_KIND: 624,
@@ -60,7 +61,7 @@ def test_uci_training_set_every_labelled_hand():
     """UCI Poker Hand training data (25,010 hands, classes 0..9 = our Category numbers)."""
     uci_suit = {1: 2, 2: 3, 3: 1, 4: 0}  # Hearts, Spades, Diamonds, Clubs -> h s d c
     uci_rank = lambda r: 12 if r == 1 else r - 2  # Ace=1, 2..13=King
-    rows = UCI.read_text().split()
+    rows = gzip.decompress(UCI.read_bytes()).decode("ascii").split()
     assert len(rows) == 25010
     mismatches = []
     for row in rows:

@@ -92,7 +92,7 @@ def test_progressive_from_pool_plus_topups_equals_awards(case):
     assert pr.pool_after_cents == facts.pool_cents - pr.paid_from_pool_cents + pr.reset_funding_cents
     for s in st_.spots:
         if s.award is not None:
-            # only an accepted, standing progressive wager wins (11.7, MONEY.md forfeits)
+            # only an accepted, standing progressive wager wins (11.7, docs/settlement.md forfeits)
             assert s.progressive.outcome is Outcome.TAKEN
             assert s.status.value not in profile.progressive_forfeited_by
             assert s.status not in (SpotStatus.DEAD, SpotStatus.VOID, SpotStatus.ABSENT)

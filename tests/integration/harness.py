@@ -10,7 +10,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from drivers.link.endpoint import LinkTiming
+from tabled_drivers.link.endpoint import LinkTiming
 from tabled.commands.run import run_table
 from tabled.config import load_config
 from tabled.effects import Say

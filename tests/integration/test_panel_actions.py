@@ -179,7 +179,7 @@ async def test_closure_announced_takes_effect_only_20_minutes_later_16_8(tmp_pat
 
 
 async def test_shuffler_door_open_during_a_round_is_shown_and_lights_the_fault_lamp_15_2(tmp_path):
-    from drivers.panel import Lamp, LampState
+    from tabled_drivers.panel import Lamp, LampState
 
     async def scenario(run):
         await run.phase("betting")

@@ -1,4 +1,4 @@
-"""The running table with a linked pool on a real PostgreSQL, and the link cut (rule 14.13; MONEY.md
+"""The running table with a linked pool on a real PostgreSQL, and the link cut (rule 14.13; docs/settlement.md
 "When the pool cannot be reached"; issue 6).
 
 Each table here is the real controller (tabled/table.py: journal, core, one worker per pool, the
@@ -149,7 +149,7 @@ async def _open(tmp: Path, dsn: str, table_id: str) -> LinkedTable:
 
 
 async def _delivered_once(t: LinkedTable) -> None:
-    """MONEY.md: every contribution the journal holds is in the pool once, and the ledger proves the meter."""
+    """docs/settlement.md: every contribution the journal holds is in the pool once, and the ledger proves the meter."""
     journal = [r.payload for r in t.records("pool.contributed")]
     report = await t.pool.reconcile(journal, reversed_keys=[(r.payload["round_id"], r.payload["spot"])
                                                             for r in t.records("pool.reversed")])
@@ -544,7 +544,7 @@ async def test_started_with_the_pool_unreachable_it_runs_under_14_13_until_it_co
 
 
 async def test_restarted_while_the_pool_is_unreachable_contributions_are_delivered_once(tmp_path, pg_dsn):  # noqa: F811
-    """A restart during the link loss (MONEY.md: contributions already made stay in the journal and
+    """A restart during the link loss (docs/settlement.md: contributions already made stay in the journal and
     are delivered exactly once when the link returns)."""
     proxy = await LinkProxy(pg_dsn).start()
     t = await LinkedTable(tmp_path, "T01", proxy).start()
@@ -593,7 +593,7 @@ async def test_tabled_run_starts_with_the_pool_unreachable_plays_once_an_inspect
     """The whole daemon (tabled run: devices, simulators, the simulated floor) started with its
     linked pool out of reach: it runs, the meter says "progressive offline" once an inspector
     approves, and when the pool answers every contribution arrives once and the meter shows it."""
-    from drivers.meter import MeterMessage
+    from tabled_drivers.meter import MeterMessage
     from tabled.commands.run import run_table
     from tests.integration.harness import FAST, POLL, Run, _Discard
 

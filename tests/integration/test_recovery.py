@@ -50,7 +50,7 @@ async def test_restart_mid_deal_devices_repeat_unacknowledged_hand(tmp_path):
     resumed_round = journal_records(crash, "round.settled")[0].payload
     assert resumed_round == reference  # same cards, decisions and settlement as without the crash
     # the resumed table asks the pool again for round 1's contributions (keyed by table, round and
-    # spot, MONEY.md): the pool applies each once, so its balance is the uncrashed run's
+    # spot, docs/settlement.md): the pool applies each once, so its balance is the uncrashed run's
     def pool_after_round_1(path):
         recs = [c.payload for c in journal_records(path, "pool.contributed") if c.payload["round_id"] == "SIM01-000001"]
         return {c["spot"] for c in recs}, max(c["balance_cents"] for c in recs)

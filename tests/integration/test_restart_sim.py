@@ -43,10 +43,15 @@ def tabled_argv(*args: str) -> list[str]:
     return [*head, *args]
 
 
-def child_env() -> dict[str, str]:
+def child_env(tmp: Path | None = None) -> dict[str, str]:
+    """The daemon's environment; with ``tmp``, its temporary folders (the simulated devices' state,
+    left behind by a kill -9) go under ``tmp``, which the test owns, rather than the system's."""
     env = {k: v for k, v in os.environ.items() if k not in ("INVOCATION_ID", "JOURNAL_STREAM", "NOTIFY_SOCKET",
                                                              "WATCHDOG_USEC", "TABLED_CONFIG")}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    if tmp is not None:
+        (tmp / "tmp").mkdir(exist_ok=True)
+        env["TMPDIR"] = str(tmp / "tmp")
     return env
 
 
@@ -67,7 +72,7 @@ class Daemon:
         argv = tabled_argv("run", "--config", str(config), "--rounds", str(rounds), "--pace-ms", str(pace_ms))
         self.proc = subprocess.Popen(argv,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                                     env=child_env())
+                                     env=child_env(config.parent))
         self.records: list[dict] = []
         self.not_json: list[str] = []
         self.killed_at: dict | None = None
@@ -236,7 +241,7 @@ def crash_and_restart(tmp_path: Path, config: Path, name: str, kill_at, phases: 
         if reference is not None:  # the cards were on the felt: the round ends exactly as the uncrashed run's
             assert [r.payload for r in notes(after, "round.settled") if r.round_id == interrupted] \
                 == [reference[interrupted]]
-    # every contribution once (MONEY.md): the ledger agrees with the journal, the chain is whole
+    # every contribution once (docs/settlement.md): the ledger agrees with the journal, the chain is whole
     tabled_ok("audit", "verify", "--journal", str(tmp_path / "journal.db"))
     tabled_ok("pool", "verify", "--config", str(config))
     tabled_ok("pool", "reconcile", "--config", str(config))
@@ -246,6 +251,8 @@ def test_simulated_devices_do_not_outlive_a_killed_daemon(tmp_path):
     """The simulators are the daemon's children: after its kill -9 they go too (their stdin closes)."""
     first = Daemon(sim_config(tmp_path), 3, lambda r: r.get("event") == "round.dealt")
     assert first.returncode == -signal.SIGKILL
+    # what the killed daemon could not clean up is in the test's own folder, not the system's
+    assert [p.parent for p in tmp_path.glob("tmp/tabled-sim-*")] == [tmp_path / "tmp"]
     assert len(first.children_at_kill) == 3  # shuffler, bet-spot board, meter: one process each
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and any(_alive(p) for p in first.children_at_kill):
@@ -284,7 +291,7 @@ def run_in_terminal(config: Path, rounds: int) -> list[str]:
     """``tabled run`` with stdout and stderr on a pty, as in a terminal; its lines, colours stripped."""
     master, slave = os.openpty()
     proc = subprocess.Popen(tabled_argv("run", "--config", str(config), "--rounds", str(rounds), "--pace-ms", "0"),
-                            stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, cwd=ROOT, env=child_env())
+                            stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, cwd=ROOT, env=child_env(config.parent))
     os.close(slave)
     out = bytearray()
     deadline = time.monotonic() + RUN_TIMEOUT

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
-from drivers.meter import Display, MeterMessage
+from tabled_drivers.meter import Display, MeterMessage
 from tabled.commands import run as run_command
 from tabled.commands.run import MeterWatch, RoundPrinter, Session, make_core, open_faults
 from tabled.config import load_config

@@ -10,8 +10,8 @@ import io
 
 import pytest
 
-from drivers.panel import Lamp, LampState
-from drivers.shoe import BackColour
+from tabled_drivers.panel import Lamp, LampState
+from tabled_drivers.shoe import BackColour
 from tabled.cli import main
 from tabled.game.cards import card_text
 from tabled.simtable import SimulatedTable

@@ -1,13 +1,10 @@
-"""Fixtures for the pool tests: a real PostgreSQL (the local one, or a throwaway server this
-session starts), a fresh database per test, and a harness that opens pools of either backend.
-
-TABLED_TEST_PG=<dsn> chooses the admin connection; TABLED_TEST_OWN_PG=1 forces a throwaway server.
-"""
+"""Fixtures for the pool tests: a real PostgreSQL of the session's own (a throwaway server started
+for it and removed after it, tests/pool/pgserver.py), a fresh database per test, and a harness that
+opens pools of either backend. No test touches a server it did not start."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
@@ -17,20 +14,13 @@ from tabled.pool.local import LocalPool
 from tabled.pool.postgresql import PostgresPool
 from tabled.pool.settings import PoolSettings
 
-from .pgserver import DEFAULT_DSN, ThrowawayPostgres, create_database, drop_database, dsn_for, reachable
+from .pgserver import ThrowawayPostgres, create_database, drop_database, dsn_for
 
 
 @pytest.fixture(scope="session")
 def pg_admin_dsn():
-    dsn = os.environ.get("TABLED_TEST_PG", DEFAULT_DSN)
-    if os.environ.get("TABLED_TEST_OWN_PG") != "1" and reachable(dsn):
-        yield dsn
-        return
-    server = ThrowawayPostgres().start()
-    try:
+    with ThrowawayPostgres() as server:
         yield server.dsn
-    finally:
-        server.stop()
 
 
 @pytest.fixture

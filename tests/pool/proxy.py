@@ -29,7 +29,8 @@ class LinkProxy:
     @property
     def dsn(self) -> str:
         user = self._parts.username or "postgres"
-        return urlunsplit(self._parts._replace(netloc=f"{user}@127.0.0.1:{self.port}"))
+        password = f":{self._parts.password}" if self._parts.password else ""
+        return urlunsplit(self._parts._replace(netloc=f"{user}{password}@127.0.0.1:{self.port}"))
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if self.down:

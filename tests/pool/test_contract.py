@@ -1,4 +1,4 @@
-"""The pool contract, run against both backends (local SQLite and PostgreSQL): MONEY.md and rules
+"""The pool contract, run against both backends (local SQLite and PostgreSQL): docs/settlement.md and rules
 11.5, 11.6, 12.1 - 12.4, and issue 6's ledger, settings and meter requirements."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def test_both_backends_implement_the_interface(harness):
 
 
 def test_contribution_is_rate_times_wager_rounded_down_rest_retained(harness):
-    # 11.6 and MONEY.md "Amounts": 70% of $1.01 is 70.7 cents -> 70 to the pool, 31 retained
+    # 11.6 and docs/settlement.md "Amounts": 70% of $1.01 is 70.7 cents -> 70 to the pool, 31 retained
     async def scenario(h):
         pool = await h.open(settings=MAIN)
         c = await pool.contribute("T01", "R1", 3, 101)
@@ -49,7 +49,7 @@ def test_contribution_is_rate_times_wager_rounded_down_rest_retained(harness):
 
 
 def test_contribution_applied_once_whatever_the_retries(harness):
-    # MONEY.md: keyed by (table, round, spot), applied once
+    # docs/settlement.md: keyed by (table, round, spot), applied once
     async def scenario(h):
         pool = await h.open(settings=MAIN)
         first = await pool.contribute("T01", "R1", 3, 500)
@@ -104,7 +104,7 @@ def test_reversal_keyed_the_same_way_and_once(harness):
 
 
 @pytest.mark.parametrize("pool_cents, hits, awards, pool_after", [
-    # MONEY.md worked examples (NSW): three straight flushes share the aggregate of 10% payouts (12.3.2)
+    # docs/settlement.md worked examples (NSW): three straight flushes share the aggregate of 10% payouts (12.3.2)
     (3_000_000, [hit(1, SF), hit(4, SF), hit(6, SF)], {6: 271_000, 4: 271_000, 1: 271_000}, 2_187_000),
     # one straight flush: 10% rounded down (12.1.2)
     (1_234_567, [hit(3, SF)], {3: 123_456}, 1_111_111),
@@ -121,7 +121,7 @@ def test_straight_flush_awards_money_examples(harness, pool_cents, hits, awards,
 
 
 def test_royal_below_minimum_operator_tops_up_and_pool_resets(harness):
-    # MONEY.md: P = $6,000, one royal: $6,000 from the pool, $4,000 by the operator; the pool resets
+    # docs/settlement.md: P = $6,000, one royal: $6,000 from the pool, $4,000 by the operator; the pool resets
     async def scenario(h):
         pool = await h.open(settings=PoolSettings(7000, 600_000))
         result = await pool.apply_awards("T01", "R1", [hit(2, ROYAL)], NSW)
@@ -370,7 +370,7 @@ def test_meter_subscription_sees_every_change_in_order(harness):
 
 
 def test_a_held_hit_is_paid_from_the_pool_as_it_stands_on_return(harness):
-    # MONEY.md 14.13: paid when the link returns, never from a stale reading; the hold time is recorded
+    # docs/settlement.md 14.13: paid when the link returns, never from a stale reading; the hold time is recorded
     async def scenario(h):
         pool = await h.open(settings=MAIN)
         other = await h.open(table_id="T02")

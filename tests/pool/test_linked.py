@@ -1,4 +1,4 @@
-"""The linked pool on a real PostgreSQL: link loss (rule 14.13, MONEY.md), exactly-once delivery
+"""The linked pool on a real PostgreSQL: link loss (rule 14.13, docs/settlement.md), exactly-once delivery
 from the journal, held hits, serialised near-simultaneous hits, and the meter across tables (issue 6)."""
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def test_a_transaction_cut_midway_changes_nothing(pg_harness):
 
 
 def test_hits_held_during_link_loss_are_paid_in_the_order_the_pool_records_them(pg_harness):
-    # MONEY.md 14.13: held hits paid on return, in the pool's order, never from a stale reading
+    # docs/settlement.md 14.13: held hits paid on return, in the pool's order, never from a stale reading
     async def scenario(h):
         proxies = {t: await LinkProxy(h.where).start() for t in ("T01", "T02")}
         pools = {t: await PostgresPool.open(p.dsn, "main", t, MAIN, clock=h.clock) for t, p in proxies.items()}

@@ -4,7 +4,7 @@ deck's verification); with recognition on, the device's order remains the verifi
 
 from types import SimpleNamespace
 
-from drivers.panel import Button, ButtonPressed, KeyPosition
+from tabled_drivers.panel import Button, ButtonPressed, KeyPosition
 from tabled.devices import TableDevices
 
 from .harness import Harness, notes, refused, rules_said, says

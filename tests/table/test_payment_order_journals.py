@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from drivers.panel import Button
+from tabled_drivers.panel import Button
 from tabled.core import TableCore, result_as_dict
 from tabled.devices import TableDevices
 from tabled.game.progressive import ProgressiveHit, award_progressive

@@ -1,4 +1,4 @@
-"""The table core under a lost pool link (rule 14.13, MONEY.md "When the pool cannot be reached"),
+"""The table core under a lost pool link (rule 14.13, docs/settlement.md "When the pool cannot be reached"),
 the meter fed by the pool's ordered readings (2.4.3), and the standing effects after a restart."""
 
 from tabled.effects import Command, PoolOp

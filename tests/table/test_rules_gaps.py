@@ -1,8 +1,8 @@
 """Rules docs/rules.md listed as enforced but untested, each proved here at the table core (and,
 for the reveal button, at the device adapter's panel mapping), cited by number."""
 
-from drivers.betspots import Reading, SpotWagers, Wager as BoardWager, WagersChanged
-from drivers.panel import Button, ButtonPressed, KeyPosition
+from tabled_drivers.betspots import Reading, SpotWagers, Wager as BoardWager, WagersChanged
+from tabled_drivers.panel import Button, ButtonPressed, KeyPosition
 from tabled.devices import TableDevices
 
 from .harness import Harness, notes, refused, rules_said, says

@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from drivers.base import DeviceEvent, LinkFailed, LinkUp, UsbDriver
-from drivers.link.endpoint import LinkTiming
-from drivers.sim.usb_backend import SimBackend, UsbDeviceSimulator
+from tabled_drivers.base import DeviceEvent, LinkFailed, LinkUp, UsbDriver
+from tabled_drivers.link.endpoint import LinkTiming
+from tabled_drivers.sim.usb_backend import SimBackend, UsbDeviceSimulator
 
 FAST = LinkTiming(ack_timeout=0.03, retries=3, heartbeat=0.2, backoff_initial=0.005,
                   backoff_max=0.04)

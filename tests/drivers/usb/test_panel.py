@@ -3,12 +3,12 @@ simulated backend -> PanelSimulator, through real usb.core."""
 
 import pytest
 
-from drivers.base import BadDeviceData, DeviceDataError, LinkFailed, LinkUp
-from drivers.link.errors import CommandRejected, LinkDownError
-from drivers.panel import (BUTTON_PRESSED, KEY_TURNED, NUMBER_ENTERED, SET_LAMP, SPOT_ACTION,
+from tabled_drivers.base import BadDeviceData, DeviceDataError, LinkFailed, LinkUp
+from tabled_drivers.link.errors import CommandRejected, LinkDownError
+from tabled_drivers.panel import (BUTTON_PRESSED, KEY_TURNED, NUMBER_ENTERED, SET_LAMP, SPOT_ACTION,
                            SPOTS_ACTION, Button, ButtonPressed, KeyPosition, KeyTurned, Lamp,
                            LampState, NumberEntered, PanelDriver, SpotAction, SpotsAction)
-from drivers.sim.panel import PanelSimulator
+from tabled_drivers.sim.panel import PanelSimulator
 
 from .support import FAST, Journal, plugged_in
 

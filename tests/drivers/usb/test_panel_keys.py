@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from drivers.panel import (NUMBER_BUTTONS, SPOT_BUTTONS, SPOTS_BUTTONS, Button, ButtonPressed, KeyPosition,
+from tabled_drivers.panel import (NUMBER_BUTTONS, SPOT_BUTTONS, SPOTS_BUTTONS, Button, ButtonPressed, KeyPosition,
                            KeyTurned, NumberEntered, PanelDriver, SpotAction)
-from drivers.sim.keys import KEY_SWITCH, KEYMAP, PanelKeys, TerminalKeys, key_map_text
-from drivers.sim.panel import PanelSimulator
+from tabled_drivers.sim.keys import KEY_SWITCH, KEYMAP, PanelKeys, TerminalKeys, key_map_text
+from tabled_drivers.sim.panel import PanelSimulator
 
 from .support import FAST, plugged_in
 
@@ -182,8 +182,8 @@ async def test_tabled_sim_shoe_and_panel_serve_a_pty_and_take_the_terminals_keys
     import subprocess
     import sys
 
-    from drivers.link.client import serial_opener
-    from drivers.shoe import CardDrawn, ShoeDriver, ShoeRemoved
+    from tabled_drivers.link.client import serial_opener
+    from tabled_drivers.shoe import CardDrawn, ShoeDriver, ShoeRemoved
 
     master, slave = os.openpty()
     link = str(tmp_path / device)

@@ -5,14 +5,14 @@ import asyncio
 
 import pytest
 
-from drivers.base import BadDeviceData, DeviceDataError, LinkFailed, LinkUp
-from drivers.link.errors import CommandRejected, LinkDownError
-from drivers.link.usb import UsbAddress
-from drivers.shoe import (CARD_DRAWN, PRODUCT_ID, VENDOR_ID, BackColour, CardDrawn, CardUnreadable,
+from tabled_drivers.base import BadDeviceData, DeviceDataError, LinkFailed, LinkUp
+from tabled_drivers.link.errors import CommandRejected, LinkDownError
+from tabled_drivers.link.usb import UsbAddress
+from tabled_drivers.shoe import (CARD_DRAWN, PRODUCT_ID, VENDOR_ID, BackColour, CardDrawn, CardUnreadable,
                           ShoeDriver, ShoeEmpty, ShoeRemoved, ShoeReplaced, ShoeState,
                           ShoeStatus)
-from drivers.sim.shoe import ShoeSimulator
-from drivers.sim.usb_backend import SimBackend
+from tabled_drivers.sim.shoe import ShoeSimulator
+from tabled_drivers.sim.usb_backend import SimBackend
 from tabled.game.cards import parse_card
 
 from .support import FAST, Journal, plugged_in

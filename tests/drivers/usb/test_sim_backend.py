@@ -7,7 +7,7 @@ import pytest
 import usb.core
 import usb.util
 
-from drivers.sim.usb_backend import DeviceSpec, EndpointSpec, SimBackend, SimUsbDevice
+from tabled_drivers.sim.usb_backend import DeviceSpec, EndpointSpec, SimBackend, SimUsbDevice
 
 SPEC = DeviceSpec(vendor_id=0x1209, product_id=0xCA50, manufacturer="tabled", product="test gadget",
                   serial_number="T-0001",

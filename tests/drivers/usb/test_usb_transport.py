@@ -7,9 +7,9 @@ import pytest
 import usb.core
 import usb.util
 
-from drivers.link.usb import (UsbAddress, UsbDeviceNotFound, UsbTransport, open_usb_connection,
+from tabled_drivers.link.usb import (UsbAddress, UsbDeviceNotFound, UsbTransport, open_usb_connection,
                               usb_opener)
-from drivers.sim.usb_backend import (DeviceSpec, EndpointSpec, SimBackend, SimUsbDevice,
+from tabled_drivers.sim.usb_backend import (DeviceSpec, EndpointSpec, SimBackend, SimUsbDevice,
                                      serve_protocol)
 
 pytestmark = pytest.mark.timeout(20)
@@ -154,3 +154,20 @@ async def test_the_opener_finds_the_device_again_after_a_replug():
     assert echo.ups == 2 and len(echo.downs) == 1
     transport.close()
     await host.lost
+
+
+async def test_without_libusb_the_error_names_the_package_to_install(monkeypatch):
+    """pyusb with no C library finds no backend ("No backend available"): the driver's error, which
+    the link client logs once as why the link is down, says in one line what to install."""
+    import usb.backend.libusb0
+    import usb.backend.libusb1
+    import usb.backend.openusb
+    for backend in (usb.backend.libusb1, usb.backend.openusb, usb.backend.libusb0):
+        monkeypatch.setattr(backend, "get_backend", lambda *a, **k: None)  # as on a PC without libusb
+    with pytest.raises(usb.core.NoBackendError):
+        usb.core.find(idVendor=0x1209)
+    with pytest.raises(OSError) as raised:
+        await open_usb_connection(Recorder, UsbAddress(0x1209, 0x0007), backend=None)
+    message = str(raised.value)
+    assert raised.value.errno == errno.ELIBACC
+    assert "libusb-1.0-0" in message and "\n" not in message and "No backend available" not in message

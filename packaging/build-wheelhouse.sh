@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# On a connected machine like the table PC (Linux x86_64, Python 3.11), from a checkout: everything
+# the table PC installs, offline, from one folder (docs/operations.md, "Install"):
+#   packaging/build-wheelhouse.sh DEST [linked]
+# DEST gets the tabled wheel, every wheel it needs (the exact pins of requirements/*.txt, checked
+# against their hashes as they are downloaded), requirements.txt (those pins plus the tabled
+# wheel's own hash), the systemd unit, udev rules and sysusers entry, the config template and
+# install.sh. "linked" adds the PostgreSQL client (a linked progressive pool).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+dest=${1:?usage: packaging/build-wheelhouse.sh DEST [linked]}
+python=${PYTHON:-python3.11}
+reqs=("$repo/requirements/table.txt")
+if [ "${2:-}" = linked ]; then reqs+=("$repo/requirements/linked.txt"); fi
+
+mkdir -p "$dest"
+dest=$(cd "$dest" && pwd)
+rm -f "$dest"/tabled-*.whl
+# built from a copy of the sources: nothing left over in the checkout (build/, *.egg-info) can
+# slip into the wheel, and the build writes nothing into the checkout
+src=$(mktemp -d)
+trap 'rm -rf "$src"' EXIT
+tar -C "$repo" --exclude=./.git --exclude=./.venv --exclude=./build --exclude='*.egg-info' --exclude=./var \
+    --exclude=__pycache__ -cf - . | tar -C "$src" -xf -
+"$python" -m pip wheel --quiet --no-deps --wheel-dir "$dest" "$src"
+"$python" -m pip download --quiet --no-deps --only-binary=:all: --require-hashes --dest "$dest" \
+    $(printf -- '--requirement %s ' "${reqs[@]}")
+
+wheel=$(ls "$dest"/tabled-*.whl)
+version=$(basename "$wheel" | cut -d- -f2)
+{
+    cat "${reqs[@]}"
+    printf 'tabled==%s \\\n    --hash=sha256:%s\n' "$version" "$(sha256sum "$wheel" | cut -d' ' -f1)"
+} > "$dest/requirements.txt"
+
+mkdir -p "$dest/systemd" "$dest/config"
+cp "$repo"/systemd/tabled.service "$repo"/systemd/99-tabled.rules "$repo"/systemd/tabled.sysusers.conf "$dest/systemd/"
+cp "$repo/config/hardware.toml" "$dest/config/"
+cp "$repo/packaging/install.sh" "$dest/"
+echo "wheelhouse $dest: $(ls "$dest"/*.whl | wc -l) wheels; copy it to the table PC and run install.sh there"

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# On the table PC, offline, as root, from a wheelhouse made by packaging/build-wheelhouse.sh:
+#   ./install.sh                 # in the wheelhouse folder: install into /
+#   ./install.sh --root DIR      # the same into another root (an image being built, or a test)
+# Installs the code in a virtualenv at /opt/tabled/.venv from the wheelhouse only (--no-index,
+# every wheel checked against requirements.txt's hashes), the system user, the config template
+# (kept when one is there already), the udev rules and the unit. It starts nothing: edit
+# /etc/tabled/tabled.toml and the udev rules' serial numbers, then `systemctl enable --now tabled`.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=/
+if [ "${1:-}" = --root ]; then root=${2:?--root needs a folder}; fi
+root=$(cd "$root" && pwd)
+python=${PYTHON:-python3.11}
+venv="$root/opt/tabled/.venv"
+
+fail() { echo "install.sh: $*" >&2; exit 1; }
+
+command -v "$python" >/dev/null || fail "$python not found: install Python 3.11 (Debian/Ubuntu: python3.11 python3.11-venv)"
+"$python" -c 'import ensurepip, venv' 2>/dev/null || fail "$python cannot make a virtualenv: install python3.11-venv"
+command -v systemd-sysusers >/dev/null || fail "systemd-sysusers not found: tabled runs as a systemd service (install systemd)"
+if ! ldconfig -p 2>/dev/null | grep -q 'libusb-1\.0\.so\.0'; then
+    msg="the libusb-1.0 library is not installed (Debian/Ubuntu: libusb-1.0-0): the card shoe and the dealer panel need it"
+    if [ "$root" = / ]; then fail "$msg"; fi
+    echo "install.sh: warning: $msg" >&2
+fi
+
+# the code: a virtualenv of its own, filled from the wheelhouse alone
+"$python" -m venv "$venv"
+"$venv/bin/python" -m pip install --quiet --no-index --find-links "$here" --require-hashes \
+    --requirement "$here/requirements.txt"
+
+# the system user (systemd-sysusers reads $root/usr/lib/sysusers.d and writes $root/etc)
+install -D -m 0644 "$here/systemd/tabled.sysusers.conf" "$root/usr/lib/sysusers.d/tabled.conf"
+mkdir -p "$root/etc"
+if [ "$root" = / ]; then systemd-sysusers; else systemd-sysusers --root="$root"; fi
+gid=$(awk -F: '$1 == "tabled" { print $3 }' "$root/etc/group")
+[ -n "$gid" ] || fail "systemd-sysusers did not create the group tabled in $root/etc/group"
+
+# the configuration: readable by the service's group only; an existing one is kept
+install -d -m 0750 "$root/etc/tabled"
+if [ ! -e "$root/etc/tabled/tabled.toml" ]; then
+    install -m 0640 "$here/config/hardware.toml" "$root/etc/tabled/tabled.toml"
+fi
+if [ "$(id -u)" -eq 0 ]; then chgrp "$gid" "$root/etc/tabled" "$root/etc/tabled/tabled.toml"; fi
+
+# devices and the unit
+install -D -m 0644 "$here/systemd/99-tabled.rules" "$root/etc/udev/rules.d/99-tabled.rules"
+install -D -m 0644 "$here/systemd/tabled.service" "$root/etc/systemd/system/tabled.service"
+if [ "$root" = / ]; then
+    udevadm control --reload && udevadm trigger
+    systemctl daemon-reload
+fi
+echo "installed tabled $("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("tabled"))') in $venv"
+echo "next: edit $root/etc/tabled/tabled.toml and the serial numbers in $root/etc/udev/rules.d/99-tabled.rules,"
+echo "      then: systemctl enable --now tabled"

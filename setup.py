@@ -1,0 +1,9 @@
+"""The packages: ``tabled``, and the ``drivers/`` folder installed under the project's own name as
+``tabled_drivers``, so the distribution claims no generic top-level name. Everything else is in
+pyproject.toml."""
+
+from setuptools import find_packages, setup
+
+DRIVERS = ["tabled_drivers" + name.removeprefix("drivers") for name in find_packages(include=["drivers", "drivers.*"])]
+
+setup(packages=find_packages(include=["tabled", "tabled.*"]) + DRIVERS, package_dir={"tabled_drivers": "drivers"})

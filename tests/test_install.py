@@ -1,0 +1,117 @@
+"""The install steps of docs/operations.md, followed as written into a throwaway root.
+
+A wheelhouse is built as on a connected machine (packaging/build-wheelhouse.sh: the tabled wheel and
+the pinned, hashed wheels of requirements/*.txt; pip may use its cache or the index here), then
+packaging/install.sh installs from it alone into a temporary folder used as the root, with no
+index and every network connection refused, and the installed ``tabled`` is started."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: what the installed tabled is started with to show it works ({config}: the installed config).
+#: Switch to ["config", "check", "{config}"] once `tabled config check` exists.
+SMOKE_COMMAND = ["rank", "As", "Ks", "Qs", "Js", "Ts"]
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+
+
+def run(argv: list[str], **kw) -> subprocess.CompletedProcess:
+    done = subprocess.run(argv, capture_output=True, text=True, **kw)
+    assert done.returncode == 0, f"{' '.join(map(str, argv))}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+def offline_env() -> dict[str, str]:
+    """pip with no configuration (no index, no extra find-links) and every connection refused."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    refused = "http://127.0.0.1:9"
+    env.update(PIP_CONFIG_FILE=os.devnull, HTTP_PROXY=refused, HTTPS_PROXY=refused, http_proxy=refused,
+               https_proxy=refused, PYTHON=getattr(sys, "_base_executable", sys.executable))
+    return env
+
+
+@pytest.fixture(scope="module")
+def wheelhouse(tmp_path_factory) -> Path:
+    dest = tmp_path_factory.mktemp("wheelhouse")
+    leftovers = [ROOT / "build", ROOT / "tabled.egg-info"]
+    before = [p.exists() for p in leftovers]
+    run(["bash", str(ROOT / "packaging" / "build-wheelhouse.sh"), str(dest)],
+        env={**os.environ, "PYTHON": sys.executable})
+    assert [p.exists() for p in leftovers] == before, "the build wrote into the checkout"
+    return dest
+
+
+@pytest.fixture(scope="module")
+def installed(wheelhouse, tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("root")
+    run(["bash", str(wheelhouse / "install.sh"), "--root", str(root)], env=offline_env(), cwd=root)
+    return root
+
+
+def test_the_wheelhouse_holds_the_pinned_wheels_and_their_hashes(wheelhouse):
+    wheels = sorted(p.name for p in wheelhouse.glob("*.whl"))
+    pins = [line.split()[0] for line in (ROOT / "requirements" / "table.txt").read_text().splitlines()
+            if line and not line.startswith((" ", "#"))]
+    assert len(wheels) == len(pins) + 1 and any(w.startswith("tabled-") for w in wheels), wheels
+    required = (wheelhouse / "requirements.txt").read_text()
+    assert required.count("--hash=sha256:") == len(wheels)
+    assert all(pin in required for pin in pins)
+
+
+def test_the_wheel_carries_its_licence_and_the_project_files_it_needs(wheelhouse):
+    wheel = next(wheelhouse.glob("tabled-*.whl"))
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        metadata = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: LicenseRef-Proprietary" in metadata
+    assert "tabled/profiles/nsw.toml" in names and "tabled/examples/round.json" in names
+    assert "tabled_drivers/link/usb.py" in names and "tabled_drivers/sim/__main__.py" in names
+    top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert top == {"tabled", "tabled_drivers"}, top  # no generic top-level name such as "drivers"
+
+
+def test_install_from_the_wheelhouse_alone_into_a_throwaway_root(installed):
+    venv = installed / "opt" / "tabled" / ".venv"
+    config = installed / "etc" / "tabled" / "tabled.toml"
+    assert (venv / "bin" / "tabled").exists()
+    assert config.read_text() == (ROOT / "config" / "hardware.toml").read_text()
+    assert stat.S_IMODE(config.stat().st_mode) == 0o640
+    assert stat.S_IMODE((installed / "etc" / "tabled").stat().st_mode) == 0o750
+    assert any(line.startswith("tabled:") for line in (installed / "etc" / "passwd").read_text().splitlines())
+    assert (installed / "etc" / "systemd" / "system" / "tabled.service").exists()
+    assert (installed / "etc" / "udev" / "rules.d" / "99-tabled.rules").exists()
+    # a table with a local pool gets no extra
+    for module in ("numpy", "psycopg", "matplotlib", "tqdm"):
+        probe = subprocess.run([str(venv / "bin" / "python"), "-c", f"import {module}"], capture_output=True)
+        assert probe.returncode != 0, f"{module} installed without its extra"
+    # the installed tabled starts (not the checkout's: run from the root, with nothing on PYTHONPATH)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TABLED_CONFIG")}
+    argv = [str(venv / "bin" / "tabled"), *(a.format(config=config) for a in SMOKE_COMMAND)]
+    done = run(argv, env=env, cwd=installed)
+    assert "Traceback" not in done.stderr
+    where = run([str(venv / "bin" / "python"), "-c", "import tabled; print(tabled.__file__)"], env=env, cwd=installed)
+    assert where.stdout.strip().startswith(str(venv))
+
+
+def test_install_again_keeps_the_edited_config(wheelhouse, installed):
+    config = installed / "etc" / "tabled" / "tabled.toml"
+    config.write_text(config.read_text() + "\n# edited on the table PC\n")
+    run(["bash", str(wheelhouse / "install.sh"), "--root", str(installed)], env=offline_env(), cwd=installed)
+    assert config.read_text().endswith("# edited on the table PC\n")
+
+
+def test_the_linked_pins_match_their_hashes(tmp_path):
+    """requirements/linked.txt's wheels download and check out against their hashes."""
+    run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--require-hashes",
+         "--dest", str(tmp_path), "--requirement", str(ROOT / "requirements" / "linked.txt")])
+    assert len(list(tmp_path.glob("*.whl"))) == 3

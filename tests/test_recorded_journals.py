@@ -1,0 +1,242 @@
+"""Journals recorded by an earlier tabled replay to the same results (tests/fixtures/journals).
+
+A journal written by the table must keep its meaning for as long as it is kept: the fixtures
+hold sessions recorded with the simulated table (hundreds of rounds, folds and bets, dealer
+non-qualifying voids, progressive hits up to a royal flush, a device fault and its clearing, a
+shuffler jam, the pool out of reach (14.13), restarts and a kill -9), their pool databases, and
+the results the recording code computed from them. Replayed by this code they must give:
+
+- the same table state: the core's snapshot after the daemon's own replay (from the last
+  checkpoint) and after a replay of every record from the first;
+- the same settlement of every round, as the fold makes it again from the journaled inputs;
+- the same pool: its ledger, hits, status, and that the ledger proves the meter and agrees with
+  the journal;
+- the same rounds in ``tabled recall --json``, compared on what a dispute turns on (which rounds,
+  and each spot's outcome and amounts in each round's settlement), not on the layout of the
+  output, which may change;
+
+and a daemon restarted on a copy of a fixture delivers nothing and settles nothing again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gzip
+import io
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tabled.cli import main as tabled_main
+from tabled.commands.run import make_core
+from tabled.config import load_config
+from tabled.effects import Note
+from tabled.journal import Journal
+from tabled.table import Table, is_input
+
+FIXTURES = Path(__file__).parent / "fixtures" / "journals"
+NAMES = sorted(p.name for p in FIXTURES.iterdir() if (p / "journal.db.gz").exists())
+SETTLEMENT_KINDS = ("round.settled", "round.void")
+#: what moves money or ends a round: never written again for what the journal already holds
+MONEY_KINDS = {"pool.contributed", "pool.reversed", "pool.awards", "round.settled", "round.void", "round.finished",
+               "progressive.award_released"}
+POOL_ACTIONS = ("status", "history", "ledger", "verify", "reconcile")
+
+
+def _plain(value: Any) -> Any:
+    """As JSON holds it (tuples become lists, keys strings)."""
+    return json.loads(json.dumps(value))
+
+
+def tabled(*argv: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = tabled_main(list(argv))
+    assert code == 0, f"tabled {' '.join(argv)} exited {code}: {out.getvalue()[-2000:]}"
+    return out.getvalue()
+
+
+# -- the results, computed the same way when recording and when testing --------------------------------
+
+def replayed_state(config: Path) -> dict[str, Any]:
+    """The core's snapshot after the daemon's replay, and after a replay from the first record."""
+    cfg = load_config(config)
+    with Journal.open(cfg.journal.path, readonly=True) as journal:
+        core, _, _ = Table.replay(journal, lambda snap: make_core(cfg, snap))
+        from_checkpoint = core.snapshot()
+        whole, _ = replay_from_start(journal, cfg)
+    return {"from_checkpoint": _plain(from_checkpoint), "from_start": _plain(whole.snapshot())}
+
+
+def replay_from_start(journal: Journal, cfg) -> tuple[Any, list[Note]]:
+    """Fold every input the journal holds from the first record; the notes the fold makes."""
+    core = make_core(cfg, None)
+    notes: list[Note] = []
+    for rec in journal.records_after(0):
+        if rec.kind != "checkpoint" and is_input(rec.kind):
+            notes += [e for e in core.apply(rec.kind, rec.payload, rec.time_us // 1000) if isinstance(e, Note)]
+    return core, notes
+
+
+def settlements(config: Path) -> dict[str, Any]:
+    """Every round's settlement (or void) as the fold makes it again, and as the journal holds it."""
+    cfg = load_config(config)
+    with Journal.open(cfg.journal.path, readonly=True) as journal:
+        _, notes = replay_from_start(journal, cfg)
+        journaled = [{"round_id": r.round_id, "kind": r.kind, "payload": r.payload}
+                     for r in journal.records_after(0) if r.kind in SETTLEMENT_KINDS]
+    replayed = [{"round_id": n.round_id, "kind": n.kind, "payload": n.payload}
+                for n in notes if n.kind in SETTLEMENT_KINDS]
+    return {"replayed": _plain(replayed), "journaled": _plain(journaled)}
+
+
+def pool_ledger(config: Path) -> dict[str, Any]:
+    """``tabled pool ACTION --json`` for the fixture's pool: every ledger row and hit, the status,
+    the proof of the meter and the reconciliation with the journal."""
+    return {action: json.loads(tabled("pool", action, "--config", str(config), "--json", "--limit", "1000000"))
+            for action in POOL_ACTIONS}
+
+
+def recall_rounds(config: Path) -> list[dict[str, Any]]:
+    """``tabled recall --json`` of every round, as it prints it (one JSON document a line)."""
+    journal = load_config(config).journal.path
+    out = tabled("recall", "--journal", str(journal), "--json", "--last", "1000000")
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def settled_amounts(payload: dict[str, Any]) -> dict[str, Any]:
+    """What a dispute turns on in a settlement: each spot's status and money, the dealer, the net."""
+    spots = {str(s["spot"]): {k: v for k, v in s.items() if k == "status" or k.endswith("_cents")
+                              or k in ("ante", "bet", "progressive")}
+             for s in payload.get("spots", [])}
+    return {"void": payload.get("void"), "net_cents": payload.get("net_cents"), "spots": spots,
+            "dealer": payload.get("dealer")}
+
+
+def recall_digest(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per round recalled: its id and the amounts of each settlement record recall shows for it."""
+    digest = []
+    for line in lines:
+        found: list[dict[str, Any]] = []
+        _settlements_in(line, found)
+        digest.append({"round_id": line.get("round_id"), "settled": [settled_amounts(p) for p in found]})
+    return digest
+
+
+def _settlements_in(value: Any, found: list[dict[str, Any]]) -> None:
+    if isinstance(value, dict):
+        if value.get("kind") == "round.settled" and isinstance(value.get("payload"), dict):
+            found.append(value["payload"])
+            return
+        for v in value.values():
+            _settlements_in(v, found)
+    elif isinstance(value, list):
+        for v in value:
+            _settlements_in(v, found)
+
+
+def golden(config: Path) -> dict[str, Any]:
+    return {"state": replayed_state(config), "settlements": settlements(config),
+            "pool": pool_ledger(config), "recall": recall_rounds(config)}
+
+
+# -- the tests ---------------------------------------------------------------------------------------------------
+
+def unpack(name: str, dest: Path) -> Path:
+    """The fixture's journal, pool and config in ``dest``; returns the config's path."""
+    src = FIXTURES / name
+    for db in ("journal.db", "pool.db"):
+        with gzip.open(src / f"{db}.gz", "rb") as f, open(dest / db, "wb") as out:
+            shutil.copyfileobj(f, out)
+    shutil.copy(src / "config.toml", dest / "config.toml")
+    return dest / "config.toml"
+
+
+def expected(name: str, what: str) -> Any:
+    path = FIXTURES / name / f"{what}.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    with gzip.open(path.with_suffix(".json.gz"), "rt") as f:
+        return json.load(f)
+
+
+def test_the_fixtures_hold_what_the_readme_says():
+    assert NAMES == ["scripted", "simulated"]
+    rounds = 0
+    awards: dict[str, set[str]] = {}
+    for name in NAMES:
+        st = [r for r in expected(name, "settlements")["journaled"] if r["kind"] == "round.settled"]
+        rounds += len(st)
+        awards[name] = {a["category"] for r in st for a in r["payload"]["progressive"]["awards"]}
+        statuses = {s["status"] for r in st for s in r["payload"]["spots"]}
+        assert {"folded", "played"} <= statuses, name
+        assert any(r["payload"]["dealer"]["qualifies"] is False for r in st), name  # bets void (9.2)
+    assert rounds >= 200
+    assert awards["simulated"]
+    assert {"royal flush", "straight flush", "four of a kind", "full house", "flush"} <= awards["scripted"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_replay_gives_the_recorded_table_state(tmp_path, name):
+    config = unpack(name, tmp_path)
+    assert replayed_state(config) == expected(name, "state")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_replay_settles_every_round_as_recorded(tmp_path, name):
+    config = unpack(name, tmp_path)
+    now, then = settlements(config), expected(name, "settlements")
+    assert now["journaled"] == then["journaled"]
+    assert now["replayed"] == then["replayed"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_pool_ledger_reads_as_recorded(tmp_path, name):
+    config = unpack(name, tmp_path)
+    now = pool_ledger(config)
+    assert now == expected(name, "pool")
+    assert now["verify"]["ok"] and now["reconcile"]["ok"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_recall_shows_every_round_with_its_recorded_settlement(tmp_path, name):
+    """Compared on the rounds and their settlements' amounts only: recall's layout may change."""
+    config = unpack(name, tmp_path)
+    now, then = recall_digest(recall_rounds(config)), recall_digest(expected(name, "recall"))
+    assert [d["round_id"] for d in now] == [d["round_id"] for d in then]
+    assert now == then
+    assert sum(len(d["settled"]) for d in now) >= 20
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_restarts_on_a_recorded_journal_write_nothing_again(tmp_path, name):
+    """Two restarts of the daemon (with its simulated devices) on a copy of the fixture, nothing
+    happening at the table: the records added are inputs of the start and the stop (the meter's
+    reading of the pool, the stop's tick, the simulated shuffler's fresh shuffle), never a note
+    the journal holds already, and nothing is delivered to the pool or settled again."""
+    from tests.integration.harness import play
+
+    config = unpack(name, tmp_path)
+    with Journal.open(tmp_path / "journal.db", readonly=True) as j:
+        before = list(j.records_after(0))
+
+    async def stand(run) -> None:
+        await run.until(lambda: True, act=False)
+
+    for _ in range(2):
+        asyncio.run(play(tmp_path, stand))
+    with Journal.open(tmp_path / "journal.db", readonly=True) as j:
+        after = list(j.records_after(0))
+        assert j.verify().ok
+    assert after[:len(before)] == before
+    added = after[len(before):]
+    assert [(r.kind, r.round_id) for r in added if r.kind in MONEY_KINDS] == []
+    assert [(r.kind, r.round_id) for r in added if not is_input(r.kind)] == []
+    assert {r.kind for r in added} <= {"pool.meter", "tick", "shuffler.shuffled"}, [r.kind for r in added]
+    pool = pool_ledger(config)
+    assert pool["ledger"] == expected(name, "pool")["ledger"]
+    assert pool["verify"]["ok"] and pool["reconcile"]["ok"]
