@@ -419,7 +419,6 @@ class DeviceFloor:
         return False
 
     async def _deciding(self, r: Any) -> bool:
-        from tabled.math.strategy import decide  # NumPy: the 'sim' extra
         rid = r.round_id
         if rid not in self.decisions:
             up = r.dealer_up[0] if r.dealer_up else None
@@ -444,6 +443,7 @@ class DeviceFloor:
 
 def _decide_all(hands: dict[int, tuple[str, tuple[int, ...]]], up: int) -> set[int]:
     """The spots whose players bet, each by their strategy (8.1)."""
+    from tabled.math.strategy import decide  # NumPy: the 'sim' extra
     return {spot for spot, (strategy, cards) in hands.items() if decide(strategy, cards, up)}
 
 
