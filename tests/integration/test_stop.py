@@ -79,6 +79,13 @@ def audit_ok(journal: Path) -> None:
         assert result.ok, result
 
 
+def stopped_cleanly(proc: subprocess.Popen, took: float, journal: Path) -> None:
+    """SIGTERM stopped the daemon in time, with exit status 0, and its journal verifies."""
+    assert took < STOP_LIMIT_S, "SIGTERM did not stop the daemon"
+    assert proc.returncode == 0
+    audit_ok(journal)
+
+
 def test_a_closed_pipe_does_not_stop_play_and_sigterm_still_does(tmp_path):
     """`tabled run | head -1`: the reader leaves after one line."""
     config = sim_config(tmp_path)
@@ -93,9 +100,7 @@ def test_a_closed_pipe_does_not_stop_play_and_sigterm_still_does(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert took < STOP_LIMIT_S, "SIGTERM did not stop the daemon"
-    assert proc.returncode == 0
-    audit_ok(tmp_path / "journal.db")
+    stopped_cleanly(proc, took, tmp_path / "journal.db")
 
 
 def test_a_pipe_nobody_reads_does_not_stop_play_and_sigterm_still_does(tmp_path):
@@ -119,9 +124,7 @@ def test_a_pipe_nobody_reads_does_not_stop_play_and_sigterm_still_does(tmp_path)
             proc.kill()
             proc.wait()
         os.close(r)
-    assert took < STOP_LIMIT_S, "SIGTERM did not stop the daemon"
-    assert proc.returncode == 0
-    audit_ok(tmp_path / "journal.db")
+    stopped_cleanly(proc, took, tmp_path / "journal.db")
 
 
 def test_a_stalled_terminal_does_not_stop_play_and_sigterm_still_does(tmp_path):
@@ -139,9 +142,7 @@ def test_a_stalled_terminal_does_not_stop_play_and_sigterm_still_does(tmp_path):
             proc.kill()
             proc.wait()
         os.close(master)
-    assert took < STOP_LIMIT_S, "SIGTERM did not stop the daemon"
-    assert proc.returncode == 0
-    audit_ok(tmp_path / "journal.db")
+    stopped_cleanly(proc, took, tmp_path / "journal.db")
 
 
 def test_a_full_disk_under_the_log_does_not_stop_play_and_sigterm_still_does(tmp_path):
@@ -156,9 +157,7 @@ def test_a_full_disk_under_the_log_does_not_stop_play_and_sigterm_still_does(tmp
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert took < STOP_LIMIT_S, "SIGTERM did not stop the daemon"
-    assert proc.returncode == 0
-    audit_ok(tmp_path / "journal.db")
+    stopped_cleanly(proc, took, tmp_path / "journal.db")
 
 
 def stop_at_random_moments(tmp: Path, times: int, seed: int, strategy: str) -> list[dict]:
