@@ -227,8 +227,9 @@ async def bench_round_trip(requests: int, pace_ms: float, devices: list) -> None
             every = [x for lat in samples.values() for x in lat]
             base = [x for lat in baseline.values() for x in lat]
             print(f"  {'all':26} {'':5} {'':8} {statistics.median(every):8.3f} {pct(every, 0.99):8.3f}")
-            print(f"  {f'bare pty echo, {len(devices)} at once':26} {50:5d} {wire_ms(50):8.3f} {statistics.median(base):8.3f} "
-                  f"{pct(base, 0.99):8.3f} {pct(base, 0.99) / wire_ms(50):8.1%}   (25 bytes out, 25 back)")
+            print(f"  {f'bare pty echo, {len(devices)} at once':26} {50:5d} {wire_ms(50):8.3f} "
+                  f"{statistics.median(base):8.3f} {pct(base, 0.99):8.3f} {pct(base, 0.99) / wire_ms(50):8.1%}"
+                  "   (25 bytes out, 25 back)")
     finally:
         for d in drivers:
             await d.stop()

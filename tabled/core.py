@@ -455,8 +455,9 @@ class TableCore:
     def _equipment_fault(self, equipment: str, reason: str) -> list[Effect]:
         self.faults[equipment] = reason or "failed"
         self.approved = False
-        return [Say(f"{EQUIPMENT_NAMES.get(equipment, equipment)} failed ({reason}): notify an inspector; the round in play may "
-                    "finish, no new round without an inspector's approval", rule="14.13", level="flag"),
+        return [Say(f"{EQUIPMENT_NAMES.get(equipment, equipment)} failed ({reason}): notify an inspector; "
+                    "the round in play may finish, no new round without an inspector's approval",
+                    rule="14.13", level="flag"),
                 Note("fault.raised", {"equipment": equipment, "reason": reason, "rule": "14.13"}, self.round_id)]
 
     def _equipment_ok(self, equipment: str) -> list[Effect]:

@@ -138,7 +138,8 @@ class TableDevices:
         self.last_frame: dict[str, int] = {}
         self.board: dict[tuple[int, str], tuple[int, int]] = {}  # (spot, area) -> (chips, tokens) submitted
         self.stacks: dict[tuple[int, str], int] = {}  # (spot, area) -> separate stacks submitted (5.8)
-        self.bets_offered: dict[int, tuple[str, int, int]] = {}  # spot -> (round, chips, tokens) offered again (14.11.1)
+        # spot -> (round, chips, tokens) offered again (14.11.1)
+        self.bets_offered: dict[int, tuple[str, int, int]] = {}
         self.accepting: set[int] = set()                           # spots accepting a progressive (11.1)
         self.dealt_round: str | None = None                        # hands asked for, for this round
         self.shuffling: set[str] = set()                           # decks asked to be shuffled, not yet back

@@ -433,7 +433,8 @@ class Table:
     # -- recovery ------------------------------------------------------------------------------------
 
     @staticmethod
-    def replay(journal: Journal, make_core: Callable[[dict[str, Any] | None], TableCore]) -> tuple[TableCore, list[Note], int]:
+    def replay(journal: Journal,
+               make_core: Callable[[dict[str, Any] | None], TableCore]) -> tuple[TableCore, list[Note], int]:
         """Fold the journal from the last checkpoint. Returns the core, the notes the replay made
         that the journal does not hold yet (a crash came between an input and its notes), and the
         number of records replayed.

@@ -180,7 +180,8 @@ def test_nothing_points_outside_the_repository():
 
 def test_the_parsers_read_what_the_doc_means():
     assert tokens("9.2, 9.3.1, NZ 13.3(d), NZ 14.1") == ["9.2", "9.3.1", "NZ 13.3(d)", "NZ 14.1"]
-    assert map_rows("| rule | a | b | c |\n| --- | --- | --- | --- |\n| 1.1 | x | y | z |\n\n| choice | a |\n| q | r |") \
+    assert map_rows("| rule | a | b | c |\n| --- | --- | --- | --- |\n| 1.1 | x | y | z |\n"
+                    "\n| choice | a |\n| q | r |") \
         == [["1.1", "x", "y", "z"]]
     assert OUTSIDE.search("see ../shared/rules/x.txt") and OUTSIDE.search("MONEY.md step 1")
     assert OUTSIDE.search("shared/rules/nsw-caribbean-stud-rules.txt")

@@ -35,7 +35,8 @@ def _colour(name: str, key: str) -> DeckColour:
     try:
         return DeckColour[str(name).upper()]
     except KeyError:
-        raise ScriptError(f"{key}: no back colour {name!r} (one of {', '.join(c.name.lower() for c in DeckColour)})") from None
+        colours = ", ".join(c.name.lower() for c in DeckColour)
+        raise ScriptError(f"{key}: no back colour {name!r} (one of {colours})") from None
 
 
 class ShufflerSim(SimDevice):

@@ -51,7 +51,8 @@ log = structlog.get_logger("tabled.run")
 def add_arguments(parser) -> None:
     parser.add_argument("--config", metavar="FILE",
                         help="TOML config file (default: $TABLED_CONFIG, else /etc/tabled/tabled.toml)")
-    parser.add_argument("--rounds", type=whole_number(0), default=None, help="stop after this many rounds (default: config)")
+    parser.add_argument("--rounds", type=whole_number(0), default=None,
+                        help="stop after this many rounds (default: config)")
     parser.add_argument("--quiet", action="store_true", help="print only one line per round")
     parser.add_argument("--pace-ms", type=whole_number(0), default=None, metavar="MS",
                         help="simulation: the simulated people wait MS ms after each action "
@@ -229,7 +230,8 @@ def open_faults(core: TableCore) -> list[str]:
     """Faults the journal holds open (they survive a restart, 14.13), in the dealer's words."""
     approval = "play approved by an inspector, progressive offline" if core.approved \
         else "notify an inspector: no new round without approval"
-    return [f"open fault: {equipment}: {reason} ({approval}) [14.13]" for equipment, reason in sorted(core.faults.items())]
+    return [f"open fault: {equipment}: {reason} ({approval}) [14.13]"
+            for equipment, reason in sorted(core.faults.items())]
 
 
 async def run_table(cfg: Config, rounds: int, out: TextIO | None = None, quiet: bool = False,

@@ -248,10 +248,12 @@ def round_as_json(facts: RoundFacts, profile: str | None = None, round_id: str |
     if profile is not None:
         data["profile"] = profile
     data.update(spot_count=facts.spot_count, pool_cents=facts.pool_cents,
-                dealer=" ".join(card_text(c) for c in facts.dealer_cards), void=facts.void.value if facts.void else None)
+                dealer=" ".join(card_text(c) for c in facts.dealer_cards),
+                void=facts.void.value if facts.void else None)
     spots = []
     for s in facts.spots:
-        spot: dict[str, Any] = {"spot": s.spot, "status": s.status.value, "cards": " ".join(card_text(c) for c in s.cards)}
+        spot: dict[str, Any] = {"spot": s.spot, "status": s.status.value,
+                                "cards": " ".join(card_text(c) for c in s.cards)}
         for name in ("ante", "bet", "progressive"):
             w = getattr(s, name)
             if w.chips_cents:

@@ -116,7 +116,7 @@ CREATE TABLE hits (
     PRIMARY KEY (pool, hit_seq)
 );
 CREATE INDEX contributions_by_table ON contributions (table_id, round_id);
-"""
+"""  # noqa: E501 (the SQL as the databases hold it)
 
 _PG_APPEND_ONLY_FN = """CREATE FUNCTION tabled_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

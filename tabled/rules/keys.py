@@ -12,7 +12,7 @@ class Key(StrEnum):
     INSPECTOR = "inspector"
 
 
-D, S, I = Key.DEALER, Key.SUPERVISOR, Key.INSPECTOR
+D, S, I = Key.DEALER, Key.SUPERVISOR, Key.INSPECTOR  # noqa: E741 (the key positions' initials)
 
 #: action -> the key positions that may perform it, and the rule that gives the power
 ACTIONS: dict[str, tuple[frozenset[Key], str]] = {

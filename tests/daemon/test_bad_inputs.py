@@ -128,7 +128,8 @@ def test_a_round_json_naming_a_key_twice_is_refused(capsys, tmp_path, text, key)
 @pytest.mark.parametrize("key, old, new", [
     ("table.maximum_cents", "maximum_cents = 50_000", "maximum_cents = 1_000_000_000_000_000_000_000_000_000_000"),
     ("table.minimum_cents", "minimum_cents = 500", f"minimum_cents = {2**63}"),
-    ("table.progressive_wager_cents", "unit_cents = 100", f"unit_cents = 100\nprogressive_wager_cents = {MAX_CENTS + 100}"),
+    ("table.progressive_wager_cents", "unit_cents = 100",
+     f"unit_cents = 100\nprogressive_wager_cents = {MAX_CENTS + 100}"),
 ])
 def test_limits_of_ten_to_the_thirty_are_refused(capsys, tmp_path, key, old, new):
     """Before: accepted (10^30 cents as a table maximum)."""

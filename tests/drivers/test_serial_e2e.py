@@ -16,7 +16,8 @@ from tabled_drivers.betspots import BetSpotsDriver, Wager, WagerAfterLock, Wager
 from tabled_drivers.link.endpoint import LinkTiming
 from tabled_drivers.link.errors import LinkDownError
 from tabled_drivers.meter import Display, MeterDriver, MeterFault, MeterFaultCode, MeterMessage
-from tabled_drivers.shuffler import DeckColour, HandDelivered, ShuffleComplete, ShufflerDriver, ShufflerJam, ShuffleStarted
+from tabled_drivers.shuffler import (DeckColour, HandDelivered, ShuffleComplete, ShufflerDriver, ShufflerJam,
+                                     ShuffleStarted)
 from tabled.game.cards import parse_cards
 from tests.drivers.helpers import Recorder
 

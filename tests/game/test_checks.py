@@ -65,8 +65,8 @@ def test_integer_range_wording_and_no_bools():
 def test_cents_are_whole_and_never_negative_a_bool_or_a_float():
     s = section({"ok": 0, "neg": -1, "yes": False, "f": 5.0, "s": "500"})
     assert s.cents("ok") == 0
-    for key, shown in (("neg", "-1"), ("yes", "False"), ("f", "5.0"), ("s", "'500'")):
-        fails(lambda key=key: s.cents(key), f"<top.{key}> must be a whole number of cents >= 0, got {shown}")
+    for key, text in (("neg", "-1"), ("yes", "False"), ("f", "5.0"), ("s", "'500'")):
+        fails(lambda key=key: s.cents(key), f"<top.{key}> must be a whole number of cents >= 0, got {text}")
 
 
 def test_cents_wording_is_the_callers_and_a_float_can_have_its_own():
@@ -162,7 +162,8 @@ def test_profile_words_its_errors_with_profile_and_quoted_key():
     ("royal_minimum_cents", -1, "royal_minimum_cents must be a whole number of cents >= 0, got -1"),
     ("reset_cents", 1.0, "reset_cents must be a whole number of cents >= 0, got 1.0"),
     ("royal_pool_percent", 101, "royal_pool_percent must be a whole percent from 0 to 100, got 101"),
-    ("straight_flush_pool_percent", True, "straight_flush_pool_percent must be a whole percent from 0 to 100, got True"),
+    ("straight_flush_pool_percent", True,
+     "straight_flush_pool_percent must be a whole percent from 0 to 100, got True"),
 ])
 def test_progressive_schedule_words_its_errors_by_field(field, value, message):
     fields = dict(royal_minimum_cents=1, royal_pool_percent=100, straight_flush_minimum_cents=1,

@@ -60,7 +60,7 @@ def test_rank_keys_give_unique_sums_for_every_rank_multiset():
 def test_uci_training_set_every_labelled_hand():
     """UCI Poker Hand training data (25,010 hands, classes 0..9 = our Category numbers)."""
     uci_suit = {1: 2, 2: 3, 3: 1, 4: 0}  # Hearts, Spades, Diamonds, Clubs -> h s d c
-    uci_rank = lambda r: 12 if r == 1 else r - 2  # Ace=1, 2..13=King
+    uci_rank = lambda r: 12 if r == 1 else r - 2  # noqa: E731  Ace=1, 2..13=King
     rows = gzip.decompress(UCI.read_bytes()).decode("ascii").split()
     assert len(rows) == 25010
     mismatches = []

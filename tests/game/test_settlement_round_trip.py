@@ -27,7 +27,8 @@ def journaled(data) -> dict:
 @given(rounds())
 def test_a_journaled_settlement_round_trips_through_its_facts_16_11(case):
     profile, facts = case
-    facts = dataclasses.replace(facts, spots=tuple(sorted(facts.spots, key=lambda s: s.spot)))  # as the daemon lists them
+    # as the daemon lists them
+    facts = dataclasses.replace(facts, spots=tuple(sorted(facts.spots, key=lambda s: s.spot)))
     data = journaled(settlement_as_dict(settle(facts, profile)))
     st = settlement_from_dict(data)
     assert settlement_as_dict(st) == data

@@ -291,7 +291,8 @@ def run_in_terminal(config: Path, rounds: int) -> list[str]:
     """``tabled run`` with stdout and stderr on a pty, as in a terminal; its lines, colours stripped."""
     master, slave = os.openpty()
     proc = subprocess.Popen(tabled_argv("run", "--config", str(config), "--rounds", str(rounds), "--pace-ms", "0"),
-                            stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, cwd=ROOT, env=child_env(config.parent))
+                            stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, cwd=ROOT,
+                            env=child_env(config.parent))
     os.close(slave)
     out = bytearray()
     deadline = time.monotonic() + RUN_TIMEOUT

@@ -48,7 +48,7 @@ async def test_unreadable_card_keyed_in_by_the_dealer_and_the_deal_goes_on_7_3(t
         assert run.sims.panel.lamps[Lamp.FAULT] is LampState.OFF
         await run.rounds(1)
 
-    run = await play_at(tmp_path, scenario, card_source="shoe")
+    await play_at(tmp_path, scenario, card_source="shoe")
     settled = journal_records(tmp_path, "round.settled")
     assert len(settled) >= 2 and all(s.payload["void"] is None for s in settled)
     keyed = journal_records(tmp_path, "shoe.card")

@@ -35,7 +35,7 @@ async def test_unplug_and_replug_in_every_state_of_the_round(tmp_path, device):
         run.floor.inspector = True  # 14.13: an inspector is at hand to approve play after the meter
         await run.rounds(1)
         for phase in PHASES:
-            await run.until(lambda: _in(run, phase))
+            await run.until(lambda: _in(run, phase))  # noqa: B023
             rid = run.core.round_id
             run.unplugged_in.add(rid)
             at = run.core.round.phase
@@ -43,7 +43,7 @@ async def test_unplug_and_replug_in_every_state_of_the_round(tmp_path, device):
             await asyncio.sleep(0.05)  # the world goes on without the device for a moment
             await run.sims.replug(device)
             log.append((phase, at, rid))
-            await run.until(lambda: run.core.rounds_finished >= int(rid[-6:]), timeout=20)
+            await run.until(lambda: run.core.rounds_finished >= int(rid[-6:]), timeout=20)  # noqa: B023
         await run.rounds(1)  # and the table plays on normally
 
     run = await play(tmp_path, scenario, card_source=card_source)

@@ -143,7 +143,8 @@ def test_status_of_a_linked_pool(pg_dsn, capsys):
 def test_propose_records_a_version_that_waits_for_the_jackpot(local_db, capsys):
     base = ["pool", "propose", "--path", str(local_db)]
     assert main(base + ["--contribution-bp", "6000", "--who", "manager Ng", "--why", "new promotion"]) == 0
-    assert "settings version 2 recorded by manager Ng; it takes effect after the current jackpot" in capsys.readouterr().out
+    assert "settings version 2 recorded by manager Ng; it takes effect after the current jackpot" \
+        in capsys.readouterr().out
     assert main(base + ["--contribution-bp", "6000", "--who", "manager Ng", "--why", "again"]) == 0
     assert "nothing recorded" in capsys.readouterr().out
     assert main(["pool", "status", "--path", str(local_db), "--json"]) == 0

@@ -315,7 +315,8 @@ def test_reconcile_names_every_difference(harness):
         fixed = [journal[0], {"round_id": "R1", "spot": 2, "wager_cents": 500}, journal[2],
                  {"round_id": "R2", "spot": 1, "wager_cents": 500}]
         assert (await pool.reconcile(fixed, reversed_keys=[("R2", 1)])).ok
-        assert (await pool.reconcile(fixed)).differences == ("round R2 spot 1: reversed in the pool, not in the journal",)
+        assert (await pool.reconcile(fixed)).differences \
+            == ("round R2 spot 1: reversed in the pool, not in the journal",)
     harness.run(scenario)
 
 
@@ -533,7 +534,8 @@ def test_a_pool_made_before_round_keys_is_migrated_and_its_rows_answered_as_befo
         await old.close()
         monkeypatch.undo()
         pool = await h.open()
-        assert await pool.contribute("T01", "R1", 1, 500, round_key=KEY_A) == Contribution("T01", "R1", 1, 500, 350, 150)
+        assert await pool.contribute("T01", "R1", 1, 500, round_key=KEY_A) \
+            == Contribution("T01", "R1", 1, 500, 350, 150)
         assert await pool.last_round("T01") == ("R1", None)
         await pool.register_table("T01", "1" * 64)
         await pool.contribute("T01", "R2", 1, 500, round_key=KEY_A)

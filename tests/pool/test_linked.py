@@ -128,7 +128,8 @@ def test_hits_held_during_link_loss_are_paid_in_the_order_the_pool_records_them(
         await live.contribute("T03", "R1", 1, 10_000)          # play goes on at a linked table
         for t in ("T02", "T01"):                               # T02's link comes back first
             proxies[t].restore()
-        second_first = await pools["T02"].apply_awards("T02", "R7", [ProgressiveHit(2, SF)], NSW, held_since=held["T02"])
+        second_first = await pools["T02"].apply_awards("T02", "R7", [ProgressiveHit(2, SF)], NSW,
+                                                       held_since=held["T02"])
         then = await pools["T01"].apply_awards("T01", "R7", [ProgressiveHit(2, SF)], NSW, held_since=held["T01"])
         assert second_first.pool_before_cents == 1_007_000                    # the pool as it stood, not stale
         assert then.pool_before_cents == second_first.pool_after_cents

@@ -13,9 +13,10 @@ from tabled.journal import CHECKPOINT
 from tabled.kinds import INPUTS, KINDS, NOTES, is_input, is_note
 
 TABLED = Path(__file__).parents[2] / "tabled"
+SOURCES = tuple(TABLED.rglob("*.py"))
 
 
-def literal_kinds(pattern: str, sources=tuple(TABLED.rglob("*.py"))) -> set[str]:
+def literal_kinds(pattern: str, sources=SOURCES) -> set[str]:
     return {m for p in sources for m in re.findall(pattern, p.read_text())}
 
 

@@ -1,7 +1,7 @@
 """Each rule the round and the table core enforce, cited by number."""
 
 from tabled.effects import PoolOp
-from tabled.rules.limits import Limits, check_notice
+from tabled.rules.limits import check_notice
 from tabled.rules import seats
 
 from .harness import MINUTE, Harness, commands, notes, refused, rules_said, says
@@ -162,7 +162,7 @@ def test_wrong_back_colour_is_an_integrity_fault_3_2():
     h = Harness()
     h.ante(1, 500)
     h.panel("no_more_bets")
-    eff = h.feed("shuffler.hand", cards=[0, 1, 2, 3, 4], back="blue")  # deck A is red
+    h.feed("shuffler.hand", cards=[0, 1, 2, 3, 4], back="blue")  # deck A is red
     assert notes(h.log, "round.void")[-1].payload["rule"] == "3.2"
 
 
@@ -332,7 +332,7 @@ def test_seats_flagged_through_the_core():
     for _ in range(3):
         h.ante(1, 500)
         h.panel("no_more_bets")
-        eff = h.panel("misdeal")
+        h.panel("misdeal")
         h.feed("shuffler.shuffled", deck="A")
         h.feed("shuffler.shuffled", deck="B")
     assert "16.9" in rules_said(h.log)
