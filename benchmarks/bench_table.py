@@ -8,6 +8,9 @@
    as the frame is decoded) until its effects are carried out (journaled in a group commit, the
    frame acknowledged, folded, the dealer's lines shown, the device commands handed to their
    writers), p50 and p99; and the device commands' own time on the wire (queued to answered);
+   and, right after, the floor under it: a bare durable SQLite commit (WAL, synchronous=FULL, one
+   small record, in the same folder as the journal) timed as many times as there were inputs, and
+   the event-to-effect p99 as a ratio of the bare commit's p99 (target 1.5 or less);
 3. restart time with a journal of 100,000 rounds: open and verify from the last checkpoint, replay.
 
     .venv/bin/python benchmarks/bench_table.py [--rounds 300] [--restart-rounds 100000]
@@ -22,6 +25,7 @@ import dataclasses
 import io
 import logging
 import os
+import sqlite3
 import sys
 import tempfile
 import time
@@ -93,6 +97,27 @@ def rounds_over_ptys(rounds: int, d: Path):
     return cfg, bench
 
 
+def bare_commits(d: Path, samples: int) -> list[float]:
+    """Milliseconds per commit of one small record in a plain SQLite database in ``d`` (WAL,
+    synchronous=FULL, as the journal): the least one durable write can cost on this disk."""
+    conn = sqlite3.connect(d / "bare.db", isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("CREATE TABLE records (seq INTEGER PRIMARY KEY, kind TEXT, payload TEXT)")
+        payload = '{"spot": 3, "area": "ante", "cents": 500, "frame_seq": 0}'
+        out: list[float] = []
+        for _ in range(samples):
+            t = time.perf_counter()
+            conn.execute("INSERT INTO records (kind, payload) VALUES ('betspots.wager', ?)", (payload,))
+            out.append((time.perf_counter() - t) * 1000)
+        return out
+    finally:
+        conn.close()
+        for suffix in ("", "-wal", "-shm"):
+            (d / f"bare.db{suffix}").unlink(missing_ok=True)
+
+
 def build_long_journal(src: Path, dst: Path, rounds: int) -> int:
     """A journal of ``rounds`` rounds: copies of real rounds from ``src`` (round ids renamed), with a
     checkpoint every 100 rounds as the daemon writes them, ending with the whole real journal
@@ -142,6 +167,10 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=300)
     ap.add_argument("--restart-rounds", type=int, default=100_000)
     args = ap.parse_args()
+    every = load_config(None).journal.checkpoint_every_rounds
+    if args.rounds < every:
+        ap.error(f"--rounds must be at least {every}: the restart measure starts from the checkpoint "
+                 f"the table writes every {every} rounds")
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
@@ -152,6 +181,12 @@ def main() -> None:
         print(f"event -> effects (group commit synchronous=FULL, ack, fold, display, commands queued): "
               f"{len(b.latency_ms)} inputs, p50 {pct(b.latency_ms, .5):.2f} ms, p99 {pct(b.latency_ms, .99):.2f} ms, "
               f"max {max(b.latency_ms):.2f} ms")
+        bare = bare_commits(d, len(b.latency_ms))
+        ratio = pct(b.latency_ms, .99) / pct(bare, .99)
+        print(f"bare durable commit (plain SQLite in the journal's folder, WAL, synchronous=FULL, one small record): "
+              f"{len(bare)} commits, p50 {pct(bare, .5):.2f} ms, p99 {pct(bare, .99):.2f} ms, max {max(bare):.2f} ms")
+        print(f"event -> effects p99 / bare commit p99 = {ratio:.2f} (target <= 1.5: "
+              f"{'met' if ratio <= 1.5 else 'not met'})")
         print(f"device commands (queued -> answered over the pty/USB): {len(b.command_ms)}, "
               f"p50 {pct(b.command_ms, .5):.2f} ms, p99 {pct(b.command_ms, .99):.2f} ms")
         t0 = time.perf_counter()
