@@ -23,9 +23,6 @@ from .paytable import Paytable
 from .situations import HANDS, UP_CARDS, Situations, hand_values, situations
 from .strategy import STRATEGIES, raises
 
-__all__ = ["DEALS", "HANDS", "UP_CARDS", "Analysis", "Outcome", "ParSheet", "Situations", "analyze",
-           "dealer_qualifying_hands", "hand_values", "par_sheet", "situations"]
-
 DEALS = HANDS * UP_CARDS * counting.DEALER_HANDS_PER_UP_CARD        # 19,933,230,517,200
 
 
