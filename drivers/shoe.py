@@ -8,7 +8,7 @@ shoe itself knows nothing of the game.
 The wire messages are the tables below (byte by byte in docs/protocols-usb.md); the frames,
 acknowledgements and reconnection are the common link (docs/protocols.md) carried over USB bulk
 endpoints (:mod:`tabled_drivers.link.usb`). A card on the wire is one byte in the
-:mod:`tabled.game.cards` numbering, ``rank * 4 + suit``.
+:mod:`tabled_drivers.cards` numbering, ``rank * 4 + suit``.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from enum import IntEnum
 from typing import Any
 
 from tabled_drivers.base import DeviceDataError, DeviceEvent, UsbDriver
+from tabled_drivers.cards import card_text
 from tabled_drivers.link import messages as m
-from tabled.game.cards import card_text
 
 # -- USB identity: a vendor-specific interface with one bulk pipe each way -------------------------
 VENDOR_ID = 0x1209  # pid.codes' shared vendor id; product ids from its test range (placeholders)
@@ -67,7 +67,7 @@ class CardDrawn(DeviceEvent):
     the last start_shoe (unreadable cards count too), so a gap means a card was missed."""
 
     reader_seq: int
-    card: int  # tabled.game.cards numbering
+    card: int  # tabled_drivers.cards numbering
     back: BackColour
 
     def __str__(self) -> str:

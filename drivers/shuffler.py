@@ -13,11 +13,9 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from tabled_drivers.base import DeviceDataError, DeviceEvent, DeviceFault, Driver
+from tabled_drivers.cards import DECK_SIZE, HAND_SIZE, card_text
 from tabled_drivers.link import messages as m
 from tabled_drivers.link.messages import U8, U8_LIST, U16, Command, EventSpec
-from tabled.game.cards import HAND_SIZE, card_text
-
-DECK_SIZE = 52  # rule 3.1
 
 
 class DeckColour(IntEnum):

@@ -36,9 +36,9 @@ import termios
 import tty
 from typing import Any, TextIO
 
+from tabled_drivers.cards import card_text
 from tabled_drivers.panel import MAX_SPOT, NUMBER_BUTTONS, SPOT_BUTTONS, SPOTS_BUTTONS, Button, KeyPosition
 from tabled_drivers.shoe import ShoeState
-from tabled.game.cards import card_text
 
 KEYMAP: dict[str, Button] = {
     "n": Button.NO_MORE_BETS, "d": Button.DEAL, "r": Button.REVEAL, "s": Button.SETTLE_DONE,

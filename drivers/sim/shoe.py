@@ -19,12 +19,12 @@ import collections
 import usb.util
 
 from tabled_drivers import shoe as proto
+from tabled_drivers.cards import parse_card, parse_cards
 from tabled_drivers.link import messages as m
 from tabled_drivers.link.endpoint import LinkTiming
 from tabled_drivers.shoe import BackColour, ShoeState
 from tabled_drivers.sim.base import Refused
 from tabled_drivers.sim.usb_backend import DeviceSpec, EndpointSpec, UsbDeviceSimulator
-from tabled.game.cards import parse_card, parse_cards
 
 UNREADABLE = "?"
 

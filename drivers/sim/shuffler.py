@@ -22,10 +22,10 @@ from __future__ import annotations
 import asyncio
 
 from tabled_drivers import shuffler as proto
+from tabled_drivers.cards import HAND_SIZE, CardError, parse_cards
 from tabled_drivers.link.messages import DeviceKind, Status
 from tabled_drivers.shuffler import DECK_SIZE, DeckColour, SelfTest
 from tabled_drivers.sim.base import Refused, ScriptError, SimDevice
-from tabled.game.cards import HAND_SIZE, CardError, parse_cards
 
 HAND_NUMBER_WRAP = 1 << 16  # hand_number is a u16 on the wire: it counts modulo 65,536
 SHUFFLE_KEYS = {"jam_at", "cycle_fails", "not_intermixing", "card_count"}

@@ -35,6 +35,7 @@ from tabled.game.ranking import Category
 
 from . import counting
 from .paytable import Paytable
+from .situations import situations
 
 STRATEGIES: dict[str, str] = {
     "optimal": "bet exactly when betting has the higher expected value",
@@ -148,8 +149,6 @@ def situations_of(hands: np.ndarray, up_cards: np.ndarray, values: np.ndarray | 
 @cache
 def _optimal_table(paytable: Paytable) -> tuple[np.ndarray, np.ndarray]:
     """Every situation's optimal decision, keyed (value * 13 + up rank) * 8192 + suit mask."""
-    from .analysis import situations
-
     sit = situations()
     keys = (sit.value * 13 + sit.up_rank) * 8192 + sit.suit_mask
     bet = raises("optimal", sit.value, sit.up_rank, sit.suit_mask, paytable, sit.counts)
