@@ -519,19 +519,33 @@ def test_a_pool_made_before_round_keys_is_migrated_and_its_rows_answered_as_befo
         monkeypatch.setattr(module, "MIGRATIONS", {d: m[:1] for d, m in MIGRATIONS.items()})
         monkeypatch.setattr(module, "LATEST", 1)
 
+    def contribute_as_version_1(h):
+        """One contribution as a version-1 pool recorded it: a ledger row, a contributions row
+        without a round key, the pool's balance and ledger head moved on."""
+        def run(conn, sql, args=()):
+            return conn.execute(sql.replace("%s", "?") if h.backend == "local" else sql, args)
+        conn = sqlite3.connect(h.where) if h.backend == "local" else psycopg.connect(h.where)
+        try:
+            balance, epoch, seq = run(conn, "SELECT balance_cents, epoch, ledger_seq FROM pools"
+                                            " WHERE name = %s", ("main",)).fetchone()
+            at = "2025-01-01T00:00:00+00:00"
+            run(conn, "INSERT INTO ledger (pool, seq, kind, delta_cents, balance_after_cents, epoch, table_id,"
+                      " round_id, spot, reason, who, at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                ("main", seq + 1, "contribution", 350, balance + 350, epoch, "T01", "R1", 1,
+                 "progressive wager (11.6)", None, at))
+            run(conn, "INSERT INTO contributions (pool, table_id, round_id, spot, wager_cents, pool_cents,"
+                      " retained_cents, overflow_cents, ledger_seq, at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                ("main", "T01", "R1", 1, 500, 350, 150, 0, seq + 1, at))
+            run(conn, "UPDATE pools SET balance_cents = %s, ledger_seq = %s WHERE name = %s",
+                (balance + 350, seq + 1, "main"))
+            conn.commit()
+        finally:
+            conn.close()
+
     async def scenario(h):
         old = await h.open(settings=MAIN)
-
-        async def contribute_as_version_1(tx):
-            p = await old._lock_row(tx, "main")
-            seq = await old._append(tx, p, "contribution", 350, "progressive wager (11.6)",
-                                    table_id="T01", round_id="R1", spot=1)
-            await tx.run("INSERT INTO contributions (pool, table_id, round_id, spot, wager_cents, pool_cents,"
-                         " retained_cents, overflow_cents, ledger_seq, at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-                         ("main", "T01", "R1", 1, 500, 350, 150, 0, seq, "2025-01-01T00:00:00+00:00"))
-            await old._save(tx, p)
-        await old._run(contribute_as_version_1)
         await old.close()
+        contribute_as_version_1(h)
         monkeypatch.undo()
         pool = await h.open()
         assert await pool.contribute("T01", "R1", 1, 500, round_key=KEY_A) \
