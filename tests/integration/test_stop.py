@@ -13,6 +13,7 @@ in play journaled. Real processes: the daemon with the simulated table's config 
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -79,6 +80,17 @@ def audit_ok(journal: Path) -> None:
         assert result.ok, result
 
 
+@contextlib.contextmanager
+def running(proc: subprocess.Popen):
+    """The daemon, killed if a test leaves it running (a failed wait, say)."""
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def stopped_cleanly(proc: subprocess.Popen, took: float, journal: Path) -> None:
     """SIGTERM stopped the daemon in time, with exit status 0, and its journal verifies."""
     assert took < STOP_LIMIT_S, "SIGTERM did not stop the daemon"
@@ -89,17 +101,12 @@ def stopped_cleanly(proc: subprocess.Popen, took: float, journal: Path) -> None:
 def test_a_closed_pipe_does_not_stop_play_and_sigterm_still_does(tmp_path):
     """`tabled run | head -1`: the reader leaves after one line."""
     config = sim_config(tmp_path)
-    proc = start(config, subprocess.PIPE)
-    try:
+    with running(start(config, subprocess.PIPE)) as proc:
         assert json.loads(proc.stdout.readline())["event"] == "table.started"
         proc.stdout.close()  # head -1 exits: every later write meets a closed pipe
         played = rounds_finished(tmp_path / "journal.db")
         wait_for(lambda: rounds_finished(tmp_path / "journal.db") >= played + 3, 60, "rounds after the pipe closed")
         took = stop(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     stopped_cleanly(proc, took, tmp_path / "journal.db")
 
 
@@ -110,19 +117,18 @@ def test_a_pipe_nobody_reads_does_not_stop_play_and_sigterm_still_does(tmp_path)
     capacity = fcntl.fcntl(w, F_GETPIPE_SZ)
     proc = start(config, w, subprocess.STDOUT)
     os.close(w)
+
+    def pipe_full() -> bool:
+        buf = bytearray(4)
+        fcntl.ioctl(r, termios.FIONREAD, buf)
+        return int.from_bytes(buf, "little") >= capacity - 512  # no room for another record
     try:
-        def pipe_full() -> bool:
-            buf = bytearray(4)
-            fcntl.ioctl(r, termios.FIONREAD, buf)
-            return int.from_bytes(buf, "little") >= capacity - 512  # no room for another record
-        wait_for(pipe_full, 60, "the pipe to fill")
-        full_at = rounds_finished(tmp_path / "journal.db")
-        wait_for(lambda: rounds_finished(tmp_path / "journal.db") >= full_at + 3, 60, "rounds with the pipe full")
-        took = stop(proc)
+        with running(proc):
+            wait_for(pipe_full, 60, "the pipe to fill")
+            full_at = rounds_finished(tmp_path / "journal.db")
+            wait_for(lambda: rounds_finished(tmp_path / "journal.db") >= full_at + 3, 60, "rounds with the pipe full")
+            took = stop(proc)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
         os.close(r)
     stopped_cleanly(proc, took, tmp_path / "journal.db")
 
@@ -135,12 +141,10 @@ def test_a_stalled_terminal_does_not_stop_play_and_sigterm_still_does(tmp_path):
     proc = start(config, slave, slave)
     os.close(slave)
     try:
-        wait_for(lambda: rounds_finished(tmp_path / "journal.db") >= 4, 90, "rounds with the terminal stalled")
-        took = stop(proc)
+        with running(proc):
+            wait_for(lambda: rounds_finished(tmp_path / "journal.db") >= 4, 90, "rounds with the terminal stalled")
+            took = stop(proc)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
         os.close(master)
     stopped_cleanly(proc, took, tmp_path / "journal.db")
 
@@ -150,13 +154,9 @@ def test_a_full_disk_under_the_log_does_not_stop_play_and_sigterm_still_does(tmp
     config = sim_config(tmp_path)
     with open("/dev/full", "w") as full:
         proc = start(config, full, subprocess.STDOUT)
-    try:
+    with running(proc):
         wait_for(lambda: rounds_finished(tmp_path / "journal.db") >= 3, 60, "rounds with the disk full")
         took = stop(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     stopped_cleanly(proc, took, tmp_path / "journal.db")
 
 
