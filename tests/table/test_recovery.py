@@ -146,15 +146,20 @@ async def restart(tmp, clock, inputs=()):
         journal.close()
 
 
+#: the table opened, deck A shuffled by a device without card recognition (3.4: the dealer checks it)
+DECK_A_SHUFFLED = [
+    ("panel", {"action": "open_table", "key": "supervisor"}),
+    ("shuffler.recognition", {"on": False}),
+    ("shuffler.shuffled", {"deck": "A"}),
+]
+DECK_A_CHECKED = ("panel", {"action": "deck_checked", "key": "dealer", "deck": "A"})
+
+
 def test_a_restart_writes_nothing_twice(tmp_path, capsys):
     """Five restarts with nothing happening between add only the stop of each life (a tick); the
     notes already journaled (here the dealer's deck check, 3.4) are not written again."""
     clock = FakeClock()
-    asyncio.run(restart(tmp_path, clock, [
-        ("panel", {"action": "open_table", "key": "supervisor"}),
-        ("shuffler.recognition", {"on": False}),
-        ("shuffler.shuffled", {"deck": "A"}),
-        ("panel", {"action": "deck_checked", "key": "dealer", "deck": "A"})]))
+    asyncio.run(restart(tmp_path, clock, [*DECK_A_SHUFFLED, DECK_A_CHECKED]))
     with Journal.open(tmp_path / "journal.db") as j:
         before = list(j.records_after(0))
     assert [r.kind for r in before].count("deck.checked") == 1
@@ -178,12 +183,9 @@ def test_a_note_a_crash_lost_is_written_once_on_restart(tmp_path):
     """The notes of the last input are lost (a kill between the input and its notes): the restart
     writes them, and the restarts after it do not."""
     clock = FakeClock()
-    asyncio.run(restart(tmp_path, clock, [
-        ("panel", {"action": "open_table", "key": "supervisor"}),
-        ("shuffler.recognition", {"on": False}),
-        ("shuffler.shuffled", {"deck": "A"})]))
+    asyncio.run(restart(tmp_path, clock, DECK_A_SHUFFLED))
     with Journal.open(tmp_path / "journal.db", clock=clock) as j:  # the input, then the kill
-        j.append("panel", {"action": "deck_checked", "key": "dealer", "deck": "A"})
+        j.append(*DECK_A_CHECKED)
     for _ in range(3):
         asyncio.run(restart(tmp_path, clock))
     with Journal.open(tmp_path / "journal.db") as j:
@@ -196,11 +198,7 @@ def test_an_input_folded_with_the_round_that_finished_is_in_the_checkpoint(tmp_p
     """The input that ends a round and another one arrive together (one group commit): the
     checkpoint after the round holds both, so a restart from it loses neither."""
     clock = FakeClock()
-    asyncio.run(restart(tmp_path, clock, [
-        ("panel", {"action": "open_table", "key": "supervisor"}),
-        ("shuffler.recognition", {"on": False}),
-        ("shuffler.shuffled", {"deck": "A"}),
-        ("panel", {"action": "deck_checked", "key": "dealer", "deck": "A"})]))
+    asyncio.run(restart(tmp_path, clock, [*DECK_A_SHUFFLED, DECK_A_CHECKED]))
     live = asyncio.run(restart(tmp_path, clock, [
         ("panel", {"action": "invalidate_round", "key": "supervisor", "reason": "commotion"}),  # 16.4: ends it
         ("shuffler.shuffled", {"deck": "B"})]))
