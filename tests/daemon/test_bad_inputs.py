@@ -22,17 +22,11 @@ from tabled.pool.base import PoolError
 from tabled.pool.local import LocalPool
 from tabled.pool.settings import PoolSettings
 
+from tests.daemon.configs import MINIMAL_TABLE
+
 REPO = Path(__file__).resolve().parents[2]
 TABLED = [sys.executable, "-c", "import sys; from tabled.cli import main; sys.exit(main())"]
-BASE = """
-[table]
-id = "T01"
-spots = 7
-profile = "nsw"
-minimum_cents = 500
-maximum_cents = 50_000
-unit_cents = 100
-"""
+BASE = MINIMAL_TABLE
 ROUND = {"profile": "nsw", "spot_count": 7, "dealer": "As Kd 7h 4c 2s", "pool_cents": 1_000_000,
          "spots": [{"spot": 1, "cards": "Ac Ad 9s 8s 3h", "ante_cents": 500, "bet_cents": 1000}]}
 

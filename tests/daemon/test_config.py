@@ -1,4 +1,4 @@
-"""The configuration: every bad key refuses the start with a message naming it (issue 4)."""
+"""The configuration: every bad key refuses the start with a message naming it."""
 
 from __future__ import annotations
 
@@ -9,17 +9,11 @@ import pytest
 
 from tabled.config import ConfigError, load_config
 
+from tests.daemon.configs import MINIMAL_TABLE
+
 REPO = Path(__file__).resolve().parents[2]
 
-BASE = """
-[table]
-id = "T01"
-spots = 7
-profile = "nsw"
-minimum_cents = 500
-maximum_cents = 50_000
-unit_cents = 100
-"""
+BASE = MINIMAL_TABLE
 
 
 def write(tmp_path, text: str) -> Path:

@@ -1,5 +1,5 @@
 """The USB ids agree everywhere: driver constants, simulators, config defaults, the shipped
-hardware config and the udev rules (issue 4: they had drifted apart)."""
+hardware config and the udev rules."""
 
 from __future__ import annotations
 
@@ -13,17 +13,11 @@ from tabled_drivers import panel, shoe
 from tabled_drivers.sim import panel as sim_panel, shoe as sim_shoe
 from tabled.config import load_config
 
+from tests.daemon.configs import MINIMAL_TABLE
+
 REPO = Path(__file__).resolve().parents[2]
 DRIVER_IDS = {"shoe": (shoe.VENDOR_ID, shoe.PRODUCT_ID), "panel": (panel.VENDOR_ID, panel.PRODUCT_ID)}
-MINIMAL = """
-[table]
-id = "T01"
-spots = 7
-profile = "nsw"
-minimum_cents = 500
-maximum_cents = 50_000
-unit_cents = 100
-"""
+MINIMAL = MINIMAL_TABLE
 
 
 def _ids(cfg, name: str) -> tuple[int, int]:
