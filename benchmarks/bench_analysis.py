@@ -1,4 +1,4 @@
-"""The exact analysis (issue 5 "Speed target": at most 10 minutes). Prints figures; asserts nothing.
+"""The exact analysis (target: at most 10 minutes). Prints figures; asserts nothing.
 
     .venv/bin/python benchmarks/bench_analysis.py [--profile us-standard]
 

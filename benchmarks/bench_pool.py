@@ -1,4 +1,4 @@
-"""Progressive pool speed (issue 6 "Speed and scale"). Prints figures; asserts nothing.
+"""Progressive pool speed and scale. Prints figures; asserts nothing.
 
     .venv/bin/python benchmarks/bench_pool.py [--dsn postgresql://postgres@127.0.0.1:5432/postgres]
                                               [--tables 20] [--seconds 5] [--changes 200] [--processes 2]

@@ -1,4 +1,4 @@
-"""Hand ranking speed: tabled against treys (issue 2 "Speed"). Prints figures; asserts nothing.
+"""Hand ranking speed: tabled against treys. Prints figures; asserts nothing.
 
     .venv/bin/python benchmarks/bench_ranking.py [--hands 200000] [--seed 1]
 

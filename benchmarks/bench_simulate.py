@@ -1,4 +1,4 @@
-"""Simulator speed (issue 5 target: at least 10 million player hands in under 60 seconds).
+"""Simulator speed (target: at least 10 million player hands in under 60 seconds).
 
     .venv/bin/python benchmarks/bench_simulate.py [--hands 10000000] [--spots 7] [--strategy optimal]
 

@@ -1,4 +1,4 @@
-"""The table's state as a pure fold of its journaled inputs (DESIGN.md: one consumer, write-ahead).
+"""The table's state as a pure fold of its journaled inputs (one consumer, write-ahead).
 
 ``TableCore.apply(kind, payload, t_ms)`` takes one journaled input and returns the effects it
 causes (tabled/effects.py). It never reads a clock or touches a device: the time comes with the

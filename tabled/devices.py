@@ -1,4 +1,4 @@
-"""The table's five devices, joined to the controller (DESIGN.md "How data flows").
+"""The table's five devices, joined to the controller.
 
 Driver events become table inputs, submitted with the driver's acknowledgement, so the device
 hears its frame acknowledged only once the input is in the journal (tabled/table.py acks after the

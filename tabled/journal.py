@@ -1,4 +1,4 @@
-"""The table's journal: append-only, durable, hash-chained (DESIGN.md "write-ahead").
+"""The table's journal: append-only, durable, hash-chained (write-ahead).
 
 Every event, decision, settlement and pool operation is a record in one SQLite file (WAL,
 ``synchronous=FULL``): once :meth:`Journal.append` returns, the record survives a kill -9 or a power

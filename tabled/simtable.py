@@ -1,4 +1,4 @@
-"""The simulated table's devices, as issue 4 asks: each serial device its own process on a pty, the
+"""The simulated table's devices: each serial device its own process on a pty, the
 USB devices behind the simulated pyusb backend.
 
 * The shuffler, bet-spot board and meter simulators (drivers/sim) each run in a child process,

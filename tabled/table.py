@@ -1,4 +1,4 @@
-"""The table controller: one asyncio queue, one consumer owning all table state (DESIGN.md).
+"""The table controller: one asyncio queue, one consumer owning all table state.
 
 Write-ahead: inputs waiting in the queue together are journaled in ONE commit (group commit), each
 device's frame is acknowledged only after that commit, and only then does the core

@@ -1,4 +1,4 @@
-"""``tabled analyze --profile NAME``: the exact par sheet of a profile's paytable (issue 5)."""
+"""``tabled analyze --profile NAME``: the exact par sheet of a profile's paytable."""
 
 from __future__ import annotations
 

@@ -320,7 +320,7 @@ async def run_table(cfg: Config, rounds: int, out: TextIO | None = None, quiet: 
             if sims is None:
                 notifier.status("starting the simulated devices")
                 # a new power-up of the simulated table (new boot ids); after a restart the felt is
-                # put back as the journal left it before any driver looks at it (issue 4)
+                # put back as the journal left it before any driver looks at it
                 sims = await SimulatedTable(state_dir, seed=sim.seed, spots=cfg.table.spots, timing=timing,
                                             power_up=journal.count()).start()
                 await sims.lay_felt(felt_as_journaled(core, sim.seed))

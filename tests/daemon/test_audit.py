@@ -1,4 +1,4 @@
-"""`tabled audit verify` and `tabled recall` on real journals (issue 4: audit and game recall)."""
+"""`tabled audit verify` and `tabled recall` on real journals (audit and game recall)."""
 
 from __future__ import annotations
 

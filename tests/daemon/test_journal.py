@@ -1,4 +1,4 @@
-"""The journal: durable, append-only, hash-chained (DESIGN.md write-ahead; issue 4 durability)."""
+"""The journal: durable, append-only, hash-chained (write-ahead, durable)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Simulators run for days: what they remember stays bounded (issue 3)."""
+"""Simulators run for days: what they remember stays bounded."""
 
 from __future__ import annotations
 

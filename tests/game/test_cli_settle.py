@@ -1,4 +1,4 @@
-"""``tabled settle``: the settlement calculator (rule 16.11 disputes; issue 2)."""
+"""``tabled settle``: the settlement calculator (rule 16.11 disputes)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Jurisdiction profiles are data, checked on load (issue 2: paytables and jurisdiction profiles)."""
+"""Jurisdiction profiles are data, checked on load (paytables and jurisdiction profiles)."""
 
 from __future__ import annotations
 

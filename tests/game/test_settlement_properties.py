@@ -1,4 +1,4 @@
-"""Properties of settlement over random rounds (hypothesis): money is conserved (issue 2)."""
+"""Properties of settlement over random rounds (hypothesis): money is conserved."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Every rule action the core enforces is reachable from the dealer's panel, over the real devices
 (serial simulators on ptys, the panel and shoe behind the simulated USB backend): refused and
-journaled with the wrong key, approved and journaled with the right one (issue 4), and the
+journaled with the wrong key, approved and journaled with the right one, and the
 actions played through whole rounds: 9.7 concede, 14.12 absent, 16.3.1 void player, 16.5 forfeit,
 NZ 14.1 dead hand, 16.8 a closure taking effect only 20 minutes later (injected clock)."""
 

@@ -1,5 +1,5 @@
 """The running table with a linked pool on a real PostgreSQL, and the link cut (rule 14.13; docs/settlement.md
-"When the pool cannot be reached"; issue 6).
+"When the pool cannot be reached").
 
 Each table here is the real controller (tabled/table.py: journal, core, one worker per pool, the
 meter feed) fed the inputs its devices would send; the pool is a real PostgresPool reached through

@@ -1,5 +1,5 @@
 """``tabled run`` on the simulated table, killed with SIGKILL (a real crash) at each point of a round
-and started again (issue 4): the cards and chips are still on the felt (the simulated floor puts
+and started again: the cards and chips are still on the felt (the simulated floor puts
 them back as the journal left them), so the interrupted round is settled once, exactly as it would
 have been without the crash, the run finishes its rounds, and the journal's chain and the pool's
 ledger check out. And in a terminal each thing is shown once.
@@ -210,7 +210,7 @@ def test_sigkill_during_a_deal_from_the_card_shoe(tmp_path):
 
 
 def crash_and_restart(tmp_path: Path, config: Path, name: str, kill_at, phases: tuple, reference: dict | None):
-    """Kill -9 at ``kill_at``, run again for two rounds and check everything issue 4 promises;
+    """Kill -9 at ``kill_at``, run again for two rounds and check everything a restart promises;
     ``reference``: the settlements of a run that never crashed, for a round whose cards were out."""
     first = Daemon(config, 3, kill_at, pace_ms=PACE_MS)
     assert first.killed_at is not None and first.returncode == -signal.SIGKILL, first.stderr

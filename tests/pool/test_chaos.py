@@ -1,5 +1,5 @@
 """Twenty tables play many rounds at once against one linked pool while their connections are cut
-(pg_terminate_backend) and their daemons killed at random moments (issue 6). Afterwards the pool
+(pg_terminate_backend) and their daemons killed at random moments. Afterwards the pool
 equals reset value + contributions - reversals - awards (+ reset funding) to the cent, no
 contribution is missing or doubled, and every hit appears once, in order."""
 

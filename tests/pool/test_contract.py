@@ -1,5 +1,5 @@
 """The pool contract, run against both backends (local SQLite and PostgreSQL): docs/settlement.md and rules
-11.5, 11.6, 12.1 - 12.4, and issue 6's ledger, settings and meter requirements."""
+11.5, 11.6, 12.1 - 12.4, and the ledger's, settings' and meter's requirements."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The linked pool on a real PostgreSQL: link loss (rule 14.13, docs/settlement.md), exactly-once delivery
-from the journal, held hits, serialised near-simultaneous hits, and the meter across tables (issue 6)."""
+from the journal, held hits, serialised near-simultaneous hits, and the meter across tables."""
 
 from __future__ import annotations
 
@@ -171,7 +171,7 @@ def test_twenty_tables_opening_at_once_create_one_pool(pg_harness):
 
 
 def test_every_linked_meter_sees_every_change(pg_harness):
-    # issue 6: every linked table's meter shows the same amount, promptly (p99 measured by the benchmark)
+    # every linked table's meter shows the same amount, promptly (p99 measured by the benchmark)
     async def scenario(h):
         writer = await h.open(settings=MAIN)
         watchers = [await h.open(table_id=f"W{i:02}") for i in range(20)]

@@ -1,4 +1,4 @@
-"""The shoe's deal and the shuffling device's door as journaled inputs (issue 4): the wrong back
+"""The shoe's deal and the shuffling device's door as journaled inputs: the wrong back
 colour (3.1, 3.2.2, 16.4.2), the unreadable card's wait (7.3, 14.1) surviving a restart, the shoe
 lifted, put back and running out (3.7), the door (15.2), a card exposed on the dealer's hand
 (14.6, NZ 14.6), and announcements counted from the input's own journal time (16.8, 6.2)."""
