@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tabled.journal import Journal
+from tabled.daemon.journal import Journal
 
 
 def round_records(round_no: int, per_round: int) -> list[tuple[str, dict, str]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from tabled.game.profiles import load_profile
+from tabled.profiles import load_profile
 from tabled.math import simulator
 from tabled.math.paytable import Paytable
 from tabled.math.strategy import STRATEGIES, _optimal_table

@@ -36,9 +36,9 @@ import structlog
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tabled.commands.run import make_core, run_table  # noqa: E402
-from tabled.config import load_config  # noqa: E402
-from tabled.journal import Journal  # noqa: E402
-from tabled.table import Table  # noqa: E402
+from tabled.daemon.config import load_config  # noqa: E402
+from tabled.daemon.journal import Journal  # noqa: E402
+from tabled.daemon.controller import Table  # noqa: E402
 
 
 def pct(values: list[float], q: float) -> float:

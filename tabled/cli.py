@@ -17,18 +17,14 @@ from __future__ import annotations
 import argparse
 import pkgutil
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from tabled import commands
-from tabled.checks import integer_problem
+from tabled.commands._arguments import UserError, whole_number  # noqa: F401  (the commands' own)
 from tabled.extras import import_command, missing_message
 
 EX_USER = 2
 EX_SOFTWARE = 70  # sysexits.h: an internal software error
-
-
-class UserError(Exception):
-    """Bad input from a person or a file: printed as one clear line, exit status 2."""
 
 
 #: The errors that mean the user's input is wrong, as (module, class). They are looked up only in
@@ -38,9 +34,9 @@ USER_ERRORS: tuple[tuple[str, str], ...] = (
     ("tabled.game.profiles", "ProfileError"),
     ("tabled.game.round_facts", "RoundError"),
     ("tabled.game.progressive", "ProgressiveError"),
-    ("tabled.rules.limits", "LimitError"),
-    ("tabled.config", "ConfigError"),
-    ("tabled.journal", "JournalError"),
+    ("tabled.game.limits", "LimitError"),
+    ("tabled.daemon.config", "ConfigError"),
+    ("tabled.daemon.journal", "JournalError"),
     ("tabled.pool.base", "PoolError"),
     ("tabled_drivers.sim.base", "ScriptError"),
     ("tabled_drivers.link.errors", "PortBusyError"),      # a device port another program holds
@@ -57,21 +53,6 @@ def is_users_mistake(exc: BaseException) -> bool:
         if cls is not None and isinstance(exc, cls):
             return True
     return isinstance(exc, OSError) and exc.filename is not None
-
-
-def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
-    """An argparse type: an integer from ``low`` to ``high`` (no upper bound when None). argparse
-    names the option; the words are those of the config files (tabled.checks)."""
-    def parse(text: str) -> int:
-        try:
-            value: object = int(text)
-        except ValueError:
-            value = text
-        problem = integer_problem(value, low, high)
-        if problem:
-            raise argparse.ArgumentTypeError(problem)
-        return value  # type: ignore[return-value]
-    return parse
 
 
 def command_names() -> list[str]:
@@ -140,6 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:  # bare `tabled`: what it can do
         parser.print_help()
         return 0
+    args.own_process = _own_process()  # the daemon may end the process itself once all is durable
     try:
         return int(args._run(args) or 0)
     except BrokenPipeError:  # `tabled settle ... | head`: the reader left; not an error of ours
@@ -154,6 +136,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception as exc:  # noqa: BLE001 (sorted here: the user's mistake or a bug)
         return _report(args, exc)
+
+
+def _own_process() -> bool:
+    """True when this process is the ``tabled`` command (not a test calling :func:`main`)."""
+    main_module = sys.modules.get("__main__")
+    spec = getattr(main_module, "__spec__", None)
+    own = ("tabled.cli", "tabled.__main__")
+    return getattr(main_module, "main", None) is main or getattr(spec, "name", None) in own
 
 
 def _log_bug(command: str, exc: Exception) -> None:

@@ -64,7 +64,7 @@ def import_command(name: str) -> ModuleType | SimpleNamespace:
         parser.add_argument("words", nargs="*", help="(the command is not installed)")
 
     def run(args) -> int:
-        from tabled.cli import UserError
+        from tabled.commands._arguments import UserError
         raise UserError(message)
 
     return SimpleNamespace(NAME=name, HELP=f"(not installed: pip install 'tabled[{extra}]')",

@@ -33,10 +33,10 @@ import pytest
 
 from tabled.cli import main as tabled_main
 from tabled.commands.run import make_core
-from tabled.config import load_config
-from tabled.effects import Note
-from tabled.journal import Journal
-from tabled.table import Table, is_input
+from tabled.daemon.config import load_config
+from tabled.table.effects import Note
+from tabled.daemon.journal import Journal
+from tabled.daemon.controller import Table, is_input
 
 FIXTURES = Path(__file__).parent / "fixtures" / "journals"
 NAMES = sorted(p.name for p in FIXTURES.iterdir() if (p / "journal.db.gz").exists())

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from tabled.game.profiles import load_profile
+from tabled.profiles import load_profile
 from tabled.math import analysis, report
 from tabled.math.paytable import Paytable
 from tabled.math.strategy import STRATEGIES

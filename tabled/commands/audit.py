@@ -17,10 +17,10 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from tabled.config import find_config, load_config
-from tabled.journal import Journal, damaged
+from tabled.daemon.config import find_config, load_config
+from tabled.daemon.journal import Journal, damaged
 
-SETTLED = "round.settled"  # one per round: the fold writes it once (tabled/kinds.py)
+SETTLED = "round.settled"  # one per round: the fold writes it once (tabled/table/kinds.py)
 
 NAME = "audit"
 HELP = "audit the journal: `tabled audit verify` checks the whole hash chain"

@@ -13,10 +13,10 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from tabled.cli import UserError
+from tabled.commands._arguments import UserError
 
 if TYPE_CHECKING:
-    from tabled.config import Config
+    from tabled.daemon.config import Config
 
 NAME = "config"
 HELP = "the configuration: `tabled config check [FILE]` validates it and prints the effective one"
@@ -45,7 +45,7 @@ def _table(header: str, values: dict[str, Any]) -> list[str]:
 
 def effective_toml(cfg: Config) -> str:
     """The configuration as TOML, with what the file left out filled in and paths made absolute."""
-    from tabled.log import scrub_secrets
+    from tabled.host.log import scrub_secrets
     t, j, d, s = cfg.table, cfg.journal, cfg.devices, cfg.simulation
     profile = t.profile_path or t.profile_name
     out = _table("[table]", {
@@ -77,7 +77,7 @@ def effective_toml(cfg: Config) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tabled.config import ConfigError, check_may_start, find_config, load_config
+    from tabled.daemon.config import ConfigError, check_may_start, find_config, load_config
     try:
         path = find_config(args.file)
         cfg = load_config(path)

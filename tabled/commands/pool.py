@@ -18,8 +18,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from tabled.cli import UserError, whole_number
-from tabled.config import find_config, load_config
+from tabled.commands._arguments import UserError, whole_number
+from tabled.daemon.config import find_config, load_config
 from tabled.game.settlement import money
 from tabled.pool import LedgerPool, PoolError, open_pool
 from tabled.pool.settings import BASIS_POINTS
@@ -89,7 +89,7 @@ def _targets(args: argparse.Namespace) -> tuple[list[Any], str, Path | None]:
 
 
 def _config(args: argparse.Namespace) -> Any:
-    """The daemon's config, found the one documented way (tabled.config.find_config)."""
+    """The daemon's config, found the one documented way (tabled.daemon.config.find_config)."""
     return load_config(find_config(args.config))
 
 
@@ -222,7 +222,7 @@ def _read_journal(path: Path | None, pool_name: str, table_id: str, args: argpar
     what the table still owes the pool: the pool operations its state holds unanswered, derived
     by folding the journal as the daemon does at start. A table may feed several pools (11.5);
     records without a pool name predate that and belong to the one pool there was."""
-    from tabled.journal import Journal, JournalError
+    from tabled.daemon.journal import Journal, JournalError
     from tabled.pool.rounds import round_keys
     if path is None:
         raise UserError("reconcile needs the table's journal (--journal FILE or --config)")
@@ -250,9 +250,9 @@ def _read_journal(path: Path | None, pool_name: str, table_id: str, args: argpar
 
 
 def _owed(journal: Any, pool_name: str, table_id: str, args: argparse.Namespace, view: _JournalView) -> None:
-    """Fill in what the journal's state still owes this pool (tabled.core: ``undelivered``)."""
+    """Fill in what the journal's state still owes this pool (tabled.table.core: ``undelivered``)."""
     from tabled.commands.run import make_core
-    from tabled.table import Table
+    from tabled.daemon.controller import Table
     try:
         config = _config(args)
         config = dataclasses.replace(config, table=dataclasses.replace(config.table, id=table_id))

@@ -23,15 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tabled.cli import UserError, whole_number
+from tabled.commands._arguments import UserError, whole_number
 from tabled.commands.audit import add_journal_arguments, journal_path
 from tabled.commands.settle import render
 from tabled.game.cards import card_text
-from tabled.game.profiles import load_profile
+from tabled.profiles import load_profile
 from tabled.game.round_facts import RoundError, round_as_json
 from tabled.game.settlement import (Settlement, money, settle, settlement_as_dict, settlement_facts,
                                     settlement_from_dict)
-from tabled.journal import GENESIS_HASH, Journal, JournalError, Record, canonical_payload, record_hash
+from tabled.daemon.journal import GENESIS_HASH, Journal, JournalError, Record, canonical_payload, record_hash
 
 NAME = "recall"
 HELP = "show the last rounds (default 10), or one round by id, in full from the journal"

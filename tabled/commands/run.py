@@ -1,9 +1,9 @@
 """``tabled run``: run the table.
 
-Every device is a real driver (tabled/devices.py). With ``[simulation] enabled`` the devices are
-the simulators (tabled/simtable.py: the serial ones each in its own process on a pty, the USB ones
+Every device is a real driver (tabled/daemon/devices.py). With ``[simulation] enabled`` the devices are
+the simulators (tabled/sim/table.py: the serial ones each in its own process on a pty, the USB ones
 behind the simulated pyusb backend) and simulated players and a dealer act through them
-(tabled/players.py); otherwise the drivers open the ports and USB devices named in ``[devices]``.
+(tabled/sim/players.py); otherwise the drivers open the ports and USB devices named in ``[devices]``.
 
 Output: in a terminal, a banner (table, profile, limits, config, journal, pool), readable lines as
 rounds happen (state, hands, settlement, what the meter shows) on stdout and, on stderr, only the
@@ -12,7 +12,7 @@ log's warnings that have no such line (each thing is shown once), and a summary 
 spot and rule: JSON lines (``[log] format = "auto"`` or ``"json"``) or plain ``key=value`` lines
 (``"console"``); ``--quiet`` keeps one record per round and the warnings.
 
-Nothing the reader of stdout or stderr does can hold up the table (tabled/output.py), and SIGTERM or
+Nothing the reader of stdout or stderr does can hold up the table (tabled/host/output.py), and SIGTERM or
 SIGINT stops it within seconds: the round in play stays in the journal, and the next start resumes it.
 """
 
@@ -30,14 +30,14 @@ from typing import Any, TextIO
 
 import structlog
 
-from tabled.cli import UserError, whole_number
-from tabled.config import Config, check_may_start, find_config, load_config
-from tabled.core import TableCore
-from tabled.effects import Effect, Note, Say
+from tabled.commands._arguments import UserError, whole_number
+from tabled.daemon.config import Config, check_may_start, find_config, load_config
+from tabled.table.core import TableCore
+from tabled.table.effects import Effect, Note, Say
 from tabled.game.settlement import money
-from tabled.journal import Journal
-from tabled.rules.limits import Limits
-from tabled.table import Table
+from tabled.daemon.journal import Journal
+from tabled.game.limits import Limits
+from tabled.daemon.controller import Table
 
 NAME = "run"
 HELP = "run the table the config describes (a simulated table only if the config says so)"
@@ -77,7 +77,7 @@ async def open_pools(cfg: Config) -> tuple[Any, list[Any]]:
     A pool that answers but cannot be used (a schema newer than this tabled, a bad entry) is
     configuration: a one-line error, and the daemon does not start."""
     import tabled.pool
-    from tabled.cli import UserError
+    from tabled.commands._arguments import UserError
     opened: list[Any] = []
     try:
         for entry in [cfg.primary_pool] + [p for p in cfg.pools if not p.primary]:
@@ -96,7 +96,7 @@ async def open_pools(cfg: Config) -> tuple[Any, list[Any]]:
 async def check_pools(table_id: str, journal: Journal, pools: list[Any]) -> None:
     """Each pool that answers binds this table id to this journal and holds no round of the table
     the journal does not have (tabled/pool/rounds.py); a refusal stops the start with one line for
-    an inspector. A pool out of reach is asked when it answers (tabled/table.py)."""
+    an inspector. A pool out of reach is asked when it answers (tabled/daemon/controller.py)."""
     from tabled.pool import PoolError, PoolUnavailable
     from tabled.pool.rounds import check_table
     for pool in pools:
@@ -179,7 +179,7 @@ class MeterWatch:
 
 class RoundLogger:
     """The same rounds as structured records (for journald): the table's notes, one record each.
-    The dealer's lines are logged by the table itself (tabled/table.py)."""
+    The dealer's lines are logged by the table itself (tabled/daemon/controller.py)."""
 
     def __call__(self, effects: list[Effect]) -> None:
         for e in effects:
@@ -204,7 +204,7 @@ class Session:
 
 
 def terminal(out: TextIO) -> bool:
-    from tabled.log import under_systemd
+    from tabled.host.log import under_systemd
     return getattr(out, "isatty", lambda: False)() and not under_systemd()
 
 
@@ -249,11 +249,11 @@ async def run_table(cfg: Config, rounds: int, out: TextIO | None = None, quiet: 
     simulated people's pause after each action. ``on_playing``: called once the table is up and
     play starts (until then a stop cancels the start). After a restart in simulation, the
     simulators start afresh and the felt is put back as the journal left it
-    (tabled.players.felt_as_journaled)."""
+    (tabled.sim.players.felt_as_journaled)."""
     from tabled_drivers.link.endpoint import LinkTiming
-    from tabled.devices import TableDevices, build_drivers
-    from tabled.players import DeviceFloor, Player, felt_as_journaled
-    from tabled.systemd import Notifier, feed_watchdog, watchdog_period
+    from tabled.daemon.devices import TableDevices, build_drivers
+    from tabled.sim.players import DeviceFloor, Player, felt_as_journaled
+    from tabled.daemon.systemd import Notifier, feed_watchdog, watchdog_period
 
     out = sys.stdout if out is None else out
     notifier = notifier or Notifier.from_environment()
@@ -311,7 +311,7 @@ async def run_table(cfg: Config, rounds: int, out: TextIO | None = None, quiet: 
     timing = timing or LinkTiming()
     try:
         if sim.enabled:
-            from tabled.simtable import SimulatedTable
+            from tabled.sim.table import SimulatedTable
             if sims is not None:
                 pass
             elif state_dir is None:
@@ -373,7 +373,7 @@ async def run_table(cfg: Config, rounds: int, out: TextIO | None = None, quiet: 
             pause = sim.round_pause_ms / 1000 if not rounds else 0.0
             await _until_done(floor.play(rounds or None, pause_s=pause, pace_s=pace_s, stop=stop), consumer, stop)
         elif floor is not None and sim.dealer == "manual":  # a person deals, on this terminal's keys
-            from tabled.simtable import dealt_by_hand
+            from tabled.sim.table import dealt_by_hand
             await _until_done(dealt_by_hand(sims, floor, out), consumer, stop)
         else:
             await _until_done(asyncio.Event().wait(), consumer, stop)
@@ -456,8 +456,8 @@ class _Status:
 
 
 def run(args) -> int:
-    from tabled.log import configure_logging, dealer_line
-    from tabled.output import install
+    from tabled.host.log import configure_logging, dealer_line
+    from tabled.host.output import install
     cfg = load_config(find_config(args.config))
     check_may_start(cfg)
     rounds = args.rounds if args.rounds is not None else cfg.simulation.rounds
@@ -504,30 +504,22 @@ def run(args) -> int:
             if not stop.is_set():
                 raise
 
-    from tabled.players import Stalled
+    from tabled.sim.players import Stalled
     try:
         asyncio.run(main())
     except Stalled as exc:
         raise UserError(f"the simulated table stopped: {exc}") from None
     except KeyboardInterrupt:
         return 130
-    if _own_process():
+    if getattr(args, "own_process", False):
         # the journal, the pools and the devices are closed: everything is durable. The
         # interpreter's own teardown (freeing every module) takes seconds on a busy table PC and
         # nothing depends on it, while a stop must end within seconds; so the output gets its
         # second and the process ends here
-        from tabled.output import EXIT_DRAIN_S, drain
+        from tabled.host.output import EXIT_DRAIN_S, drain
         drain(EXIT_DRAIN_S)
         os._exit(0)
     return 0
-
-
-def _own_process() -> bool:
-    """True when this process is the ``tabled`` command (not a test calling :func:`run`)."""
-    main = sys.modules.get("__main__")
-    spec = getattr(main, "__spec__", None)
-    from tabled import cli
-    return getattr(main, "main", None) is cli.main or getattr(spec, "name", None) == "tabled.cli"
 
 
 #: with ``--quiet`` off a terminal: the records kept below warning level (one per round, start, stop)

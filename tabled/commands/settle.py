@@ -10,9 +10,9 @@ import argparse
 import json
 from typing import Any
 
-from tabled.documents import parse_json, read_text
+from tabled.host.documents import parse_json, read_text
 from tabled.game.cards import hand_text
-from tabled.game.profiles import load_profile
+from tabled.profiles import load_profile
 from tabled.game.round_facts import RoundError, round_from_json
 from tabled.game.settlement import Settlement, money, settle, settlement_as_dict
 

@@ -7,12 +7,12 @@ import json
 import sys
 from pathlib import Path
 
-from tabled.cli import UserError, whole_number
-from tabled.game.profiles import load_profile
+from tabled.commands._arguments import UserError, whole_number
+from tabled.profiles import load_profile
 from tabled.math import analysis, report, simulator
 from tabled.math.paytable import Paytable
 from tabled.math.strategy import STRATEGIES
-from tabled.rules.seats import MAX_SPOTS, MIN_SPOTS
+from tabled.game.seats import MAX_SPOTS, MIN_SPOTS
 
 NAME = "simulate"
 HELP = "simulate rounds through the game's settlement; return with a 95% CI beside the exact value"

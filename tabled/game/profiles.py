@@ -1,8 +1,9 @@
 """Jurisdiction profiles: the paytables, progressive schedule and irregularity choices of a table.
 
 A profile is data (TOML), not code. The shipped ones live in ``tabled/profiles/*.toml``; an
-operator's own file is loaded by path. :func:`load_profile` checks every key and names the key and
-the problem in a :class:`ProfileError` (a ``ValueError``), so a bad file never reaches a table.
+operator's own file is loaded by path (:func:`tabled.profiles.load_profile`). This module does no
+I/O: :func:`profile_from_mapping` checks every key of a parsed file and names the key and the
+problem in a :class:`ProfileError` (a ``ValueError``), so a bad file never reaches a table.
 
 Money is integer cents, rates are basis points or whole percent: never a float.
 """
@@ -12,13 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from importlib import resources
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from tabled.checks import Section, Wording
-from tabled.documents import parse_toml, read_text
+from tabled.game.checks import Section, Wording
 
 from .progressive import ProgressiveSchedule
 from .ranking import Category
@@ -97,7 +95,7 @@ class Profile:
 # loading and validation
 
 
-# A profile's own words (tabled.checks has the checks): its tests and operators know these.
+# A profile's own words (tabled.game.checks has the checks): its tests and operators know these.
 _WORDING = Wording(unknown_key="is not a profile setting (a typo?)")
 
 
@@ -184,24 +182,7 @@ def profile_from_mapping(data: Mapping[str, Any], where: str = "<data>") -> Prof
     )
 
 
-def load_profile(name_or_path: str | Path) -> Profile:
-    """A shipped profile by name (``nsw``, ``us-standard``, ``nz-irregularities``) or a TOML file."""
-    text_name = str(name_or_path)
-    if text_name in SHIPPED_PROFILES:
-        where = f"'{text_name}'"
-        raw = resources.files("tabled").joinpath("profiles", f"{text_name}.toml").read_text("utf-8")
-    else:
-        path = Path(text_name)
-        if not path.is_file():
-            shipped = ", ".join(SHIPPED_PROFILES)
-            raise ProfileError(f"no profile {text_name!r}: name one of {shipped} or a .toml file")
-        where = f"'{path}'"
-        raw = read_text(path, lambda problem: ProfileError(f"profile {where} {problem}"))
-    data = parse_toml(raw, lambda problem: ProfileError(f"profile {where} {problem}"))
-    return profile_from_mapping(data, where)
-
-
 __all__ = [
     "Profile", "ProfileError", "HandWithoutAnte", "DeckNot52", "SHIPPED_PROFILES",
-    "FORFEITABLE_STATUSES", "load_profile", "profile_from_mapping",
+    "FORFEITABLE_STATUSES", "profile_from_mapping",
 ]

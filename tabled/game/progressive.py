@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 
-from tabled.checks import Section, is_cents
+from tabled.game.checks import Section, is_cents
 
 from .ranking import Category
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from tabled.rules import seats
+from tabled.game import seats
 
 from .cards import HAND_SIZE, CardError, card_text, parse_card
 

@@ -45,6 +45,6 @@ class Paytable:
 
 def load_paytable(name: str) -> Paytable:
     """The paytable of a shipped profile name or a profile TOML path (tabled.game.profiles)."""
-    from tabled.game.profiles import load_profile
+    from tabled.profiles import load_profile
 
     return Paytable.from_profile(load_profile(name))

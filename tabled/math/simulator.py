@@ -25,7 +25,7 @@ from tabled.game.profiles import Profile
 from tabled.game.ranking import QUALIFYING_VALUE, Category
 from tabled.game.round_facts import RoundFacts, SpotFacts, SpotStatus, Wager
 from tabled.game.settlement import settle
-from tabled.rules import seats
+from tabled.game import seats
 
 from . import analysis
 from .counting import value_classes

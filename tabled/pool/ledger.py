@@ -30,7 +30,7 @@ from typing import Any, Protocol
 from tabled.game.cards import card_text
 from tabled.game.progressive import (ProgressiveError, ProgressiveHit, ProgressiveResult,
                                      ProgressiveSchedule, award_progressive)
-from tabled.rules import seats
+from tabled.game import seats
 from .base import Contribution, PoolError, PoolStatus, VerifyReport
 from .records import (HitRecord, LedgerEntry, MeterReading, ReconcileReport, result_from_json,
                       result_to_json)

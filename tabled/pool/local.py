@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Sequence
 from pathlib import Path
 from typing import Any
 
-from tabled.files import create_private
+from tabled.host.files import create_private
 
 from .base import PoolError, PoolUnavailable
 from .ledger import Clock, LedgerPool, utc_now

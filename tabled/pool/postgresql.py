@@ -35,7 +35,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
 
-from tabled.log import scrub_secrets
+from tabled.host.log import scrub_secrets
 
 from .base import PoolError, PoolUnavailable
 from .ledger import Clock, LedgerPool, Retry, utc_now

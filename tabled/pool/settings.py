@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass, replace
 
-from tabled.checks import is_cents
+from tabled.game.checks import is_cents
 from tabled.game.progressive import ProgressiveError, ProgressiveSchedule
 from tabled.game.ranking import Category
 

@@ -74,7 +74,7 @@ def test_a_bug_in_a_command_with_a_log_leaves_its_traceback_there(monkeypatch, c
     import io
     import json
 
-    from tabled.log import configure_logging
+    from tabled.host.log import configure_logging
 
     log = io.StringIO()
     configure_logging("json", "info", stream=log)

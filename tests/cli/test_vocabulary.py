@@ -12,11 +12,11 @@ import textwrap
 import pytest
 
 from tabled.cli import main
-from tabled.config import ConfigError, load_config
-from tabled.game.profiles import load_profile
+from tabled.daemon.config import ConfigError, load_config
+from tabled.profiles import load_profile
 from tabled.game.round_facts import RoundError, check_round, round_from_json
 from tabled.math import simulator
-from tabled.rules.seats import MAX_SPOTS, MIN_SPOTS
+from tabled.game.seats import MAX_SPOTS, MIN_SPOTS
 
 
 def usage_error(capsys, argv: list[str]) -> str:

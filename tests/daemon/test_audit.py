@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from tabled.cli import main
-from tabled.journal import Journal
+from tabled.daemon.journal import Journal
 
 
 def make_journal(path, rounds: int = 12) -> None:

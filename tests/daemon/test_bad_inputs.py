@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from tabled.checks import MAX_CENTS
+from tabled.game.checks import MAX_CENTS
 from tabled.cli import main
-from tabled.config import ConfigError, load_config
-from tabled.documents import MAX_BYTES, MAX_DEPTH
+from tabled.daemon.config import ConfigError, load_config
+from tabled.host.documents import MAX_BYTES, MAX_DEPTH
 from tabled.pool.base import PoolError
 from tabled.pool.local import LocalPool
 from tabled.pool.settings import PoolSettings

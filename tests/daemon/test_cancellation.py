@@ -11,7 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from tabled.commands.run import STOP_WAIT_S, _until_done
-from tabled.players import DeviceFloor
+from tabled.sim.players import DeviceFloor
 
 ROOT = Path(__file__).resolve().parents[2]
 

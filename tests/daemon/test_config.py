@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tabled.config import ConfigError, load_config
+from tabled.daemon.config import ConfigError, load_config
 
 from tests.daemon.configs import MINIMAL_TABLE
 

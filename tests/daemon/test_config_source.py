@@ -18,7 +18,7 @@ import pytest
 
 from tabled.cli import main
 from tabled.commands.config import effective_toml
-from tabled.config import SYSTEM_CONFIG, ConfigError, check_may_start, find_config, load_config, parse_config
+from tabled.daemon.config import SYSTEM_CONFIG, ConfigError, check_may_start, find_config, load_config, parse_config
 
 REPO = Path(__file__).resolve().parents[2]
 SIM = REPO / "config" / "sim.toml"

@@ -11,7 +11,7 @@ import pytest
 
 from tabled_drivers import panel, shoe
 from tabled_drivers.sim import panel as sim_panel, shoe as sim_shoe
-from tabled.config import load_config
+from tabled.daemon.config import load_config
 
 from tests.daemon.configs import MINIMAL_TABLE
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tabled.journal import (
+from tabled.daemon.journal import (
     GENESIS_HASH,
     Journal,
     JournalCorrupt,
@@ -256,7 +256,7 @@ def test_tabled_run_refuses_a_forged_checkpoint(tmp_path):
     import subprocess
 
     from tabled.commands.run import make_core
-    from tabled.config import load_config
+    from tabled.daemon.config import load_config
     from tests.integration.test_restart_sim import ROOT, child_env, sim_config, tabled_argv
 
     config = sim_config(tmp_path)

@@ -11,9 +11,9 @@ from types import SimpleNamespace
 import pytest
 import structlog
 
-from tabled.effects import Say
-from tabled.log import configure_logging, dealer_line, get_logger
-from tabled.table import Table
+from tabled.table.effects import Say
+from tabled.host.log import configure_logging, dealer_line, get_logger
+from tabled.daemon.controller import Table
 
 
 class Terminal(io.StringIO):
@@ -28,7 +28,7 @@ def _restore_structlog():
 
 
 def say_as_the_table_logs_it(say: Say) -> None:
-    """The record tabled/table.py writes for each line told to the dealer."""
+    """The record tabled/daemon/controller.py writes for each line told to the dealer."""
     Table._say(SimpleNamespace(core=SimpleNamespace(round_id="SIM01-000002"), display=None), say, "SIM01-000002")
 
 

@@ -1,4 +1,4 @@
-"""The daemon's stdout and stderr never hold up the table (tabled/output.py): a pipe nobody reads,
+"""The daemon's stdout and stderr never hold up the table (tabled/host/output.py): a pipe nobody reads,
 a reader gone, a full disk. Writes return at once; lines that cannot go are dropped and counted,
 and a notice says how many once the stream takes lines again."""
 
@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tabled.output import Output
+from tabled.host.output import Output
 
 F_SETPIPE_SZ = 1031
 LINE = "x" * 99 + "\n"  # 100 bytes

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tabled.cli import main
-from tabled.effects import Note, PoolOp
-from tabled.journal import Journal
+from tabled.table.effects import Note, PoolOp
+from tabled.daemon.journal import Journal
 from tests.table.harness import Harness
 
 DEALER_QUALIFIES = "Ac Kc 4d 2s 2h"   # a pair of twos

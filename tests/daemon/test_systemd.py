@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tabled.systemd import Notifier, feed_watchdog, watchdog_period
+from tabled.daemon.systemd import Notifier, feed_watchdog, watchdog_period
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tabled.log import configure_logging, get_logger, log_context
+from tabled.host.log import configure_logging, get_logger, log_context
 
 SYSTEMD = Path(__file__).resolve().parents[2] / "systemd"
 

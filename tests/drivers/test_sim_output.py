@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tabled_drivers.meter import MeterDriver
-from tabled.simtable import SimProcess
+from tabled.sim.table import SimProcess
 from tests.drivers.helpers import Recorder
 from tests.drivers.test_serial_e2e import PTY
 
@@ -53,7 +53,7 @@ async def _answers(link: str) -> None:
 
 
 async def test_a_table_simulator_that_logs_a_lot_keeps_answering(tmp_path):
-    """The simulated table's child process (tabled.simtable) behind the daemon's pipe."""
+    """The simulated table's child process (tabled.sim.table) behind the daemon's pipe."""
     sim = SimProcess("meter", tmp_path, seed=1)
     await sim.start()
     try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tabled.game.cards import parse_cards
-from tabled.game.profiles import load_profile
+from tabled.profiles import load_profile
 from tabled.game.round_facts import RoundFacts, RoundVoid, SpotFacts, SpotStatus, Wager
 from tabled.game.settlement import Settlement, settle
 

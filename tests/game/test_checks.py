@@ -1,4 +1,4 @@
-"""tabled.checks: typed reads of a settings table, each error naming the full key in the caller's words."""
+"""tabled.game.checks: typed reads of a settings table, each error naming the full key in the caller's words."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from tabled.checks import MAX_CENTS, Section, Wording, is_cents, is_whole_number, shown
-from tabled.config import ConfigError, parse_config
-from tabled.game.profiles import ProfileError, load_profile, profile_from_mapping
+from tabled.game.checks import MAX_CENTS, Section, Wording, is_cents, is_whole_number, shown
+from tabled.daemon.config import ConfigError, parse_config
+from tabled.game.profiles import ProfileError, profile_from_mapping
+from tabled.profiles import load_profile
 from tabled.game.progressive import ProgressiveError, ProgressiveSchedule
 
 

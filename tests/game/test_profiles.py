@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tabled.game.profiles import (SHIPPED_PROFILES, DeckNot52, HandWithoutAnte, ProfileError,
-                                  load_profile)
+from tabled.game.profiles import SHIPPED_PROFILES, DeckNot52, HandWithoutAnte, ProfileError
+from tabled.profiles import load_profile
 from tabled.game.progressive import ProgressiveSchedule
 from tabled.game.ranking import Category
 

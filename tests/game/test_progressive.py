@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabled.game.profiles import load_profile
+from tabled.profiles import load_profile
 from tabled.game.progressive import (QUALIFYING_CATEGORIES, ProgressiveError, ProgressiveHit,
                                      ProgressiveSchedule, award_progressive)
 from tabled.game.ranking import Category

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from tabled.game.profiles import load_profile
+from tabled.profiles import load_profile
 from tabled.game.ranking import Category
 from tabled.game.round_facts import RoundError
 from tabled.game.settlement import Outcome, settle

@@ -12,10 +12,10 @@ from typing import Any
 
 from tabled_drivers.link.endpoint import LinkTiming
 from tabled.commands.run import run_table
-from tabled.config import load_config
-from tabled.effects import Say
-from tabled.journal import Journal
-from tabled.simtable import SimulatedTable
+from tabled.daemon.config import load_config
+from tabled.table.effects import Say
+from tabled.daemon.journal import Journal
+from tabled.sim.table import SimulatedTable
 
 # Fast link timers: a silent device is noticed in about half a second, a replug in a few tens of ms.
 FAST = LinkTiming(ack_timeout=0.1, retries=2, heartbeat=0.2, backoff_initial=0.02, backoff_max=0.2)
@@ -29,7 +29,7 @@ def config(tmp: Path, *, card_source: str = "shuffler", players: list[dict] | No
     journal = dataclasses.replace(cfg.journal, path=tmp / "journal.db")
     sim = cfg.simulation
     if players is not None:
-        from tabled.config import PlayerConfig
+        from tabled.daemon.config import PlayerConfig
         sim = dataclasses.replace(sim, players=tuple(PlayerConfig(**p) for p in players))
     sim = dataclasses.replace(sim, seed=seed)
     return dataclasses.replace(cfg, table=table, pools=pools, journal=journal, simulation=sim)

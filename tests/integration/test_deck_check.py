@@ -5,7 +5,7 @@ backend) that they checked the deck; the check is journaled as the deck's verifi
 
 from __future__ import annotations
 
-from tabled.simtable import SimulatedTable
+from tabled.sim.table import SimulatedTable
 from tests.integration.harness import FAST, journal_records, play
 
 

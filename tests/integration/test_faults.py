@@ -12,7 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-from tabled.simtable import SimulatedTable
+from tabled.sim.table import SimulatedTable
 from tests.integration.harness import FAST, journal_records, play
 from tests.integration.test_restart_sim import ROOT, child_env, sim_config, simulator_children, tabled_argv
 

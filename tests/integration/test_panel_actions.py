@@ -10,7 +10,7 @@ import dataclasses
 from pathlib import Path
 
 from tabled.commands.run import run_table
-from tabled.game.profiles import load_profile
+from tabled.profiles import load_profile
 from tests.integration.harness import FAST, POLL, Run, _Discard, config, journal_records
 
 START = 1_700_000_040.0  # the injected clock's start, POSIX seconds: on a whole minute (the sign's)
@@ -46,7 +46,7 @@ def notes(tmp: Path, kind: str) -> list[tuple[str, str]]:
     return [(r.payload["action"], r.payload["key"]) for r in journal_records(tmp, kind)]
 
 
-# (button, fields, core action, a key that may not, the key that may): tabled/rules/keys.py
+# (button, fields, core action, a key that may not, the key that may): tabled/game/keys.py
 ACTIONS = [
     ("concede", {"spot": 1}, "concede", "inspector", "supervisor"),                  # 9.7
     ("absent", {"spot": 1}, "absent", "inspector", "supervisor"),                    # 14.12

@@ -1,7 +1,7 @@
 """The running table with a linked pool on a real PostgreSQL, and the link cut (rule 14.13; docs/settlement.md
 "When the pool cannot be reached").
 
-Each table here is the real controller (tabled/table.py: journal, core, one worker per pool, the
+Each table here is the real controller (tabled/daemon/controller.py: journal, core, one worker per pool, the
 meter feed) fed the inputs its devices would send; the pool is a real PostgresPool reached through
 a TCP proxy the test cuts and restores. The PostgreSQL is the local one when it answers, otherwise
 a throwaway server (tests/pool/conftest.py)."""
@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from tabled.core import TableCore
-from tabled.effects import Command, Say
+from tabled.table.core import TableCore
+from tabled.table.effects import Command, Say
 from tabled.game.cards import parse_cards
-from tabled.game.profiles import load_profile
-from tabled.journal import Journal
+from tabled.profiles import load_profile
+from tabled.daemon.journal import Journal
 from tabled.pool.postgresql import PostgresPool
 from tabled.pool.settings import PoolSettings
-from tabled.rules.limits import Limits
-from tabled.table import Table
+from tabled.game.limits import Limits
+from tabled.daemon.controller import Table
 from tests.pool.conftest import pg_admin_dsn, pg_dsn  # noqa: F401  (fixtures)
 from tests.pool.proxy import LinkProxy
 
@@ -70,7 +70,7 @@ class LinkedTable:
         self.says += [e for e in effects if isinstance(e, Say)]
         for e in effects:
             if isinstance(e, Command) and e.device == "meter":
-                # tabled/devices.py: a "show" while 14.13 play is approved shows "progressive offline"
+                # tabled/daemon/devices.py: a "show" while 14.13 play is approved shows "progressive offline"
                 self.meter_offline.append(self.core.progressive_offline)
                 if e.args.get("cents") is not None:
                     self.meter_shown.append(e.args["cents"])
@@ -456,7 +456,7 @@ async def test_reconcile_lists_owed_and_in_flight_contributions_and_the_next_sta
     pool = await PostgresPool.open(pg_dsn, "main", "T01")
     await pool.contribute("T01", held, 1, WAGER, round_key=key)   # taken, the answer lost with the daemon
     await pool.close()
-    from tabled.config import DEFAULT_TOML
+    from tabled.daemon.config import DEFAULT_TOML
     table_config = tmp_path / "table.toml"                         # the fold that derives what is owed
     table_config.write_text(DEFAULT_TOML)                          # needs the table's own settings
     args = ["pool", "reconcile", "--config", str(table_config), "--dsn", pg_dsn, "--table", "T01",
@@ -650,7 +650,7 @@ async def test_tabled_run_starts_with_the_pool_unreachable_plays_once_an_inspect
 def _linked_config(tmp: Path, dsn: str):
     import dataclasses
 
-    from tabled.config import PoolConfig
+    from tabled.daemon.config import PoolConfig
     from tests.integration.harness import config
     pool = PoolConfig("main", "postgresql", None, dsn, SETTINGS.contribution_bp, SETTINGS.reset_cents, True)
     return dataclasses.replace(config(tmp), pools=(pool,))

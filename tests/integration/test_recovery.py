@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tabled.simtable import SimulatedTable
-from tabled.table import Crash
+from tabled.sim.table import SimulatedTable
+from tabled.daemon.controller import Crash
 from tests.integration.harness import FAST, journal_records, play
 
 

@@ -23,12 +23,12 @@ from pathlib import Path
 
 import pytest
 
-from tabled.config import load_config
+from tabled.daemon.config import load_config
 from tabled.game.cards import parse_card
-from tabled.game.profiles import load_profile
+from tabled.profiles import load_profile
 from tabled.game.round_facts import RoundFacts, RoundVoid, SpotFacts, SpotStatus, Wager
 from tabled.game.settlement import settle, settlement_as_dict
-from tabled.journal import Journal
+from tabled.daemon.journal import Journal
 from tabled.math.strategy import decide
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -272,7 +272,7 @@ def simulator_children(pid: int) -> list[int]:
         except OSError:
             continue
         ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if ppid == pid and b"tabled.simtable" in argv:
+        if ppid == pid and b"tabled.sim.table" in argv:
             found.append(int(entry))
     return found
 

@@ -13,10 +13,10 @@ from types import SimpleNamespace
 from tabled_drivers.meter import Display, MeterMessage
 from tabled.commands import run as run_command
 from tabled.commands.run import MeterWatch, RoundPrinter, Session, make_core, open_faults
-from tabled.config import load_config
-from tabled.effects import Command, Note
-from tabled.journal import Journal
-from tabled.table import Table
+from tabled.daemon.config import load_config
+from tabled.table.effects import Command, Note
+from tabled.daemon.journal import Journal
+from tabled.daemon.controller import Table
 from tests.integration.test_restart_sim import ROOT, child_env, run_in_terminal, sim_config, tabled_argv
 
 
@@ -135,8 +135,8 @@ def test_the_pace_comes_from_the_config_unless_the_command_line_says(tmp_path, m
     async def fake_run_table(cfg, rounds, **kw):
         seen.append(kw["pace_s"])
     monkeypatch.setattr(run_command, "run_table", fake_run_table)
-    monkeypatch.setattr("tabled.output.install", lambda **kw: (SimpleNamespace(isatty=lambda: False), None))
-    monkeypatch.setattr("tabled.log.configure_logging", lambda *a, **kw: "json")
+    monkeypatch.setattr("tabled.host.output.install", lambda **kw: (SimpleNamespace(isatty=lambda: False), None))
+    monkeypatch.setattr("tabled.host.log.configure_logging", lambda *a, **kw: "json")
     for pace_ms, expected in ((None, 0.4), (0, 0.0), (50, 0.05)):
         args = SimpleNamespace(config=str(config), rounds=1, quiet=False, pace_ms=pace_ms)
         assert run_command.run(args) == 0

@@ -14,8 +14,8 @@ from tabled_drivers.panel import Lamp, LampState
 from tabled_drivers.shoe import BackColour
 from tabled.cli import main
 from tabled.game.cards import card_text
-from tabled.simtable import SimulatedTable
-from tabled.table import Crash
+from tabled.sim.table import SimulatedTable
+from tabled.daemon.controller import Crash
 from tests.integration.harness import FAST, journal_records
 from tests.integration.test_panel_actions import play_at
 

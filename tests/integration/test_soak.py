@@ -9,7 +9,7 @@ import tracemalloc
 
 import structlog
 
-from tabled.log import configure_logging
+from tabled.host.log import configure_logging
 from tests.integration.harness import journal_records, play
 
 WARM_UP, MEASURED = 40, 120

@@ -27,9 +27,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tabled.commands.run import make_core
-from tabled.config import load_config
-from tabled.journal import Journal
-from tabled.table import Table
+from tabled.daemon.config import load_config
+from tabled.daemon.journal import Journal
+from tabled.daemon.controller import Table
 from tests.integration.test_restart_sim import ROOT, child_env, sim_config, tabled_argv
 
 STOP_LIMIT_S = 5.0

@@ -2,7 +2,7 @@
 
 from fractions import Fraction
 
-from tabled.game.profiles import load_profile
+from tabled.profiles import load_profile
 from tabled.math.progressive import QUALIFYING_HANDS, progressive_math
 
 

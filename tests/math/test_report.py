@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tabled.game.profiles import SHIPPED_PROFILES, load_profile
+from tabled.game.profiles import SHIPPED_PROFILES
+from tabled.profiles import load_profile
 from tabled.game.ranking import Category
 from tabled.game.settlement import money
 from tabled.math import report

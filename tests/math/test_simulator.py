@@ -9,7 +9,7 @@ import pytest
 
 from tabled.cli import main
 from tabled.game.cards import parse_cards
-from tabled.game.profiles import load_profile
+from tabled.profiles import load_profile
 from tabled.game.settlement import settle
 from tabled.math import analysis, simulator
 from tabled.math.paytable import Paytable

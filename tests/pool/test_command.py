@@ -11,7 +11,7 @@ import pytest
 from tabled.cli import main
 from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import Category
-from tabled.journal import Journal
+from tabled.daemon.journal import Journal
 from tabled.pool.local import LocalPool
 from tabled.pool.postgresql import PostgresPool
 from tabled.pool.settings import PoolSettings

@@ -16,16 +16,16 @@ from hypothesis import given, settings, strategies as st
 from psycopg.conninfo import make_conninfo
 
 from tabled.cli import main
-from tabled.config import ConfigError, load_config
-from tabled.core import TableCore
-from tabled.game.profiles import load_profile
-from tabled.journal import Journal
-from tabled.log import configure_logging, get_logger, scrub_secrets
+from tabled.daemon.config import ConfigError, load_config
+from tabled.table.core import TableCore
+from tabled.profiles import load_profile
+from tabled.daemon.journal import Journal
+from tabled.host.log import configure_logging, get_logger, scrub_secrets
 from tabled.pool.base import PoolError
 from tabled.pool.postgresql import PostgresPool, parse_dsn
 from tabled.pool.settings import PoolSettings
-from tabled.rules.limits import Limits
-from tabled.table import Table
+from tabled.game.limits import Limits
+from tabled.daemon.controller import Table
 
 PASSWORD = "Hunter2 Sesame"     # a space: libpq cannot read it unquoted
 CONFIG = """

@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 
 from tabled.commands.run import make_core
-from tabled.config import load_config
-from tabled.core import op_key
-from tabled.journal import Journal
-from tabled.table import Table
+from tabled.daemon.config import load_config
+from tabled.table.core import op_key
+from tabled.daemon.journal import Journal
+from tabled.daemon.controller import Table
 
 
 def test_after_a_restart_an_operation_one_pool_answered_is_still_owed_to_the_other(tmp_path):

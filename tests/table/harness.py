@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabled.core import TableCore, result_as_dict
-from tabled.effects import Command, Note, PoolOp, Say
+from tabled.table.core import TableCore, result_as_dict
+from tabled.table.effects import Command, Note, PoolOp, Say
 from tabled.game.cards import parse_cards
-from tabled.game.profiles import load_profile
+from tabled.profiles import load_profile
 from tabled.game.progressive import ProgressiveHit, award_progressive
 from tabled.game.ranking import Category
-from tabled.rules.limits import Limits
+from tabled.game.limits import Limits
 
 MINUTE = 60_000
 

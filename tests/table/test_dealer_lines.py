@@ -1,4 +1,4 @@
-"""The dealer's lines: each instruction once, in the rules' words (tabled/display.py).
+"""The dealer's lines: each instruction once, in the rules' words (tabled/table/display.py).
 
 A fold is told to collect the ante when it happens (8.4) and never again at settlement; a
 progressive award is announced once, as its numbered payment (12.2, 12.4); when the dealer does
@@ -10,7 +10,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabled.effects import Say
+from tabled.table.effects import Say
 from tabled.game.cards import parse_cards
 
 from .harness import Harness, notes, says

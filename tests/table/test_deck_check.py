@@ -5,7 +5,7 @@ deck's verification); with recognition on, the device's order remains the verifi
 from types import SimpleNamespace
 
 from tabled_drivers.panel import Button, ButtonPressed, KeyPosition
-from tabled.devices import TableDevices
+from tabled.daemon.devices import TableDevices
 
 from .harness import Harness, notes, refused, rules_said, says
 
@@ -92,7 +92,7 @@ def test_recognition_on_the_verify_button_stays_a_count_3_7():
 
 
 def test_a_deck_checked_survives_a_checkpoint():
-    from tabled.core import TableCore
+    from tabled.table.core import TableCore
     h = opened(recognition=False)
     h.panel("deck_checked", deck="B")
     snap = TableCore.from_snapshot(h.core.snapshot(), 7, h.core.profile)

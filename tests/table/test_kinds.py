@@ -1,4 +1,4 @@
-"""The registry of journal kinds (tabled/kinds.py) covers every input the controller journals and
+"""The registry of journal kinds (tabled/table/kinds.py) covers every input the controller journals and
 every note the fold writes, so replay tells them apart by name, never by a prefix."""
 
 import re
@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from tabled.commands.run import make_core
-from tabled.config import load_config
-from tabled.effects import Note
-from tabled.journal import CHECKPOINT
-from tabled.kinds import INPUTS, KINDS, NOTES, is_input, is_note
+from tabled.daemon.config import load_config
+from tabled.table.effects import Note
+from tabled.table.kinds import CHECKPOINT
+from tabled.table.kinds import INPUTS, KINDS, NOTES, is_input, is_note
 
 TABLED = Path(__file__).parents[2] / "tabled"
 SOURCES = tuple(TABLED.rglob("*.py"))
@@ -26,7 +26,8 @@ def test_every_note_the_code_builds_is_registered():
 
 
 def test_every_input_the_code_submits_is_registered():
-    translated = literal_kinds(r'\(\s*"([a-z]+\.[a-z_]+)",\s*\{', [TABLED / "devices.py"])  # a device's event
+    adapter = [TABLED / "daemon" / "devices.py"]
+    translated = literal_kinds(r'\(\s*"([a-z]+\.[a-z_]+)",\s*\{', adapter)  # a device's event
     submitted = literal_kinds(r'submit\(\s*"([a-z_.]+)"') | translated
     assert "deck.verified" in submitted and "shoe.card" in submitted
     assert submitted <= set(INPUTS), submitted - set(INPUTS)

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 from tabled_drivers.panel import Button
-from tabled.core import TableCore, result_as_dict
-from tabled.devices import TableDevices
+from tabled.table.core import TableCore, result_as_dict
+from tabled.daemon.devices import TableDevices
 from tabled.game.progressive import ProgressiveHit, award_progressive
 from tabled.game.ranking import Category
-from tabled.journal import Journal
-from tabled.table import Table
+from tabled.daemon.journal import Journal
+from tabled.daemon.controller import Table
 
 from .harness import Harness, refused
 from .test_rules_gaps import DEALER_QUALIFIES, _press, _Table

@@ -1,7 +1,7 @@
 """The table core under a lost pool link (rule 14.13, docs/settlement.md "When the pool cannot be reached"),
 the meter fed by the pool's ordered readings (2.4.3), and the standing effects after a restart."""
 
-from tabled.effects import Command, PoolOp
+from tabled.table.effects import Command, PoolOp
 
 from .harness import Harness, commands, notes, refused, rules_said, says
 
@@ -122,7 +122,7 @@ def test_held_award_survives_a_snapshot():
     h.panel("settle")
     h.feed("equipment.fault", equipment="pool", reason="down")
     snap = h.core.snapshot()
-    from tabled.core import TableCore
+    from tabled.table.core import TableCore
     again = TableCore.from_snapshot(snap, 7, h.profile)
     assert again.awards_held == h.core.awards_held and again.faults == {"pool": "down"}
     ops = [e for e in again.standing_effects() if isinstance(e, PoolOp) and e.op == "awards"]

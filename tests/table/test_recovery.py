@@ -10,12 +10,12 @@ import pytest
 
 from tabled.cli import main
 from tabled.commands.run import make_core
-from tabled.config import load_config
-from tabled.journal import Journal
-from tabled.players import Player, SimulatedFloor
+from tabled.daemon.config import load_config
+from tabled.daemon.journal import Journal
+from tabled.sim.players import Player, SimulatedFloor
 from tabled.pool.local import LocalPool
 from tabled.pool.settings import PoolSettings
-from tabled.table import Crash, Table
+from tabled.daemon.controller import Crash, Table
 
 ROUNDS = 2
 CFG = load_config(None)

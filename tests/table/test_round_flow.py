@@ -1,6 +1,6 @@
 """A whole round through the pure table core: betting, lock, deal, decide, reveal, settle."""
 
-from tabled.effects import Command, PoolOp
+from tabled.table.effects import Command, PoolOp
 
 from .harness import Harness, commands, notes, refused, rules_said
 

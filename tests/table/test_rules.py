@@ -1,8 +1,8 @@
 """Each rule the round and the table core enforce, cited by number."""
 
-from tabled.effects import PoolOp
-from tabled.rules.limits import check_notice
-from tabled.rules import seats
+from tabled.table.effects import PoolOp
+from tabled.game.limits import check_notice
+from tabled.game import seats
 
 from .harness import MINUTE, Harness, commands, notes, refused, rules_said, says
 

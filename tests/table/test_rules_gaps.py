@@ -3,7 +3,7 @@ for the reveal button, at the device adapter's panel mapping), cited by number."
 
 from tabled_drivers.betspots import Reading, SpotWagers, Wager as BoardWager, WagersChanged
 from tabled_drivers.panel import Button, ButtonPressed, KeyPosition
-from tabled.devices import TableDevices
+from tabled.daemon.devices import TableDevices
 
 from .harness import Harness, notes, refused, rules_said, says
 

@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from tabled.core import TableCore
-from tabled.journal import Journal
-from tabled.table import Table
+from tabled.table.core import TableCore
+from tabled.daemon.journal import Journal
+from tabled.daemon.controller import Table
 
 from .harness import MINUTE, Harness, commands, notes, refused, rules_said, says
 

@@ -129,7 +129,7 @@ async def test_keys_are_not_taken_when_the_input_is_not_a_terminal():
 async def test_a_person_deals_a_round_on_the_keys(tmp_path):
     """``[simulation] dealer = "manual"``: the simulated players bet, the person at the terminal
     (a pty) opens the table with the supervisor's key and presses every dealer button."""
-    from tabled.simtable import dealt_by_hand
+    from tabled.sim.table import dealt_by_hand
     from tests.integration.harness import journal_records, play
 
     master, slave = os.openpty()
@@ -223,8 +223,8 @@ async def test_tabled_sim_shoe_and_panel_serve_a_pty_and_take_the_terminals_keys
 
 
 def test_a_shoe_or_panel_given_a_port_is_driven_over_it(tmp_path):
-    from tabled.config import load_config
-    from tabled.devices import build_drivers
+    from tabled.daemon.config import load_config
+    from tabled.daemon.devices import build_drivers
 
     text = Path(__file__).resolve().parents[3].joinpath("config", "hardware.toml").read_text()
     text = text.replace("[devices.panel]", '[devices.panel]\nport = "/dev/tabled-panel-serial"')

@@ -1,6 +1,6 @@
 """What the table does in answer to an event: data, not actions.
 
-The round and the table core are pure: they return these, and the controller (tabled/table.py)
+The round and the table core are pure: they return these, and the controller (tabled/daemon/controller.py)
 carries them out after the event that caused them is durable. Every effect is safe to repeat:
 device commands set a state or carry the round id, pool operations are keyed by
 (table, round, spot), and a note is written once (recovery re-creates the ones a crash lost).
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tabled.kinds import is_note
+from tabled.table.kinds import is_note
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class Note:
 
     def __post_init__(self) -> None:
         if not is_note(self.kind):  # replay tells notes from inputs by this registry
-            raise ValueError(f"note kind {self.kind!r} is not registered in tabled/kinds.py")
+            raise ValueError(f"note kind {self.kind!r} is not registered in tabled/table/kinds.py")
 
 
 Effect = Say | Command | PoolOp | Note

@@ -2,7 +2,7 @@
 
 Write-ahead: inputs waiting in the queue together are journaled in ONE commit (group commit), each
 device's frame is acknowledged only after that commit, and only then does the core
-(tabled/core.py) fold them and the controller carry out the effects: dealer display and log,
+(tabled/table/core.py) fold them and the controller carry out the effects: dealer display and log,
 device commands, pool operations (whose results come back as journaled inputs) and notes.
 
 Recovery (:meth:`Table.recover`): load the last checkpoint, replay the records after it through
@@ -34,18 +34,18 @@ from typing import Any
 
 import structlog
 
-from tabled.core import TableCore, op_key, result_as_dict
-from tabled.effects import Command, Effect, Note, PoolOp, Say
+from tabled.table.core import TableCore, op_key, result_as_dict
+from tabled.table.effects import Command, Effect, Note, PoolOp, Say
 from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import Category
-from tabled.journal import Journal
-from tabled.kinds import is_input, is_note
-from tabled.log import scrub_secrets
+from tabled.daemon.journal import Journal
+from tabled.table.kinds import is_input, is_note
+from tabled.host.log import scrub_secrets
 from tabled.pool.base import PoolError, PoolUnavailable
 from tabled.pool.ledger import LedgerPool
 from tabled.pool.rounds import ROUND_OPENED, check_table, round_key
 
-log = structlog.get_logger("tabled.table")
+log = structlog.get_logger("tabled.daemon.controller")
 
 CommandSink = Callable[[Command], Awaitable[None]]
 
@@ -439,7 +439,7 @@ class Table:
         that the journal does not hold yet (a crash came between an input and its notes), and the
         number of records replayed.
 
-        Inputs are folded (tabled.kinds); a note in the journal answers the oldest note the replay
+        Inputs are folded (tabled.table.kinds); a note in the journal answers the oldest note the replay
         made and has not yet found, when it is the same note (kind and round). What is left
         unanswered at the end was lost. A journaled note the replay did not make (a journal that
         holds a note twice) answers nothing and is not written again."""

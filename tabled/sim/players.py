@@ -1,6 +1,6 @@
 """Simulated players and a simulated dealer.
 
-:class:`DeviceFloor` acts through the simulated devices (tabled/simtable.py), exactly as people at
+:class:`DeviceFloor` acts through the simulated devices (tabled/sim/table.py), exactly as people at
 the table would: players put chips on the bet-spot board, the dealer presses the button panel
 (with the key switch turned for privileged actions) and draws cards from the shoe; the shuffling
 device delivers its hands when the daemon asks (7.4). It is what ``tabled run`` uses.
@@ -23,9 +23,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from tabled.core import DECKS
-from tabled.effects import Command, Effect
-from tabled.round import DEALER
+from tabled.table.core import DECKS
+from tabled.table.effects import Command, Effect
+from tabled.table.round import DEALER
 
 
 @dataclass(frozen=True)
@@ -182,7 +182,7 @@ def felt_as_journaled(core: Any, seed: int = 1) -> Felt:
       play holds the cards not yet dealt, so the device deals the hands still missing (7.4). The
       order of undealt cards was never journaled: any order is as good as the lost one.
     """
-    from tabled.core import DECKS
+    from tabled.table.core import DECKS
     r = core.round
     board: dict[int, dict[str, int]] = {}
     if r is not None and r.phase != "preparing":

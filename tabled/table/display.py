@@ -10,7 +10,7 @@ collect or pay twice. When the dealer does not qualify the bet is *void* (9.2), 
 
 from __future__ import annotations
 
-from tabled.effects import Say
+from tabled.table.effects import Say
 from tabled.game.round_facts import SpotStatus
 from tabled.game.settlement import Outcome, Settlement, WagerSettlement, money
 

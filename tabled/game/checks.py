@@ -1,6 +1,6 @@
 """Typed reads of one table of settings (a TOML table, or any mapping), naming the full key in errors.
 
-One checker for every settings file: the daemon's configuration (tabled.config), the jurisdiction
+One checker for every settings file: the daemon's configuration (tabled.daemon.config), the jurisdiction
 profiles (tabled.game.profiles) and the progressive award schedule (tabled.game.progressive). Each
 caller brings its own error class and the wording its users (and tests) already know::
 

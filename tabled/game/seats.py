@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tabled.checks import integer_problem
+from tabled.game.checks import integer_problem
 
 #: The fewest and the most playing areas a table has (2.2.1).
 MIN_SPOTS = 1

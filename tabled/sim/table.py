@@ -2,7 +2,7 @@
 USB devices behind the simulated pyusb backend.
 
 * The shuffler, bet-spot board and meter simulators (drivers/sim) each run in a child process,
-  ``python -m tabled.simtable <device> --link PATH --control SOCKET``: the simulator class of
+  ``python -m tabled.sim.table <device> --link PATH --control SOCKET``: the simulator class of
   drivers/sim on a pty published at a stable symlink (as udev names real devices), plus a small
   control socket through which the simulated players and tests act on the device as people would
   (chips put on a spot, a jam scripted for the next shuffle, a meter that goes quiet). Killing the
@@ -172,7 +172,7 @@ async def serve_child(device: str, link: str, control: str, seed: int | None, sc
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tabled.simtable",
+    parser = argparse.ArgumentParser(prog="python -m tabled.sim.table",
                                      description="one serial device simulator on a pty, with a control socket")
     parser.add_argument("device", choices=SERIAL)
     parser.add_argument("--link", required=True, help="stable symlink to publish the pty at")
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         pass
     except (ValueError, OSError) as exc:
-        print(f"tabled.simtable: error: {exc}", file=sys.stderr)
+        print(f"tabled.sim.table: error: {exc}", file=sys.stderr)
         return 2
     return 0
 
@@ -267,7 +267,7 @@ class SimProcess:
         # A new power-up: a new seed, hence a new boot id (the driver sees a different device session)
         seed = self.seed + 1000 * self.generation
         self.generation += 1
-        argv = [sys.executable, "-m", "tabled.simtable", self.device, "--link", self.link,
+        argv = [sys.executable, "-m", "tabled.sim.table", self.device, "--link", self.link,
                 "--control", self.control_path, "--seed", str(seed), "--exit-with-parent"]
         if self.script:
             argv += ["--script", self.script]
@@ -374,7 +374,7 @@ class SimulatedTable:
         return self
 
     async def lay_felt(self, felt: Any) -> None:
-        """Put the table back as it stood (a :class:`tabled.players.Felt`): the chips on every spot
+        """Put the table back as it stood (a :class:`tabled.sim.players.Felt`): the chips on every spot
         of the board and the decks shuffled in the shuffling device. For a restart: the daemon's
         drivers must find the devices as the journal left them, so call this before they connect."""
         if felt.board:

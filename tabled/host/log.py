@@ -37,7 +37,7 @@ from structlog.contextvars import bound_contextvars, merge_contextvars
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
           "error": logging.ERROR, "critical": logging.CRITICAL}
 FORMATS = ("auto", "json", "console")
-#: the ``kind`` of a record that is a line told to the dealer (tabled/table.py logs each Say so)
+#: the ``kind`` of a record that is a line told to the dealer (tabled/daemon/controller.py logs each Say so)
 DEALER_LINE_KINDS = ("info", "flag", "refused")
 
 
@@ -134,7 +134,7 @@ def configure_logging(format: str = "auto", level: str = "info", *, stream: Text
     ``shown_elsewhere``: records the reader already sees in another form (in a terminal, the lines
     ``tabled run`` prints for the dealer) are left out of the console; JSON keeps every record.
     ``keep_only``: below warning level, only the records with these event names (``--quiet``).
-    Write to a stream that never blocks (tabled/output.py): a log line must not hold up the table."""
+    Write to a stream that never blocks (tabled/host/output.py): a log line must not hold up the table."""
     if level not in LEVELS:
         raise ValueError(f"log level must be one of {', '.join(LEVELS)}, got {level!r}")
     stream = stream if stream is not None else sys.stdout

@@ -13,14 +13,16 @@ A record is one of three things:
 A kind that is neither a registered note nor the checkpoint was journaled as an input (the
 controller journals whatever is submitted, and the fold refuses what it does not know), so replay
 folds it as the live table did. Notes are built only with registered kinds
-(:class:`tabled.effects.Note` checks), so a new note cannot be mistaken for an input.
+(:class:`tabled.table.effects.Note` checks), so a new note cannot be mistaken for an input.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tabled.journal import CHECKPOINT
+
+#: the kind of the journal's sealed snapshot of the table's state
+CHECKPOINT = "checkpoint"
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,14 @@
 """The table's state as a pure fold of its journaled inputs (one consumer, write-ahead).
 
 ``TableCore.apply(kind, payload, t_ms)`` takes one journaled input and returns the effects it
-causes (tabled/effects.py). It never reads a clock or touches a device: the time comes with the
+causes (tabled/table/effects.py). It never reads a clock or touches a device: the time comes with the
 input, so replaying the journal rebuilds exactly the same table (recovery, recall, tests).
 
 The core owns what spans rounds: the table open or closed (16.8), the posted limits and announced
 changes (6.1, 6.2), the cards (3.2 two decks of different backs, 3.4/3.6 new cards verified,
 4.1 shuffled before every round, 4.2/4.3 the shoe's manual shuffle and cut), equipment faults
 (14.13) and the shuffler's failure (15.2), the key switch (privileged actions), seats (16.9), and
-the round in play (tabled/round.py).
+the round in play (tabled/table/round.py).
 
 Inputs (kind: payload):
 
@@ -36,14 +36,14 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from tabled.effects import Command, Effect, Note, PoolOp, Say
+from tabled.table.effects import Command, Effect, Note, PoolOp, Say
 from tabled.game.cards import card_text
 from tabled.game.profiles import Profile
 from tabled.game.progressive import ProgressiveResult
 from tabled.game.settlement import settle, settlement_as_dict
-from tabled.round import DEALER, Round
-from tabled.rules import keys, seats
-from tabled.rules.limits import NOTICE_MS, Limits, check_notice, dollars
+from tabled.table.round import DEALER, Round
+from tabled.game import keys, seats
+from tabled.game.limits import NOTICE_MS, Limits, check_notice, dollars
 
 #: panel action -> the round input it becomes
 ROUND_ACTIONS = {
@@ -557,7 +557,7 @@ class TableCore:
         st = settle(r.facts(pool_before), self.profile)
         data = dict(settlement_as_dict(st))
         r.settlement = data
-        from tabled.display import settlement_lines
+        from tabled.table.display import settlement_lines
         return [Note("round.settled", data, r.round_id)] + settlement_lines(st)
 
     # -- progress: what follows from the state after every input ------------------------------------

@@ -73,10 +73,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tabled.files import create_private
+from tabled.host.files import create_private
+from tabled.table.kinds import CHECKPOINT
 
 GENESIS_HASH = "0" * 64
-CHECKPOINT = "checkpoint"
 _KIND = re.compile(r"[a-z][a-z0-9_.-]{0,63}\Z")
 
 _SCHEMA = """
@@ -266,7 +266,7 @@ class Journal:
         ``readonly`` opens an existing journal for ``audit``/``recall`` while the daemon runs.
         ``exclusive`` (the daemon): take the controller lock first, held until :meth:`close` or the
         process's end; :class:`JournalInUse` names the process that holds it.
-        A journal this creates (and its lock) is readable by its owner only (tabled/files.py).
+        A journal this creates (and its lock) is readable by its owner only (tabled/host/files.py).
         """
         path = Path(path)
         if readonly and not path.is_file():

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tabled.checks import shown
+from tabled.game.checks import shown
 
 #: Builds the caller's exception from a problem ("is nested more than 32 levels deep").
 Problem = Callable[[str], Exception]

@@ -1,13 +1,13 @@
 """The table's five devices, joined to the controller.
 
 Driver events become table inputs, submitted with the driver's acknowledgement, so the device
-hears its frame acknowledged only once the input is in the journal (tabled/table.py acks after the
+hears its frame acknowledged only once the input is in the journal (tabled/daemon/controller.py acks after the
 group commit). Table effects that are device commands go to the drivers through one ordered worker
 per device, so the table's consumer never waits on a device.
 
 Repeats: a device sends again an event the daemon did not acknowledge, also to the *next* daemon
 after a crash. Each device frame's input carries ``src`` (device and boot id) and a ``seq`` that
-grows by one per frame; the core ignores a ``seq`` it has already folded (tabled/core.py), and the
+grows by one per frame; the core ignores a ``seq`` it has already folded (tabled/table/core.py), and the
 adapter drops a frame it can see is a repeat before translating it again.
 
 Choices where the rules and the devices leave room (documented, each where it is made):
@@ -29,7 +29,7 @@ Choices where the rules and the devices leave room (documented, each where it is
   has already given for the round is read back from it (STATUS), so a restart mid-deal asks for
   exactly the hands still missing.
 * The panel's spot and keypad actions become the core's panel inputs with their spot or number;
-  the core checks the key (tabled/rules/keys.py) and journals the refusal or the approval. A
+  the core checks the key (tabled/game/keys.py) and journals the refusal or the approval. A
   closure (16.8) carries the minutes keyed; a raised minimum (6.2) none, so it takes effect at the
   earliest the 20 minutes allow: the core counts them from the input's own journal time.
 * EXPOSED_CARD on the dealer's hand (spot 0) names no card on the wire: with the shoe it is the
@@ -65,18 +65,18 @@ from tabled_drivers.shoe import (BackColour, CardDrawn, CardUnreadable, ShoeDriv
                           ShoeReplaced)
 from tabled_drivers.shuffler import (DECK_SIZE, CardCountWrong, DeckColour, DoorClosed, DoorOpen, HandDelivered,
                               NotIntermixing, ShuffleComplete, ShuffleCycleFailed, ShufflerDriver, ShufflerJam)
-from tabled.effects import Command, Effect
+from tabled.table.effects import Command, Effect
 from tabled.game.cards import HAND_SIZE
-from tabled.round import DEALER
+from tabled.table.round import DEALER
 
-log = structlog.get_logger("tabled.devices")
+log = structlog.get_logger("tabled.daemon.devices")
 
 DEVICES = ("shuffler", "betspots", "meter", "shoe", "panel")
 #: devices that are the electronic equipment of 14.13: the board records the progressive wagers
 #: (2.3), the meter displays the pool (2.4.3); losing either is a fault for an inspector
 EQUIPMENT = ("meter", "betspots")
 FIRST_OPEN_TIMEOUT = 5.0  # seconds for every driver's first try at opening its port
-DECK_COLOURS = {"A": DeckColour.RED, "B": DeckColour.BLUE}  # tabled.core.DECKS: A red, B blue (3.2.2)
+DECK_COLOURS = {"A": DeckColour.RED, "B": DeckColour.BLUE}  # tabled.table.core.DECKS: A red, B blue (3.2.2)
 COLOUR_DECKS = {c: d for d, c in DECK_COLOURS.items()}
 AREAS = ("ante", "progressive", "bet")  # in this order: an ante before its progressive wager (11.1)
 SEQ_CYCLE = 255   # link SEQs run 1..255 and wrap (docs/protocols.md)
@@ -128,7 +128,7 @@ def build_drivers(consumer_for: Callable[[str], Any], *, spots: int, ports: dict
 
 
 class TableDevices:
-    """Joins the drivers to a :class:`tabled.table.Table` (whose ``commands`` sink is :meth:`command`)."""
+    """Joins the drivers to a :class:`tabled.daemon.controller.Table` (whose ``commands`` sink is :meth:`command`)."""
 
     def __init__(self, table: Any, make_drivers: Callable[[Callable[[str], Any]], dict[str, Driver]]) -> None:
         self.table = table

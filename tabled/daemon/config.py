@@ -16,8 +16,8 @@ also says ``allow_service = true`` (:func:`check_may_start`).
 ``load_config(None)`` is the embedded simulated table (``DEFAULT_TOML``) for tests and benchmarks;
 no command reads it. Its relative paths resolve against the current directory.
 
-Files are read bounded (tabled.documents: size and nesting depth); money is bounded by
-``tabled.checks.MAX_CENTS``; a pool's name, connection string and settings are checked by the
+Files are read bounded (tabled.host.documents: size and nesting depth); money is bounded by
+``tabled.game.checks.MAX_CENTS``; a pool's name, connection string and settings are checked by the
 pool's own checks, so the config accepts exactly what the pool will open.
 
 Sections and the dataclasses they become (see config/sim.toml and config/hardware.toml)::
@@ -51,12 +51,13 @@ from typing import Any
 
 from tabled_drivers import panel as panel_driver, shoe as shoe_driver
 
-from tabled.checks import Section, Wording
-from tabled.documents import parse_toml, read_text
-from tabled.game.profiles import SHIPPED_PROFILES, Profile, ProfileError, load_profile
+from tabled.game.checks import Section, Wording
+from tabled.host.documents import parse_toml, read_text
+from tabled.game.profiles import SHIPPED_PROFILES, Profile, ProfileError
+from tabled.profiles import load_profile
 from tabled.pool.base import PoolError
 from tabled.pool.settings import PoolSettings, check_pool_name
-from tabled.rules.seats import MAX_SPOTS, MIN_SPOTS
+from tabled.game.seats import MAX_SPOTS, MIN_SPOTS
 
 CARD_SOURCES = ("shuffler", "shoe")          # 2.4.1
 POOL_BACKENDS = ("local", "postgresql")
@@ -221,7 +222,7 @@ class Config:
 
 # -- reading ------------------------------------------------------------------------------------
 
-# Config's own words: a float amount gets its own message (5.0 is not 500 cents); see tabled.checks.
+# Config's own words: a float amount gets its own message (5.0 is not 500 cents); see tabled.game.checks.
 _WORDING = Wording(unknown_key="unknown key (a typo?)", cents="a whole number of cents, 0 or more",
                    cents_not_float="whole cents (an integer, no decimal point)")
 

@@ -2,7 +2,7 @@
 dealer has announced the result and paid and collected), as a python-statemachine machine.
 
 The machine holds the phases and the rules that gate moving between them; :class:`Round` holds
-the facts (wagers, cards, decisions) and turns each input into effects (tabled/effects.py). A round
+the facts (wagers, cards, decisions) and turns each input into effects (tabled/table/effects.py). A round
 is a pure fold of its inputs: the same inputs in the same order give the same round, which is
 what recovery, recall and the tests rely on. No clock, no I/O: input times come with the input.
 
@@ -20,14 +20,14 @@ from typing import Any
 
 from statemachine import State, StateMachine
 
-from tabled.effects import Command, Effect, Note, PoolOp, Say
+from tabled.table.effects import Command, Effect, Note, PoolOp, Say
 from tabled.game.cards import HAND_SIZE, card_text, hand_text
 from tabled.game.profiles import DeckNot52, HandWithoutAnte, Profile
 from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import HandValue, dealer_qualifies, evaluate
 from tabled.game.round_facts import NO_WAGER, RoundFacts, RoundVoid, SpotFacts, SpotStatus, Wager
 from tabled.game.settlement import settle
-from tabled.rules.limits import Limits, check_one_wager, dollars
+from tabled.game.limits import Limits, check_one_wager, dollars
 
 DEALER = "dealer"
 AREAS = ("ante", "progressive", "bet")
@@ -244,7 +244,7 @@ class Round:
             return self.limits.check_ante(s.ante.cents)
         if area == "progressive" and s.progressive:
             if self.progressive_offline:
-                from tabled.rules.limits import Breach
+                from tabled.game.limits import Breach
                 return Breach("14.13", "the progressive is offline: no progressive wagers")
             return self.limits.check_progressive(s.progressive.cents, s.ante.cents)
         return None
@@ -668,7 +668,7 @@ class Round:
 
     def input_awards_applied(self, result: dict[str, Any]) -> list[Effect]:
         """The pool took this round's awards in one step; the settlement that follows at once tells
-        the dealer to pay them, in the order of 12.2 and 12.4 (tabled/display.py), once."""
+        the dealer to pay them, in the order of 12.2 and 12.4 (tabled/table/display.py), once."""
         self._require("settling", action="progressive awards")
         self.awards = result
         return []

@@ -1,0 +1,1 @@
+"""The shell: the controller, the device adapter, the journal, config, logging, systemd."""

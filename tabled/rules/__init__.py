@@ -1,1 +1,0 @@
-"""Small table rules the controller enforces, one job per module, each citing its rule."""

@@ -1,0 +1,1 @@
+"""The pure fold of the table: every rule judgement about a round and the table, no I/O."""
