@@ -45,7 +45,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -206,6 +206,16 @@ class LogConfig:
 
 
 @dataclass(frozen=True)
+class SoftwareConfig:
+    """The release manifest the installed files are checked against at start (docs/verification.md)."""
+
+    manifest: Path | None = None      # the signed list of the release's files and their SHA-256
+    signature: Path | None = None     # its Ed25519 signature (default: the manifest's path + .sig)
+    release_key: Path | None = None   # the release's public key (PEM)
+    development: bool = False         # a development install: a mismatch is journaled, not refused
+
+
+@dataclass(frozen=True)
 class Config:
     source: Path | None    # the file read; None for the embedded default
     table: TableConfig
@@ -214,6 +224,7 @@ class Config:
     devices: DevicesConfig
     simulation: SimulationConfig
     log: LogConfig
+    software: SoftwareConfig = SoftwareConfig()
 
     @property
     def primary_pool(self) -> PoolConfig:
@@ -431,6 +442,27 @@ def _log(sec: Section) -> LogConfig:
     return LogConfig(fmt, level)
 
 
+def _software(sec: Section, base: Path) -> SoftwareConfig:
+    def file(key: str) -> Path | None:
+        text = sec.get(key, None)
+        if text is None:
+            return None
+        text = sec.text(key)
+        if "\0" in text:
+            raise sec.fail(key, "must not contain a NUL character")
+        p = Path(text)
+        return p if p.is_absolute() else Path(os.path.normpath(base / p))
+    manifest, signature, key = file("manifest"), file("signature"), file("release_key")
+    development = sec.flag("development", False)
+    sec.finish()
+    if (manifest is None) != (key is None):
+        raise sec.fail("manifest" if manifest is None else "release_key",
+                       "is missing: a release manifest is checked with the release key (both or neither)")
+    if signature is None and manifest is not None:
+        signature = manifest.with_name(manifest.name + ".sig")
+    return SoftwareConfig(manifest, signature, key, development)
+
+
 def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     """Check already-parsed TOML; ``base`` is the directory relative paths are resolved against."""
     top = _file(data, where)
@@ -442,8 +474,9 @@ def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     devices = _devices(top.section("devices", {}))
     simulation = _simulation(top.section("simulation", {}), table)
     log = _log(top.section("log", {}))
+    software = _software(top.section("software", {}), base)
     top.finish()
-    return Config(None, table, journal, pools, devices, simulation, log)
+    return Config(None, table, journal, pools, devices, simulation, log, software)
 
 
 SYSTEM_CONFIG = Path("/etc/tabled/tabled.toml")
@@ -491,12 +524,11 @@ def load_config(path: str | Path | None) -> Config:
     problem = lambda text: ConfigError(f"{path}: {text}")  # noqa: E731
     data = parse_toml(read_text(path, problem, missing="no such config file"), problem)
     config = parse_config(data, str(path), path.resolve().parent)
-    return Config(path, config.table, config.journal, config.pools, config.devices,
-                  config.simulation, config.log)
+    return replace(config, source=path)
 
 
 __all__ = [
     "Config", "ConfigError", "TableConfig", "JournalConfig", "PoolConfig", "SerialDeviceConfig",
-    "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig",
+    "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig", "SoftwareConfig",
     "load_config", "parse_config", "find_config", "check_may_start", "started_by_systemd", "DEFAULT_TOML",
 ]
