@@ -395,6 +395,12 @@ class Journal:
         seq = self.last_checkpoint_seq()
         return self.record(seq) if seq is not None else None
 
+    def last_of_kind(self, kind: str) -> Record | None:
+        """The last record of ``kind`` (a scan from the end: the kinds asked for are recent)."""
+        row = self._conn.execute(
+            f"SELECT {_COLUMNS} FROM records WHERE kind = ? ORDER BY seq DESC LIMIT 1", (kind,)).fetchone()
+        return _row_to_record(row) if row else None
+
     def record(self, seq: int) -> Record | None:
         row = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq = ?", (seq,)).fetchone()
         return _row_to_record(row) if row else None

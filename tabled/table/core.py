@@ -191,8 +191,8 @@ class TableCore:
             return self._awards(p)
         if kind == "pool.meter":
             return self._meter_reading(p["balance_cents"], p["seq"], p.get("change", ""))
-        if kind == "tick":
-            return []
+        if kind in ("tick", "software.checked", "config.started"):
+            return []  # what the daemon started with is evidence for people; the table plays on
         return [Say(f"unknown input {kind!r}", level="refused")]
 
     def _round_input(self, name: str, p: dict[str, Any]) -> list[Effect]:

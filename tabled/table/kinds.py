@@ -58,6 +58,8 @@ INPUTS: dict[str, Kind] = _kinds(False, {
     "pool.awards": "the pool's answer to the round's progressive awards",
     "pool.balance": "the pool's balance, read at start",
     "pool.meter": "a reading of the pool for the meter",
+    "software.checked": "the installed software checked at start against the signed release manifest",
+    "config.started": "the configuration a start runs with: every setting, its hash, what changed since the last",
 })
 
 NOTES: dict[str, Kind] = _kinds(True, {
