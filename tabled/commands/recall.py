@@ -26,6 +26,7 @@ from typing import Any
 from tabled.commands._arguments import UserError, whole_number
 from tabled.commands.audit import add_journal_arguments, journal_path
 from tabled.commands.settle import render
+from tabled.daemon.config_record import differences
 from tabled.game.cards import card_text
 from tabled.profiles import load_profile
 from tabled.game.round_facts import RoundError, round_as_json
@@ -38,6 +39,7 @@ HELP = "show the last rounds (default 10), or one round by id, in full from the 
 
 CARD_KEYS = {"card", "cards", "hand", "player_cards", "dealer_cards", "dealer_hand", "up_card", "exposed"}
 SETTLED = "round.settled"
+CONFIG_STARTED = "config.started"  # tabled/daemon/config_record.py
 WIDTH = 200  # a longer record is shown one field a line
 
 
@@ -144,6 +146,7 @@ def chain_break(records: list[Record]) -> tuple[int, str] | None:
 class Recalled:
     rounds: dict[str, list[Record]]       # round id -> its records, in the order to show
     warnings: dict[str, str | None]       # round id -> what is wrong with its chain, or None
+    configs: dict[str, Record | None]     # round id -> the start's configuration it was played under
 
     @property
     def warning(self) -> str | None:
@@ -171,21 +174,29 @@ def read(path: Path, wanted: list[str] | None, last: int) -> Recalled:
     """The rounds' records, and the check of their hash chain."""
     rounds: dict[str, list[Record]] = {}
     warnings: dict[str, str | None] = {}
+    configs: dict[str, Record | None] = {}
     try:
         with Journal.open(path, readonly=True, verify=False) as journal:
-            for rid, seqs in select_rounds(journal, wanted, last).items():
-                rounds[rid], warnings[rid] = [], None
+            selected = select_rounds(journal, wanted, last)
+            for rid, seqs in selected.items():
+                rounds[rid], warnings[rid], configs[rid] = [], None, None
                 if not seqs:
                     continue
                 around, warnings[rid] = _chain_warning(journal, seqs[0], seqs[-1])
                 by_seq = {r.seq: r for r in around}
                 rounds[rid] = [by_seq[s] for s in seqs if s in by_seq]
+            # the configuration each round was played under: the last start before its first record,
+            # looked for in journal order so each stretch of the journal is searched once
+            config, searched_to = None, 0
+            for rid, seqs in sorted(((r, s) for r, s in selected.items() if s), key=lambda item: item[1][0]):
+                config = journal.last_of_kind(CONFIG_STARTED, before=seqs[0], after=searched_to - 1) or config
+                configs[rid], searched_to = config, seqs[0]
     except sqlite3.DatabaseError as exc:
         raise UserError(f"{path}: the journal file is damaged ({exc}); run `tabled audit verify`") from None
     except JournalError as exc:
         problem = str(exc)
         raise UserError(problem if problem.startswith(str(path)) else f"{path}: {problem}") from None
-    return Recalled(rounds, warnings)
+    return Recalled(rounds, warnings, configs)
 
 
 # -- the settlement ----------------------------------------------------------------------------------
@@ -232,10 +243,28 @@ def _by_spot(settlement: dict[str, Any]) -> dict[str, Any]:
     return {**settlement, "progressive": {**settlement["progressive"], "awards": awards}}
 
 
-def show_round(rid: str, records: list[Record]) -> list[str]:
+def config_lines(config: Record | None, before: Record | None) -> list[str]:
+    """The configuration a round was played under; what changed from the round shown before it."""
+    if config is None:
+        return ["  configuration: not in the journal (a journal from before starts recorded it)"]
+    settings = config.payload.get("settings", {})
+    line = f"  configuration {str(config.payload.get('sha256', '?'))[:16]} (start, record #{config.seq})"
+    if before is None or before.seq == config.seq:
+        return [line]
+    changes = differences(before.payload.get("settings", {}), settings)
+    if not changes:
+        return [line + ": the same settings as the round before"]
+    shown = "; ".join(f"{c['key']} {show_value(c['key'], c['before'])} -> {show_value(c['key'], c['after'])}"
+                      for c in changes)
+    return [line + f": CHANGED since the round before: {shown}"]
+
+
+def show_round(rid: str, records: list[Record], config: Record | None = None,
+               config_before: Record | None = None) -> list[str]:
     first, last = records[0], records[-1]
     out = [f"round {rid}: {len(records)} records (#{first.seq} to #{last.seq}), "
            f"{first.time:%Y-%m-%d %H:%M:%S} to {last.time:%H:%M:%S} UTC, last: {last.kind}"]
+    out += config_lines(config, config_before)
     tables = []
     for record in records:
         if record.kind == SETTLED:
@@ -282,17 +311,22 @@ def run(args: argparse.Namespace) -> int:
         return status
     if args.json:
         for rid, records in rounds.items():
+            config = recalled.configs[rid]
             print(json.dumps({"round_id": rid, "records": [r.as_dict() for r in records],
-                              "chain_intact": recalled.warnings[rid] is None}, ensure_ascii=False))
+                              "chain_intact": recalled.warnings[rid] is None,
+                              "config_sha256": config.payload.get("sha256") if config else None,
+                              "config_record": config.seq if config else None}, ensure_ascii=False))
         return status
     if not rounds:
         print(f"journal {path}: no rounds yet")
         return status
     if warning:
         print(warning)
+    config_before: Record | None = None
     for rid, records in rounds.items():
-        print("\n".join(show_round(rid, records)))
+        print("\n".join(show_round(rid, records, recalled.configs[rid], config_before)))
         print()
+        config_before = recalled.configs[rid]
     print(warning or "hash chain intact over every record shown and the records on either side "
                      "(`tabled audit verify` checks the whole journal)")
     return status

@@ -91,6 +91,7 @@ CREATE TABLE IF NOT EXISTS records (
 );
 CREATE INDEX IF NOT EXISTS records_round ON records(round_id, seq) WHERE round_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS records_checkpoint ON records(seq) WHERE kind = 'checkpoint';
+CREATE INDEX IF NOT EXISTS records_config ON records(seq) WHERE kind = 'config.started';
 """
 _COLUMNS = "seq, time_us, round_id, kind, payload, prev_hash, hash"
 
@@ -395,10 +396,14 @@ class Journal:
         seq = self.last_checkpoint_seq()
         return self.record(seq) if seq is not None else None
 
-    def last_of_kind(self, kind: str) -> Record | None:
-        """The last record of ``kind`` (a scan from the end: the kinds asked for are recent)."""
+    def last_of_kind(self, kind: str, before: int | None = None, after: int = 0) -> Record | None:
+        """The last record of ``kind`` numbered between ``after`` and ``before`` (both excluded).
+        The kind is written into the query so that a partial index on it (the config's) is used."""
+        if not _KIND.match(kind):
+            raise JournalError(f"bad record kind {kind!r}")
         row = self._conn.execute(
-            f"SELECT {_COLUMNS} FROM records WHERE kind = ? ORDER BY seq DESC LIMIT 1", (kind,)).fetchone()
+            f"SELECT {_COLUMNS} FROM records WHERE kind = '{kind}' AND seq < ? AND seq > ? ORDER BY seq DESC LIMIT 1",
+            (before if before is not None else 2**63 - 1, after)).fetchone()
         return _row_to_record(row) if row else None
 
     def record(self, seq: int) -> Record | None:

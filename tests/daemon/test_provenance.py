@@ -121,3 +121,24 @@ def test_the_software_section_is_checked(tmp_path):
     cfg = load_config(config_file(tmp_path, '[software]\nmanifest = "m.json"\nrelease_key = "/etc/k.pub"\n'))
     assert cfg.software.manifest == tmp_path / "m.json" and cfg.software.signature == tmp_path / "m.json.sig"
     assert cfg.software.release_key == Path("/etc/k.pub") and cfg.software.development is False
+
+
+def test_recall_shows_a_limit_changed_between_two_rounds(tmp_path, capsys):
+    from tabled.cli import main
+    path = config_file(tmp_path, "[software]\ndevelopment = true\n")
+    with Journal.open(tmp_path / "j.db") as journal:
+        provenance.record_start(journal, load_config(path))
+        journal.append("round.started", {"round_no": 1}, round_id="R1")
+        journal.append("round.finished", {"round_no": 1}, round_id="R1")
+        path.write_text(path.read_text().replace("minimum_cents = 500", "minimum_cents = 1000"))
+        provenance.record_start(journal, load_config(path))
+        journal.append("round.started", {"round_no": 2}, round_id="R2")
+        journal.append("round.finished", {"round_no": 2}, round_id="R2")
+    assert main(["recall", "--journal", str(tmp_path / "j.db")]) == 0
+    out = capsys.readouterr().out
+    first, second = out.split("round R2:")
+    assert "configuration " in first and "CHANGED" not in first
+    assert "CHANGED since the round before: table.minimum_cents $5.00 -> $10.00" in second
+    assert main(["recall", "--journal", str(tmp_path / "j.db"), "--json"]) == 0
+    rounds = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rounds[0]["config_sha256"] != rounds[1]["config_sha256"]
