@@ -115,3 +115,27 @@ def test_the_linked_pins_match_their_hashes(tmp_path):
     run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--require-hashes",
          "--dest", str(tmp_path), "--requirement", str(ROOT / "requirements" / "linked.txt")])
     assert len(list(tmp_path.glob("*.whl"))) == 3
+
+
+def test_the_installed_software_is_verified_and_a_changed_byte_is_named(installed, tmp_path):
+    """The release step (docs/verification.md) on the installed copy, then one byte of an installed
+    library changed: `tabled verify software` names the file."""
+    venv = installed / "opt" / "tabled" / ".venv"
+    tabled = str(venv / "bin" / "tabled")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TABLED_CONFIG")}
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    key = Ed25519PrivateKey.generate()
+    (tmp_path / "release.key").write_bytes(key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    (tmp_path / "release.pub").write_bytes(key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    manifest = tmp_path / "manifest.json"
+    run([tabled, "verify", "manifest", "--private-key", str(tmp_path / "release.key"), "--release", "1.0.0",
+         "--output", str(manifest)], env=env, cwd=installed)
+    check = [tabled, "verify", "software", "--manifest", str(manifest), "--release-key", str(tmp_path / "release.pub")]
+    assert run(check, env=env, cwd=installed).stdout.startswith("software verified: ")
+    victim = next((venv / "lib").glob("python3*/site-packages/structlog/_config.py"))
+    victim.write_bytes(victim.read_bytes().replace(b"def ", b"def  ", 1))
+    done = subprocess.run(check, capture_output=True, text=True, env=env, cwd=installed)
+    assert done.returncode == 1 and "changed: structlog-" in done.stdout and "/structlog/_config.py" in done.stdout

@@ -17,8 +17,10 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from tabled.commands._arguments import UserError
 from tabled.daemon.config import find_config, load_config
 from tabled.daemon.journal import Journal, damaged
+from tabled.daemon.seals import SealChecker, SealError, SealReport, public_keys
 
 SETTLED = "round.settled"  # one per round: the fold writes it once (tabled/table/kinds.py)
 
@@ -44,11 +46,47 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     verify = sub.add_parser("verify", help="check every record's hash and link; name the first broken one")
     add_journal_arguments(verify)
+    verify.add_argument("--public-key", metavar="FILE", action="append", default=[],
+                        help="a public key the journal is sealed with (PEM; may be repeated for rotated keys): "
+                             "every seal is checked and a rewritten record named")
     verify.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _seal_checker(files: list[str]) -> SealChecker | None:
+    if not files:
+        return None
+    pems = []
+    for name in files:
+        try:
+            pems.append((name, Path(name).read_bytes()))
+        except OSError as exc:
+            raise UserError(f"{name}: {exc.strerror}") from None
+    try:
+        return SealChecker(public_keys(pems))
+    except SealError as exc:
+        raise UserError(str(exc)) from None
+
+
+def seal_lines(path: Path, report: SealReport) -> list[str]:
+    """What the seals say, one finding a line."""
+    if report.seals == 0:
+        return [f"journal {path}: NOT SEALED: no record is signed with the table's key"]
+    lines = []
+    for s in report.stretches:
+        state = "seals checked" if s.checked else "NO PUBLIC KEY GIVEN for it: not checked"
+        lines.append(f"journal {path}: records {s.first} to {s.last} sealed by key {s.key} ({state})")
+    for seq in report.forged:
+        lines.append(f"journal {path}: FORGED SEAL at record {seq}: not signed by the key it names")
+    for seq in report.rewritten:
+        lines.append(f"journal {path}: record {seq} REWRITTEN: it is not the record that was sealed")
+    if report.unsealed_from is not None:
+        lines.append(f"journal {path}: records from {report.unsealed_from} on are not sealed yet")
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
     path = journal_path(args)
+    checker = _seal_checker(args.public_key)
     try:
         with Journal.open(path, readonly=True, verify=False) as journal:
             file_problems = journal.file_problems()
@@ -57,19 +95,26 @@ def run(args: argparse.Namespace) -> int:
             if tqdm is not None:
                 bar = tqdm(total=journal.head[0], unit="records", file=sys.stderr, leave=False)
                 progress = lambda done: bar.update(done - bar.n)  # noqa: E731
-            result = journal.verify(from_seq=0, progress=progress)
+            result = journal.verify(from_seq=0, progress=progress,
+                                    on_record=checker.feed if checker is not None else None)
             if progress is not None:
                 bar.close()
             settled_twice = journal.repeated(SETTLED)
             last_seq = journal.head[0]
     except sqlite3.DatabaseError as exc:  # a page SQLite cannot read, met while checking
         raise damaged(path, exc) from None
-    ok = result.ok and not file_problems and not settled_twice
+    seals = checker.finish() if checker is not None else None
+    sealed_ok = seals is None or (seals.ok and seals.seals > 0 and all(s.checked for s in seals.stretches))
+    ok = result.ok and not file_problems and not settled_twice and sealed_ok
     if args.json:
         print(json.dumps({"journal": str(path), "ok": ok, "chain_ok": result.ok, "records_checked": result.count,
                           "first_broken_seq": result.first_broken_seq, "reason": result.reason,
                           "head_seq": result.head_seq, "head_hash": result.head_hash, "last_seq": last_seq,
-                          "file_problems": file_problems, "settled_twice": settled_twice}))
+                          "file_problems": file_problems, "settled_twice": settled_twice,
+                          "seals": None if seals is None else {
+                              "count": seals.seals, "rewritten": seals.rewritten, "forged": seals.forged,
+                              "unsealed_from": seals.unsealed_from,
+                              "stretches": [vars(s) for s in seals.stretches]}}))
         return 0 if ok else 1
     for problem in file_problems:
         print(f"journal {path}: DAMAGED FILE (SQLite's integrity check): {problem}")
@@ -80,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"journal {path}: BROKEN at record {result.first_broken_seq}: {result.reason}")
         print(f"records 1 to {result.head_seq} are intact ({result.count} checked); "
               f"the journal ends at record {last_seq}")
+    if seals is not None:
+        print("\n".join(seal_lines(path, seals)))
     for round_id, seqs in settled_twice.items():
         print(f"journal {path}: round {round_id} SETTLED {len(seqs)} TIMES (records "
               f"{', '.join(map(str, seqs))}): a round is settled once")

@@ -143,6 +143,8 @@ class TableConfig:
 class JournalConfig:
     path: Path
     checkpoint_every_rounds: int
+    #: the Ed25519 key that seals the journal (tabled/daemon/seals.py); None: systemd's credential, if any
+    signing_key: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -301,8 +303,14 @@ def _table(sec: Section, base: Path) -> TableConfig:
 def _journal(sec: Section, base: Path) -> JournalConfig:
     path = _path(sec, "path", base, "var/journal.db")
     every = sec.integer("checkpoint_every_rounds", 1, 1_000_000, 100)
+    key = sec.get("signing_key", None)
+    if key is not None:
+        text = sec.text("signing_key")
+        if "\0" in text:
+            raise sec.fail("signing_key", "must not contain a NUL character")
+        key = Path(text) if Path(text).is_absolute() else Path(os.path.normpath(base / text))
     sec.finish()
-    return JournalConfig(path, every)
+    return JournalConfig(path, every, key)
 
 
 def _pools(top: Section, base: Path, profile: Profile) -> tuple[PoolConfig, ...]:

@@ -74,7 +74,7 @@ from pathlib import Path
 from typing import Any
 
 from tabled.host.files import create_private
-from tabled.table.kinds import CHECKPOINT
+from tabled.table.kinds import CHECKPOINT, JOURNAL_RECORDS, KEY, SEAL
 
 GENESIS_HASH = "0" * 64
 _KIND = re.compile(r"[a-z][a-z0-9_.-]{0,63}\Z")
@@ -92,8 +92,12 @@ CREATE TABLE IF NOT EXISTS records (
 CREATE INDEX IF NOT EXISTS records_round ON records(round_id, seq) WHERE round_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS records_checkpoint ON records(seq) WHERE kind = 'checkpoint';
 CREATE INDEX IF NOT EXISTS records_config ON records(seq) WHERE kind = 'config.started';
+CREATE INDEX IF NOT EXISTS records_seal ON records(seq) WHERE kind = 'journal.seal';
 """
 _COLUMNS = "seq, time_us, round_id, kind, payload, prev_hash, hash"
+_WRITTEN_BY = {CHECKPOINT: "Journal.checkpoint()", SEAL: "Journal.seal()", KEY: "Journal.use_key()"}
+#: hex digits of a record's fingerprint kept in a seal: enough to name a changed record (2^64 work to fake)
+FINGERPRINT_HEX = 16
 
 
 class JournalError(ValueError):
@@ -160,6 +164,13 @@ def canonical_record(seq: int, time_us: int, round_id: str | None, kind: str,
 def record_hash(seq: int, time_us: int, round_id: str | None, kind: str,
                 payload_text: str, prev_hash: str) -> str:
     return hashlib.sha256(canonical_record(seq, time_us, round_id, kind, payload_text, prev_hash)).hexdigest()
+
+
+def fingerprint(seq: int, time_us: int, round_id: str | None, kind: str, payload_text: str) -> str:
+    """A record's own contents (not its link to the chain), hashed and cut to FINGERPRINT_HEX digits:
+    a rewrite changes the fingerprint of the record rewritten and of no other (tabled/daemon/seals.py)."""
+    return hashlib.sha256(canonical_record(seq, time_us, round_id, kind, payload_text, "")).hexdigest()[
+        :FINGERPRINT_HEX]
 
 
 def _check_json(value: Any, where: str) -> None:
@@ -343,8 +354,8 @@ class Journal:
             if not isinstance(item, tuple) or len(item) not in (2, 3):
                 raise JournalError(f"append_many takes (kind, payload, round_id) tuples, got {item!r}")
             kind, payload, round_id = item if len(item) == 3 else (*item, None)
-            if kind == CHECKPOINT:
-                raise JournalError("'checkpoint' records are written by Journal.checkpoint() only")
+            if kind in JOURNAL_RECORDS:
+                raise JournalError(f"{kind!r} records are written by {_WRITTEN_BY[kind]} only")
             prepared.append((kind, payload, round_id))
         return self._write(prepared)
 
@@ -352,7 +363,34 @@ class Journal:
         """Seal the chain so far with the caller's table state; restart starts from here."""
         return self._write([(CHECKPOINT, {"snapshot": snapshot}, None)], seal=True)[0]
 
-    def _write(self, items: list[tuple[str, Mapping[str, Any], str | None]], seal: bool = False) -> list[Record]:
+    def seal(self, key: Any) -> Record | None:
+        """Sign the records written since the last seal with ``key`` (a
+        :class:`tabled.daemon.seals.SigningKey`, which makes the seal's payload from the chain's head
+        and each record's :func:`fingerprint`); None when there is nothing new to seal."""
+        def payload(head_seq: int) -> dict[str, Any] | None:
+            last = self.last_of_kind(SEAL)
+            first = last.seq + 1 if last is not None else 1
+            if first > head_seq:
+                return None
+            rows = self._conn.execute("SELECT seq, time_us, round_id, kind, payload, hash FROM records "
+                                      "WHERE seq >= ? AND seq <= ? ORDER BY seq", (first, head_seq)).fetchall()
+            marks = [fingerprint(seq, t, rid, kind, text) for seq, t, rid, kind, text, _ in rows]
+            return key.seal_payload(first, head_seq, rows[-1][5], marks)
+        written = self._write([], build=(SEAL, payload))
+        return written[0] if written else None
+
+    def use_key(self, key: Any) -> Record | None:
+        """A start signs with ``key``: when the last seal was another key's, journal the change and
+        seal it with the new key, so each stretch of the journal names its key."""
+        last = self.last_of_kind(SEAL)
+        previous = last.payload.get("key") if last is not None else None
+        if previous == key.id or (previous is None and self.head[0] == 0):
+            return None
+        self._write([(KEY, {"key": key.id, "previous": previous}, None)])
+        return self.seal(key)
+
+    def _write(self, items: list[tuple[str, Mapping[str, Any], str | None]], seal: bool = False,
+               build: tuple[str, Any] | None = None) -> list[Record]:
         if self.readonly:
             raise JournalError(f"{self.path}: opened read-only")
         checked = []
@@ -360,13 +398,19 @@ class Journal:
             _check_kind(kind)
             _check_round_id(round_id)
             checked.append((kind, payload, round_id))
-        if not checked:
+        if not checked and build is None:
             return []
         time_us = int(round(self._clock() * 1_000_000))
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
         try:
             seq, prev = self.head  # read inside the write lock: the head cannot move under us
+            if build is not None:  # a record made from the chain as it stands (a seal)
+                built = build[1](seq)
+                if built is None:
+                    conn.execute("ROLLBACK")
+                    return []
+                checked.append((build[0], built, None))
             records, rows = [], []
             for kind, payload, round_id in checked:
                 seq += 1
@@ -473,14 +517,16 @@ class Journal:
 
     # -- checking --------------------------------------------------------------------------------
 
-    def verify(self, from_seq: int = 0, progress: Callable[[int], None] | None = None) -> VerifyResult:
+    def verify(self, from_seq: int = 0, progress: Callable[[int], None] | None = None,
+               on_record: Callable[[int, int, str | None, str, str, str], None] | None = None) -> VerifyResult:
         """Check the chain from record ``from_seq`` (0: the whole journal) to the end.
 
         Each record must follow its predecessor by number, carry its hash as ``prev_hash``, and hash
         to its stored ``hash``; a checkpoint must seal the chain it follows, up to the record before
-        it. The anchor for a partial check is the stored hash of record ``from_seq - 1``, which must
-        be there (the start check from a checkpoint cannot be fooled by a row that starts a chain of
-        its own).
+        it. ``on_record(seq, time_us, round_id, kind, payload text, hash)`` sees each record that
+        checked out (the seals' check, tabled/daemon/seals.py). The anchor for a partial check is the
+        stored hash of record ``from_seq - 1``, which must be there (the start check from a checkpoint
+        cannot be fooled by a row that starts a chain of its own).
         """
         start = max(from_seq, 1)
         anchor = self._conn.execute("SELECT hash FROM records WHERE seq = ?", (start - 1,)).fetchone()
@@ -521,6 +567,8 @@ class Journal:
                 if sealed.get("sealed_through") != seq - 1:
                     return broken(seq, f"checkpoint seals records to {sealed.get('sealed_through')!r}, "
                                        f"not to the record before it ({seq - 1})")
+            if on_record is not None:
+                on_record(seq, time_us, round_id, kind, text, digest)
             count += 1
             head_seq, head_hash = seq, digest
             expected_prev, expected_seq = digest, seq + 1

@@ -8,9 +8,11 @@ A record is one of three things:
 - a **note**: what the fold concluded from inputs (a settlement, a void, a raised fault). The
   controller journals the notes an input produced right after folding it; replay produces the same
   notes again, so it never folds them, and writes only those a crash lost.
-- the **checkpoint**, written by ``Journal.checkpoint`` alone.
+- a **journal record**: the checkpoint (``Journal.checkpoint``), a seal and a key change
+  (``Journal.seal``, tabled/daemon/seals.py). They are about the journal, not the table: replay
+  neither folds nor writes them.
 
-A kind that is neither a registered note nor the checkpoint was journaled as an input (the
+A kind that is neither a registered note nor a journal record was journaled as an input (the
 controller journals whatever is submitted, and the fold refuses what it does not know), so replay
 folds it as the live table did. Notes are built only with registered kinds
 (:class:`tabled.table.effects.Note` checks), so a new note cannot be mistaken for an input.
@@ -23,6 +25,9 @@ from dataclasses import dataclass
 
 #: the kind of the journal's sealed snapshot of the table's state
 CHECKPOINT = "checkpoint"
+#: the chain signed with the table's key, and a start with another key than the last seal's
+SEAL = "journal.seal"
+KEY = "journal.key"
 
 
 @dataclass(frozen=True)
@@ -77,8 +82,13 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "progressive.award_released": "held progressive awards sent to the pool",
 })
 
-KINDS: dict[str, Kind] = {**INPUTS, **NOTES,
-                          CHECKPOINT: Kind(CHECKPOINT, "a sealed snapshot of the table's state", False)}
+JOURNAL_RECORDS: dict[str, Kind] = {
+    CHECKPOINT: Kind(CHECKPOINT, "a sealed snapshot of the table's state", False),
+    SEAL: Kind(SEAL, "the chain so far signed with the table's key", False),
+    KEY: Kind(KEY, "the table signs its journal with another key from here", False),
+}
+
+KINDS: dict[str, Kind] = {**INPUTS, **NOTES, **JOURNAL_RECORDS}
 
 
 def is_note(kind: str) -> bool:
@@ -87,5 +97,5 @@ def is_note(kind: str) -> bool:
 
 
 def is_input(kind: str) -> bool:
-    """A record replay folds: every kind that is not a note or the checkpoint."""
-    return kind != CHECKPOINT and kind not in NOTES
+    """A record replay folds: every kind that is not a note or a journal record."""
+    return kind not in JOURNAL_RECORDS and kind not in NOTES

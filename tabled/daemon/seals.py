@@ -1,0 +1,204 @@
+"""Seals: the journal's hash chain signed with a key the journal file does not hold.
+
+The hash chain alone proves nothing against someone who can write the file: they change a record
+and hash every record after it again. A seal is a record signed with the table's Ed25519 signing
+key over the head of the chain (the record before it) *and* a short fingerprint of every record
+since the previous seal. Whoever rewrites history cannot sign again, so ``tabled audit verify``,
+holding only the public key, finds:
+
+* a rewritten record, by its number, even when every hash after it was recomputed (its fingerprint
+  is not the one sealed);
+* a seal that is not the key's (forged, or signed by a key it was not given);
+* records after the last seal: not yet sealed (a crash, or a tail added by someone else).
+
+The private key comes from a file only root can read, handed to the service by systemd
+(``LoadCredential=journal-signing-key:...``, found in ``$CREDENTIALS_DIRECTORY``), or named in the
+config; it is never stored in the journal, the config or the repository. A start with another key
+than the last seal's writes a ``journal.key`` record naming both, sealed by the new key, so each
+stretch of the journal names the key that sealed it.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tabled.daemon.journal import FINGERPRINT_HEX, fingerprint
+from tabled.table.kinds import KEY, SEAL
+
+#: the credential systemd passes (tabled.service: LoadCredential=)
+CREDENTIAL = "journal-signing-key"
+_DOMAIN = b"tabled journal seal\0"
+
+
+class SealError(ValueError):
+    """A signing or public key that cannot be used; the message names the file and why."""
+
+
+def key_id(public_raw: bytes) -> str:
+    """How a key is named: the first 16 hex digits of the SHA-256 of its 32 raw bytes."""
+    return hashlib.sha256(public_raw).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class SigningKey:
+    """The table's private key, read once at start."""
+
+    private: Any  # cryptography's Ed25519PrivateKey
+    id: str
+
+    @classmethod
+    def from_pem(cls, pem: bytes, where: str) -> SigningKey:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+        from cryptography.hazmat.primitives.serialization import load_pem_private_key
+        try:
+            key = load_pem_private_key(pem, password=None)
+        except (ValueError, TypeError) as exc:
+            raise SealError(f"{where}: not a PEM private key ({exc})") from None
+        if not isinstance(key, Ed25519PrivateKey):
+            raise SealError(f"{where}: the journal's signing key must be an Ed25519 key")
+        return cls(key, key_id(key.public_key().public_bytes_raw()))
+
+    def sign(self, message: bytes) -> str:
+        return base64.b64encode(self.private.sign(message)).decode()
+
+    def seal_payload(self, first: int, through: int, head: str, fingerprints: list[str]) -> dict[str, Any]:
+        """A seal over records ``first`` to ``through``: the chain's hash at ``through`` and each
+        record's fingerprint, signed."""
+        return {"first": first, "through": through, "hash": head, "records": "".join(fingerprints), "key": self.id,
+                "signature": self.sign(message(through, head, first, fingerprints))}
+
+
+def find_signing_key(configured: Path | None, environ: Mapping[str, str] | None = None) -> SigningKey | None:
+    """The key named in the config, else systemd's credential, else None (an unsealed journal)."""
+    environ = os.environ if environ is None else environ
+    path = configured
+    if path is None and environ.get("CREDENTIALS_DIRECTORY"):
+        candidate = Path(environ["CREDENTIALS_DIRECTORY"]) / CREDENTIAL
+        path = candidate if candidate.exists() else None
+    if path is None:
+        return None
+    try:
+        pem = path.read_bytes()
+    except OSError as exc:
+        raise SealError(f"{path}: the journal's signing key cannot be read ({exc.strerror})") from None
+    return SigningKey.from_pem(pem, str(path))
+
+
+def public_keys(pems: Iterable[tuple[str, bytes]]) -> dict[str, Any]:
+    """Key id -> public key, from (file name, PEM) pairs."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.serialization import load_pem_public_key
+    found = {}
+    for where, pem in pems:
+        try:
+            key = load_pem_public_key(pem)
+        except (ValueError, TypeError) as exc:
+            raise SealError(f"{where}: not a PEM public key ({exc})") from None
+        if not isinstance(key, Ed25519PublicKey):
+            raise SealError(f"{where}: a journal key is an Ed25519 key")
+        found[key_id(key.public_bytes_raw())] = key
+    return found
+
+
+def message(through: int, head_hash: str, first: int, fingerprints: list[str]) -> bytes:
+    """The bytes a seal signs: the records it covers, the head's full hash and each one's fingerprint."""
+    return (_DOMAIN + first.to_bytes(8, "big") + through.to_bytes(8, "big") + bytes.fromhex(head_hash)
+            + "".join(fingerprints).encode("ascii"))
+
+
+@dataclass
+class Stretch:
+    """Records ``first`` to ``last`` sealed by one key."""
+
+    key: str
+    first: int
+    last: int
+    checked: bool  # False: no public key was given for it
+
+
+@dataclass
+class SealReport:
+    seals: int = 0
+    stretches: list[Stretch] = field(default_factory=list)
+    rewritten: list[int] = field(default_factory=list)     # records whose contents are not those sealed
+    forged: list[int] = field(default_factory=list)        # seals whose signature is not their key's
+    unsealed_from: int | None = None                        # records from here to the end carry no seal
+
+    @property
+    def ok(self) -> bool:
+        return not (self.rewritten or self.forged)
+
+
+class SealChecker:
+    """Fed every record in order (seq, kind, payload, hash); checks each seal against the records
+    it covers."""
+
+    def __init__(self, keys: Mapping[str, Any]):
+        self.keys = keys
+        self.report = SealReport()
+        self.since: list[tuple[int, str, str]] = []  # (seq, fingerprint, hash) of the records since the last seal
+
+    def feed(self, seq: int, time_us: int, round_id: str | None, kind: str, text: str, digest: str) -> None:
+        """One record of the journal, in order (``text``: its payload as stored)."""
+        if kind == SEAL:
+            try:
+                payload = json.loads(text)
+            except ValueError:
+                payload = None
+            if isinstance(payload, dict):
+                self._seal(seq, payload)
+            else:
+                self.report.forged.append(seq)
+            self.since = []
+        else:
+            self.since.append((seq, fingerprint(seq, time_us, round_id, kind, text), digest))
+
+    def _seal(self, seq: int, p: dict[str, Any]) -> None:
+        from cryptography.exceptions import InvalidSignature
+        r = self.report
+        r.seals += 1
+        first, through, key = p.get("first"), p.get("through"), str(p.get("key"))
+        if not isinstance(first, int) or not isinstance(through, int) or through < first:
+            r.forged.append(seq)
+            return
+        sealed = str(p.get("records", ""))
+        fingerprints = [sealed[i:i + FINGERPRINT_HEX] for i in range(0, len(sealed), FINGERPRINT_HEX)]
+        public = self.keys.get(key)
+        checked = public is not None
+        if checked:
+            try:
+                public.verify(base64.b64decode(str(p.get("signature")), validate=True),
+                              message(through, str(p.get("hash")), first, fingerprints))
+            except (InvalidSignature, ValueError, TypeError):
+                r.forged.append(seq)
+                checked = False
+        if checked:  # a seal that is the key's: the records it names must be the ones here
+            present = {number: (mark, digest) for number, mark, digest in self.since}
+            for offset, sealed_mark in enumerate(fingerprints):
+                number = first + offset
+                if present.get(number, ("", ""))[0] != sealed_mark:
+                    r.rewritten.append(number)
+            if not r.rewritten and present.get(through, ("", ""))[1] != p.get("hash"):
+                r.rewritten.append(through)  # the contents as sealed, but not the chain that was sealed
+        stretches = r.stretches
+        if stretches and stretches[-1].key == key and stretches[-1].checked == checked:
+            stretches[-1].last = seq
+        else:
+            start = stretches[-1].last + 1 if stretches else 1
+            stretches.append(Stretch(key, start, seq, checked))
+
+    def finish(self) -> SealReport:
+        if self.since:
+            self.report.unsealed_from = self.since[0][0]
+        return self.report
+
+
+__all__ = ["SEAL", "KEY", "CREDENTIAL", "SealError", "SigningKey", "find_signing_key", "public_keys",
+           "message", "SealChecker", "SealReport", "Stretch", "key_id"]
