@@ -21,6 +21,7 @@ from tabled.commands._arguments import UserError
 from tabled.daemon.config import find_config, load_config
 from tabled.daemon.journal import Journal, damaged
 from tabled.daemon.seals import SealChecker, SealError, SealReport, public_keys
+from tabled.host.log import scrub_secrets
 
 SETTLED = "round.settled"  # one per round: the fold writes it once (tabled/table/kinds.py)
 
@@ -50,6 +51,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a public key the journal is sealed with (PEM; may be repeated for rotated keys): "
                              "every seal is checked and a rewritten record named")
     verify.add_argument("--json", action="store_true", help="machine-readable output")
+    compare = sub.add_parser("compare", help="compare the journal with its copy on the central PostgreSQL; "
+                                             "name the first record where they part")
+    add_journal_arguments(compare)
+    compare.add_argument("--central", metavar="DSN", required=True,
+                         help="the central database (an auditor's role reads every table)")
+    compare.add_argument("--table", metavar="ID", help="the table id (default: the config's)")
 
 
 def _seal_checker(files: list[str]) -> SealChecker | None:
@@ -85,6 +92,8 @@ def seal_lines(path: Path, report: SealReport) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action == "compare":
+        return _compare(args)
     path = journal_path(args)
     checker = _seal_checker(args.public_key)
     try:
@@ -131,6 +140,33 @@ def run(args: argparse.Namespace) -> int:
         print(f"journal {path}: round {round_id} SETTLED {len(seqs)} TIMES (records "
               f"{', '.join(map(str, seqs))}): a round is settled once")
     return 0 if ok else 1
+
+
+def _compare(args: argparse.Namespace) -> int:
+    """The journal against its central copy: 0 the same (the copy may lag), 1 they part."""
+    import psycopg
+
+    from tabled.daemon.shipping import compare
+    path = journal_path(args)
+    table = args.table or load_config(find_config(args.config)).table.id
+    try:
+        central = psycopg.connect(args.central, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise UserError(f"the central database cannot be reached: {scrub_secrets(str(exc))}") from None
+    try:
+        with central, Journal.open(path, readonly=True, verify=False) as journal:
+            divergence, local_head, central_head = compare(journal, central, table)
+    except sqlite3.DatabaseError as exc:
+        raise damaged(path, exc) from None
+    except psycopg.Error as exc:
+        raise UserError(f"the central database: {scrub_secrets(str(exc))}") from None
+    if divergence is not None:
+        print(f"journal {path} and the central copy of table {table} PART at record {divergence.seq}: "
+              f"{divergence.reason}")
+        return 1
+    lag = f"; the central copy is {local_head - central_head} records behind" if local_head > central_head else ""
+    print(f"journal {path} and the central copy of table {table} agree on records 1 to {central_head}{lag}")
+    return 0
 
 
 def _progress_bar():

@@ -459,6 +459,18 @@ class Journal:
         for row in self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq > ? ORDER BY seq", (seq,)):
             yield _row_to_record(row)
 
+    def raw_records_after(self, seq: int, limit: int) -> list[tuple[Record, str]]:
+        """Up to ``limit`` records after ``seq``, each with its payload exactly as stored (what a
+        copy of the journal must hold to hash the same)."""
+        rows = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq > ? ORDER BY seq LIMIT ?",
+                                  (seq, limit)).fetchall()
+        return [(_row_to_record(r), r[4]) for r in rows]
+
+    def raw_records_between(self, first_seq: int, last_seq: int) -> list[tuple[Record, str]]:
+        rows = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq BETWEEN ? AND ? ORDER BY seq",
+                                  (first_seq, last_seq)).fetchall()
+        return [(_row_to_record(r), r[4]) for r in rows]
+
     def records_for_round(self, round_id: str) -> list[Record]:
         rows = self._conn.execute(
             f"SELECT {_COLUMNS} FROM records WHERE round_id = ? ORDER BY seq", (round_id,)).fetchall()

@@ -22,7 +22,6 @@ from tabled.pool.postgresql import PostgresPool
 from tabled.pool.settings import PoolSettings
 from tabled.game.limits import Limits
 from tabled.daemon.controller import Table
-from tests.pool.conftest import pg_admin_dsn, pg_dsn  # noqa: F401  (fixtures)
 from tests.pool.proxy import LinkProxy
 
 pytestmark = pytest.mark.postgres
@@ -162,7 +161,7 @@ STEPS = ("betting", "dealing", "deciding", "revealed", "between rounds")
 
 
 @pytest.mark.parametrize("cut_in", STEPS)
-async def test_link_lost_in_every_state_of_a_round_and_back_14_13(tmp_path, pg_dsn, cut_in):  # noqa: F811
+async def test_link_lost_in_every_state_of_a_round_and_back_14_13(tmp_path, pg_dsn, cut_in):
     t = await _open(tmp_path, pg_dsn, "T01")
     try:
         await t.whole_round()                                     # round 1: the link is up
@@ -203,7 +202,7 @@ async def test_link_lost_in_every_state_of_a_round_and_back_14_13(tmp_path, pg_d
         await t.proxy.close()
 
 
-async def test_hits_held_during_link_loss_are_paid_once_in_the_pools_order_14_13_9_5(tmp_path, pg_dsn):  # noqa: F811
+async def test_hits_held_during_link_loss_are_paid_once_in_the_pools_order_14_13_9_5(tmp_path, pg_dsn):
     t1 = await _open(tmp_path, pg_dsn, "T01")
     t2 = await _open(tmp_path, pg_dsn, "T02")
     try:
@@ -255,7 +254,7 @@ async def test_hits_held_during_link_loss_are_paid_once_in_the_pools_order_14_13
             await t.proxy.close()
 
 
-async def test_two_tables_sharing_one_pool_show_the_same_meter_2_4_3(tmp_path, pg_dsn):  # noqa: F811
+async def test_two_tables_sharing_one_pool_show_the_same_meter_2_4_3(tmp_path, pg_dsn):
     t1 = await _open(tmp_path, pg_dsn, "T01")
     t2 = await _open(tmp_path, pg_dsn, "T02")
     try:
@@ -294,7 +293,7 @@ def _owed(t: LinkedTable) -> int:
     return sum(1 for e in t.core.undelivered.values() if e["op"] == "contribute")
 
 
-async def test_two_tables_with_one_id_on_one_pool_lose_no_contribution(tmp_path, pg_dsn):  # noqa: F811
+async def test_two_tables_with_one_id_on_one_pool_lose_no_contribution(tmp_path, pg_dsn):
     """Two tables configured with the same [table] id on one linked pool play the same round ids.
     The pool binds the id to the first table's journal: the second is refused (14.13, with the
     reason), and its contributions stay owed in its journal; none is taken for a repeat."""
@@ -319,7 +318,7 @@ async def test_two_tables_with_one_id_on_one_pool_lose_no_contribution(tmp_path,
             await t.proxy.close()
 
 
-async def test_a_journal_restored_from_a_backup_loses_no_contribution(tmp_path, pg_dsn):  # noqa: F811
+async def test_a_journal_restored_from_a_backup_loses_no_contribution(tmp_path, pg_dsn):
     """The journal restored from a backup plays round ids the pool already has. The pool holds
     rounds beyond the journal's: the start check refuses (one line), and a table that reached the
     pool only later is refused at its first operation; every contribution stays owed, none is
@@ -371,7 +370,7 @@ async def test_a_journal_restored_from_a_backup_loses_no_contribution(tmp_path, 
         await t.proxy.close()
 
 
-async def test_a_rewound_round_counter_loses_no_contribution(tmp_path, pg_dsn):  # noqa: F811
+async def test_a_rewound_round_counter_loses_no_contribution(tmp_path, pg_dsn):
     """A checkpoint whose snapshot rewinds the round counter (as a forged one would) passes the
     start check, then plays round ids the pool has: each round's contributions carry its own round
     key, so the pool refuses them (14.13, with the reason) instead of answering with the old split."""
@@ -409,7 +408,7 @@ def journal_head(t: LinkedTable, round_id: str) -> int:
     return [r.seq for r in t.records("round.started") if r.round_id == round_id][-1]
 
 
-async def test_the_link_back_after_an_outage_raises_no_second_fault_14_13(tmp_path, pg_dsn):  # noqa: F811
+async def test_the_link_back_after_an_outage_raises_no_second_fault_14_13(tmp_path, pg_dsn):
     """The meter feed notices the outage and, when the pool is back, clears the fault; the next
     pool operation must not then fail on a connection that sat idle through the outage."""
     t = await _open(tmp_path, pg_dsn, "T01")
@@ -434,7 +433,7 @@ async def test_the_link_back_after_an_outage_raises_no_second_fault_14_13(tmp_pa
 
 
 async def test_reconcile_lists_owed_and_in_flight_contributions_and_the_next_start_delivers_them(
-        tmp_path, pg_dsn, capsys):  # noqa: F811
+        tmp_path, pg_dsn, capsys):
     """The inspector runs `tabled pool reconcile` before approving normal play after a failover:
     contributions taken at the lock while the pool was out of reach are owed (they live in the
     journal's state until delivered), and one the pool took just before the daemon stopped, its
@@ -495,7 +494,7 @@ async def _contribution_count(pool: PostgresPool) -> dict[tuple[str, str, int], 
     return counts
 
 
-async def test_started_with_the_pool_unreachable_it_runs_under_14_13_until_it_connects(tmp_path, pg_dsn):  # noqa: F811
+async def test_started_with_the_pool_unreachable_it_runs_under_14_13_until_it_connects(tmp_path, pg_dsn):
     proxy = await LinkProxy(pg_dsn).start()
     proxy.cut()                                                   # the pool database is out of reach
     t = LinkedTable(tmp_path, "T01", proxy)
@@ -543,7 +542,7 @@ async def test_started_with_the_pool_unreachable_it_runs_under_14_13_until_it_co
         await proxy.close()
 
 
-async def test_restarted_while_the_pool_is_unreachable_contributions_are_delivered_once(tmp_path, pg_dsn):  # noqa: F811
+async def test_restarted_while_the_pool_is_unreachable_contributions_are_delivered_once(tmp_path, pg_dsn):
     """A restart during the link loss (docs/settlement.md: contributions already made stay in the journal and
     are delivered exactly once when the link returns)."""
     proxy = await LinkProxy(pg_dsn).start()
@@ -589,7 +588,7 @@ async def test_restarted_while_the_pool_is_unreachable_contributions_are_deliver
         await proxy.close()
 
 
-async def test_tabled_run_starts_with_the_pool_unreachable_plays_once_an_inspector_approves(tmp_path, pg_dsn):  # noqa: F811
+async def test_tabled_run_starts_with_the_pool_unreachable_plays_once_an_inspector_approves(tmp_path, pg_dsn):
     """The whole daemon (tabled run: devices, simulators, the simulated floor) started with its
     linked pool out of reach: it runs, the meter says "progressive offline" once an inspector
     approves, and when the pool answers every contribution arrives once and the meter shows it."""
@@ -656,7 +655,7 @@ def _linked_config(tmp: Path, dsn: str):
     return dataclasses.replace(config(tmp), pools=(pool,))
 
 
-async def test_a_reachable_pool_with_a_newer_schema_stops_the_start_with_one_line(tmp_path, pg_dsn):  # noqa: F811
+async def test_a_reachable_pool_with_a_newer_schema_stops_the_start_with_one_line(tmp_path, pg_dsn):
     """Configuration, not a link failure: the daemon does not start on a pool it cannot use."""
     import psycopg
 
@@ -670,7 +669,7 @@ async def test_a_reachable_pool_with_a_newer_schema_stops_the_start_with_one_lin
     assert "\n" not in str(raised.value)
 
 
-async def test_a_pool_reached_late_with_a_newer_schema_is_refused(tmp_path, pg_dsn):  # noqa: F811
+async def test_a_pool_reached_late_with_a_newer_schema_is_refused(tmp_path, pg_dsn):
     """Reached only after the start, a pool tabled cannot use is refused, never played on: the
     error names the schema and is a PoolError (people), not PoolUnavailable (a retry)."""
     import psycopg

@@ -1,6 +1,5 @@
-"""Fixtures for the pool tests: a real PostgreSQL of the session's own (a throwaway server started
-for it and removed after it, tests/pool/pgserver.py), a fresh database per test, and a harness that
-opens pools of either backend. No test touches a server it did not start."""
+"""Fixtures for the pool tests: a harness that opens pools of either backend, on the session's own
+PostgreSQL (tests/conftest.py). No test touches a server it did not start."""
 
 from __future__ import annotations
 
@@ -14,22 +13,6 @@ from tabled.pool.local import LocalPool
 from tabled.pool.postgresql import PostgresPool
 from tabled.pool.settings import PoolSettings
 
-from .pgserver import ThrowawayPostgres, create_database, drop_database, dsn_for
-
-
-@pytest.fixture(scope="session")
-def pg_admin_dsn():
-    with ThrowawayPostgres() as server:
-        yield server.dsn
-
-
-@pytest.fixture
-def pg_dsn(pg_admin_dsn):
-    name = create_database(pg_admin_dsn)
-    try:
-        yield dsn_for(pg_admin_dsn, name)
-    finally:
-        drop_database(pg_admin_dsn, name)
 
 
 class StepClock:

@@ -1,0 +1,293 @@
+"""The table's journal shipped to the casino's central PostgreSQL: every record, in order, exactly
+once, resumable after any outage, never in the way of play.
+
+The table PC's journal stays the write-ahead truth. A :class:`Shipper` runs beside the controller:
+it asks the central server where this table's copy ends, checks that the record there is the one
+in the local journal (else it stops and says where they part: a journal rewritten, cut or swapped
+for an older copy), and sends what follows in batches, one transaction each. A lost connection
+is tried again; a batch that did not commit is sent again from the server's head, so nothing is
+ever sent twice or skipped.
+
+The server takes a record only if it follows the table's last one there: the next number, the
+previous record's hash as its link, and a hash the server computes again itself (the trigger of
+:data:`CENTRAL_SCHEMA`, the same bytes as ``tabled.daemon.journal.canonical_record``). Records are
+never changed or deleted there. Each table logs in with a role of its own that may insert and read
+only its own table's records (row-level security); the auditor's role reads all; only the
+administrator changes the schema (``tabled audit central --migrate``).
+
+The seals' signatures are checked on the central copy by ``tabled audit compare --public-key``
+(Ed25519 is not in PostgreSQL without extensions).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from tabled.daemon.journal import GENESIS_HASH, Journal, Record
+
+log = structlog.get_logger("tabled.daemon.shipping")
+
+BATCH = 500            # records a transaction
+RETRY_S = 1.0          # after a failed connection or batch
+IDLE_WAKE_S = 1.0      # a caught-up shipper looks again at least this often
+AUDITOR = "tabled_auditor"
+_ROLE = re.compile(r"[a-z_][a-z0-9_]{0,62}\Z")
+
+CENTRAL_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS journal_tables (
+    table_id text PRIMARY KEY,
+    role     name UNIQUE NOT NULL
+);
+CREATE TABLE IF NOT EXISTS journal_records (
+    table_id    text   NOT NULL REFERENCES journal_tables(table_id),
+    seq         bigint NOT NULL,
+    time_us     bigint NOT NULL,
+    round_id    text,
+    kind        text   NOT NULL,
+    payload     text   NOT NULL,
+    prev_hash   text   NOT NULL,
+    hash        text   NOT NULL,
+    received_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (table_id, seq)
+);
+
+-- SECURITY DEFINER: the chain is checked against the table's true last record, whatever the
+-- inserting role may see; the role is the session's (a table's own login)
+CREATE OR REPLACE FUNCTION journal_accept() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, public AS $$
+DECLARE
+    owner     text;
+    last_seq  bigint;
+    last_hash text;
+    computed  text;
+BEGIN
+    SELECT t.table_id INTO owner FROM journal_tables t WHERE t.role = session_user;
+    IF owner IS NOT NULL AND owner <> NEW.table_id THEN
+        RAISE EXCEPTION 'role % ships the journal of table %, not of table %', session_user, owner, NEW.table_id
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtext('tabled-journal:' || NEW.table_id));
+    SELECT seq, hash INTO last_seq, last_hash FROM journal_records
+        WHERE table_id = NEW.table_id ORDER BY seq DESC LIMIT 1;
+    IF NEW.seq <> COALESCE(last_seq, 0) + 1 THEN
+        RAISE EXCEPTION 'table %: record % does not follow record % (the last one here)',
+            NEW.table_id, NEW.seq, COALESCE(last_seq, 0) USING ERRCODE = 'check_violation';
+    END IF;
+    IF NEW.prev_hash <> COALESCE(last_hash, '{GENESIS_HASH}') THEN
+        RAISE EXCEPTION 'table %: record % does not link to record % (prev_hash)', NEW.table_id, NEW.seq,
+            COALESCE(last_seq, 0) USING ERRCODE = 'check_violation';
+    END IF;
+    computed := encode(sha256(convert_to(
+        '{{"record":[' || NEW.seq || ',' || NEW.time_us || ',' || COALESCE(to_json(NEW.round_id)::text, 'null')
+        || ',' || to_json(NEW.kind)::text || ',' || to_json(NEW.prev_hash)::text || '],"payload":' || NEW.payload
+        || '}}', 'UTF8')), 'hex');
+    IF NEW.hash <> computed THEN
+        RAISE EXCEPTION 'table %: record % does not hash to the hash it carries', NEW.table_id, NEW.seq
+            USING ERRCODE = 'check_violation';
+    END IF;
+    NEW.received_at := now();
+    RETURN NEW;
+END $$;
+
+CREATE OR REPLACE FUNCTION journal_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'the central journal is append-only: records are never changed or deleted'
+        USING ERRCODE = 'insufficient_privilege';
+END $$;
+
+DROP TRIGGER IF EXISTS journal_accept ON journal_records;
+CREATE TRIGGER journal_accept BEFORE INSERT ON journal_records FOR EACH ROW EXECUTE FUNCTION journal_accept();
+DROP TRIGGER IF EXISTS journal_no_change ON journal_records;
+CREATE TRIGGER journal_no_change BEFORE UPDATE OR DELETE ON journal_records
+    FOR EACH ROW EXECUTE FUNCTION journal_refuse_change();
+DROP TRIGGER IF EXISTS journal_no_truncate ON journal_records;
+CREATE TRIGGER journal_no_truncate BEFORE TRUNCATE ON journal_records
+    FOR EACH STATEMENT EXECUTE FUNCTION journal_refuse_change();
+
+ALTER TABLE journal_records ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS own_table ON journal_records;
+CREATE POLICY own_table ON journal_records
+    USING (table_id = (SELECT t.table_id FROM journal_tables t WHERE t.role = current_user))
+    WITH CHECK (table_id = (SELECT t.table_id FROM journal_tables t WHERE t.role = current_user));
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{AUDITOR}') THEN
+        CREATE ROLE {AUDITOR} NOLOGIN;
+    END IF;
+END $$;
+DROP POLICY IF EXISTS auditors_read ON journal_records;
+CREATE POLICY auditors_read ON journal_records FOR SELECT TO {AUDITOR} USING (true);
+REVOKE ALL ON journal_records, journal_tables FROM PUBLIC;
+GRANT SELECT ON journal_records, journal_tables TO {AUDITOR};
+"""
+
+
+class ShippingError(ValueError):
+    """A central copy that does not agree with the table's journal, or a role that cannot be made."""
+
+
+def migrate(admin: Any) -> None:
+    """Create or bring up to date the central journal (the administrator's connection, autocommit)."""
+    admin.execute(CENTRAL_SCHEMA)
+
+
+def register_table(admin: Any, table_id: str, role: str, password: str | None = None) -> None:
+    """Give ``table_id`` its own login role: insert and read its own records, nothing else."""
+    if not _ROLE.match(role):
+        raise ShippingError(f"role {role!r}: lower-case letters, digits and '_' only, at most 63")
+    from psycopg import sql
+    exists = admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone()
+    if not exists:
+        admin.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
+    if password is not None:
+        admin.execute(sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(role), sql.Literal(password)))
+    admin.execute("INSERT INTO journal_tables (table_id, role) VALUES (%s, %s) "
+                  "ON CONFLICT (table_id) DO UPDATE SET role = EXCLUDED.role", (table_id, role))
+    admin.execute(sql.SQL("GRANT SELECT, INSERT ON journal_records TO {}").format(sql.Identifier(role)))
+    admin.execute(sql.SQL("GRANT SELECT ON journal_tables TO {}").format(sql.Identifier(role)))
+
+
+@dataclass
+class Divergence:
+    """Where a table's journal and its central copy part."""
+
+    seq: int
+    reason: str
+
+
+def central_head(conn: Any, table_id: str) -> tuple[int, str]:
+    row = conn.execute("SELECT seq, hash FROM journal_records WHERE table_id = %s ORDER BY seq DESC LIMIT 1",
+                       (table_id,)).fetchone()
+    return (row[0], row[1]) if row else (0, GENESIS_HASH)
+
+
+_INSERT = ("INSERT INTO journal_records (table_id, seq, time_us, round_id, kind, payload, prev_hash, hash) "
+           "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)")
+
+
+def _row(table_id: str, r: Record, text: str) -> tuple[Any, ...]:
+    return (table_id, r.seq, r.time_us, r.round_id, r.kind, text, r.prev_hash, r.hash)
+
+
+class Shipper:
+    """Ships one journal to the central server (its own read-only view of the journal file and its
+    own connection, so play never waits for it). ``connect``: a callable giving a psycopg async
+    connection (autocommit off)."""
+
+    def __init__(self, journal_path: Path, table_id: str, connect: Callable[[], Any], *,
+                 batch: int = BATCH, retry_s: float = RETRY_S) -> None:
+        self.journal_path, self.table_id, self.connect = journal_path, table_id, connect
+        self.batch, self.retry_s = batch, retry_s
+        self.shipped = 0                 # the central copy's last record, as far as this shipper knows
+        self.local_head = 0
+        self.diverged: Divergence | None = None
+        self.failures = 0
+        self._wake = asyncio.Event()
+        self._caught_up = asyncio.Event()
+
+    @property
+    def lag(self) -> int:
+        """Records in the table's journal not yet on the central server."""
+        return max(self.local_head - self.shipped, 0)
+
+    def wake(self) -> None:
+        """New records are in the journal (the controller calls this after each commit)."""
+        self._wake.set()
+
+    async def caught_up(self) -> None:
+        await self._caught_up.wait()
+
+    async def run(self) -> None:
+        """Ship until cancelled; stops for good only when the central copy diverges."""
+        while self.diverged is None:
+            try:
+                await self._session()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 (any database or network failure: try again)
+                self.failures += 1
+                self._caught_up.clear()
+                log.warning("shipping.retry", table_id=self.table_id, error=str(exc)[:200], lag=self.lag)
+                await asyncio.sleep(self.retry_s)
+        log.error("shipping.diverged", table_id=self.table_id, seq=self.diverged.seq, reason=self.diverged.reason)
+
+    async def _session(self) -> None:
+        conn = await self.connect()
+        try:
+            while self.diverged is None:
+                seq, digest = await self._head(conn)
+                sent = await asyncio.to_thread(self._read_after, seq, digest)
+                if sent is None:
+                    return
+                if not sent:
+                    self._caught_up.set()
+                    self._wake.clear()
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(IDLE_WAKE_S):
+                            await self._wake.wait()
+                    continue
+                self._caught_up.clear()
+                async with conn.cursor() as cur:
+                    await cur.executemany(_INSERT, [_row(self.table_id, r, t) for r, t in sent])
+                await conn.commit()
+                self.shipped = sent[-1][0].seq
+        finally:
+            with contextlib.suppress(Exception):
+                await conn.close()
+
+    async def _head(self, conn: Any) -> tuple[int, str]:
+        cur = await conn.execute("SELECT seq, hash FROM journal_records WHERE table_id = %s ORDER BY seq DESC "
+                                 "LIMIT 1", (self.table_id,))
+        row = await cur.fetchone()
+        await conn.commit()
+        seq, digest = (row[0], row[1]) if row else (0, GENESIS_HASH)
+        self.shipped = seq
+        return seq, digest
+
+    def _read_after(self, seq: int, digest: str) -> list[tuple[Record, str]] | None:
+        """The local records after the central head (None when the two disagree there)."""
+        with Journal.open(self.journal_path, readonly=True, verify=False) as journal:
+            self.local_head = journal.head[0]
+            if seq > 0:
+                here = journal.record(seq)
+                if here is None or here.hash != digest:
+                    why = ("is not in this journal (the journal was cut or swapped for an older copy)"
+                           if here is None else "differs from this journal's (rewritten on one side)")
+                    self.diverged = Divergence(seq, f"the central copy's record {seq} {why}")
+                    return None
+            return journal.raw_records_after(seq, self.batch)
+
+
+def compare(journal: Journal, central: Any, table_id: str) -> tuple[Divergence | None, int, int]:
+    """(first difference or None, local head, central head) of a journal and its central copy."""
+    local_head = journal.head[0]
+    remote_head = central_head(central, table_id)[0]
+    upto = min(local_head, remote_head)
+    step = 5000
+    for start in range(1, upto + 1, step):
+        last = min(start + step - 1, upto)
+        local = {r.seq: r.hash for r, _ in journal.raw_records_between(start, last)}
+        rows = central.execute("SELECT seq, hash FROM journal_records WHERE table_id = %s AND seq BETWEEN %s AND %s "
+                               "ORDER BY seq", (table_id, start, last)).fetchall()
+        remote = dict(rows)
+        for seq in range(start, last + 1):
+            if local.get(seq) != remote.get(seq):
+                side = ("missing here" if seq not in local else "missing on the central copy" if seq not in remote
+                        else "not the same record on both sides")
+                return Divergence(seq, f"record {seq} is {side}"), local_head, remote_head
+    if remote_head > local_head:
+        return (Divergence(local_head + 1, f"records {local_head + 1} to {remote_head} are on the central copy "
+                                           "but not in this journal: its end was cut off, or it is an older copy"),
+                local_head, remote_head)
+    return None, local_head, remote_head
+
+
+__all__ = ["CENTRAL_SCHEMA", "Shipper", "ShippingError", "Divergence", "migrate", "register_table", "compare",
+           "central_head", "AUDITOR"]
