@@ -15,6 +15,12 @@ Script keys (TOML or JSON)::
     jam_at = 23                    # ... "the next shuffle jams at card 23"
     [[shuffles]]
     card_count = 51                # also: cycle_fails = true, not_intermixing = true
+    [[shuffles]]
+    mixing = "cut"                 # this shuffle completes, but mixes like a fault (drivers/sim/mixing.py)
+    mixing = "stuck_gate"          # at the top level: every shuffle from power-up on (a device gone bad)
+
+A shuffle starts from the order the deck came out of the device's last shuffle of it (the order
+the cards go back in, as far as the device can know), or the new deck's order (0 to 51) at power-up.
 """
 
 from __future__ import annotations
@@ -26,9 +32,10 @@ from tabled_drivers.cards import HAND_SIZE, CardError, parse_cards
 from tabled_drivers.link.messages import DeviceKind, Status
 from tabled_drivers.shuffler import DECK_SIZE, DeckColour, SelfTest
 from tabled_drivers.sim.base import Refused, ScriptError, SimDevice
+from tabled_drivers.sim.mixing import MIXERS
 
 HAND_NUMBER_WRAP = 1 << 16  # hand_number is a u16 on the wire: it counts modulo 65,536
-SHUFFLE_KEYS = {"jam_at", "cycle_fails", "not_intermixing", "card_count"}
+SHUFFLE_KEYS = {"jam_at", "cycle_fails", "not_intermixing", "card_count", "mixing"}
 
 
 def _colour(name: str, key: str) -> DeckColour:
@@ -39,12 +46,18 @@ def _colour(name: str, key: str) -> DeckColour:
         raise ScriptError(f"{key}: no back colour {name!r} (one of {colours})") from None
 
 
+def _mixer(name, key: str):
+    if name not in MIXERS:
+        raise ScriptError(f"{key}: no way of mixing {name!r} (one of {', '.join(MIXERS)})")
+    return MIXERS[name]
+
+
 class ShufflerSim(SimDevice):
     KIND = DeviceKind.SHUFFLER
     COMMANDS = proto.COMMANDS
     EVENTS = proto.EVENTS
     SCRIPT_KEYS = frozenset({"recognition", "decks", "shuffle_seconds", "self_test", "door_open_after_hands",
-                             "fault_at_hand", "hands", "shuffles"})
+                             "fault_at_hand", "hands", "shuffles", "mixing"})
 
     def __init__(self, script=None, **kw) -> None:
         super().__init__(script, **kw)
@@ -69,6 +82,9 @@ class ShufflerSim(SimDevice):
                 raise ScriptError(f"shuffles[{i}]: expected a table with keys among {', '.join(sorted(SHUFFLE_KEYS))}")
             if "jam_at" in sh and not (isinstance(sh["jam_at"], int) and 1 <= sh["jam_at"] <= DECK_SIZE):
                 raise ScriptError(f"shuffles[{i}].jam_at must be a card number 1-52")
+            _mixer(sh.get("mixing", "random"), f"shuffles[{i}].mixing")
+        self.mixing = _mixer(s.get("mixing", "random"), "mixing")
+        self.last_order: dict[DeckColour, list[int]] = {}  # each deck's order out of its last shuffle
         self.ready: dict[DeckColour, list[int]] = {}  # shuffled decks: cards still to deal
         self.door_open = False
         self.hands_delivered = 0  # every hand since power-up
@@ -125,8 +141,9 @@ class ShufflerSim(SimDevice):
         elif plan.get("card_count", DECK_SIZE) != DECK_SIZE:
             self.emit("card_count_wrong", deck=deck, counted=plan["card_count"])
         else:
-            order = list(range(DECK_SIZE))
-            self.rng.shuffle(order)
+            mixer = MIXERS[plan["mixing"]] if "mixing" in plan else self.mixing
+            order = mixer(self.last_order.get(deck, list(range(DECK_SIZE))), self.rng)
+            self.last_order[deck] = list(order)
             self.ready[deck] = order
             self.emit("shuffle_complete", deck=deck, card_count=DECK_SIZE,
                       order=order if self.recognition else [])
