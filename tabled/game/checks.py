@@ -18,7 +18,7 @@ import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 #: Builds the caller's exception from the full key (``"pools[0].dsn"``) and the problem.
 ErrorFactory = Callable[[str, str], Exception]
@@ -42,21 +42,30 @@ def shown(value: object) -> str:
     return _SHOWN.repr(value)
 
 
-def is_whole_number(value: object) -> bool:
+def is_whole_number(value: object) -> TypeGuard[int]:
     """An int that is not a bool (TOML and JSON true/false are ints to Python)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def is_cents(value: object) -> bool:
+def is_cents(value: object) -> TypeGuard[int]:
     """A whole number of cents from 0 to :data:`MAX_CENTS`."""
-    return is_whole_number(value) and 0 <= value <= MAX_CENTS  # type: ignore[operator]
+    return is_whole_number(value) and 0 <= value <= MAX_CENTS
+
+
+def is_whole_number_in(value: object, low: int, high: int | None = None) -> TypeGuard[int]:
+    """A whole number from ``low`` to ``high`` (no upper bound when None)."""
+    return is_whole_number(value) and value >= low and (high is None or value <= high)
 
 
 def integer_problem(value: object, low: int, high: int | None = None, what: str = "an integer") -> str | None:
     """What is wrong with ``value`` as a whole number from ``low`` to ``high`` (no upper bound
     when None), or None. The command line's numbers use the same words (tabled.cli)."""
-    if is_whole_number(value) and value >= low and (high is None or value <= high):  # type: ignore[operator]
+    if is_whole_number_in(value, low, high):
         return None
+    return _not_in_range(value, low, high, what)
+
+
+def _not_in_range(value: object, low: int, high: int | None, what: str) -> str:
     span = f"from {low} to {high}" if high is not None else f"of at least {low}"
     return f"must be {what} {span}, got {shown(value)}"
 
@@ -102,9 +111,8 @@ class Section:
                 *, what: str = "an integer") -> int:
         """A whole number from ``low`` to ``high`` (no upper bound when None)."""
         v = self.get(key, default)
-        problem = integer_problem(v, low, high, what)
-        if problem:
-            raise self.fail(key, problem)
+        if not is_whole_number_in(v, low, high):
+            raise self.fail(key, _not_in_range(v, low, high, what))
         return v
 
     def cents(self, key: str, default: Any = ...) -> int:
@@ -134,7 +142,7 @@ class Section:
     def choice(self, key: str, allowed: tuple[str, ...], default: Any = ...) -> str:
         """One of the ``allowed`` words."""
         v = self.get(key, default)
-        if v not in allowed:
+        if not isinstance(v, str) or v not in allowed:
             raise self.fail(key, f"must be one of {', '.join(repr(a) for a in allowed)}, got {shown(v)}")
         return v
 
