@@ -115,3 +115,10 @@ def test_the_linked_pins_match_their_hashes(tmp_path):
     run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--require-hashes",
          "--dest", str(tmp_path), "--requirement", str(ROOT / "requirements" / "linked.txt")])
     assert len(list(tmp_path.glob("*.whl"))) == 3
+
+
+def test_the_type_checker_pins_match_their_hashes(tmp_path):
+    """requirements/types.txt's wheels (mypy and what it needs) download and check out against their hashes."""
+    run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--require-hashes",
+         "--dest", str(tmp_path), "--requirement", str(ROOT / "requirements" / "types.txt")])
+    assert len(list(tmp_path.glob("*.whl"))) == 6

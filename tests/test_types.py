@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import tomllib
+from importlib.metadata import version
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,3 +58,12 @@ def test_the_pure_layers_are_configured_strict():
                     "disallow_untyped_defs", "disallow_incomplete_defs", "disallow_untyped_decorators",
                     "warn_return_any", "no_implicit_reexport", "strict_equality", "extra_checks"}
     assert {flag for flag in strict_flags if pure.get(flag) is True} == strict_flags
+
+
+def test_the_mypy_running_is_the_one_pinned_in_the_test_extra_and_the_requirements():
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    pin = next(d for d in extra if d.startswith("mypy"))
+    pinned = [line.split()[0] for line in (ROOT / "requirements" / "types.txt").read_text().splitlines()
+              if line and not line.startswith((" ", "#"))]
+    assert pin in pinned, (pin, pinned)
+    assert pin == f"mypy=={version('mypy')}", "reinstall the test extra: pip install -e '.[test]'"
