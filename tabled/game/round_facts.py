@@ -166,7 +166,7 @@ def _cents_field(obj: Mapping[str, Any], key: str, where: str) -> int:
     return v
 
 
-def _cards_field(v: Any, where: str) -> tuple[int, ...]:
+def _cards_field(v: object, where: str) -> tuple[int, ...]:
     if isinstance(v, str):
         v = v.split()
     if not isinstance(v, list):

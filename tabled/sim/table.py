@@ -278,11 +278,11 @@ class SimProcess:
             # process dies, however it dies, the pipe closes and the device goes with it
             self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.PIPE, stderr=errors,
                                          text=True, start_new_session=True)
-        said = self.proc.stdout
-        assert said is not None  # stdout=PIPE
+        child_out = self.proc.stdout
+        assert child_out is not None  # stdout=PIPE
         try:
             async with asyncio.timeout(START_TIMEOUT):  # unlike wait_for on 3.11, never swallows a cancellation
-                line = await asyncio.to_thread(said.readline)
+                line = await asyncio.to_thread(child_out.readline)
         except BaseException:  # too slow, or the daemon is stopping: the thread reading waits on the child
             await self.kill()
             raise
@@ -290,7 +290,7 @@ class SimProcess:
             self.proc.kill()
             self.proc.wait()
             raise SimControlError(f"{self.device} simulator did not start (said {line.strip()!r})")
-        said.close()  # nothing more comes: the child's stdout is its log file now
+        child_out.close()  # nothing more comes: the child's stdout is its log file now
         self.control.close()
         if self.control.felt:  # a new board over the same chips
             await self.control.call("set", spots=self.control.felt)
