@@ -89,11 +89,13 @@ class Driver:
 
     def __init__(self, *, consumer: Consumer, port: str | None = None, opener: Opener | None = None,
                  name: str | None = None, timing: LinkTiming = LinkTiming(), baudrate: int = 115200) -> None:
-        if (port is None) == (opener is None):
+        if opener is None and port is not None:
+            opener = serial_opener(port, baudrate)
+        elif opener is None or port is not None:
             raise ValueError("give exactly one of port= (a serial device path) or opener=")
         self.name = name or self.DEFAULT_NAME
         self.consumer = consumer
-        self.client = LinkClient(self.name, int(self.KIND), opener or serial_opener(port, baudrate),
+        self.client = LinkClient(self.name, int(self.KIND), opener,
                                  on_event=self._on_frame, on_state=self._on_state, timing=timing)
 
     @property

@@ -148,7 +148,8 @@ def parse_reading(values: dict, spots: int) -> Reading:
             n = stacks[i * STACKS_PER_SPOT + j]
             _check_stacks(i + 1, area, chips + tokens, n)
             wagers.append(Wager(chips, tokens, n))
-        out.append(SpotWagers(i + 1, *wagers, bool(accepting[i])))
+        ante, bet, progressive = wagers  # in Area's order
+        out.append(SpotWagers(i + 1, ante, bet, progressive, bool(accepting[i])))
     if values["locked"] not in (0, 1):
         raise DeviceDataError(f"lock flag {values['locked']}")
     return Reading(bool(values["locked"]), tuple(out))

@@ -86,8 +86,8 @@ class KeyPosition(IntEnum):
 
 #: One lamp per button (same code), plus two status lamps: FAULT 0x20 (a device or the game is
 #: faulted: see the dealer display) and SUPERVISOR_NEEDED 0x21 (the next step needs that key).
-Lamp = IntEnum("Lamp", [(b.name, int(b)) for b in Button] + [("FAULT", 0x20), ("SUPERVISOR_NEEDED", 0x21)],
-               module=__name__)
+Lamp = IntEnum(  # type: ignore[misc]  # its members are made from Button's, which mypy cannot list
+    "Lamp", [(b.name, int(b)) for b in Button] + [("FAULT", 0x20), ("SUPERVISOR_NEEDED", 0x21)], module=__name__)
 
 
 class LampState(IntEnum):

@@ -18,7 +18,7 @@ EXTRAS = {
     "plot": "plots (tabled simulate --plot)",
 }
 #: a missing top-level module -> the extra that brings it, by command (None: any other command)
-PROVIDED_BY = {
+PROVIDED_BY: dict[str, dict[str | None, str]] = {
     "psycopg": {None: "linked"},
     "psycopg_binary": {None: "linked"},
     "matplotlib": {None: "plot"},

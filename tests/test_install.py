@@ -139,3 +139,10 @@ def test_the_installed_software_is_verified_and_a_changed_byte_is_named(installe
     victim.write_bytes(victim.read_bytes().replace(b"def ", b"def  ", 1))
     done = subprocess.run(check, capture_output=True, text=True, env=env, cwd=installed)
     assert done.returncode == 1 and "changed: structlog-" in done.stdout and "/structlog/_config.py" in done.stdout
+
+
+def test_the_type_checker_pins_match_their_hashes(tmp_path):
+    """requirements/types.txt's wheels (mypy and what it needs) download and check out against their hashes."""
+    run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--require-hashes",
+         "--dest", str(tmp_path), "--requirement", str(ROOT / "requirements" / "types.txt")])
+    assert len(list(tmp_path.glob("*.whl"))) == 6

@@ -453,6 +453,8 @@ class DeviceLink(_FrameProtocol):
         task.add_done_callback(self._tasks.discard)
 
     async def _execute(self, frame: Frame) -> None:
+        status: int  # a Status, or a handler's own code
+        body: bytes
         try:
             async with self._command_lock:  # a device does one thing at a time
                 if frame.type == m.HELLO:

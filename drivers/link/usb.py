@@ -196,12 +196,12 @@ class UsbTransport(asyncio.Transport):
     def _sent(self, n: int) -> None:
         self._pending_bytes -= n
 
-    def _fail(self, exc: BaseException) -> None:
+    def _fail(self, exc: Exception) -> None:
         self._call_lost(exc)
         self._closing = True
         self._outbox.put(None)
 
-    def _call_lost(self, exc: BaseException | None) -> None:
+    def _call_lost(self, exc: Exception | None) -> None:
         def lost() -> None:
             if not self._lost:
                 self._lost = True

@@ -85,7 +85,7 @@ class CommandDispatch:
     async def _handle(self, code: int, payload: bytes) -> tuple[int, bytes]:
         command = self.COMMANDS.get(code)
         handler = getattr(self, f"on_{command.name}", None) if command else None
-        if handler is None:
+        if command is None or handler is None:
             return m.Status.UNKNOWN_COMMAND, b""
         try:
             request = m.unpack(command.request, payload)

@@ -95,7 +95,7 @@ class ShufflerSim(SimDevice):
     def _script_hand(h, i: int) -> tuple[tuple[int, ...], int]:
         cards, bottom = (h.get("cards"), h.get("bottom", HAND_SIZE - 1)) if isinstance(h, dict) else (h, HAND_SIZE - 1)
         try:
-            parsed = parse_cards(cards)
+            parsed = parse_cards(cards)  # type: ignore[arg-type]  # cards missing (None): the TypeError below
         except (CardError, TypeError) as exc:
             raise ScriptError(f"hands[{i}]: {exc}") from None
         if len(parsed) != HAND_SIZE or not (isinstance(bottom, int) and 0 <= bottom < HAND_SIZE):

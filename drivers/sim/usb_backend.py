@@ -404,7 +404,7 @@ class _GadgetTransport(asyncio.Transport):
         self._device = device
         self._closing = False
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes | bytearray | memoryview) -> None:
         if not self._closing:
             self._device.send(bytes(data))
 

@@ -241,7 +241,8 @@ def _read_journal(path: Path | None, pool_name: str, table_id: str, args: argpar
                 contributed.append({"round_id": rec.payload.get("round_id"), "spot": rec.payload.get("spot"),
                                     "wager_cents": rec.payload.get("wager_cents")})
             elif rec.kind == "pool.reversed":
-                reversed_keys.append((rec.payload.get("round_id"), rec.payload.get("spot")))
+                # a record without them matches no contribution of the pool
+                reversed_keys.append((rec.payload.get("round_id", ""), rec.payload.get("spot", 0)))
         view = _JournalView(contributed, reversed_keys, round_keys(opened), [], [], [])
         _owed(journal, pool_name, table_id, args, view)
         return view

@@ -19,6 +19,7 @@ import argparse
 import json
 import sqlite3
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -232,11 +233,11 @@ def recomputed(st: Settlement, journaled: dict[str, Any]) -> str:
     return f"RECOMPUTED DIFFERENTLY with profile {st.profile}: {_first_difference(journaled, again)}"
 
 
-def _spots(settlement: dict[str, Any]) -> str:
+def _spots(settlement: Mapping[str, Any]) -> str:
     return ", ".join(str(a["spot"]) for a in settlement["progressive"]["awards"])
 
 
-def _by_spot(settlement: dict[str, Any]) -> dict[str, Any]:
+def _by_spot(settlement: Mapping[str, Any]) -> dict[str, Any]:
     """The settlement with its progressive awards in spot order: the same money, whatever the
     order of payment."""
     awards = sorted(settlement["progressive"]["awards"], key=lambda a: a["spot"])

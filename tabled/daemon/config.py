@@ -392,11 +392,11 @@ def _devices(sec: Section) -> DevicesConfig:
         serial = dev.get("serial", None)
         if serial is not None and (not isinstance(serial, str) or not serial):
             raise dev.fail("serial", f"must be the device's serial number as text, got {serial!r}")
-        port = dev.get("port", None)
-        if port is not None and (not isinstance(port, str) or not port):
-            raise dev.fail("port", f"must be a serial port's path as text, got {port!r}")
+        tty = dev.get("port", None)
+        if tty is not None and (not isinstance(tty, str) or not tty):
+            raise dev.fail("port", f"must be a serial port's path as text, got {tty!r}")
         dev.finish()
-        found[name] = UsbDeviceConfig(vid, pid, serial, port)
+        found[name] = UsbDeviceConfig(vid, pid, serial, tty)
     sec.finish()
     return DevicesConfig(**found)
 

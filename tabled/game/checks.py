@@ -18,7 +18,7 @@ import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 #: Builds the caller's exception from the full key (``"pools[0].dsn"``) and the problem.
 ErrorFactory = Callable[[str, str], Exception]
@@ -42,21 +42,30 @@ def shown(value: object) -> str:
     return _SHOWN.repr(value)
 
 
-def is_whole_number(value: object) -> bool:
+def is_whole_number(value: object) -> TypeGuard[int]:
     """An int that is not a bool (TOML and JSON true/false are ints to Python)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def is_cents(value: object) -> bool:
+def is_cents(value: object) -> TypeGuard[int]:
     """A whole number of cents from 0 to :data:`MAX_CENTS`."""
-    return is_whole_number(value) and 0 <= value <= MAX_CENTS  # type: ignore[operator]
+    return is_whole_number(value) and 0 <= value <= MAX_CENTS
+
+
+def is_whole_number_in(value: object, low: int, high: int | None = None) -> TypeGuard[int]:
+    """A whole number from ``low`` to ``high`` (no upper bound when None)."""
+    return is_whole_number(value) and value >= low and (high is None or value <= high)
 
 
 def integer_problem(value: object, low: int, high: int | None = None, what: str = "an integer") -> str | None:
     """What is wrong with ``value`` as a whole number from ``low`` to ``high`` (no upper bound
     when None), or None. The command line's numbers use the same words (tabled.cli)."""
-    if is_whole_number(value) and value >= low and (high is None or value <= high):  # type: ignore[operator]
+    if is_whole_number_in(value, low, high):
         return None
+    return _not_in_range(value, low, high, what)
+
+
+def _not_in_range(value: object, low: int, high: int | None, what: str) -> str:
     span = f"from {low} to {high}" if high is not None else f"of at least {low}"
     return f"must be {what} {span}, got {shown(value)}"
 
@@ -76,7 +85,7 @@ class Wording:
 class Section:
     """One table of settings; every read records the key, :meth:`finish` refuses the rest."""
 
-    def __init__(self, data: Any, error: ErrorFactory, name: str = "",
+    def __init__(self, data: object, error: ErrorFactory, name: str = "",
                  wording: Wording = Wording()) -> None:
         self.error, self.name, self.wording = error, name, wording
         self.prefix = f"{name}." if name else ""
@@ -89,7 +98,7 @@ class Section:
         """The caller's error for ``key`` of this table (to raise)."""
         return self.error(self.prefix + key, problem)
 
-    def get(self, key: str, default: Any = ...) -> Any:
+    def get(self, key: str, default: object = ...) -> object:
         """The raw value; ``default`` when absent, or "is missing" when there is no default."""
         self.used.add(key)
         if key not in self.data:
@@ -98,16 +107,15 @@ class Section:
             return default
         return self.data[key]
 
-    def integer(self, key: str, low: int, high: int | None = None, default: Any = ...,
+    def integer(self, key: str, low: int, high: int | None = None, default: object = ...,
                 *, what: str = "an integer") -> int:
         """A whole number from ``low`` to ``high`` (no upper bound when None)."""
         v = self.get(key, default)
-        problem = integer_problem(v, low, high, what)
-        if problem:
-            raise self.fail(key, problem)
+        if not is_whole_number_in(v, low, high):
+            raise self.fail(key, _not_in_range(v, low, high, what))
         return v
 
-    def cents(self, key: str, default: Any = ...) -> int:
+    def cents(self, key: str, default: object = ...) -> int:
         """An amount of money: whole cents, 0 or more."""
         v = self.get(key, default)
         if isinstance(v, float) and self.wording.cents_not_float:
@@ -118,35 +126,35 @@ class Section:
             raise self.fail(key, f"must be {self.wording.cents}, got {shown(v)}")
         return v
 
-    def text(self, key: str, default: Any = ...) -> str:
+    def text(self, key: str, default: object = ...) -> str:
         """Text with something in it besides white space."""
         v = self.get(key, default)
         if not isinstance(v, str) or not v.strip():
             raise self.fail(key, f"must be non-empty text, got {shown(v)}")
         return v
 
-    def flag(self, key: str, default: Any = ...) -> bool:
+    def flag(self, key: str, default: object = ...) -> bool:
         v = self.get(key, default)
         if not isinstance(v, bool):
             raise self.fail(key, f"must be true or false, got {shown(v)}")
         return v
 
-    def choice(self, key: str, allowed: tuple[str, ...], default: Any = ...) -> str:
+    def choice(self, key: str, allowed: tuple[str, ...], default: object = ...) -> str:
         """One of the ``allowed`` words."""
         v = self.get(key, default)
-        if v not in allowed:
+        if not isinstance(v, str) or v not in allowed:
             raise self.fail(key, f"must be one of {', '.join(repr(a) for a in allowed)}, got {shown(v)}")
         return v
 
-    def member(self, key: str, enum: type[E], default: Any = ...) -> E:
+    def member(self, key: str, enum: type[E], default: object = ...) -> E:
         """One of an enum's values, as the member."""
         return enum(self.choice(key, tuple(e.value for e in enum), default))
 
-    def section(self, key: str, default: Any = ...) -> Section:
+    def section(self, key: str, default: object = ...) -> Section:
         """The table under ``key`` (``default``, e.g. ``{}``, when an absent table is allowed)."""
         return self.entry(self.get(key, default), key)
 
-    def entry(self, data: Any, name: str) -> Section:
+    def entry(self, data: object, name: str) -> Section:
         """A table found inside this one by other means, e.g. ``players[2]`` of a list."""
         return Section(data, self.error, self.prefix + name, self.wording)
 

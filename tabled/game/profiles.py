@@ -99,7 +99,7 @@ class Profile:
 _WORDING = Wording(unknown_key="is not a profile setting (a typo?)")
 
 
-def _profile_file(data: Any, where: str) -> Section:
+def _profile_file(data: object, where: str) -> Section:
     """The whole profile as a section; every error names the profile and the full key."""
     return Section(data, lambda key, problem: ProfileError(f"profile {where}: key '{key}' {problem}"),
                    wording=_WORDING)

@@ -113,12 +113,12 @@ def _build_tables() -> tuple[list[int], list[int], dict[int, tuple[Category, tup
     describe: dict[int, tuple[Category, tuple[int, ...]]] = {}
     value = 0
     previous = None
-    for key, is_flush, ranks in patterns:
+    for key, is_flush, pattern in patterns:
         if key != previous:
             value += 1
             previous = key
             describe[value] = key
-        (flush if is_flush else plain)[sum(RANK_KEYS[r] for r in ranks)] = value
+        (flush if is_flush else plain)[sum(RANK_KEYS[r] for r in pattern)] = value
     return plain, flush, describe
 
 

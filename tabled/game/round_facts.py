@@ -77,7 +77,7 @@ class RoundFacts:
     void: RoundVoid | None = None
 
 
-def _is_cents(v: Any) -> bool:
+def _is_cents(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and v >= 0
 
 
@@ -166,7 +166,7 @@ def _cents_field(obj: Mapping[str, Any], key: str, where: str) -> int:
     return v
 
 
-def _cards_field(v: Any, where: str) -> tuple[int, ...]:
+def _cards_field(v: object, where: str) -> tuple[int, ...]:
     if isinstance(v, str):
         v = v.split()
     if not isinstance(v, list):
@@ -177,7 +177,7 @@ def _cards_field(v: Any, where: str) -> tuple[int, ...]:
         raise RoundError(f"{where}: {exc}") from None
 
 
-def _check_keys(obj: Any, allowed: set[str], where: str) -> None:
+def _check_keys(obj: object, allowed: set[str], where: str) -> None:
     if not isinstance(obj, Mapping):
         raise RoundError(f"{where} must be a JSON object, got {obj!r}")
     unknown = sorted(set(obj) - allowed)

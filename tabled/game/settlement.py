@@ -427,7 +427,7 @@ def _award_from(d: Mapping[str, Any]) -> ProgressiveAward:
                             d["operator_topup_cents"], d["rule"])
 
 
-def _cents_everywhere(value: Any, key: str = "") -> bool:
+def _cents_everywhere(value: object, key: str = "") -> bool:
     if key.endswith("_cents") and (not isinstance(value, int) or isinstance(value, bool)):
         return False
     if isinstance(value, Mapping):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sys
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,7 @@ def depth(value: Any) -> int:
     deepest, todo = 0, [(value, 0)]
     while todo:
         item, level = todo.pop()
+        children: Iterable[Any]
         if isinstance(item, dict):
             children = item.values()
         elif isinstance(item, list):

@@ -26,13 +26,14 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
 import structlog
 from structlog.contextvars import bound_contextvars, merge_contextvars
+from structlog.typing import EventDict, Processor, WrappedLogger
 
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
           "error": logging.ERROR, "critical": logging.CRITICAL}
@@ -66,7 +67,7 @@ def scrub_secrets(text: str, *secrets: str) -> str:
     return _KEY_PASSWORD.sub(lambda m: f"{m.group(1)}{HIDDEN}", text)
 
 
-def _scrub_record(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
+def _scrub_record(_logger: WrappedLogger, _name: str, event: EventDict) -> EventDict:
     for key, value in event.items():
         if isinstance(value, str):
             event[key] = scrub_secrets(value)
@@ -89,38 +90,38 @@ def choose_format(fmt: str, stream: TextIO) -> str:
     return "console" if tty and not under_systemd() else "json"
 
 
-def _always_round_id(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
+def _always_round_id(_logger: WrappedLogger, _name: str, event: EventDict) -> EventDict:
     event.setdefault("round_id", None)  # every record says which round it belongs to
     return event
 
 
-def dealer_line(event: dict[str, Any]) -> bool:
+def dealer_line(event: Mapping[str, Any]) -> bool:
     """A record that repeats a line told to the dealer (a Say: its ``kind``, ``rule`` and ``spot``)."""
     return event.get("kind") in DEALER_LINE_KINDS and "rule" in event and "spot" in event
 
 
-def _drop(shown_elsewhere: Callable[[dict[str, Any]], bool]) -> Callable[..., dict[str, Any]]:
-    def drop(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
+def _drop(shown_elsewhere: Callable[[EventDict], bool]) -> Processor:
+    def drop(_logger: WrappedLogger, _name: str, event: EventDict) -> EventDict:
         if shown_elsewhere(event):
             raise structlog.DropEvent  # the reader has already seen it once
         return event
     return drop
 
 
-def _keep_only(events: frozenset[str] | set[str]) -> Callable[..., dict[str, Any]]:
+def _keep_only(events: frozenset[str] | set[str]) -> Processor:
     """``--quiet``: below warning level, only the records named in ``events``."""
-    def keep(_logger: Any, name: str, event: dict[str, Any]) -> dict[str, Any]:
+    def keep(_logger: WrappedLogger, name: str, event: EventDict) -> EventDict:
         if name in ("debug", "info", "msg") and event.get("event") not in events:
             raise structlog.DropEvent
         return event
     return keep
 
 
-def _timestamper(clock: Callable[[], float] | None) -> Callable[..., dict[str, Any]]:
+def _timestamper(clock: Callable[[], float] | None) -> Processor:
     if clock is None:
         return structlog.processors.TimeStamper(fmt="iso", utc=True)
 
-    def stamp(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
+    def stamp(_logger: WrappedLogger, _name: str, event: EventDict) -> EventDict:
         event["timestamp"] = datetime.fromtimestamp(clock(), tz=UTC).isoformat()
         return event
     return stamp
@@ -128,7 +129,7 @@ def _timestamper(clock: Callable[[], float] | None) -> Callable[..., dict[str, A
 
 def configure_logging(format: str = "auto", level: str = "info", *, stream: TextIO | None = None,
                       clock: Callable[[], float] | None = None,
-                      shown_elsewhere: Callable[[dict[str, Any]], bool] | None = None,
+                      shown_elsewhere: Callable[[EventDict], bool] | None = None,
                       keep_only: frozenset[str] | set[str] | None = None) -> str:
     """Set up structlog for the process; returns the format chosen ("json" or "console").
     ``shown_elsewhere``: records the reader already sees in another form (in a terminal, the lines

@@ -63,7 +63,7 @@ class Output(io.TextIOBase):
     # -- the stream's face ---------------------------------------------------------------------------
 
     @property
-    def name(self) -> str:  # type: ignore[override]
+    def name(self) -> str:
         return self._name
 
     @property

@@ -95,8 +95,8 @@ class _PlainTables:
 def plain_tables() -> _PlainTables:
     dealer = _multisets(5)
     counts = np.zeros((len(dealer), 13), dtype=np.int64)
-    for i, m in enumerate(dealer):
-        for r in m:
+    for i, hand in enumerate(dealer):
+        for r in hand:
             counts[i, r] += 1
     values = np.array([ranking._PLAIN[sum(ranking.RANK_KEYS[r] for r in m)] for m in dealer])
     order = np.argsort(values)

@@ -70,6 +70,14 @@ def _check_key(round_key: object) -> str | None:
     return None if round_key is None else _check_id("round key", round_key)
 
 
+async def _counted(tx: Tx, sql: str, params: Sequence[Any]) -> tuple:
+    """The row of a query of counts and sums, which always has one."""
+    row = await tx.one(sql, params)
+    if row is None:
+        raise PoolError(f"the database answered no row to a count: {sql}")
+    return row
+
+
 class Retry(Exception):
     """The database asks for the transaction to be run again (serialisation failure, deadlock)."""
 
@@ -130,7 +138,7 @@ def _hand_text(hand: object) -> str | None:
     if isinstance(hand, str):
         return hand
     try:
-        return " ".join(card_text(c) for c in hand)  # type: ignore[union-attr]
+        return " ".join(card_text(c) for c in hand)  # type: ignore[attr-defined]  # not iterable: TypeError, below
     except (TypeError, ValueError) as exc:
         raise PoolError(f"a hand must be card text or card numbers, got {hand!r}") from exc
 
@@ -325,15 +333,16 @@ class LedgerPool:
         to_pool = share if s.limit_cents is None else max(0, min(share, s.limit_cents - p.balance))
         overflow = share - to_pool
         retained = wager_cents - share
-        key = dict(table_id=table_id, round_id=round_id, spot=spot)
         if overflow and s.overflow_to:
             if s.overflow_to not in touched:
                 touched[s.overflow_to] = await self._lock_row(tx, s.overflow_to)
             await self._append(tx, touched[s.overflow_to], "overflow_in", overflow,
-                               f"overflow from pool {self.name} above its limit", **key)
+                               f"overflow from pool {self.name} above its limit",
+                               table_id=table_id, round_id=round_id, spot=spot)
         else:
             retained, overflow = retained + overflow, 0  # no overflow pool: the operator keeps it
-        seq = await self._append(tx, p, "contribution", to_pool, "progressive wager (11.6)", **key)
+        seq = await self._append(tx, p, "contribution", to_pool, "progressive wager (11.6)",
+                                 table_id=table_id, round_id=round_id, spot=spot)
         await tx.run("INSERT INTO contributions (pool, table_id, round_id, spot, wager_cents, pool_cents,"
                      " retained_cents, overflow_cents, ledger_seq, at, round_key)"
                      " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
@@ -359,17 +368,17 @@ class LedgerPool:
             if c is None or await tx.one("SELECT 1 FROM reversals WHERE pool = %s AND table_id = %s AND"
                                          " round_id = %s AND spot = %s", key):
                 return 0
-            ids = dict(table_id=table_id, round_id=round_id, spot=spot)
             # a jackpot won since the contribution may have left less than it: never below zero
             cents = min(int(c[0]), p.balance)
-            seq = await self._append(tx, p, "reversal", -cents, reason, **ids)
+            seq = await self._append(tx, p, "reversal", -cents, reason, table_id=table_id, round_id=round_id, spot=spot)
             touched, total = [p], cents
             if int(c[1]):
                 target_name = await self._overflow_target(tx, table_id, round_id, spot)
                 if target_name:
                     target = await self._lock_row(tx, target_name)
                     back = min(int(c[1]), target.balance)
-                    await self._append(tx, target, "reversal", -back, f"{reason} (overflow from {self.name})", **ids)
+                    await self._append(tx, target, "reversal", -back, f"{reason} (overflow from {self.name})",
+                                       table_id=table_id, round_id=round_id, spot=spot)
                     touched.append(target)
                     total += back
             await tx.run("INSERT INTO reversals (pool, table_id, round_id, spot, cents, reason, ledger_seq, at,"
@@ -534,8 +543,8 @@ class LedgerPool:
             p = _Pool(*row)
             s = await self._settings(tx, self.name, p.settings_version)
             latest = await self._latest_version(tx, self.name)
-            count = await tx.one("SELECT COUNT(*) FROM ledger WHERE pool = %s AND epoch = %s AND kind = 'contribution'",
-                                 (self.name, p.epoch))
+            count = await _counted(tx, "SELECT COUNT(*) FROM ledger WHERE pool = %s AND epoch = %s"
+                                       " AND kind = 'contribution'", (self.name, p.epoch))
             last = await tx.one("SELECT reason, at FROM ledger WHERE pool = %s AND seq = %s", (self.name, p.ledger_seq))
             return PoolStatus(self.name, p.balance, s.reset_cents, int(count[0]), last[0] if last else "",
                               epoch=p.epoch, settings_version=p.settings_version,
@@ -611,24 +620,24 @@ class LedgerPool:
         problems = []
         for table, kind, amount in (("contributions", "contribution", "c.pool_cents"),
                                     ("reversals", "reversal", "-c.cents")):
-            bad = await tx.one(f"SELECT COUNT(*) FROM {table} c LEFT JOIN ledger l ON l.pool = c.pool AND"
-                               f" l.seq = c.ledger_seq WHERE c.pool = %s AND (l.seq IS NULL OR l.kind <> %s OR"
-                               f" l.delta_cents <> {amount} OR l.table_id <> c.table_id OR l.round_id <> c.round_id"
-                               f" OR l.spot <> c.spot)", (self.name, kind))
+            bad = await _counted(tx, f"SELECT COUNT(*) FROM {table} c LEFT JOIN ledger l ON l.pool = c.pool AND"
+                                     f" l.seq = c.ledger_seq WHERE c.pool = %s AND (l.seq IS NULL OR l.kind <> %s OR"
+                                     f" l.delta_cents <> {amount} OR l.table_id <> c.table_id"
+                                     f" OR l.round_id <> c.round_id OR l.spot <> c.spot)", (self.name, kind))
             if int(bad[0]):
                 problems.append(f"{bad[0]} {table} do not match their ledger rows")
-            counts = await tx.one(f"SELECT (SELECT COUNT(*) FROM {table} WHERE pool = %s),"
-                                  f" (SELECT COUNT(*) FROM ledger WHERE pool = %s AND kind = %s)",
-                                  (self.name, self.name, kind))
+            counts = await _counted(tx, f"SELECT (SELECT COUNT(*) FROM {table} WHERE pool = %s),"
+                                        f" (SELECT COUNT(*) FROM ledger WHERE pool = %s AND kind = %s)",
+                                        (self.name, self.name, kind))
             if kind == "contribution" and int(counts[0]) != int(counts[1]):
                 problems.append(f"{counts[0]} contributions but {counts[1]} contribution rows in the ledger")
-        hits = await tx.one("SELECT COUNT(*), COALESCE(MIN(hit_seq), 0), COALESCE(MAX(hit_seq), 0),"
-                            " COALESCE(SUM(from_pool_cents), 0) FROM hits WHERE pool = %s", (self.name,))
+        hits = await _counted(tx, "SELECT COUNT(*), COALESCE(MIN(hit_seq), 0), COALESCE(MAX(hit_seq), 0),"
+                                  " COALESCE(SUM(from_pool_cents), 0) FROM hits WHERE pool = %s", (self.name,))
         n, lo, hi, paid = (int(v) for v in hits)
         if n != p.hit_seq or (n and (lo, hi) != (1, n)):
             problems.append(f"hits are not numbered 1..{p.hit_seq} without gaps ({n} hits, {lo}..{hi})")
-        awarded = await tx.one("SELECT COALESCE(-SUM(delta_cents), 0) FROM ledger WHERE pool = %s AND kind = 'award'",
-                               (self.name,))
+        awarded = await _counted(tx, "SELECT COALESCE(-SUM(delta_cents), 0) FROM ledger WHERE pool = %s"
+                                     " AND kind = 'award'", (self.name,))
         if int(awarded[0]) != paid:
             problems.append(f"hits paid {paid} cents from the pool, the ledger's awards {awarded[0]}")
         return problems
@@ -649,7 +658,7 @@ class LedgerPool:
         pool already has is in flight (its answer was not journaled before a stop): the next start
         records it, without a second contribution."""
         table = _check_id("table id", table_id or self.table_id)
-        mine: dict[tuple[str, int], int] = {}
+        mine: dict[tuple[str, int], int | None] = {}  # None: the journal gave no wager
         for item in journal:
             get = item.get if isinstance(item, Mapping) else lambda k, _i=item: getattr(_i, k, None)
             if (get("table_id") or table) != table:
@@ -677,7 +686,8 @@ class LedgerPool:
             if round_keys is None or key not in pool:
                 return key in pool
             kept = next(r[4] for r in rows if (r[0], int(r[1])) == key)
-            return kept is None or kept == (round_keys.get(key[0]) or [None])[-1]
+            latest = round_keys.get(key[0])
+            return kept is None or kept == (latest[-1] if latest else None)
         in_flight = tuple(sorted(k for k in owing if k not in mine and current(k)))
         owed_now = tuple(sorted((k[0], k[1], owing[k]) for k in owing if k not in mine and not current(k)))
         missing = tuple(sorted(k for k in mine if k not in pool))

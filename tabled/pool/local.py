@@ -174,7 +174,7 @@ class LocalPool(LedgerPool):
         for queue in self._own_queues:
             queue.put_nowait(None)
 
-    async def subscribe_meter(self) -> AsyncIterator[MeterReading]:  # type: ignore[override]
+    async def subscribe_meter(self) -> AsyncIterator[MeterReading]:
         queue: asyncio.Queue[MeterReading | None] = asyncio.Queue()
         subscribers = _SUBSCRIBERS.setdefault(self._key(self.name), set())
         subscribers.add(queue)

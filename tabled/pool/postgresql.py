@@ -43,8 +43,6 @@ from .records import MeterReading
 from .schema import LATEST, MIGRATIONS
 from .settings import PoolSettings
 
-#: a lost network is noticed within about keepalives_idle + interval x count seconds
-_CONNECT_ARGS = dict(keepalives=1, keepalives_idle=5, keepalives_interval=2, keepalives_count=3)
 _SCHEMA_LOCK = 0x7461626C6564  # "tabled": one migrator at a time across every table
 _MIGRATE_TIMEOUT = 30.0         # s: creating or migrating the schema is more work than an operation
 
@@ -192,7 +190,9 @@ class PostgresPool(LedgerPool):
             async with asyncio.timeout(self.connect_timeout + 1):  # never swallows a cancellation (3.11)
                 return await psycopg.AsyncConnection.connect(
                     self.dsn, autocommit=autocommit, connect_timeout=max(1, int(self.connect_timeout)),
-                    application_name=f"tabled {self.table_id} {self.name}", **_CONNECT_ARGS)
+                    application_name=f"tabled {self.table_id} {self.name}",
+                    # a lost network is noticed within about keepalives_idle + interval x count seconds
+                    keepalives=1, keepalives_idle=5, keepalives_interval=2, keepalives_count=3)
         except (psycopg.Error, OSError, TimeoutError) as exc:
             self._link_lost()
             raise PoolUnavailable(f"pool {self.name}: cannot reach the pool database: {self._said(exc)}") from exc
@@ -297,7 +297,7 @@ class PostgresPool(LedgerPool):
         async with self._tx_lock:
             await self._drop()
 
-    async def subscribe_meter(self) -> AsyncIterator[MeterReading]:  # type: ignore[override]
+    async def subscribe_meter(self) -> AsyncIterator[MeterReading]:
         """Every change of the pool as it commits, from any table (LISTEN on the pool's channel)."""
         await self._get_ready()
         conn = await self._connect(autocommit=True)

@@ -143,8 +143,8 @@ class SimulatedFloor:
             for s in r.spots.values():
                 if s.status != "playing":
                     continue
-                p = self.players.get(s.number)
-                if p and decide(p.strategy, s.cards, up):
+                player = self.players.get(s.number)
+                if player and decide(player.strategy, s.cards, up):
                     t.submit("wager", {"spot": s.number, "area": "bet", "cents": 2 * s.locked_ante.cents})
                 else:
                     t.submit("panel", {"action": "fold", "key": "dealer", "spot": s.number})
@@ -428,7 +428,9 @@ class DeviceFloor:
             # the table (and a SIGTERM) must not wait for it
             if self.thinking is None:
                 self.thinking = ThreadPoolExecutor(1, thread_name_prefix="players")
-            betting = await asyncio.get_running_loop().run_in_executor(self.thinking, _decide_all, hands, up)
+            betting: set[int] = set()  # no dealer's card up: no hand to decide on
+            if up is not None:
+                betting = await asyncio.get_running_loop().run_in_executor(self.thinking, _decide_all, hands, up)
             self.decisions = {rid: betting}  # this round's only: memory stays flat
         betting = self.decisions[rid]
         if self.once(rid, "decide"):

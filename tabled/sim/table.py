@@ -211,7 +211,7 @@ class SimControl:
             self._lock = asyncio.Lock()
         async with self._lock:
             try:
-                if self._writer is None:
+                if self._reader is None or self._writer is None:  # both or neither (close)
                     self._reader, self._writer = await asyncio.open_unix_connection(self.path)
                 self._writer.write(json.dumps({"op": op, **args}).encode() + b"\n")
                 await self._writer.drain()
@@ -278,9 +278,11 @@ class SimProcess:
             # process dies, however it dies, the pipe closes and the device goes with it
             self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.PIPE, stderr=errors,
                                          text=True, start_new_session=True)
+        child_out = self.proc.stdout
+        assert child_out is not None  # stdout=PIPE
         try:
             async with asyncio.timeout(START_TIMEOUT):  # unlike wait_for on 3.11, never swallows a cancellation
-                line = await asyncio.to_thread(self.proc.stdout.readline)
+                line = await asyncio.to_thread(child_out.readline)
         except BaseException:  # too slow, or the daemon is stopping: the thread reading waits on the child
             await self.kill()
             raise
@@ -288,7 +290,7 @@ class SimProcess:
             self.proc.kill()
             self.proc.wait()
             raise SimControlError(f"{self.device} simulator did not start (said {line.strip()!r})")
-        self.proc.stdout.close()  # nothing more comes: the child's stdout is its log file now
+        child_out.close()  # nothing more comes: the child's stdout is its log file now
         self.control.close()
         if self.control.felt:  # a new board over the same chips
             await self.control.call("set", spots=self.control.felt)
@@ -311,7 +313,8 @@ class SimProcess:
             return
         for pipe in (self.proc.stdin, self.proc.stdout):
             with contextlib.suppress(OSError):
-                pipe.close()
+                if pipe is not None:
+                    pipe.close()
         self.proc = None
 
     async def stop(self) -> None:
