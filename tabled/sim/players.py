@@ -45,7 +45,7 @@ class Felt:
     decks: dict[str, list[int]]
 
 
-def felt_as_journaled(core: Any, seed: int = 1) -> Felt:
+def felt_as_journaled(core: Any, seed: int) -> Felt:
     """The felt as the journal says it stood (after a restart the cards and chips are still on the
     felt). In simulation the felt is the simulators' state, which a restarted daemon starts afresh;
     this is what to put back so that the resumed round ends exactly as if nothing had happened.
