@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from tabled.table.core import DECKS
+from tabled.table.core import DECKS, TableCore
 from tabled.table.effects import Effect, Say
 from tabled.table.view import RoundView, TableView, dealer_view
 
@@ -45,7 +45,7 @@ class Felt:
     decks: dict[str, list[int]]
 
 
-def felt_as_journaled(core: Any, seed: int) -> Felt:
+def felt_as_journaled(core: TableCore, seed: int) -> Felt:
     """The felt as the journal says it stood (after a restart the cards and chips are still on the
     felt). In simulation the felt is the simulators' state, which a restarted daemon starts afresh;
     this is what to put back so that the resumed round ends exactly as if nothing had happened.
