@@ -102,7 +102,7 @@ async def serve(sim, link: str | None, out=sys.stdout, seed: int | None = None, 
         stdout_to_stderr()
     keys = None
     from tabled_drivers.sim.usb_backend import UsbDeviceSimulator
-    if isinstance(sim, UsbDeviceSimulator):
+    if isinstance(sim, UsbDeviceSimulator) and not exit_with_parent:  # stdin is the parent's pipe, not keys
         keys = TerminalKeys(_keys(sim, seed), fd=sys.stdin.fileno(), out=sys.stderr)
         keys.start()  # only when stdin is a terminal
     try:
