@@ -7,6 +7,10 @@ driver configured with that ``port`` (docs/protocols-usb.md). When stdin is a te
 are the panel's buttons and key switch, or the dealer's hands on the shoe (drivers/sim/keys.py):
 a trainee or a demo runs a table by hand.
 
+The simulated table (tabled/sim/table.py) runs each serial device this way too, with
+``--control SOCKET`` (the socket through which its people act on the device, drivers/sim/control.py)
+and ``--exit-with-parent`` (the device goes when the process that started it goes, however it goes).
+
 The port path is the only thing ever written to stdout: everything after it (the simulator's log)
 goes to stderr, so a caller that reads the first line of a pipe and nothing more can never stall
 the device by letting the pipe fill."""
@@ -44,6 +48,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also publish the port as this stable symlink (like a udev name), "
                              "replaced atomically by the next simulator started with the same PATH")
     parser.add_argument("--seed", type=int, default=None, help="random seed (shuffles, boot id)")
+    parser.add_argument("--control", metavar="SOCKET",
+                        help="serve a control socket here: people's actions on the device (chips put on a spot, "
+                             "a jam for the next shuffle, a meter gone quiet); serial devices only")
+    parser.add_argument("--exit-with-parent", action="store_true",
+                        help="stop when stdin closes (the process that started this one is gone)")
 
 
 def build(args: argparse.Namespace, timing: LinkTiming = LinkTiming()):
@@ -71,7 +80,12 @@ def _keys(sim, seed: int | None):
     return PanelKeys(sim)
 
 
-async def serve(sim, link: str | None, out=sys.stdout, seed: int | None = None) -> None:
+async def serve(sim, link: str | None, out=sys.stdout, seed: int | None = None, *, device: str | None = None,
+                control: str | None = None, exit_with_parent: bool = False) -> None:
+    """Serve ``sim`` on a pty until SIGTERM or SIGINT (or, with ``exit_with_parent``, stdin's end);
+    with ``control``, also its control socket there (``device`` names which ops it has), ready
+    before the port path is printed."""
+    from tabled_drivers.sim.control import ControlServer, control_ops
     from tabled_drivers.sim.keys import TerminalKeys
     from tabled_drivers.sim.pty import PtyPort
 
@@ -79,13 +93,16 @@ async def serve(sim, link: str | None, out=sys.stdout, seed: int | None = None) 
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):  # before the path is printed: a caller may stop us at once
         loop.add_signal_handler(sig, stop.set)
+    if exit_with_parent:
+        _exit_with_parent(loop, stop)
+    server = await ControlServer(control, control_ops(device, sim)).start() if control else None
     port = PtyPort(sim.link, link)
     print(port.path, file=out, flush=True)
     if out is sys.stdout:
         stdout_to_stderr()
     keys = None
     from tabled_drivers.sim.usb_backend import UsbDeviceSimulator
-    if isinstance(sim, UsbDeviceSimulator):
+    if isinstance(sim, UsbDeviceSimulator) and not exit_with_parent:  # stdin is the parent's pipe, not keys
         keys = TerminalKeys(_keys(sim, seed), fd=sys.stdin.fileno(), out=sys.stderr)
         keys.start()  # only when stdin is a terminal
     try:
@@ -93,8 +110,26 @@ async def serve(sim, link: str | None, out=sys.stdout, seed: int | None = None) 
     finally:
         if keys is not None:
             keys.stop()
+        if server is not None:
+            await server.close()
         sim.close()
         port.close()
+
+
+def _exit_with_parent(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
+    """Stop when the parent's end of our stdin closes: the process that started us is gone (even
+    by kill -9), and a simulated device must not outlive its table."""
+    fd = sys.stdin.fileno()
+
+    def readable() -> None:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            data = b""
+        if not data:
+            loop.remove_reader(fd)
+            stop.set()
+    loop.add_reader(fd, readable)
 
 
 def stdout_to_stderr() -> None:
@@ -106,9 +141,12 @@ def stdout_to_stderr() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.control and args.device in USB:
+        raise ScriptError(f"the {args.device} simulator has no control socket: its keys are this terminal's")
     sim = build(args)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(sim, args.link, seed=args.seed))
+        asyncio.run(serve(sim, args.link, seed=args.seed, device=args.device, control=args.control,
+                          exit_with_parent=args.exit_with_parent))
     return 0
 
 

@@ -1,12 +1,13 @@
 """The simulated table's devices: each serial device its own process on a pty, the
 USB devices behind the simulated pyusb backend.
 
-* The shuffler, bet-spot board and meter simulators (drivers/sim) each run in a child process,
-  ``python -m tabled.sim.table <device> --link PATH --control SOCKET``: the simulator class of
-  drivers/sim on a pty published at a stable symlink (as udev names real devices), plus a small
-  control socket through which the simulated players and tests act on the device as people would
-  (chips put on a spot, a jam scripted for the next shuffle, a meter that goes quiet). Killing the
-  process is a real unplug; starting another on the same PATH is the replug (a new power-up).
+* The shuffler, bet-spot board and meter simulators each run in a child process, the simulator
+  runner of drivers/sim (``python -m tabled_drivers.sim <device> --link PATH --control SOCKET``):
+  the device on a pty published at a stable symlink (as udev names real devices), plus a small
+  control socket (drivers/sim/control.py) through which the simulated players and tests act on the
+  device as people would (chips put on a spot, a jam scripted for the next shuffle, a meter that
+  goes quiet). Killing the process is a real unplug; starting another on the same PATH is the
+  replug (a new power-up).
 * The card shoe and the button panel are :class:`tabled_drivers.sim.shoe.ShoeSimulator` and
   :class:`tabled_drivers.sim.panel.PanelSimulator` plugged into one :class:`SimBackend`, in this process:
   the daemon's drivers reach them through the real ``usb.core`` code.
@@ -16,19 +17,17 @@ USB devices behind the simulated pyusb backend.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import json
-import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from tabled_drivers.sim.control import FELT_AREAS
+
 SERIAL = ("shuffler", "betspots", "meter")
-USB = ("shoe", "panel")
 START_TIMEOUT = 20.0  # seconds for a child to print its port (a cold Python start is ~0.3 s)
 POWER_UP_STRIDE = 100_003  # seeds of successive power-ups never meet (SimProcess adds 1000 per replug)
 
@@ -36,161 +35,10 @@ POWER_UP_STRIDE = 100_003  # seeds of successive power-ups never meet (SimProces
 #: control operations that are chips put down or taken up: physical, so they happen even while the
 #: board is unplugged, and a new board sees them (SimProcess.start)
 FELT_OPS = ("set", "place", "clear")
-FELT_AREAS = ("ante", "ante_tokens", "bet", "bet_tokens", "progressive", "progressive_tokens")
 
 
 class SimControlError(RuntimeError):
     """A control request the simulator refused, or a simulator that is not running."""
-
-
-# -- the child process -------------------------------------------------------------------------------
-
-def _control_ops(device: str, sim: Any) -> dict[str, Any]:
-    """What people (and tests) may do to each simulated device, by name."""
-    common = {"commands_seen": lambda: list(sim.commands_seen)}
-    if device == "betspots":
-        def place(spot: int, **amounts: int) -> None:
-            sim.place(spot, **amounts)
-
-        def clear(spot: int) -> None:
-            sim.place(spot, **dict.fromkeys(FELT_AREAS, 0))
-
-        def reading() -> dict:
-            return {"locked": sim.locked, "accepting": list(sim.accepting), "amounts": sim.amounts,
-                    "lamps": [int(x) for x in sim.lamps]}
-        def set_spots(spots: dict) -> None:  # several spots at once, as the sensors see them next poll
-            for spot, amounts in spots.items():
-                sim.place(int(spot), **amounts)
-        return {**common, "place": place, "clear": clear, "reading": reading, "set": set_spots}
-    if device == "shuffler":
-        def plan_shuffle(**plan: Any) -> None:  # "the next shuffle jams at card 23" (15.1)
-            sim.shuffles.append(plan)
-
-        def hands(hands: list) -> None:  # "deliver these hands"
-            sim.hands.extend(sim._script_hand(h, i) for i, h in enumerate(hands))
-
-        def door(open: bool) -> None:
-            sim.open_door() if open else sim.close_door()
-
-        def door_open_after(hands: int) -> None:  # "the door opens after the next N hands"
-            sim.door_open_after_hands = sim.hands_delivered + hands
-
-        def status() -> dict:
-            return {"ready": {int(k): len(v) for k, v in sim.ready.items()}, "hand_number": sim.hand_number}
-
-        def load_decks(decks: dict) -> None:  # "these decks sit shuffled in the device, these cards left"
-            from tabled_drivers.shuffler import DeckColour
-            for colour, cards in decks.items():
-                sim.ready[DeckColour[colour.upper()]] = [int(c) for c in cards]
-        return {**common, "plan_shuffle": plan_shuffle, "hands": hands, "door": door, "status": status,
-                "door_open_after": door_open_after, "load_decks": load_decks}
-    if device == "meter":
-        from tabled_drivers.meter import MeterFaultCode
-
-        def fault(code: str) -> None:
-            sim.fault(MeterFaultCode[code.upper()])
-
-        def clear_fault(code: str) -> None:
-            sim.clear_fault(MeterFaultCode[code.upper()])
-
-        def silent(on: bool) -> None:  # "the meter stops answering"
-            sim.silent = on
-
-        def showing() -> dict:
-            return {"message": int(sim.message), "amounts": list(sim.amounts)}
-        return {**common, "fault": fault, "clear_fault": clear_fault, "silent": silent, "showing": showing}
-    raise ValueError(f"no serial simulator {device!r}")
-
-
-async def _serve_control(path: str, ops: dict[str, Any], writers: set) -> asyncio.AbstractServer:
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writers.add(writer)
-        try:
-            while line := await reader.readline():
-                try:
-                    req = json.loads(line)
-                    op = ops[req.pop("op")]
-                    answer = {"ok": True, "result": op(**req)}
-                except Exception as exc:  # a bad request is answered, never fatal to the device
-                    answer = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
-                writer.write(json.dumps(answer).encode() + b"\n")
-                await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            writers.discard(writer)
-            writer.close()
-
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)
-    return await asyncio.start_unix_server(handle, path=path)
-
-
-def _exit_with_parent(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
-    """Stop when the parent's end of our stdin closes: the daemon that started us is gone (even
-    by kill -9), and a simulated device must not outlive its table."""
-    fd = sys.stdin.fileno()
-
-    def readable() -> None:
-        try:
-            data = os.read(fd, 4096)
-        except OSError:
-            data = b""
-        if not data:
-            loop.remove_reader(fd)
-            stop.set()
-    loop.add_reader(fd, readable)
-
-
-async def serve_child(device: str, link: str, control: str, seed: int | None, script: str | None,
-                      exit_with_parent: bool = False) -> None:
-    from tabled_drivers.sim.base import load_script
-    from tabled_drivers.sim.pty import PtyPort
-    from tabled_drivers.sim.runner import simulators, stdout_to_stderr
-
-    sim = simulators()[device](load_script(script), seed=seed)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    if exit_with_parent:
-        _exit_with_parent(loop, stop)
-    writers: set = set()
-    server = await _serve_control(control, _control_ops(device, sim), writers)
-    port = PtyPort(sim.link, link)
-    print(port.path, flush=True)
-    stdout_to_stderr()  # the parent reads one line; the log goes to the device's log file
-    try:
-        await stop.wait()
-    finally:
-        server.close()
-        for w in list(writers):  # the handlers see the end of input and finish by themselves
-            w.close()
-        await asyncio.sleep(0.01)
-        sim.close()
-        port.close()
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tabled.sim.table",
-                                     description="one serial device simulator on a pty, with a control socket")
-    parser.add_argument("device", choices=SERIAL)
-    parser.add_argument("--link", required=True, help="stable symlink to publish the pty at")
-    parser.add_argument("--control", required=True, help="unix socket for the simulated people")
-    parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--script", default=None, help="TOML/JSON simulator script (drivers/sim)")
-    parser.add_argument("--exit-with-parent", action="store_true",
-                        help="stop when stdin closes (the process that started us is gone)")
-    args = parser.parse_args(argv)
-    try:
-        asyncio.run(serve_child(args.device, args.link, args.control, args.seed, args.script,
-                                args.exit_with_parent))
-    except KeyboardInterrupt:
-        pass
-    except (ValueError, OSError) as exc:
-        print(f"tabled.sim.table: error: {exc}", file=sys.stderr)
-        return 2
-    return 0
 
 
 # -- the parent's side ---------------------------------------------------------------------------------
@@ -267,7 +115,7 @@ class SimProcess:
         # A new power-up: a new seed, hence a new boot id (the driver sees a different device session)
         seed = self.seed + 1000 * self.generation
         self.generation += 1
-        argv = [sys.executable, "-m", "tabled.sim.table", self.device, "--link", self.link,
+        argv = [sys.executable, "-m", "tabled_drivers.sim", self.device, "--link", self.link,
                 "--control", self.control_path, "--seed", str(seed), "--exit-with-parent"]
         if self.script:
             argv += ["--script", self.script]
@@ -436,6 +284,3 @@ async def dealt_by_hand(sims: SimulatedTable, floor: Any, out: Any = None, stdin
 def _a_person_presses(*_args: Any, **_kw: Any) -> None:
     """The simulated floor leaves every panel button to the person at the keys."""
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -20,9 +20,9 @@ def idle_floor() -> DeviceFloor:
     """A floor at a table with nothing to do: it waits for the table to change, for ever."""
     idle = asyncio.Event()
     idle.set()
-    table = SimpleNamespace(core=SimpleNamespace(rounds_finished=0), idle=idle, listeners=[])
+    table = SimpleNamespace(idle=idle, listeners=[])
     sims = SimpleNamespace(control=lambda device: None)
-    floor = DeviceFloor(table, sims, devices=None, players=[])
+    floor = DeviceFloor(table, sims, devices=None, players=[], view=lambda: SimpleNamespace(rounds_finished=0))
     floor.paused = True  # people standing still: the loop only waits
     return floor
 

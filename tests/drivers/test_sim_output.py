@@ -53,7 +53,7 @@ async def _answers(link: str) -> None:
 
 
 async def test_a_table_simulator_that_logs_a_lot_keeps_answering(tmp_path):
-    """The simulated table's child process (tabled.sim.table) behind the daemon's pipe."""
+    """The simulated table's child process (the simulator runner) behind the daemon's pipe."""
     sim = SimProcess("meter", tmp_path, seed=1)
     await sim.start()
     try:

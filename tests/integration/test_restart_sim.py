@@ -272,7 +272,7 @@ def simulator_children(pid: int) -> list[int]:
         except OSError:
             continue
         ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if ppid == pid and b"tabled.sim.table" in argv:
+        if ppid == pid and b"tabled_drivers.sim" in argv:
             found.append(int(entry))
     return found
 

@@ -12,7 +12,8 @@ from tabled.cli import main
 from tabled.commands.run import make_core
 from tabled.daemon.config import load_config
 from tabled.daemon.journal import Journal
-from tabled.sim.players import Player, SimulatedFloor
+from tabled.sim.players import Player
+from tests.table.floor import SimulatedFloor
 from tabled.pool.local import LocalPool
 from tabled.pool.settings import PoolSettings
 from tabled.daemon.controller import Crash, Table
