@@ -95,7 +95,7 @@ async def serve(sim, link: str | None, out=sys.stdout, seed: int | None = None, 
         loop.add_signal_handler(sig, stop.set)
     if exit_with_parent:
         _exit_with_parent(loop, stop)
-    server = await ControlServer(control, control_ops(device, sim)).start() if control else None
+    server = await ControlServer(control, control_ops(device or "", sim)).start() if control else None
     port = PtyPort(sim.link, link)
     print(port.path, file=out, flush=True)
     if out is sys.stdout:

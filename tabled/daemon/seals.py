@@ -172,7 +172,7 @@ class SealChecker:
         fingerprints = [sealed[i:i + FINGERPRINT_HEX] for i in range(0, len(sealed), FINGERPRINT_HEX)]
         public = self.keys.get(key)
         checked = public is not None
-        if checked:
+        if public is not None:
             try:
                 public.verify(base64.b64decode(str(p.get("signature")), validate=True),
                               message(through, str(p.get("hash")), first, fingerprints))

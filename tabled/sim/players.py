@@ -307,7 +307,9 @@ class DeviceFloor:
             # the table (and a SIGTERM) must not wait for it
             if self.thinking is None:
                 self.thinking = ThreadPoolExecutor(1, thread_name_prefix="players")
-            betting = await asyncio.get_running_loop().run_in_executor(self.thinking, decide_all, hands, up)
+            betting: set[int] = set()  # no dealer's card up: no hand to decide on
+            if up is not None:
+                betting = await asyncio.get_running_loop().run_in_executor(self.thinking, decide_all, hands, up)
             self.decisions = {rid: betting}  # this round's only: memory stays flat
         betting = self.decisions[rid]
         if self.once(rid, "decide"):
