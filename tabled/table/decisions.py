@@ -57,9 +57,7 @@ def absent(r: RoundState, spot: int) -> list[Effect]:
 
 
 def dead_hand(r: RoundState, spot: int) -> list[Effect]:
-    """NZ 14.1 (profiles with dead hands): ante, bet and progressive forfeited."""
-    if not r.profile.dead_hands:
-        raise Refused("NZ 14.1", f"profile {r.profile.name} has no dead hands")
+    """NZ 14.1 (profiles with dead hands, Round.handle): ante, bet and progressive forfeited."""
     s = r.spot(spot)
     if not s.deciding():
         raise Refused("NZ 14.1", f"spot {s.number} is {s.status}", s.number)

@@ -94,6 +94,8 @@ class Round(RoundState):
         except TypeError as exc:  # an input with missing or unknown fields
             return [Say(f"{kind}: malformed input ({exc})", level="refused")]
         try:
+            if kind == "dead_hand" and not self.profile.dead_hands:  # not this profile's rule, in any phase
+                raise Refused("NZ 14.1", f"profile {self.profile.name} has no dead hands")
             if kind in OUT_OF_PHASE:
                 step(self.machine, kind, self.round_id)
             return handler(self, **data)

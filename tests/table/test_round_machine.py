@@ -112,6 +112,15 @@ def test_a_malformed_input_is_refused_before_the_machine_moves():
     assert refusal.level == "refused" and "malformed" in refusal.text and r.phase is Phase.BETTING
 
 
+def test_a_dead_hand_in_a_profile_without_them_is_refused_under_nz_14_1_in_any_phase():
+    nsw = load_profile("nsw")
+    for phase in Phase:
+        snap = Round("T01-000001", 3, LIMITS, nsw).snapshot()
+        r = Round.from_snapshot({**snap, "phase": phase.value}, 3, LIMITS, nsw)
+        [refusal] = r.handle("dead_hand", {"spot": 1})
+        assert (refusal.rule, refusal.text) == ("NZ 14.1", "profile nsw has no dead hands")
+
+
 def test_a_void_refused_once_the_round_is_over_cites_the_rule_that_asked():
     for phase in (Phase.COMPLETE, Phase.VOID):
         assert [e.rule for e in round_in(phase).handle("shuffler_failed", {})] == ["15.2.1"]
