@@ -1,14 +1,17 @@
 """The phases of a round and the one machine (python-statemachine) that says which input each allows.
 
-The machine is the only gate: an input it has no transition for in the current phase is refused with
-the rule below, and the rules that hold a phase change back are its validators (they raise
-:class:`~tabled.table.refused.Refused`), so no handler checks the phase again.
+The machine is the only gate, so what each phase allows is written once and a refusal cannot
+disagree with the diagram: an input it has no transition for in the current phase is refused with
+the rule of :data:`OUT_OF_PHASE`, and the rules that hold a phase change back are its validators
+(they raise :class:`~tabled.table.refused.Refused` with their own rule); no handler checks whether
+its input is allowed now. An input that keeps the phase is a transition from the phase to itself.
+The board's wagers, a past posting resolved and a deck counted are taken in every phase.
 
 Phases::
 
     preparing --cards_ready--> betting --no_more_bets--> dealing --deal_complete--> deciding
         --reveal--> revealed --settle--> settling --finish--> complete
-    (any phase but complete) --void_round--> void
+    (any phase but complete or void) --void_round--> void
 """
 
 from __future__ import annotations

@@ -90,10 +90,7 @@ class Round(RoundState):
         if handler is None:
             return [Say(f"round {self.round_id}: no such input {kind!r}", level="refused")]
         try:
-            inspect.signature(handler).bind(self, **data)
-        except TypeError as exc:  # an input with missing or unknown fields
-            return [Say(f"{kind}: malformed input ({exc})", level="refused")]
-        try:
+            inspect.signature(handler).bind(self, **data)  # fields checked before the machine moves
             if kind == "dead_hand" and not self.profile.dead_hands:  # not this profile's rule, in any phase
                 raise Refused("NZ 14.1", f"profile {self.profile.name} has no dead hands")
             if kind in OUT_OF_PHASE:
@@ -101,6 +98,8 @@ class Round(RoundState):
             return handler(self, **data)
         except Refused as r:
             return [Say(str(r), spot=r.spot, rule=r.rule, level="refused")]
+        except TypeError as exc:  # an input with missing or unknown fields, or a field of the wrong kind
+            return [Say(f"{kind}: malformed input ({exc})", level="refused")]
 
     def try_finish(self) -> bool:
         return self.advance("finish")  # 9.5: once every progressive award is paid

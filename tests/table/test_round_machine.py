@@ -110,6 +110,9 @@ def test_a_malformed_input_is_refused_before_the_machine_moves():
     r.handle("wager", {"spot": 1, "area": "ante", "cents": 1000})
     [refusal] = r.handle("no_more_bets", {"spot": 1})
     assert refusal.level == "refused" and "malformed" in refusal.text and r.phase is Phase.BETTING
+    r.handle("no_more_bets", {})
+    [refusal] = r.handle("hand", {"cards": None})
+    assert refusal.level == "refused" and "malformed" in refusal.text and r.phase is Phase.DEALING
 
 
 def test_a_dead_hand_in_a_profile_without_them_is_refused_under_nz_14_1_in_any_phase():
