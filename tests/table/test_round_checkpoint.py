@@ -1,6 +1,6 @@
 """A round's checkpoint: snapshot -> JSON -> from_snapshot -> snapshot is the identity at every point
-of any play, the restored round folds the rest of the inputs as the one that never stopped, and an
-older checkpoint (without the shoe's deal) or a damaged one is read as such."""
+of any play, the restored round folds the rest of the inputs as the one that never stopped, and a
+checkpoint without the shoe's deal (as older ones are) or a damaged one is read as such."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ def _dealing_round() -> tuple[Round, object]:
     return r, profile
 
 
-def test_a_checkpoint_from_before_the_shoe_deal_was_saved_loads_with_no_deal_waiting():
+def test_a_checkpoint_without_the_shoe_deal_loads_with_no_deal_waiting():
     r, profile = _dealing_round()
     snap = r.snapshot()
     assert (snap["phase"], snap["unread"], snap["spots"][0]["status"]) == ("dealing", 2, "playing")
