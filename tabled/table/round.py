@@ -28,7 +28,7 @@ from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import HandValue, dealer_qualifies, evaluate
 from tabled.game.round_facts import RoundFacts, RoundVoid, SpotStatus
 from tabled.table import awards, decisions, shoedeal, wagers
-from tabled.table.checkpoint import load_fields, saved_fields
+from tabled.table.checkpoint import CheckpointError, load_fields, saved_fields
 from tabled.table.effects import Command, Effect, PoolOp, Say
 from tabled.table.facts import round_facts
 from tabled.table.integrity import IntegrityFault, check_back, check_cards, take
@@ -257,7 +257,10 @@ class Round(RoundState):
         r = cls(snap["round_id"], spots, limits, profile)
         load_fields(r, snap)
         for d in snap["spots"]:
-            load_fields(r.spot(d.get("number")), d)
+            number = d.get("number") if isinstance(d, dict) else None
+            if number not in r.spots:
+                raise CheckpointError(f"checkpoint spot {number!r}: this table has spots 1 to {spots}")
+            load_fields(r.spots[number], d)
         r.state = Phase(snap["phase"]).value  # python-statemachine keeps the phase on the model
         r.machine = RoundMachine(model=r)
         return r

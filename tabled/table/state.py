@@ -22,6 +22,8 @@ from tabled.table.spot import Spot
 
 @dataclass(eq=False)
 class RoundState:
+    """The facts of one round: its wagers, cards, decisions and the deal as it stands."""
+
     round_id: str
     spot_count: int = field(metadata=SKIP)
     limits: Limits = field(metadata=SKIP)

@@ -124,12 +124,16 @@ def test_a_checkpoint_without_the_shoe_deal_loads_with_no_deal_waiting():
     assert back.spots[1].cards == [7] and back.phase is Phase.DEALING
 
 
-@pytest.mark.parametrize("damage", [
-    {"phase": "shuffling"}, {"deliveries": "three"}, {"seen": [1, "2"]}, {"void_reason": ["misdeal"]},
-    {"spots": [{"number": 1, "status": "sleeping"}]}, {"spots": [{"number": 1, "ante": [100]}]},
-    {"spots": [{"number": 1, "contributed": 1}]},
+@pytest.mark.parametrize(("damage", "named"), [
+    ({"deliveries": "three"}, "deliveries"), ({"seen": [1, "2"]}, "seen"),
+    ({"void_reason": ["misdeal"]}, "void_reason"),
+    ({"spots": [{"number": 1, "status": "sleeping"}]}, "status"), ({"spots": [{"number": 1, "ante": [100]}]}, "ante"),
+    ({"spots": [{"number": 1, "contributed": 1}]}, "contributed"), ({"spots": [{"number": 9}]}, "spot 9"),
+    ({"spots": ["1"]}, "spot None"),
 ])
-def test_a_damaged_checkpoint_is_refused_naming_what_is_wrong(damage):
+def test_a_damaged_checkpoint_is_refused_naming_what_is_wrong(damage, named):
     r, profile = _dealing_round()
-    with pytest.raises((CheckpointError, ValueError)):
+    with pytest.raises(CheckpointError, match=named):
         Round.from_snapshot({**r.snapshot(), **damage}, SPOTS, r.limits, profile)
+    with pytest.raises(ValueError, match="shuffling"):
+        Round.from_snapshot({**r.snapshot(), "phase": "shuffling"}, SPOTS, r.limits, profile)
