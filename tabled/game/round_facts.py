@@ -22,6 +22,7 @@ class RoundError(ValueError):
 
 
 class SpotStatus(StrEnum):
+    PLAYING = "playing"    # dealt in, not yet decided (8.1): only while a round is in play, never settled
     PLAYED = "played"      # bet placed (8.5), settled against the dealer (9)
     FOLDED = "folded"      # 8.3, 8.4
     CONCEDED = "conceded"  # 9.7
@@ -131,6 +132,8 @@ def check_round(facts: RoundFacts) -> None:
                              "takes no part; mark it empty (its cards are discarded, 14.8)")
         if facts.void is not None:
             continue
+        if s.status is SpotStatus.PLAYING:
+            raise RoundError(f"{where} has not decided: fold or bet (8.1) before the round is settled")
         if s.status is SpotStatus.PLAYED:
             if len(s.cards) != HAND_SIZE:
                 raise RoundError(f"{where} has {len(s.cards)} cards: a played hand is five cards; "

@@ -20,7 +20,9 @@ def rounds(draw):
     deck = list(draw(st.permutations(DECK)))
     void = draw(st.sampled_from([None] * 8 + ["misdeal", "shuffler_failure", "invalidated"]))
     dealer = tuple(deck.pop() for _ in range(5))
-    statuses = [s for s in SpotStatus if profile.dead_hands or s is not SpotStatus.DEAD]
+    # a round's facts hold decided spots only (8.1: PLAYING is refused)
+    statuses = [s for s in SpotStatus
+                if (profile.dead_hands or s is not SpotStatus.DEAD) and s is not SpotStatus.PLAYING]
     spot_numbers = draw(st.lists(st.integers(1, 7), unique=True, max_size=7))
     spots = []
     for n in spot_numbers:
