@@ -229,6 +229,8 @@ class TableCore:
         effects: list[Effect] = []
         for kind, payload in buttons.press(self, p):
             effects += self._dispatch(kind, payload)
+            if self.round is not None:  # 14.11.1: a fold of the spot playing first makes the held bets count
+                effects += self._offer_bets_held_back(self.round)
         return effects
 
     def _link(self, device: Any, up: Any) -> list[Effect]:
