@@ -60,7 +60,7 @@ from tabled_drivers.shoe import (BackColour, CardDrawn, CardUnreadable, ShoeDriv
 from tabled_drivers.shuffler import (DECK_SIZE, CardCountWrong, DeckColour, DoorClosed, DoorOpen, HandDelivered,
                               NotIntermixing, ShuffleComplete, ShuffleCycleFailed, ShufflerDriver, ShufflerJam)
 from tabled.table.effects import Command, Effect
-from tabled.table.felt import parse_reading
+from tabled.table.felt import AREAS, parse_reading
 from tabled.game.cards import HAND_SIZE
 
 log = structlog.get_logger("tabled.daemon.devices")
@@ -72,7 +72,6 @@ EQUIPMENT = ("meter", "betspots")
 FIRST_OPEN_TIMEOUT = 5.0  # seconds for every driver's first try at opening its port
 DECK_COLOURS = {"A": DeckColour.RED, "B": DeckColour.BLUE}  # tabled.table.core.DECKS: A red, B blue (3.2.2)
 COLOUR_DECKS = {c: d for d, c in DECK_COLOURS.items()}
-AREAS = ("ante", "progressive", "bet")
 SEQ_CYCLE = 255   # link SEQs run 1..255 and wrap (docs/protocols.md)
 PER_FRAME = 16    # sequence numbers per frame (a frame's inputs are numbered within its block)
 BUSY_RETRY_S = 0.01
