@@ -159,7 +159,7 @@ class TableDevices:
         self.repeats_dropped = 0
         self.resumed = False  # nothing goes to a device before the table has resumed from its journal
         self.links_told: dict[str, bool] = {}  # device -> the link state this adapter journaled last
-        self.board_fresh = False  # the board's link is up and it has not reported a reading since
+        self.board_fresh = False  # the daemon's first board link is up and has not reported a reading
         self._queues: dict[str, asyncio.Queue] = {}
         self._workers: list[asyncio.Task] = []
         self._tasks: set[asyncio.Task] = set()
@@ -231,8 +231,9 @@ class TableDevices:
         if isinstance(event, LinkUp):
             self.boots[device] = event.boot_id
             self.up.add(device)
-            self._link_news(device, True)
-            self.board_fresh = self.board_fresh or device == "betspots"
+            told = self._link_news(device, True)
+            if device == "betspots":  # back after a loss the table knows of: its first reading is news
+                self.board_fresh = not told
             self._spawn(self._link_up(device))
             return
         if isinstance(event, LinkFailed):
@@ -333,22 +334,24 @@ class TableDevices:
         return inputs
 
     def _board_reading(self, reading: Reading) -> list[Input]:
-        """The board reports a reading when it differs from its last one. The first after its link
-        comes up is not journaled when the table's felt holds it already (a restart over the same
-        chips); every later one follows a reading already submitted, so it is journaled as it comes."""
+        """The board reports a reading when it differs from its last one. The first after a start
+        is not journaled when the table's felt holds it already (a restart over the same chips);
+        every other one is journaled as it comes."""
         fresh, self.board_fresh = self.board_fresh, False
         kind, payload = board_input(reading)
         if fresh and not self.core.felt.changes(parse_reading(payload["spots"], self.core.spot_count)):
             return []
         return [(kind, payload)]
 
-    def _link_news(self, device: str, up: bool) -> None:
+    def _link_news(self, device: str, up: bool) -> bool:
         """A link came up or went down: journaled when it changes what the table knows (a device
-        is taken to be reachable until its link is lost)."""
+        is taken to be reachable until its link is lost). True when journaled."""
         known = self.links_told.get(device, self.core.links.get(device, True))
-        if known != up:
-            self.links_told[device] = up
-            self.table.submit("device.link", {"device": device, "up": up})
+        if known == up:
+            return False
+        self.links_told[device] = up
+        self.table.submit("device.link", {"device": device, "up": up})
+        return True
 
     # -- link state ---------------------------------------------------------------------------------------
 

@@ -237,10 +237,17 @@ class TableCore:
         if not isinstance(device, str) or not isinstance(up, bool):
             raise ValueError(f"device={device!r}, up={up!r}: a device's name and true or false")
         self.links[device] = up
+        if device == "betspots" and up:
+            # what the board read before its link was lost is stale: the felt is taken to be the
+            # round's wagers, and the board's next reading says what changed
+            self.felt.assume(self.round.spots.values() if self.round is not None else ())
         return []
 
     def _betting_opens(self, r: Round) -> list[Effect]:
-        """The chips lying on the ante and progressive areas are this round's wagers (tabled/table/felt.py)."""
+        """The chips lying on the ante and progressive areas are this round's wagers
+        (tabled/table/felt.py); with the board's link lost nothing is read from the felt."""
+        if not self.links.get("betspots", True):
+            return []
         effects: list[Effect] = []
         for wager in self.felt.carried(sorted(r.spots)):
             effects += r.handle("wager", wager)

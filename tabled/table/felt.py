@@ -16,6 +16,7 @@ The felt also decides what the chips lying on it mean when nobody moved them:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,6 +91,16 @@ class Felt:
 
     def at(self, spot: int, area: str) -> Area:
         return self.areas.get((spot, area), EMPTY)
+
+    def assume(self, spots: Iterable[Any]) -> None:
+        """Take the felt to hold ``spots``' wagers as the round knows them (tabled/table/round.py
+        Spot), and nothing elsewhere: the board's link is back and its last reading is stale."""
+        self.areas = {}
+        for s in spots:
+            for area in AREAS:
+                w = getattr(s, area)
+                if w:
+                    self.areas[(s.number, area)] = Area(w.chips_cents, w.token_cents, s.stacks.get(area, 1))
 
     def changes(self, reading: dict[tuple[int, str], Area]) -> bool:
         """Whether ``reading`` differs from the felt anywhere."""

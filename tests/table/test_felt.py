@@ -136,3 +136,32 @@ def test_a_bet_held_back_is_offered_once_per_amount_and_journaled_as_its_spots_b
     h.panel("settle")
     line = next(s for s in notes(h.log, "round.settled")[-1].payload["spots"] if s["spot"] == 1)
     assert line["status"] == "played" and line["bet"]["placed_cents"] == 1000  # settled as its bet
+
+
+def test_with_the_boards_link_lost_nothing_is_read_from_the_felt_and_once_back_its_next_reading_counts_14_13():
+    h = Harness()
+    h.board({1: {"ante": 500, "progressive": 100}, 2: {"ante": 700}})
+    h.feed("device.link", device="betspots", up=False)                         # the board is lost
+    h.feed("equipment.fault", equipment="betspots", reason="link lost")
+    h.panel("invalidate_round", key="supervisor", reason="test: next round")  # the chips stay on the felt
+    assert h.round is None                                                     # 14.13: until the inspector
+    h.press("approve", key="inspector")                                        # 14.13: play on, offline
+    assert h.round.phase == "betting" and h.round.progressive_offline
+    assert [s.ante.cents for s in h.round.spots.values()] == [0] * 7           # the felt is not known
+    h.feed("device.link", device="betspots", up=True)
+    assert h.core.felt.areas == {}                                             # taken to be the round's
+    h.board({2: {"ante": 700}})                                                # what the board reads now
+    assert [s.ante.cents for s in h.round.spots.values()] == [0, 700, 0, 0, 0, 0, 0]
+    assert not h.round.spots[1].progressive
+
+
+def test_the_boards_link_back_mid_round_compares_its_next_reading_with_the_rounds_wagers_5_6():
+    h = Harness()
+    h.board({1: {"ante": 500}})
+    h.panel("no_more_bets")
+    h.feed("device.link", device="betspots", up=False)
+    h.feed("device.link", device="betspots", up=True)
+    assert h.core.felt.at(1, "ante").chips == 500
+    assert h.board({1: {"ante": 500}}) == []                                    # the same chips: nothing
+    eff = h.board({1: {"ante": 900}})
+    assert says(eff, "flag")[0].rule == "5.6" and h.round.spots[1].past_posting
