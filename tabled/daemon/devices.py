@@ -158,7 +158,6 @@ class TableDevices:
         self.events_in = 0
         self.repeats_dropped = 0
         self.resumed = False  # nothing goes to a device before the table has resumed from its journal
-        self.links_told: dict[str, bool] = {}  # device -> the link state this adapter journaled last
         self.board_fresh = False  # the daemon's first board link is up and has not reported a reading
         self._queues: dict[str, asyncio.Queue] = {}
         self._workers: list[asyncio.Task] = []
@@ -229,16 +228,19 @@ class TableDevices:
     async def _on_event(self, device: str, event: DeviceEvent, ack: Callable[[], None]) -> None:
         self.events_in += 1
         if isinstance(event, LinkUp):
+            again = device in self.boots
             self.boots[device] = event.boot_id
             self.up.add(device)
-            told = self._link_news(device, True)
+            told = again or not self.core.links.is_up(device)  # a first link the table holds up is no news
+            if told:
+                self.table.submit("device.link", {"device": device, "up": True, "reason": ""})
             if device == "betspots":  # back after a loss the table knows of: its first reading is news
                 self.board_fresh = not told
             self._spawn(self._link_up(device))
             return
         if isinstance(event, LinkFailed):
             self.up.discard(device)
-            self._link_news(device, False)
+            self.table.submit("device.link", {"device": device, "up": False, "reason": event.reason})
             self._link_failed(device, event)
             return
         key = self._frame_key(device, ack)
@@ -342,16 +344,6 @@ class TableDevices:
         if fresh and not self.core.felt.changes(parse_reading(payload["spots"], self.core.spot_count)):
             return []
         return [(kind, payload)]
-
-    def _link_news(self, device: str, up: bool) -> bool:
-        """A link came up or went down: journaled when it changes what the table knows (a device
-        is taken to be reachable until its link is lost). True when journaled."""
-        known = self.links_told.get(device, self.core.links.get(device, True))
-        if known == up:
-            return False
-        self.links_told[device] = up
-        self.table.submit("device.link", {"device": device, "up": up})
-        return True
 
     # -- link state ---------------------------------------------------------------------------------------
 

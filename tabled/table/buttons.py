@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 from tabled.game import keys
 from tabled.table.felt import Felt
+from tabled.table.links import EQUIPMENT, Links
 from tabled.table.round import DEALER, Round
 
 
@@ -39,7 +40,7 @@ class TableCore(Protocol):
     round: Round | None
     felt: Felt
     faults: dict[str, str]
-    links: dict[str, bool]  # device -> reachable; a device is until its link is lost
+    links: Links
     is_open: bool
     shuffler_failed: bool
     card_source: str
@@ -52,9 +53,6 @@ Meaning = Callable[[TableCore, str, Any], list[Input]]
 
 DEALER_HAND = 0      # the spot of the dealer's own hand on the panel
 DECK_SIZE = 52       # 3.4, 3.7: a verified deck
-#: the electronic equipment of 14.13: the board records the progressive wagers (2.3), the meter
-#: displays the pool (2.4.3)
-EQUIPMENT = ("meter", "betspots")
 
 
 @dataclass(frozen=True)
@@ -164,7 +162,7 @@ def approve(core: TableCore, key: str, taken: Any) -> list[Input]:
     """What the key allows and the table needs (see the module docstring)."""
     r = core.round
     if key == keys.Key.INSPECTOR:
-        back = [d for d in EQUIPMENT if d in core.faults and core.links.get(d, True)]
+        back = [d for d in EQUIPMENT if d in core.faults and core.links.is_up(d)]
         return [panel("approve_play", key)] + [("equipment.ok", {"equipment": d}) for d in back]  # 14.13
     if r is not None and any(s.past_posting for s in r.spots.values()):
         return [panel("resolve_past_posting", key, spot=s.number) for s in r.spots.values() if s.past_posting]

@@ -18,7 +18,7 @@ Inputs (kind: payload):
 * ``panel.button``: button, key, and the spot, spots or value keyed -- what the press means is
   decided here (tabled/table/buttons.py)
 * ``panel``: action, key (dealer | supervisor | inspector), and the action's fields
-* ``device.link``: device, up (true | false) -- whether the controller can reach the device
+* ``device.link``: device, up, reason -- a driver's link lost or back (tabled/table/links.py)
 * ``shuffler.shuffled``: deck; ``shuffler.hand``: cards, back, up; ``shuffler.fault``: fault
 * ``shuffler.door``: open (true | false) -- shown during a round (15.2)
 * ``shuffler.recognition``: on (true | false) -- whether the shuffling device reads the cards it
@@ -44,6 +44,7 @@ from typing import Any
 from tabled.table import buttons
 from tabled.table.effects import Command, Effect, Note, PoolOp, Say
 from tabled.table.felt import Felt, parse_reading
+from tabled.table.links import Links, read_link
 from tabled.game.cards import card_text
 from tabled.game.profiles import Profile
 from tabled.game.progressive import ProgressiveResult
@@ -132,7 +133,7 @@ class TableCore:
         self.now = 0
         self.last_seq: dict[str, int] = {}          # per input source: the last sequence number folded
         self.felt = Felt()                          # what the bet-spot board last read
-        self.links: dict[str, bool] = {}            # device -> the controller reaches it
+        self.links = Links()                        # the devices' links (tabled/table/links.py)
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -175,7 +176,7 @@ class TableCore:
         if kind == "panel.button":
             return self._button(p)
         if kind == "device.link":
-            return self._link(p["device"], p["up"])
+            return self._link(p)
         if kind == "panel":
             return self._panel(p)
         if kind == "shuffler.shuffled":
@@ -233,10 +234,9 @@ class TableCore:
                 effects += self._offer_bets_held_back(self.round)
         return effects
 
-    def _link(self, device: Any, up: Any) -> list[Effect]:
-        if not isinstance(device, str) or not isinstance(up, bool):
-            raise ValueError(f"device={device!r}, up={up!r}: a device's name and true or false")
-        self.links[device] = up
+    def _link(self, p: dict[str, Any]) -> list[Effect]:
+        device, up, reason = read_link(p)
+        self.links.set(device, up, reason)
         if device == "betspots" and up:
             # what the board read before its link was lost is stale: the felt is taken to be the
             # round's wagers, and the board's next reading says what changed
@@ -246,7 +246,7 @@ class TableCore:
     def _betting_opens(self, r: Round) -> list[Effect]:
         """The chips lying on the ante and progressive areas are this round's wagers
         (tabled/table/felt.py); with the board's link lost nothing is read from the felt."""
-        if not self.links.get("betspots", True):
+        if not self.links.is_up("betspots"):
             return []
         effects: list[Effect] = []
         for wager in self.felt.carried(sorted(r.spots)):
@@ -772,7 +772,7 @@ class TableCore:
             # held once there is something to hold: a journal without board readings or link
             # reports checkpoints the same table state as before they were folded
             **({"felt": self.felt.snapshot()} if self.felt else {}),
-            **({"links": self.links} if self.links else {}),
+            **({"links": self.links.lost} if self.links.lost else {}),
         }
 
     @classmethod
@@ -791,7 +791,7 @@ class TableCore:
         core.pending_minimum = tuple(snap["pending_minimum"]) if snap["pending_minimum"] else None
         core.abstained = {int(k): v for k, v in snap["abstained"].items()}
         core.felt = Felt.from_snapshot(snap.get("felt"))
-        core.links = dict(snap.get("links") or {})
+        core.links.lost = dict(snap.get("links") or {})
         if snap["round"]:
             core.round = Round.from_snapshot(snap["round"], spots, limits, profile)
         return core

@@ -138,7 +138,8 @@ def test_approve_with_the_inspectors_key_and_no_fault_is_refused_14_13():
 def test_a_device_link_report_that_is_not_one_is_refused():
     h = Harness()
     assert "malformed input" in refused(h.feed("device.link", device="meter", up="yes"))[0].text
-    assert h.core.links == {}
+    assert "malformed input" in refused(h.feed("device.link", device="toaster", up=False))[0].text
+    assert h.core.links.lost == {}
 
 
 # -- cards: exposed, verified, new, the cut, the shoe -------------------------------------------------
