@@ -30,9 +30,9 @@ Choices where the rules and the devices leave room (documented, each where it is
   has already given for the round is read back from it (STATUS), so a restart mid-deal asks for
   exactly the hands still missing.
 * Everything the shoe and the shuffling device's door report is journaled as it comes (shoe.card,
-  shoe.unreadable, shoe.removed, shoe.replaced, shoe.empty, shuffler.door, ENTER_CARD as a keyed
-  shoe.card); the core decides what it means for the deal (7.3, 14.1, 3.1: a card of the wrong
-  back colour voids the round), what the dealer is told and how the panel's FAULT lamp shows it,
+  shoe.unreadable, shoe.removed, shoe.replaced, shoe.empty, shuffler.door); the core decides
+  what it means for the deal (7.3, 14.1, 3.1: a card of the wrong back colour voids the round),
+  what the dealer is told and how the panel's FAULT lamp shows it,
   so a restart finds the deal exactly where it stood. The shoe is not equipment of 2.3 / 2.4.3,
   so none of this is a 14.13 fault (which would also take the progressive offline).
 """

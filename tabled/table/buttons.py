@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from tabled.game import keys
+from tabled.game.cards import DECK
 from tabled.table.felt import Felt
 from tabled.table.links import EQUIPMENT, Links
 from tabled.table.round import DEALER, Round
@@ -52,7 +53,7 @@ Input = tuple[str, dict[str, Any]]
 Meaning = Callable[[TableCore, str, Any], list[Input]]
 
 DEALER_HAND = 0      # the spot of the dealer's own hand on the panel
-DECK_SIZE = 52       # 3.4, 3.7: a verified deck
+DECK_SIZE = len(DECK)  # 3.4, 3.7: a full deck
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def panel(action: str, key: str, **fields: Any) -> Input:
 
 
 def action(name: str, **fixed: Any) -> Meaning:
-    """A button that is always the one panel action (with the spot or number it takes)."""
+    """A button that is always the one panel action, taking nothing from the panel."""
     def means(core: TableCore, key: str, taken: Any) -> list[Input]:
         return [panel(name, key, **fixed)]
     return means
