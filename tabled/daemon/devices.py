@@ -10,13 +10,14 @@ after a crash. Each device frame's input carries ``src`` (device and boot id) an
 grows by one per frame; the core ignores a ``seq`` it has already folded (tabled/table/core.py), and the
 adapter drops a frame it can see is a repeat before translating it again.
 
+The panel and the felt are translated, never judged: a button press becomes one ``panel.button``
+input (the button, the key turned, the spot, spots or number keyed), and each of the bet-spot
+board's readings one ``board.reading`` input (every spot's areas). What a press means in the
+table's state, and what the chips on the felt are, is decided by the fold (tabled/table/buttons.py,
+tabled/table/felt.py).
+
 Choices where the rules and the devices leave room (documented, each where it is made):
 
-* The panel has no button per spot. "Reveal" folds every spot still deciding whose bet area is
-  empty on the board (8.3, 8.6: the reveal comes after the bets of every player continuing);
-  "settle done" settles, then confirms each held progressive payment in the order of 12.2/12.4;
-  "approve" does what the key allows and the table needs (inspector: 14.13; supervisor: open the
-  table, resolve past posting 5.6, continue after a shuffler failure 15.2.2).
 * A lost link is not by itself a device failure. The meter's is (14.13: its display cannot be
   trusted), and so is the bet-spot board's: it is the electronic equipment that records the
   progressive wagers (2.3), so its loss is a 14.13 fault the dealer is told of. While it is lost
@@ -28,17 +29,10 @@ Choices where the rules and the devices leave room (documented, each where it is
 * Hands come out of the shuffling device when the round enters dealing (7.4); how many the device
   has already given for the round is read back from it (STATUS), so a restart mid-deal asks for
   exactly the hands still missing.
-* The panel's spot and keypad actions become the core's panel inputs with their spot or number;
-  the core checks the key (tabled/game/keys.py) and journals the refusal or the approval. A
-  closure (16.8) carries the minutes keyed; a raised minimum (6.2) none, so it takes effect at the
-  earliest the 20 minutes allow: the core counts them from the input's own journal time.
-* EXPOSED_CARD on the dealer's hand (spot 0) names no card on the wire: with the shoe it is the
-  card the shoe last dealt to the dealer (the dealer presses it before the dealer's next card), so
-  the journaled input carries the card (14.6, NZ 14.6: it becomes the dealer's up card).
 * Everything the shoe and the shuffling device's door report is journaled as it comes (shoe.card,
-  shoe.unreadable, shoe.removed, shoe.replaced, shoe.empty, shuffler.door, ENTER_CARD as a keyed
-  shoe.card); the core decides what it means for the deal (7.3, 14.1, 3.1: a card of the wrong
-  back colour voids the round), what the dealer is told and how the panel's FAULT lamp shows it,
+  shoe.unreadable, shoe.removed, shoe.replaced, shoe.empty, shuffler.door); the core decides
+  what it means for the deal (7.3, 14.1, 3.1: a card of the wrong back colour voids the round),
+  what the dealer is told and how the panel's FAULT lamp shows it,
   so a restart finds the deal exactly where it stood. The shoe is not equipment of 2.3 / 2.4.3,
   so none of this is a 14.13 fault (which would also take the progressive offline).
 """
@@ -53,21 +47,21 @@ from typing import Any
 import structlog
 
 from tabled_drivers.base import BadDeviceData, DeviceEvent, Driver, LinkFailed, LinkUp
-from tabled_drivers.betspots import BetSpotsDriver, Lamp as SpotLamp, WagerAfterLock, WagersChanged
+from tabled_drivers.betspots import BetSpotsDriver, Lamp as SpotLamp, Reading, WagerAfterLock, WagersChanged
 from tabled_drivers.link.client import serial_opener
 from tabled_drivers.link.endpoint import LinkTiming
 from tabled_drivers.link.errors import CommandRejected, LinkError, PortBusyError
 from tabled_drivers.link.messages import Status
 from tabled_drivers.meter import MeterDriver, MeterFault, MeterFaultCleared
-from tabled_drivers.panel import (DEALER_HAND, Button, ButtonPressed, KeyTurned, Lamp, LampState, NumberEntered,
-                           PanelDriver, SpotAction, SpotsAction)
+from tabled_drivers.panel import (Button, ButtonPressed, KeyTurned, Lamp, LampState, NumberEntered, PanelDriver,
+                           SpotAction, SpotsAction)
 from tabled_drivers.shoe import (BackColour, CardDrawn, CardUnreadable, ShoeDriver, ShoeEmpty, ShoeRemoved,
                           ShoeReplaced)
 from tabled_drivers.shuffler import (DECK_SIZE, CardCountWrong, DeckColour, DoorClosed, DoorOpen, HandDelivered,
                               NotIntermixing, ShuffleComplete, ShuffleCycleFailed, ShufflerDriver, ShufflerJam)
 from tabled.table.effects import Command, Effect
+from tabled.table.felt import AREAS, parse_reading
 from tabled.game.cards import HAND_SIZE
-from tabled.table.round import DEALER
 
 log = structlog.get_logger("tabled.daemon.devices")
 
@@ -78,25 +72,47 @@ EQUIPMENT = ("meter", "betspots")
 FIRST_OPEN_TIMEOUT = 5.0  # seconds for every driver's first try at opening its port
 DECK_COLOURS = {"A": DeckColour.RED, "B": DeckColour.BLUE}  # tabled.table.core.DECKS: A red, B blue (3.2.2)
 COLOUR_DECKS = {c: d for d, c in DECK_COLOURS.items()}
-AREAS = ("ante", "progressive", "bet")  # in this order: an ante before its progressive wager (11.1)
 SEQ_CYCLE = 255   # link SEQs run 1..255 and wrap (docs/protocols.md)
-PER_FRAME = 16    # inputs one frame may become (a reveal folds up to 7 spots, then reveals)
+PER_FRAME = 16    # sequence numbers per frame (a frame's inputs are numbered within its block)
 BUSY_RETRY_S = 0.01
 BUSY_RETRIES = 200
 SHOE_HAPPENINGS = {ShoeRemoved: "shoe.removed", ShoeReplaced: "shoe.replaced", ShoeEmpty: "shoe.empty"}
 
-#: spot actions of the panel -> (core panel action, extra fields)
-SPOT_ACTIONS = {
-    Button.CONCEDE: ("concede", {}),                    # 9.7
-    Button.ABSENT: ("absent", {}),                      # 14.12
-    Button.NO_ANTE_HAND: ("hand_without_ante", {}),     # 14.8, NZ 14.7
-    Button.PLAY_FIRST: ("play_first", {}),              # 14.11.1
-    Button.VOID_PLAYER: ("void_player", {"forfeit": False}),  # 16.3.1
-    Button.FORFEIT: ("void_player", {"forfeit": True}),       # 16.3.1, 16.5
-    Button.DEAD_HAND: ("dead_hand", {}),                # NZ 14.1
+#: the panel's buttons -> the names ``panel.button`` inputs give them (tabled/table/buttons.py)
+BUTTON_NAMES = {
+    Button.NO_MORE_BETS: "no_more_bets", Button.DEAL: "deal", Button.REVEAL: "reveal",
+    Button.SETTLE_DONE: "settle_done", Button.MISDEAL: "misdeal", Button.VOID_ROUND: "void_round",
+    Button.CONFIRM_SHUFFLE: "confirm_shuffle", Button.CONFIRM_CUT: "confirm_cut", Button.APPROVE: "approve",
+    Button.VERIFY_DECK: "verify_deck", Button.CALL_SUPERVISOR: "call_supervisor",
+    Button.CONCEDE: "concede", Button.ABSENT: "absent", Button.EXPOSED_CARD: "exposed_card",
+    Button.NO_ANTE_HAND: "no_ante_hand", Button.PLAY_FIRST: "play_first", Button.VOID_PLAYER: "void_player",
+    Button.DEAD_HAND: "dead_hand", Button.FORFEIT: "forfeit", Button.NEW_CARDS: "new_cards",
+    Button.SWITCH_TO_SHOE: "switch_to_shoe", Button.VERIFY_COUNT: "verify_count",
+    Button.ANNOUNCE_CLOSURE: "announce_closure", Button.ANNOUNCE_MINIMUM: "announce_minimum",
+    Button.ENTER_CARD: "enter_card",
 }
 
 Input = tuple[str, dict[str, Any]]
+
+
+def button_input(e: ButtonPressed) -> Input:
+    """A press of the panel as the table's ``panel.button`` input."""
+    payload: dict[str, Any] = {"button": BUTTON_NAMES[e.button], "key": e.key.name.lower()}
+    if isinstance(e, SpotAction):
+        payload["spot"] = e.spot
+    elif isinstance(e, SpotsAction):
+        payload["spots"] = list(e.spots)
+    elif isinstance(e, NumberEntered):
+        payload["value"] = e.value
+    return ("panel.button", payload)
+
+
+def board_input(reading: Reading) -> Input:
+    """A reading of the bet-spot board as the table's ``board.reading`` input: every spot's areas."""
+    return ("board.reading", {"spots": [
+        {"spot": sw.spot, **{area: {"cents": getattr(sw, area).chips, "token_cents": getattr(sw, area).tokens,
+                                    "stacks": getattr(sw, area).stacks} for area in AREAS}}
+        for sw in reading.spots]})
 
 
 def frame_seq(ack: Any) -> int | None:
@@ -136,21 +152,17 @@ class TableDevices:
         self.boots: dict[str, int] = {}
         self.up: set[str] = set()
         self.last_frame: dict[str, int] = {}
-        self.board: dict[tuple[int, str], tuple[int, int]] = {}  # (spot, area) -> (chips, tokens) submitted
-        self.stacks: dict[tuple[int, str], int] = {}  # (spot, area) -> separate stacks submitted (5.8)
-        # spot -> (round, chips, tokens) offered again (14.11.1)
-        self.bets_offered: dict[int, tuple[str, int, int]] = {}
         self.accepting: set[int] = set()                           # spots accepting a progressive (11.1)
         self.dealt_round: str | None = None                        # hands asked for, for this round
         self.shuffling: set[str] = set()                           # decks asked to be shuffled, not yet back
         self.events_in = 0
         self.repeats_dropped = 0
         self.resumed = False  # nothing goes to a device before the table has resumed from its journal
+        self.board_fresh = False  # the daemon's first board link is up and has not reported a reading
         self._queues: dict[str, asyncio.Queue] = {}
         self._workers: list[asyncio.Task] = []
         self._tasks: set[asyncio.Task] = set()
         self.on_input: Callable[[str, DeviceEvent], None] | None = None  # benchmarks: event timing
-        self._sync_board_from_core()
         table.listeners.append(self.on_effects)
 
     # -- life -------------------------------------------------------------------------------------------
@@ -216,12 +228,19 @@ class TableDevices:
     async def _on_event(self, device: str, event: DeviceEvent, ack: Callable[[], None]) -> None:
         self.events_in += 1
         if isinstance(event, LinkUp):
+            again = device in self.boots
             self.boots[device] = event.boot_id
             self.up.add(device)
+            told = again or not self.core.links.is_up(device)  # a first link the table holds up is no news
+            if told:
+                self.table.submit("device.link", {"device": device, "up": True, "reason": ""})
+            if device == "betspots":  # back after a loss the table knows of: its first reading is news
+                self.board_fresh = not told
             self._spawn(self._link_up(device))
             return
         if isinstance(event, LinkFailed):
             self.up.discard(device)
+            self.table.submit("device.link", {"device": device, "up": False, "reason": event.reason})
             self._link_failed(device, event)
             return
         key = self._frame_key(device, ack)
@@ -230,8 +249,6 @@ class TableDevices:
             self.repeats_dropped += 1
             ack()  # already in the journal: the device may forget it
             return
-        if isinstance(event, ButtonPressed):
-            await self.table.idle.wait()  # the panel acts on the table as the dealer sees it now
         inputs = self._translate(device, event)
         if self.on_input is not None and inputs:
             self.on_input(device, event)
@@ -281,7 +298,7 @@ class TableDevices:
             deck = COLOUR_DECKS.get(e.deck)
             return [("deck.verified", {"deck": deck, "count": e.counted})] if deck else []  # 3.7
         if isinstance(e, WagersChanged):
-            return self._wagers(e.reading)
+            return self._board_reading(e.reading)
         if isinstance(e, WagerAfterLock):
             return []  # the round judges it (5.6; a bet in the deciding phase is allowed, 8.5)
         if isinstance(e, MeterFault):
@@ -297,7 +314,7 @@ class TableDevices:
         if isinstance(e, (DoorOpen, DoorClosed)):  # 15.2
             return [("shuffler.door", {"open": isinstance(e, DoorOpen)})]
         if isinstance(e, ButtonPressed):
-            return self._button(e)
+            return [button_input(e)]
         if isinstance(e, KeyTurned):
             log.info("panel.key_turned", position=e.position.name.lower(), round_id=self.core.round_id)
             return []
@@ -318,136 +335,15 @@ class TableDevices:
             self.dealt_round = None  # a deal that waited for this deck may go on
         return inputs
 
-    # -- the bet-spot board ----------------------------------------------------------------------------
-
-    def _sync_board_from_core(self) -> None:
-        r = self.core.round
-        self.board, self.stacks = {}, {}
-        if r is not None:
-            for s in r.spots.values():
-                for area in AREAS:
-                    w = getattr(s, area)
-                    self.board[(s.number, area)] = (w.chips_cents, w.token_cents)
-                    self.stacks[(s.number, area)] = s.stacks.get(area, 1 if w else 0)
-
-    def _wagers(self, reading, areas: tuple[str, ...] = AREAS, full: bool = False) -> list[Input]:
-        inputs: list[Input] = []
-        for sw in reading.spots:
-            for area in areas:
-                w = getattr(sw, area)
-                now, where = (w.chips, w.tokens), (sw.spot, area)
-                # a stack split or joined is news even when the amount is not (5.8)
-                if full or self.board.get(where, (0, 0)) != now or self.stacks.get(where, 0) != w.stacks:
-                    self.board[where], self.stacks[where] = now, w.stacks
-                    inputs.append(("wager", {"spot": sw.spot, "area": area, "cents": w.chips,
-                                             "token_cents": w.tokens, "stacks": w.stacks}))
-        return inputs
-
-    async def _resync_board(self) -> None:
-        """Betting opens: the chips on the felt now are this round's antes and progressive wagers
-        (a bet area is paid or collected at settlement, so it is not carried into a round)."""
-        board: BetSpotsDriver = self.drivers["betspots"]  # type: ignore[assignment]
-        reading = await board.poll()
-        inputs = self._wagers(reading, ("ante", "progressive"), full=True)
-        inputs = [i for i in inputs if i[1]["cents"] or i[1]["token_cents"]]
-        for kind, payload in inputs:
-            self.table.submit(kind, payload)
-
-    # -- the panel ----------------------------------------------------------------------------------------
-
-    def _button(self, e: ButtonPressed) -> list[Input]:
-        key = e.key.name.lower()
-        c, r = self.core, self.core.round
-        b = e.button
-
-        def panel(action: str, **fields: Any) -> Input:
-            return ("panel", {"action": action, "key": key, **fields})
-
-        if b is Button.NO_MORE_BETS:
-            return [panel("no_more_bets")]
-        if b is Button.REVEAL:
-            if r is None or r.phase != "deciding":
-                return [panel("reveal")]  # the round says why not
-            folds = [panel("fold", spot=s.number) for s in r.spots.values()  # 8.3, 8.6
-                     if s.status == "playing" and self.board.get((s.number, "bet"), (0, 0)) == (0, 0)]
-            return [*folds, panel("reveal")]
-        if b is Button.SETTLE_DONE:
-            if r is not None and r.phase == "settling" and r.awards is not None:
-                held = [a["spot"] for a in r.awards.get("awards", []) if r.spots[a["spot"]].award_held]
-                if held:
-                    return [panel("award_paid", spot=held[0])]  # 9.5, in the order of 12.2 / 12.4
-            return [panel("settle")]
-        if isinstance(e, SpotAction):
-            if b is Button.EXPOSED_CARD and e.spot == DEALER_HAND:  # 14.6: the card becomes the up card
-                return [panel("exposed_card", target=DEALER, **self._dealer_card())]
-            if b is Button.EXPOSED_CARD:  # 14.5
-                return [panel("exposed_card", target=e.spot)]
-            action, fields = SPOT_ACTIONS[b]
-            return [panel(action, spot=e.spot, **fields)]
-        if isinstance(e, NumberEntered):
-            return self._number(e, panel)
-        if b is Button.MISDEAL:
-            return [panel("misdeal")]
-        if b is Button.VOID_ROUND:
-            forfeit = list(e.spots) if isinstance(e, SpotsAction) else []
-            return [panel("invalidate_round", reason="voided at the panel", forfeit=forfeit)]  # 16.4, 16.5
-        if b is Button.NEW_CARDS:  # 3.6: every deck of the card source in use, each to be verified
-            decks = ["S"] if c.card_source == "shoe" else list(DECK_COLOURS)
-            return [panel("new_cards", deck=d) for d in decks]
-        if b is Button.SWITCH_TO_SHOE:
-            return [panel("use_card_source", source="shoe")]  # 15.2.2
-        if b is Button.CONFIRM_CUT:
-            if c.card_source == "shoe" and "shoe" in self._queues:  # the cut deck is in the shoe: count from 1
-                self._queues["shoe"].put_nowait(Command("shoe", "start_shoe"))
-            return [panel("shuffle_and_cut")]  # 4.2, 4.3
-        if b is Button.VERIFY_DECK:
-            if c.card_source == "shoe":
-                return [("deck.verified", {"deck": "S", "count": DECK_SIZE})]  # 3.4: counted by the dealer
-            deck = c.deck_to_check()
-            if deck is not None:  # 3.4: a device without card recognition: the dealer's check verifies
-                return [panel("deck_checked", deck=deck)]
-            return [panel("count_cards", count=DECK_SIZE)]
-        if b is Button.APPROVE:
-            return self._approve(key, panel)
-        log.info("panel.button", button=b.name.lower(), key=key, round_id=c.round_id)
-        return []
-
-    def _number(self, e: NumberEntered, panel: Callable[..., Input]) -> list[Input]:
-        b, v = e.button, e.value
-        if b is Button.VERIFY_COUNT:
-            return [panel("count_cards", count=v)]  # 3.7; NZ 14.9 (profile)
-        if b is Button.ANNOUNCE_CLOSURE:
-            return [panel("announce_closure", minutes=v)]  # 16.8: minutes from the input's journal time
-        if b is Button.ANNOUNCE_MINIMUM:
-            return [panel("announce_minimum", cents=v)]  # 6.2: at the earliest the 20 minutes allow
-        # ENTER_CARD: the dealer read the card the shoe could not (7.3); the core says if one waits
-        return [("shoe.card", {"card": v, "keyed": True})]
-
-    def _dealer_card(self) -> dict[str, int]:
-        """The card the shoe last dealt to the dealer: the one exposed on the dealer's hand (14.6)."""
-        r = self.core.round
-        if r is not None and r.card_source == "shoe" and r.phase == "dealing" and r.dealer_cards:
-            return {"card": r.dealer_cards[-1]}
-        return {}  # the core says no card of the dealer's hand can be named
-
-    def _approve(self, key: str, panel: Callable[..., Input]) -> list[Input]:
-        c, r = self.core, self.core.round
-        if key == "inspector":
-            if not c.faults:
-                return [panel("approve_play")]  # refused by the table: nothing to approve
-            out = [panel("approve_play")]  # 14.13
-            for device in EQUIPMENT:  # back already: no need to go offline for it
-                if device in c.faults and device in self.up:
-                    out.append(("equipment.ok", {"equipment": device}))
-            return out
-        if r is not None and any(s.past_posting for s in r.spots.values()):
-            return [panel("resolve_past_posting", spot=s.number) for s in r.spots.values() if s.past_posting]  # 5.6
-        if key == "supervisor":
-            if not c.is_open:
-                return [panel("open_table")]  # 16.8
-            if c.shuffler_failed:
-                return [panel("use_card_source", source="shuffler")]  # 15.2.2: another device, new cards
-        return [panel("approve_play")]  # the table says why not
+    def _board_reading(self, reading: Reading) -> list[Input]:
+        """The board reports a reading when it differs from its last one. The first after a start
+        is not journaled when the table's felt holds it already (a restart over the same chips);
+        every other one is journaled as it comes."""
+        fresh, self.board_fresh = self.board_fresh, False
+        kind, payload = board_input(reading)
+        if fresh and not self.core.felt.changes(parse_reading(payload["spots"], self.core.spot_count)):
+            return []
+        return [(kind, payload)]
 
     # -- link state ---------------------------------------------------------------------------------------
 
@@ -486,8 +382,6 @@ class TableDevices:
                 self.table.submit(kind, payload)
         if device == "shuffler":
             await self._reconcile_shuffler()
-        if device == "betspots":
-            self._sync_board_from_core()
         for e in self.core.standing_effects():
             if isinstance(e, Command) and e.device == device and not (e.device == "shuffler" and e.name == "shuffle"):
                 self._queues[device].put_nowait(e)
@@ -523,29 +417,10 @@ class TableDevices:
     # -- effects out --------------------------------------------------------------------------------------
 
     def on_effects(self, effects: list[Effect]) -> None:
-        """Table listener: decks the table needs shuffled are shuffled (4.1), a round that
-        reached dealing gets its hands from the device (7.4), and a bet held back by 14.11.1 is
-        offered again once the spot directed to play first has decided."""
+        """Table listener: decks the table needs shuffled are shuffled (4.1), and a round that
+        reached dealing gets its hands from the device (7.4)."""
         self._want_shuffles()
         self._maybe_deal()
-        self._offer_bets_held_back()
-
-    def _offer_bets_held_back(self) -> None:
-        """14.11.1: a bet put down while another spot was directed to play first is refused by the
-        round, and the board does not report it again while it lies unchanged. Once that spot has
-        decided, the chips still on the bet area are this spot's bet: offered once per amount."""
-        r = self.core.round
-        if r is None or r.phase != "deciding" or r.first_to_play is None:
-            return
-        if r.spots[r.first_to_play].status == "playing":
-            return
-        for spot in r.spots.values():
-            chips, tokens = self.board.get((spot.number, "bet"), (0, 0))
-            offer = (r.round_id, chips, tokens)
-            if spot.status == "playing" and (chips or tokens) and self.bets_offered.get(spot.number) != offer:
-                self.bets_offered[spot.number] = offer
-                self.table.submit("wager", {"spot": spot.number, "area": "bet", "cents": chips, "token_cents": tokens,
-                                            "stacks": self.stacks.get((spot.number, "bet"), 1)})
 
     def _want_shuffles(self) -> None:
         """Any deck the table needs and nobody asked the device to shuffle is asked for (e.g.
@@ -617,7 +492,6 @@ class TableDevices:
             if cmd.name == "unlock":
                 await d.unlock()
                 self.accepting = set(a.get("progressive_spots") or ())
-                await self._resync_board()
                 if self.accepting:
                     await d.enable_progressive(sorted(self.accepting))
                 await d.set_lamps({})
@@ -695,4 +569,4 @@ def _back(colour: BackColour) -> dict[str, str]:
     return {} if colour is BackColour.NOT_SEEN else {"back": colour.name.lower()}
 
 
-__all__ = ["TableDevices", "build_drivers", "DEVICES", "DECK_COLOURS"]
+__all__ = ["TableDevices", "build_drivers", "button_input", "board_input", "BUTTON_NAMES", "DEVICES", "DECK_COLOURS"]

@@ -12,8 +12,13 @@ the round in play (tabled/table/round.py).
 
 Inputs (kind: payload):
 
-* ``wager``: spot, area (ante | progressive | bet), cents, token_cents, stacks -- from the board
+* ``board.reading``: spots, each {spot, ante, progressive, bet} with {cents, token_cents, stacks} --
+  the bet-spot board's whole reading; the felt (tabled/table/felt.py) applies what changed
+* ``wager``: spot, area (ante | progressive | bet), cents, token_cents, stacks -- one area's change
+* ``panel.button``: button, key, and the spot, spots or value keyed -- what the press means is
+  decided here (tabled/table/buttons.py)
 * ``panel``: action, key (dealer | supervisor | inspector), and the action's fields
+* ``device.link``: device, up, reason -- a driver's link lost or back (tabled/table/links.py)
 * ``shuffler.shuffled``: deck; ``shuffler.hand``: cards, back, up; ``shuffler.fault``: fault
 * ``shuffler.door``: open (true | false) -- shown during a round (15.2)
 * ``shuffler.recognition``: on (true | false) -- whether the shuffling device reads the cards it
@@ -36,7 +41,10 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from tabled.table import buttons
 from tabled.table.effects import Command, Effect, Note, PoolOp, Say
+from tabled.table.felt import Felt, parse_reading
+from tabled.table.links import Links, read_link
 from tabled.game.cards import card_text
 from tabled.game.profiles import Profile
 from tabled.game.progressive import ProgressiveResult
@@ -124,6 +132,8 @@ class TableCore:
         self.rounds_finished = 0
         self.now = 0
         self.last_seq: dict[str, int] = {}          # per input source: the last sequence number folded
+        self.felt = Felt()                          # what the bet-spot board last read
+        self.links = Links()                        # the devices' links (tabled/table/links.py)
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -161,6 +171,12 @@ class TableCore:
             if self.round is None:
                 return [Say("no round is open for wagers", p.get("spot"), "5.2", "flag")] if p.get("cents") else []
             return self.round.handle("wager", p)
+        if kind == "board.reading":
+            return self._board_reading(p["spots"])
+        if kind == "panel.button":
+            return self._button(p)
+        if kind == "device.link":
+            return self._link(p)
         if kind == "panel":
             return self._panel(p)
         if kind == "shuffler.shuffled":
@@ -199,6 +215,55 @@ class TableCore:
         if self.round is None:
             return [Say(f"{name}: no round in play", level="refused")]
         return self.round.handle(name, p)
+
+    # -- the felt and the panel's buttons -------------------------------------------------------------
+
+    def _board_reading(self, spots: Any) -> list[Effect]:
+        """Each area the board reads differently is applied as its ``wager`` input (5.8: a stack
+        split or joined is a change)."""
+        effects: list[Effect] = []
+        for wager in self.felt.read(parse_reading(spots, self.spot_count)):
+            effects += self._dispatch("wager", wager)
+        return effects
+
+    def _button(self, p: dict[str, Any]) -> list[Effect]:
+        effects: list[Effect] = []
+        for kind, payload in buttons.press(self, p):
+            effects += self._dispatch(kind, payload)
+            if self.round is not None:  # 14.11.1: a fold of the spot playing first makes the held bets count
+                effects += self._offer_bets_held_back(self.round)
+        return effects
+
+    def _link(self, p: dict[str, Any]) -> list[Effect]:
+        device, up, reason = read_link(p)
+        self.links.set(device, up, reason)
+        if device == "betspots" and up:
+            # what the board read before its link was lost is stale: the felt is taken to be the
+            # round's wagers, and the board's next reading says what changed
+            self.felt.assume(self.round.spots.values() if self.round is not None else ())
+        return []
+
+    def _betting_opens(self, r: Round) -> list[Effect]:
+        """The chips lying on the ante and progressive areas are this round's wagers
+        (tabled/table/felt.py); with the board's link lost nothing is read from the felt."""
+        if not self.links.is_up("betspots"):
+            return []
+        effects: list[Effect] = []
+        for wager in self.felt.carried(sorted(r.spots)):
+            effects += r.handle("wager", wager)
+        return effects
+
+    def _offer_bets_held_back(self, r: Round) -> list[Effect]:
+        """14.11.1: once the spot directed to play first has decided, the chips still on a playing
+        spot's bet area are its bet (offered once per amount, tabled/table/felt.py)."""
+        if r.phase != "deciding" or r.first_to_play is None or r.spots[r.first_to_play].status == "playing":
+            return []
+        effects: list[Effect] = []
+        for s in r.spots.values():
+            wager = self.felt.bet_to_offer(r.round_id, s.number) if s.status == "playing" else None
+            if wager is not None:
+                effects += r.handle("wager", wager)
+        return effects
 
     # -- panel (keys) -------------------------------------------------------------------------------
 
@@ -273,7 +338,8 @@ class TableCore:
         if self.card_source != "shoe":
             return [Say("no cut with the shuffling device", rule="4.4.2", level="refused")]
         self.cut_done = True
-        return [Say("shuffle and cut confirmed", rule="4.2")]
+        # the cut deck is in the shoe: its reader counts from 1
+        return [Say("shuffle and cut confirmed", rule="4.2"), Command("shoe", "start_shoe")]
 
     def _action_new_cards(self, deck: str) -> list[Effect]:
         """3.6: new cards; they must be verified (3.4) before use."""
@@ -565,6 +631,8 @@ class TableCore:
     def _progress(self) -> list[Effect]:
         effects: list[Effect] = []
         r = self.round
+        if r is not None:
+            effects += self._offer_bets_held_back(r)
         if r is not None and r.phase == "settling" and r.settlement is None and (
                 r.awards is not None or not any(s.award_held for s in r.spots.values())):
             effects += self._settlement_note(r)
@@ -585,6 +653,7 @@ class TableCore:
                 self.cut_done = False
             r.back = self.back_of(r.deck)  # 3.1: as verified, if the deck's colour came since the round opened
             effects += r.handle("cards_ready", {})
+            effects += self._betting_opens(r)
         lamp = self._wanted_fault_lamp()
         if lamp != self.fault_lamp:
             self.fault_lamp = lamp
@@ -700,6 +769,10 @@ class TableCore:
             "rounds_finished": self.rounds_finished, "now": self.now,
             "last_seq": self.last_seq,
             "round": self.round.snapshot() if self.round else None,
+            # held once there is something to hold: a journal without board readings or link
+            # reports checkpoints the same table state as before they were folded
+            **({"felt": self.felt.snapshot()} if self.felt else {}),
+            **({"links": self.links.lost} if self.links.lost else {}),
         }
 
     @classmethod
@@ -717,6 +790,8 @@ class TableCore:
         core.undelivered = dict(snap.get("undelivered") or {})
         core.pending_minimum = tuple(snap["pending_minimum"]) if snap["pending_minimum"] else None
         core.abstained = {int(k): v for k, v in snap["abstained"].items()}
+        core.felt = Felt.from_snapshot(snap.get("felt"))
+        core.links.lost = dict(snap.get("links") or {})
         if snap["round"]:
             core.round = Round.from_snapshot(snap["round"], spots, limits, profile)
         return core

@@ -44,6 +44,9 @@ def _kinds(replayed: bool, what: dict[str, str]) -> dict[str, Kind]:
 INPUTS: dict[str, Kind] = _kinds(False, {
     "wager": "chips on a betting area (ante, progressive or bet), read by the bet-spot board",
     "panel": "a key or button of the dealer's panel (an action, with the key turned)",
+    "panel.button": "a button of the dealer's panel pressed, with the key turned and the spot, spots or number keyed",
+    "board.reading": "every betting area as the bet-spot board read it (chips, tokens, stacks)",
+    "device.link": "a device's link was lost or is back",
     "tick": "nothing happened: wakes the consumer (a stop, a timer)",
     "shuffler.shuffled": "the shuffling device has a deck shuffled and ready",
     "shuffler.hand": "the shuffling device delivered a hand",

@@ -35,8 +35,9 @@ async def test_two_antes_on_one_area_are_flagged_and_block_no_more_bets_5_8(tmp_
     refused = run.said("5.8", level="refused")
     assert refused[0].spot == 3 and "correct it before 'no more bets'" in refused[0].text
     # the journal keeps what the board reported: two stacks, then one, on spot 3's ante
-    stacks = [w.payload.get("stacks") for w in journal_records(tmp_path, "wager")
-              if w.payload["spot"] == 3 and w.payload["area"] == "ante"]
+    read = [next(s for s in r.payload["spots"] if s["spot"] == 3)["ante"]["stacks"]
+            for r in journal_records(tmp_path, "board.reading")]
+    stacks = [n for i, n in enumerate(read) if i == 0 or n != read[i - 1]]
     assert 2 in stacks and stacks[-1] == 1 and stacks.index(2) < len(stacks) - 1
     settled = journal_records(tmp_path, "round.settled")
     assert len(settled) >= 2 and settled[1].payload["void"] is None

@@ -172,8 +172,8 @@ async def test_closure_announced_takes_effect_only_20_minutes_later_16_8(tmp_pat
     started = journal_records(tmp_path, "round.started")
     assert len(started) == 3
     # 16.8: the minutes as keyed, counted from the input's own journal time (no rounding)
-    announced = [r for r in journal_records(tmp_path, "panel") if r.payload["action"] == "announce_closure"]
-    assert [r.payload["minutes"] for r in announced] == [19, 20]
+    announced = [r for r in journal_records(tmp_path, "panel.button") if r.payload["button"] == "announce_closure"]
+    assert [r.payload["value"] for r in announced] == [19, 20]
     closes = [s.text for s in run.said("16.8", "table closes at")]
     assert len(closes) == 1 and "20 minutes from now" in closes[0]
 

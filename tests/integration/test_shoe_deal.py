@@ -51,8 +51,8 @@ async def test_unreadable_card_keyed_in_by_the_dealer_and_the_deal_goes_on_7_3(t
     await play_at(tmp_path, scenario, card_source="shoe")
     settled = journal_records(tmp_path, "round.settled")
     assert len(settled) >= 2 and all(s.payload["void"] is None for s in settled)
-    keyed = journal_records(tmp_path, "shoe.card")
-    assert any(r.payload["src"].startswith("panel@") for r in keyed)  # the keyed card, journaled as such
+    keyed = [r for r in journal_records(tmp_path, "panel.button") if r.payload["button"] == "enter_card"]
+    assert len(keyed) == 1 and keyed[0].payload["src"].startswith("panel@")  # the keyed card, journaled as such
 
 
 async def test_unreadable_card_then_misdeal_14_1_and_a_card_drawn_before_keying_stops_the_deal(tmp_path):
@@ -159,7 +159,7 @@ async def test_unreadable_card_wait_survives_a_daemon_restart_then_keyed_in_7_3_
     out = io.StringIO()  # recall shows the wait and the keyed card with the round
     with contextlib.redirect_stdout(out):
         assert main(["recall", "--journal", str(tmp_path / "journal.db"), "--round", unreadable[0].round_id]) == 0
-    assert "shoe.unreadable" in out.getvalue() and "keyed" in out.getvalue()
+    assert "shoe.unreadable" in out.getvalue() and "button=enter_card" in out.getvalue()
 
 
 async def test_card_exposed_on_the_dealers_hand_is_the_dealers_up_card_14_6_nz_14_6(tmp_path):
@@ -178,8 +178,9 @@ async def test_card_exposed_on_the_dealers_hand_is_the_dealers_up_card_14_6_nz_1
         await run.rounds(1)
 
     run = await play_at(tmp_path, scenario, card_source="shoe")
-    pressed = [r.payload for r in journal_records(tmp_path, "panel") if r.payload["action"] == "exposed_card"]
-    assert pressed == [{"action": "exposed_card", "key": "dealer", "target": "dealer", "card": run.exposed,
+    # the press names the dealer's hand; the table takes the card the shoe last dealt the dealer
+    pressed = [r.payload for r in journal_records(tmp_path, "panel.button") if r.payload["button"] == "exposed_card"]
+    assert pressed == [{"button": "exposed_card", "key": "dealer", "spot": 0,
                         "src": pressed[0]["src"], "seq": pressed[0]["seq"]}]
     dealt = journal_records(tmp_path, "round.dealt")[1].payload
     assert dealt["dealer_up"] == [card_text(run.exposed)]

@@ -90,6 +90,16 @@ class Harness:
     def panel(self, action: str, key: str = "dealer", **fields: Any) -> list[Any]:
         return self.feed("panel", action=action, key=key, **fields)
 
+    def press(self, button: str, key: str = "dealer", **taken: Any) -> list[Any]:
+        """A button of the panel (tabled/table/buttons.py), with the spot, spots or value keyed."""
+        return self.feed("panel.button", button=button, key=key, **taken)
+
+    def board(self, chips: dict[int, dict[str, int]]) -> list[Any]:
+        """The bet-spot board's whole reading: the cents on each spot's areas, nothing elsewhere."""
+        return self.feed("board.reading", spots=[
+            {"spot": n, **{area: {"cents": chips.get(n, {}).get(area, 0)} for area in ("ante", "progressive", "bet")}}
+            for n in range(1, self.core.spot_count + 1)])
+
     def prepare_cards(self) -> None:
         if self.core.card_source == "shuffler":
             for d in ("A", "B"):

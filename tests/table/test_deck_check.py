@@ -2,11 +2,6 @@
 checks each new deck and says so on the panel (the DECK CHECKED confirmation, journaled as the
 deck's verification); with recognition on, the device's order remains the verification."""
 
-from types import SimpleNamespace
-
-from tabled_drivers.panel import Button, ButtonPressed, KeyPosition
-from tabled.daemon.devices import TableDevices
-
 from .harness import Harness, notes, refused, rules_said, says
 
 
@@ -21,12 +16,8 @@ def opened(recognition: bool | None) -> Harness:
     return h
 
 
-def press_verify(h: Harness, key: KeyPosition = KeyPosition.DEALER) -> list:
-    devices = TableDevices(SimpleNamespace(core=h.core, listeners=[]), lambda consumer_for: {})
-    out = []
-    for kind, payload in devices._translate("panel", ButtonPressed(device="panel", button=Button.VERIFY_DECK, key=key)):
-        out += h.feed(kind, **payload)
-    return out
+def press_verify(h: Harness, key: str = "dealer") -> list:
+    return h.press("verify_deck", key=key)
 
 
 def test_without_recognition_the_dealers_check_verifies_the_deck_3_4():
@@ -79,7 +70,7 @@ def test_the_panels_verify_button_checks_the_deck_the_table_waits_for_3_4():
     h = opened(recognition=False)
     eff = press_verify(h)
     assert notes(eff, "deck.checked")[0].payload["deck"] == "A" and h.round.phase == "betting"
-    eff = press_verify(h, KeyPosition.SUPERVISOR)
+    eff = press_verify(h, "supervisor")
     assert notes(eff, "deck.checked")[0].payload == {"deck": "B", "key": "supervisor", "rule": "3.4"}
     assert not notes(press_verify(h), "deck.checked")  # both verified: a count, no deck check
 

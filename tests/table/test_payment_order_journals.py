@@ -3,16 +3,14 @@
 
 from __future__ import annotations
 
-from tabled_drivers.panel import Button
 from tabled.table.core import TableCore, result_as_dict
-from tabled.daemon.devices import TableDevices
 from tabled.game.progressive import ProgressiveHit, award_progressive
 from tabled.game.ranking import Category
 from tabled.daemon.journal import Journal
 from tabled.daemon.controller import Table
 
-from .harness import Harness, refused
-from .test_rules_gaps import DEALER_QUALIFIES, _press, _Table
+from .harness import Harness, notes, refused
+from .test_rules_gaps import DEALER_QUALIFIES
 
 DEAL = {1: "9h Th Jh Qh Kh",    # straight flush
         2: "3c 3d 3s 8c 8d",    # full house
@@ -90,10 +88,10 @@ def test_the_settle_done_button_confirms_payments_in_the_order_of_12_2_and_12_4_
     h.auto_pool = True
     h.run_pool(next(e for e in h.log if getattr(e, "op", None) == "awards"))
     assert [a["spot"] for a in h.round.awards["awards"]] == [1, 3, 2]   # 12.4 then 12.2
-    devices = TableDevices(_Table(h.core), lambda consumer_for: {})
     pressed = []
     for _ in range(3):
-        inputs, eff = _press(devices, h, Button.SETTLE_DONE)
+        eff = h.press("settle_done")
         assert not refused(eff)
-        pressed += [p["spot"] for _, p in inputs if p["action"] == "award_paid"]
+        pressed += [e.spot for e in eff if getattr(e, "rule", None) == "9.5" and "progressive paid" in e.text]
     assert pressed == [1, 3, 2] and h.core.rounds_finished == 1
+    assert not notes(h.log, "panel.refused")

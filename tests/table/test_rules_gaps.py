@@ -1,9 +1,5 @@
-"""Rules docs/rules.md listed as enforced but untested, each proved here at the table core (and,
-for the reveal button, at the device adapter's panel mapping), cited by number."""
-
-from tabled_drivers.betspots import Reading, SpotWagers, Wager as BoardWager, WagersChanged
-from tabled_drivers.panel import Button, ButtonPressed, KeyPosition
-from tabled.daemon.devices import TableDevices
+"""Rules docs/rules.md listed as enforced but untested, each proved here at the table core (the
+panel's reveal button and the felt included), cited by number."""
 
 from .harness import Harness, notes, refused, rules_said, says
 
@@ -80,27 +76,10 @@ def test_a_bet_before_the_deal_is_flagged_and_blocks_no_more_bets_until_removed_
 
 # -- 8.3, 8.6: the panel's reveal button ---------------------------------------------------------------
 
-class _Table:
-    """What TableDevices needs of a table to translate a panel button: the core and listeners."""
-
-    def __init__(self, core) -> None:
-        self.core = core
-        self.listeners: list = []
-
-
-def _board(h: Harness, bets: dict[int, int]) -> WagersChanged:
-    """The bet-spot board's reading: each spot's ante as the round holds it, and ``bets``."""
-    spots = tuple(SpotWagers(n, BoardWager(s.ante.cents), BoardWager(bets.get(n, 0)),
-                             BoardWager(s.progressive.cents), False) for n, s in h.round.spots.items())
-    return WagersChanged(device="betspots", reading=Reading(True, spots))
-
-
-def _press(devices: TableDevices, h: Harness, button: Button) -> list:
-    inputs = devices._translate("panel", ButtonPressed(device="panel", button=button, key=KeyPosition.DEALER))
-    out = []
-    for kind, payload in inputs:
-        out += h.feed(kind, **payload)
-    return inputs, out
+def reveal_actions(h: Harness, eff: list) -> list:
+    """What a press did, as the notes and lines show it: the spots folded, then whether it revealed."""
+    folded = [e.spot for e in eff if getattr(e, "rule", None) == "8.4" and "folds" in e.text]
+    return folded + (["reveal"] if h.round is not None and h.round.phase == "revealed" else [])
 
 
 def test_reveal_button_folds_each_undecided_spot_with_an_empty_bet_area_then_reveals_8_3_8_6():
@@ -110,18 +89,14 @@ def test_reveal_button_folds_each_undecided_spot_with_an_empty_bet_area_then_rev
     h.panel("no_more_bets")
     h.deal({1: "2c 7d 9h Js Kd", 2: "3c 3d 9c Ts Qd", 3: "4c 5d 6h 8s Jd", 4: "5c 5h 7c 8h Qs",
             "dealer": DEALER_QUALIFIES})
-    devices = TableDevices(_Table(h.core), lambda consumer_for: {})
-    for kind, payload in devices._translate("betspots", _board(h, {1: 1000})):  # spot 1 bets on the felt
-        h.feed(kind, **payload)
+    h.board({1: {"bet": 1000}})                              # spot 1 bets on the felt
     h.panel("fold", spot=3)                                  # spot 3 folded by the dealer already
     assert h.round.spots[1].status == "played"
     assert refused(h.panel("reveal"))[0].rule == "8.6"       # a bare reveal: spots 2 and 4 undecided
-    inputs, eff = _press(devices, h, Button.REVEAL)
-    assert [(p["action"], p.get("spot")) for _, p in inputs] == [("fold", 2), ("fold", 4), ("reveal", None)]
-    assert not refused(eff)
+    eff = h.press("reveal")
+    assert reveal_actions(h, eff) == [2, 4, "reveal"] and not refused(eff)
     assert {n: s.status for n, s in h.round.spots.items() if n <= 4} == \
         {1: "played", 2: "folded", 3: "folded", 4: "folded"}
-    assert h.round.phase == "revealed"
     h.panel("settle")
     assert settled_line(h, 2)["ante"]["collected_cents"] == 500   # 8.4: a fold loses the ante
 
@@ -130,15 +105,14 @@ def test_reveal_button_never_folds_a_spot_with_chips_on_its_bet_area_14_9_and_ou
     h = Harness()
     h.ante(1, 500)
     h.ante(2, 500)
-    devices = TableDevices(_Table(h.core), lambda consumer_for: {})
-    inputs, eff = _press(devices, h, Button.REVEAL)          # betting: nothing folded, the round says no
-    assert [p["action"] for _, p in inputs] == ["reveal"] and refused(eff)
+    eff = h.press("reveal")                                  # betting: nothing folded, the round says no
+    assert refused(eff) and h.round.phase == "betting"
+    assert [s.status for s in h.round.spots.values()] == ["empty"] * 7
     h.panel("no_more_bets")
     h.deal({1: "2c 7d 9h Js Kd", 2: "3c 3d 9c Ts Qd", "dealer": DEALER_QUALIFIES})
-    for kind, payload in devices._translate("betspots", _board(h, {1: 1000, 2: 700})):
-        h.feed(kind, **payload)                               # spot 2: a bet not twice the ante
-    inputs, eff = _press(devices, h, Button.REVEAL)
-    assert [p["action"] for _, p in inputs] == ["reveal"]    # chips on the bet area: not folded
+    h.board({1: {"bet": 1000}, 2: {"bet": 700}})             # spot 2: a bet not twice the ante
+    eff = h.press("reveal")
+    assert reveal_actions(h, eff) == []                      # chips on the bet area: not folded
     assert refused(eff)[0].rule == "14.9" and h.round.spots[2].status == "played"
 
 
@@ -146,30 +120,16 @@ def test_reveal_button_goes_by_the_felt_not_a_refused_bet_input_8_3_14_11_1():
     h = Harness()
     h.ante(1, 500)
     h.ante(2, 500)
+    h.ante(3, 500)
     h.panel("no_more_bets")
-    h.deal({1: "2c 7d 9h Js Kd", 2: "3c 3d 9c Ts Qd", "dealer": DEALER_QUALIFIES})
-    devices = TableDevices(_Table(h.core), lambda consumer_for: {})
+    h.deal({1: "2c 7d 9h Js Kd", 2: "3c 3d 9c Ts Qd", 3: "4c 5d 6h 8s Jd", "dealer": DEALER_QUALIFIES})
     h.panel("play_first", key="supervisor", spot=2)
-    eff = []
-    for kind, payload in devices._translate("betspots", _board(h, {1: 1000})):
-        eff += h.feed(kind, **payload)                        # spot 1 bets out of turn: refused
+    eff = h.board({1: {"bet": 1000}})                        # spot 1 bets out of turn: refused
     assert refused(eff)[0].rule == "14.11.1" and h.round.spots[1].status == "playing"
-    h.panel("fold", spot=2)
-    inputs, eff = _press(devices, h, Button.REVEAL)
-    # spot 1 has chips on its bet area: never folded by the button, the round says who must decide
-    assert [p["action"] for _, p in inputs] == ["reveal"]
-    assert refused(eff)[0].rule == "8.6" and h.round.spots[1].status == "playing"
-
-
-class _QueueingTable(_Table):
-    """A table whose submitted inputs are kept, to be fed to the core by the test."""
-
-    def __init__(self, core) -> None:
-        super().__init__(core)
-        self.submitted: list = []
-
-    def submit(self, kind, payload, ack=None) -> None:
-        self.submitted.append((kind, payload))
+    eff = h.press("reveal")
+    # spot 2 (playing first) folds; then spot 1's chips are its bet (14.11.1), never folded; spot 3 folds
+    assert reveal_actions(h, eff) == [2, 3, "reveal"] and not refused(eff)
+    assert h.round.spots[1].status == "played" and h.round.spots[1].locked_bet.cents == 1000
 
 
 def test_bet_held_back_by_play_first_counts_once_the_first_spot_decided_14_11_1():
@@ -178,22 +138,18 @@ def test_bet_held_back_by_play_first_counts_once_the_first_spot_decided_14_11_1(
     h.ante(2, 500)
     h.panel("no_more_bets")
     h.deal({1: "2c 7d 9h Js Kd", 2: "3c 3d 9c Ts Qd", "dealer": DEALER_QUALIFIES})
-    table = _QueueingTable(h.core)
-    devices = TableDevices(table, lambda consumer_for: {})
     h.panel("play_first", key="supervisor", spot=2)
-    for kind, payload in devices._translate("betspots", _board(h, {1: 1000})):
-        assert refused(h.feed(kind, **payload))[0].rule == "14.11.1"   # out of turn: refused
-    devices.on_effects([])
-    assert table.submitted == []                              # spot 2 has not decided yet
-    h.panel("fold", spot=2)
-    devices.on_effects([])
-    assert table.submitted == [("wager", {"spot": 1, "area": "bet", "cents": 1000, "token_cents": 0, "stacks": 1})]
-    for kind, payload in table.submitted:
-        h.feed(kind, **payload)
-    assert h.round.spots[1].status == "played"                # the chips on the felt are the bet
-    devices.on_effects([])
-    assert len(table.submitted) == 1                          # offered once, not on every step
-    assert not refused(h.panel("reveal"))
+    assert refused(h.board({1: {"bet": 1000}}))[0].rule == "14.11.1"   # out of turn: refused
+    assert h.round.spots[1].status == "playing" and not h.round.spots[1].bet  # spot 2 has not decided yet
+    eff = h.panel("fold", spot=2)
+    assert [e.text for e in says(eff) if e.rule == "8.5"] == ["spot 1 bets $10.00"]
+    assert h.round.spots[1].status == "played" and h.round.spots[1].bet.cents == 1000  # the chips are the bet
+    h.feed("wager", spot=1, area="bet", cents=0)             # taken back before the reveal (14.9.1)
+    assert h.round.spots[1].status == "playing"
+    assert not says(h.feed("tick"), None)                    # offered once per amount, not on every step
+    assert h.round.spots[1].status == "playing"
+    h.board({1: {"bet": 1200}})                              # a new amount on the felt is a new bet
+    assert h.round.spots[1].bet.cents == 1200 and h.round.spots[1].status == "played"
 
 
 # -- 9.5, 12.2, 12.4: confirming progressive payments in order -----------------------------------------
