@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from tabled.game.round_facts import Wager
 from tabled.table.core import DECKS, TableCore
-from tabled.table.round import Spot
+from tabled.table.spot import Spot
 
 
 @dataclass(frozen=True)
