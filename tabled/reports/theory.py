@@ -1,0 +1,106 @@
+"""The exact mathematics of the wagers actually made: each hand's expected result for the house.
+
+For a hand dealt against the dealer's one up card, the dealer's four hole cards are any 4 of the
+46 unseen cards, all equally likely; :mod:`tabled.math.counting` gives exactly how many of the
+163,185 do not qualify (9.2), lose to the hand (9.4.1.1), tie it (9.4.1.3) or beat it (9.4.1.2).
+Each of the four is settled here as :func:`tabled.game.settlement.settle` settles it -- the ante's
+odds (10.1), the bet settled on the amount of 14.10, the maximum payout (10.2), promotional tokens
+taken on a win (1.1) and returned or kept on a stand off by the profile -- so a hand's expectation
+is an exact fraction of a cent, for the decision the player made and for the better of the two
+(the optimal-play figure: fold, or bet twice the ante, 5.5).
+
+A folded hand (8.4) has no chance left: its theoretical result is its actual result. Hands in a
+void round, void hands (14.7), absent players (14.12), dead hands and conceded hands are left out
+of the theoretical win and of the actual win it is set beside, and counted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from tabled.game.profiles import Profile
+from tabled.game.round_facts import SpotStatus
+from tabled.game.settlement import SpotSettlement
+from tabled.math import counting
+
+DEALER_HANDS = counting.DEALER_HANDS_PER_UP_CARD
+
+
+@dataclass(frozen=True)
+class HandTheory:
+    """One hand: the house's actual and expected result (cents), and the variance of its result."""
+
+    actual_cents: int
+    expected: Fraction          # for the decision made
+    optimal: Fraction           # had the player made the better decision, betting twice the ante
+    variance: Fraction          # of the house's result, over the dealer's hole cards (cents squared)
+    ante_cents: int
+
+
+def _kept_token(token_cents: int, profile: Profile) -> int:
+    """A token on a wager that stands off or is void: lost to the house unless the profile returns it."""
+    return 0 if profile.tokens_returned_on_stand_off else token_cents
+
+
+def _settled_bet(ante_cents: int, bet_cents: int) -> int:
+    return min(bet_cents, 2 * ante_cents)  # 14.10: settled on what was bet, or on twice the ante
+
+
+def bet_outcomes(profile: Profile, category, ante_cents: int, ante_token: int, bet_cents: int,
+                 bet_token: int) -> tuple[int, int, int, int]:
+    """The house's result (cents) on ante and bet when the dealer does not qualify, the hand is
+    higher, they stand off, the dealer is higher: as the settlement computes each."""
+    settled = _settled_bet(ante_cents, bet_cents)
+    ante_won = ante_cents * profile.ante_odds - min(ante_token, ante_cents)   # 9.3.1, 10.1; 1.1
+    not_qualifying = -ante_won + _kept_token(bet_token, profile)              # 9.2: the bet is void
+    winnings, _ = profile.bet_winnings(category, settled)                     # 10.1, 10.2
+    higher = -ante_won - (winnings - min(bet_token, settled))                 # 9.4.1.1
+    stand_off = _kept_token(ante_token, profile) + _kept_token(bet_token, profile)  # 9.4.1.3
+    lower = ante_cents + settled                                              # 9.4.1.2
+    return not_qualifying, higher, stand_off, lower
+
+
+def _expectation(counts: Sequence[int], results: Sequence[int]) -> tuple[Fraction, Fraction]:
+    total = sum(c * r for c, r in zip(counts, results))
+    square = sum(c * r * r for c, r in zip(counts, results))
+    mean = Fraction(total, DEALER_HANDS)
+    return mean, Fraction(square, DEALER_HANDS) - mean * mean
+
+
+def theory_of_hands(hands: Sequence[tuple[SpotSettlement, int]], profile: Profile) -> list[HandTheory]:
+    """Each (played or folded spot, dealer's up card) -> its :class:`HandTheory`, counted in one batch."""
+    if not hands:
+        return []
+    values, ranks, masks = [], [], []
+    for spot, up in hands:
+        value, up_rank, mask = counting.situation(spot.cards, up)
+        values.append(value)
+        ranks.append(up_rank)
+        masks.append(mask)
+    counts = counting.dealer_counts_batch(np.array(values), np.array(ranks), np.array(masks)).tolist()
+    out = []
+    for (spot, _), row in zip(hands, counts):
+        ante, bet = spot.ante.placed, spot.bet.placed
+        actual = -(spot.ante.net_cents + spot.bet.net_cents)
+        folded = Fraction(ante.cents)  # 8.4: the ante is collected whole, tokens included
+        as_raised = bet_outcomes(profile, spot.hand.category, ante.cents, ante.token_cents,
+                                 2 * ante.cents, 0)
+        raised_mean, _ = _expectation(row, as_raised)
+        optimal = min(folded, raised_mean)  # the player keeps the better of the two
+        if spot.status is SpotStatus.FOLDED:
+            out.append(HandTheory(actual, Fraction(actual), optimal, Fraction(0), ante.cents))
+            continue
+        results = bet_outcomes(profile, spot.hand.category, ante.cents, ante.token_cents, bet.cents,
+                               bet.token_cents)
+        mean, variance = _expectation(row, results)
+        out.append(HandTheory(actual, mean, optimal, variance, ante.cents))
+    return out
+
+
+def standard_deviation(variance: Fraction) -> float:
+    return math.sqrt(variance)
