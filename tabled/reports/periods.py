@@ -2,8 +2,9 @@
 
 A gaming day starts at a wall-clock time (06:00 by default) and runs to the same time the next
 day; it is named by the date on which it starts. Shifts divide it at wall-clock times, the first
-at the day's start. A round belongs to the shift, and the day, in which it started: each instant
-falls in exactly one shift (:meth:`Calendar.shift_of`), so shifts partition the day.
+at the day's start. A round belongs to the shift, and the day, in which it started. Periods are spans of
+instants, each ending where the next begins, so each instant falls in exactly one day and one
+shift of it (:meth:`Calendar.shift_of`), whatever the clocks do on the days they change.
 """
 
 from __future__ import annotations
@@ -85,15 +86,31 @@ class Calendar:
         moment = wall.replace(tzinfo=self.zone).astimezone(UTC)
         return (moment - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1)
 
+    def _bounds(self, day: date) -> list[int]:
+        """The instants at which the day's shifts start, and the day's end. Taken from the wall
+        clock, then made non-decreasing: a boundary that a change of clocks skips or repeats moves
+        to the nearest instant that keeps the shifts in order, so they still partition the day."""
+        offsets = [_since(t, self.day_start) for t in self.shift_starts]
+        end = self._instant_us(day + DAY, timedelta())
+        raw = [self._instant_us(day, offset) for offset in offsets]
+        out, highest = [], raw[0]
+        for instant in raw:
+            highest = max(highest, instant)
+            out.append(min(highest, end))
+        return out + [end]
+
     def gaming_day(self, instant_us: int) -> date:
         here = self.local(instant_us)
-        return here.date() if here.time().replace(tzinfo=None) >= self.day_start else here.date() - DAY
+        guess = here.date() if here.time().replace(tzinfo=None) >= self.day_start else here.date() - DAY
+        for day in (guess, guess - DAY, guess + DAY):
+            if self.day(day).holds(instant_us):
+                return day
+        raise CalendarError(f"no gaming day holds the instant {instant_us}")  # cannot happen: days are contiguous
 
     def shift_number(self, instant_us: int) -> int:
         """1 for the first shift of the day."""
-        since = _since(self.local(instant_us).time().replace(tzinfo=None), self.day_start)
-        offsets = [_since(t, self.day_start) for t in self.shift_starts]
-        return max(i for i, offset in enumerate(offsets) if offset <= since) + 1
+        bounds = self._bounds(self.gaming_day(instant_us))
+        return max(i for i in range(len(self.shift_starts)) if bounds[i] <= instant_us) + 1
 
     def day(self, day: date) -> Period:
         return Period(self._instant_us(day, timedelta()), self._instant_us(day + DAY, timedelta()), day, None,
@@ -102,11 +119,11 @@ class Calendar:
     def shift(self, day: date, number: int) -> Period:
         if not 1 <= number <= len(self.shift_starts):
             raise CalendarError(f"no shift {number}: the gaming day has shifts 1 to {len(self.shift_starts)}")
-        offsets = [_since(t, self.day_start) for t in self.shift_starts] + [DAY]
+        bounds = self._bounds(day)
         begins, ends = self.shift_starts[number - 1], self.shift_starts[number % len(self.shift_starts)]
-        return Period(self._instant_us(day, offsets[number - 1]), self._instant_us(day, offsets[number]), day,
-                      number, f"gaming day {day.isoformat()} shift {number} "
-                              f"({begins.isoformat('minutes')}-{ends.isoformat('minutes')})")
+        return Period(bounds[number - 1], bounds[number], day, number,
+                      f"gaming day {day.isoformat()} shift {number} "
+                      f"({begins.isoformat('minutes')}-{ends.isoformat('minutes')})")
 
     def shifts(self, day: date) -> list[Period]:
         return [self.shift(day, n) for n in range(1, len(self.shift_starts) + 1)]
