@@ -213,7 +213,10 @@ def _par_sheet_std_dev(profile: Profile) -> float:
 
 def run(args: argparse.Namespace) -> int:
     path = journal_path(args)
-    cal, reports = read_reports(args, path)
+    try:
+        cal, reports = read_reports(args, path)
+    except CalendarError as exc:
+        raise UserError(str(exc)) from None
     if args.pdf:
         from tabled.reports.chart import write_pdf
         write_pdf(reports, cal.zone, args.pdf)
