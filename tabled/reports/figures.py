@@ -21,12 +21,12 @@ from fractions import Fraction
 
 from tabled.game.profiles import Profile
 from tabled.game.round_facts import SpotStatus
-from tabled.game.settlement import Outcome, Settlement, WagerSettlement
+from tabled.game.settlement import Outcome
 from tabled.math.progressive import progressive_math
 
 from .integrity import Integrity, integrity
 from .periods import Period
-from .rounds import Gathered, PlayedRound
+from .rounds import Gathered, PlayedRound, SettledRound, WagerLine
 from .theory import HandTheory, theory_of_hands
 
 WAGERS = ("ante", "bet", "progressive")
@@ -156,14 +156,13 @@ class Report:
         return out
 
 
-def _wager_money(w: WagerSettlement, progressive: bool) -> WagerMoney:
-    placed = w.placed
-    if not placed:
+def _wager_money(w: WagerLine, progressive: bool) -> WagerMoney:
+    if not w.placed_cents:
         return WagerMoney()
-    m = WagerMoney(1, placed.chips_cents, placed.token_cents, tokens_taken_cents=w.tokens_forfeited_cents)
+    m = WagerMoney(1, w.chips_cents, w.token_cents, tokens_taken_cents=w.tokens_forfeited_cents)
     if progressive:
         # in the drop since the lock (7.2.1): collected whole; a return is paid back out of it
-        m.collected_cents = placed.cents - w.returned_cents
+        m.collected_cents = w.placed_cents - w.returned_cents
         m.returned_cents = w.returned_cents
         return m
     m.paid_cents = w.winnings_cents
@@ -172,12 +171,12 @@ def _wager_money(w: WagerSettlement, progressive: bool) -> WagerMoney:
     return m
 
 
-def round_money(st: Settlement) -> dict[str, WagerMoney]:
+def round_money(st: SettledRound) -> dict[str, WagerMoney]:
     money = {name: WagerMoney() for name in WAGERS}
     for spot in st.spots:
         for name, w in zip(WAGERS, spot.wagers):
             money[name].add(_wager_money(w, name == "progressive"))
-    for a in st.progressive.awards:
+    for a in st.awards:
         money["progressive"].paid_cents += a.amount_cents
     return money
 
@@ -206,10 +205,10 @@ def _theory_hands(rounds: list[PlayedRound], theory: Theory) -> list:
         if st is None or st.void is not None:
             continue
         for spot in st.spots:
-            if not spot.ante.placed:
+            if not spot.ante.placed_cents:
                 continue
             if spot.status not in (SpotStatus.PLAYED, SpotStatus.FOLDED) or r.up_card is None \
-                    or spot.hand is None or r.up_card in spot.cards:
+                    or len(set(spot.cards)) != 5 or r.up_card in spot.cards:
                 theory.left_out += 1
                 continue
             hands.append((r, spot))
@@ -239,23 +238,23 @@ def report(period: Period, gathered: Gathered, profile_of: Callable[[str], Profi
         else:
             play.rounds += 1
             for spot in st.spots:
-                if spot.ante.placed and spot.status is not SpotStatus.EMPTY:
+                if spot.ante.placed_cents and spot.status is not SpotStatus.EMPTY:
                     play.hands += 1
                     play.folds += spot.status is SpotStatus.FOLDED
-                    play.bets += bool(spot.bet.placed) and spot.status is SpotStatus.PLAYED
-        progressive_wagers = sum(1 for s in st.spots if s.progressive.placed)
+                    play.bets += spot.bet.placed_cents > 0 and spot.status is SpotStatus.PLAYED
+        progressive_wagers = sum(1 for s in st.spots if s.progressive.placed_cents)
         progressive.wagers += progressive_wagers
         progressive.rounds_with_wagers += progressive_wagers > 0
-        for a in st.progressive.awards:
+        for a in st.awards:
             progressive.awards += 1
             progressive.awards_cents += a.amount_cents
             progressive.from_pool_cents += a.from_pool_cents
             progressive.operator_topup_cents += a.operator_topup_cents
-            progressive.by_category[a.category.label] = progressive.by_category.get(a.category.label, 0) + 1
+            progressive.by_category[a.category] = progressive.by_category.get(a.category, 0) + 1
         if progressive_wagers and st.void is None:
             pm = progressive_math(profile_of(st.profile))
-            taken = sum(s.progressive.placed.cents for s in st.spots if s.progressive.outcome is Outcome.TAKEN)
-            progressive.expected_win += -pm.return_at(st.progressive.pool_before_cents) * taken
+            taken = sum(s.progressive.placed_cents for s in st.spots if s.progressive.outcome == Outcome.TAKEN)
+            progressive.expected_win += -pm.return_at(st.pool_before_cents) * taken
         for c in r.contributions:
             progressive.contributions += 1
             progressive.contributed_cents += int(c.get("pool_cents", 0))

@@ -1,10 +1,11 @@
 """The journal's records gathered by round, and the table's other happenings in time order.
 
 Every round is known by its ``round.started`` note (its start time: a round belongs to the period
-in which it started) and settled by its ``round.settled`` note, read back into the
-:class:`~tabled.game.settlement.Settlement` the fold computed. Pool records carry the round they
+in which it started) and settled by its ``round.settled`` note, read as journaled
+(:func:`tabled.game.settlement.settlement_as_dict`): the figures are the journal's own amounts,
+checked to be whole cents and to add up to the round's totals. Pool records carry the round they
 belong to in their payload (a reversal is written during the next round), and are filed under it.
-A settlement that cannot be read back is kept as a problem, named in the report, never skipped
+A settlement that cannot be read is kept as a problem, named in the report, never skipped
 silently.
 """
 
@@ -14,15 +15,122 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tabled.game.cards import CardError, parse_card
-from tabled.game.round_facts import RoundError
-from tabled.game.settlement import Settlement, settlement_from_dict
+from tabled.game.cards import CardError, parse_card, parse_cards
+from tabled.game.round_facts import SpotStatus
 
 #: the happenings the integrity section reads, in time order
 EVENT_KINDS = frozenset({
     "panel", "panel.approved", "panel.refused", "fault.raised", "fault.cleared", "equipment.fault",
     "equipment.ok", "shuffler.fault", "progressive.award_held", "progressive.award_released",
 })
+
+
+class SettlementError(ValueError):
+    """A ``round.settled`` payload that is not a settlement as tabled journals it."""
+
+
+def _cents(d: Mapping[str, Any], key: str) -> int:
+    value = d[key]
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise SettlementError(f"{key} is {value!r}, not whole cents")
+    return value
+
+
+@dataclass(frozen=True)
+class WagerLine:
+    """One wager of a spot as the settlement journals it (tabled.game.settlement.WagerSettlement)."""
+
+    outcome: str
+    placed_cents: int           # chips and tokens
+    token_cents: int
+    winnings_cents: int
+    collected_cents: int
+    returned_cents: int
+    tokens_forfeited_cents: int
+    net_cents: int
+
+    @property
+    def chips_cents(self) -> int:
+        return self.placed_cents - self.token_cents
+
+    @classmethod
+    def read(cls, d: Mapping[str, Any]) -> WagerLine:
+        if not isinstance(d.get("outcome"), str):
+            raise SettlementError(f"outcome is {d.get('outcome')!r}")
+        return cls(d["outcome"], *(_cents(d, k) for k in (
+            "placed_cents", "token_cents", "winnings_cents", "collected_cents", "returned_cents",
+            "tokens_forfeited_cents", "net_cents")))
+
+
+@dataclass(frozen=True)
+class SpotLine:
+    spot: int
+    status: SpotStatus
+    cards: tuple[int, ...]
+    ante: WagerLine
+    bet: WagerLine
+    progressive: WagerLine
+    award_cents: int
+    total_cents: int
+
+    @property
+    def wagers(self) -> tuple[WagerLine, WagerLine, WagerLine]:
+        return (self.ante, self.bet, self.progressive)
+
+
+@dataclass(frozen=True)
+class Award:
+    spot: int
+    category: str
+    amount_cents: int
+    from_pool_cents: int
+    operator_topup_cents: int
+
+
+@dataclass(frozen=True)
+class SettledRound:
+    profile: str
+    void: str | None
+    spots: tuple[SpotLine, ...]
+    awards: tuple[Award, ...]
+    pool_before_cents: int
+    net_cents: int
+
+
+def _award(d: Mapping[str, Any]) -> Award:
+    return Award(d["spot"], str(d["category"]), _cents(d, "amount_cents"), _cents(d, "from_pool_cents"),
+                 _cents(d, "operator_topup_cents"))
+
+
+def read_settlement(data: Mapping[str, Any]) -> SettledRound:
+    """A journaled ``round.settled`` payload; :class:`SettlementError` when it is not one, or when
+    its parts do not add up to its totals."""
+    try:
+        spots = []
+        for d in data["spots"]:
+            wagers = [WagerLine.read(d[w]) for w in ("ante", "bet", "progressive")]
+            award = _award(d["progressive_award"]) if d["progressive_award"] else None
+            spot = SpotLine(d["spot"], SpotStatus(d["status"]), parse_cards(d["cards"]), *wagers,
+                            award.amount_cents if award else 0, _cents(d, "total_cents"))
+            if sum(w.net_cents for w in wagers) + spot.award_cents != spot.total_cents:
+                raise SettlementError(f"spot {spot.spot}: its wagers and award do not add up to its total")
+            spots.append(spot)
+        progressive = data["progressive"]
+        settled = SettledRound(str(data["profile"]), data["void"], tuple(spots),
+                               tuple(_award(a) for a in progressive["awards"]),
+                               _cents(progressive, "pool_before_cents"), _cents(data, "net_cents"))
+        collected = _cents(data, "house_collects_cents")
+    except SettlementError:
+        raise
+    except (KeyError, TypeError, ValueError, CardError) as exc:
+        raise SettlementError(f"not a settlement as tabled journals it ({type(exc).__name__}: {exc})") from None
+    if sum(s.total_cents for s in settled.spots) != settled.net_cents:
+        raise SettlementError("the spots do not add up to the round's net")
+    if sum(w.collected_cents for s in settled.spots for w in s.wagers) != collected:
+        raise SettlementError("the wagers collected do not add up to what the house collects")
+    if sorted(a.amount_cents for a in settled.awards) != sorted(s.award_cents for s in settled.spots if s.award_cents):
+        raise SettlementError("the progressive awards are not those of the spots")
+    return settled
 
 
 class JournalRecord(Protocol):
@@ -38,7 +146,7 @@ class PlayedRound:
     round_id: str
     started_us: int
     finished_us: int | None = None
-    settlement: Settlement | None = None
+    settlement: SettledRound | None = None
     void: Mapping[str, Any] | None = None         # the round.void note
     up_card: int | None = None                    # the dealer's one card face up (round.dealt)
     progressive_offline: bool = False             # 14.13: played with the progressive locked
@@ -118,7 +226,7 @@ def gather(records: Iterable[JournalRecord]) -> Gathered:
                                 "run `tabled audit verify`)")
         else:
             try:
-                played.settlement = settlement_from_dict(p)
-            except RoundError as exc:
+                played.settlement = read_settlement(p)
+            except SettlementError as exc:
                 out.problems.append(f"record {r.seq}: round {r.round_id}: the settlement cannot be read: {exc}")
     return out

@@ -24,9 +24,11 @@ from fractions import Fraction
 import numpy as np
 
 from tabled.game.profiles import Profile
+from tabled.game.ranking import category_of
 from tabled.game.round_facts import SpotStatus
-from tabled.game.settlement import SpotSettlement
 from tabled.math import counting
+
+from .rounds import SpotLine
 
 DEALER_HANDS = counting.DEALER_HANDS_PER_UP_CARD
 
@@ -72,7 +74,7 @@ def _expectation(counts: Sequence[int], results: Sequence[int]) -> tuple[Fractio
     return mean, Fraction(square, DEALER_HANDS) - mean * mean
 
 
-def theory_of_hands(hands: Sequence[tuple[SpotSettlement, int]], profile: Profile) -> list[HandTheory]:
+def theory_of_hands(hands: Sequence[tuple[SpotLine, int]], profile: Profile) -> list[HandTheory]:
     """Each (played or folded spot, dealer's up card) -> its :class:`HandTheory`, counted in one batch."""
     if not hands:
         return []
@@ -84,21 +86,21 @@ def theory_of_hands(hands: Sequence[tuple[SpotSettlement, int]], profile: Profil
         masks.append(mask)
     counts = counting.dealer_counts_batch(np.array(values), np.array(ranks), np.array(masks)).tolist()
     out = []
-    for (spot, _), row in zip(hands, counts):
-        ante, bet = spot.ante.placed, spot.bet.placed
-        actual = -(spot.ante.net_cents + spot.bet.net_cents)
-        folded = Fraction(ante.cents)  # 8.4: the ante is collected whole, tokens included
-        as_raised = bet_outcomes(profile, spot.hand.category, ante.cents, ante.token_cents,
-                                 2 * ante.cents, 0)
+    for (spot, _), value, row in zip(hands, values, counts):
+        ante, bet = spot.ante, spot.bet
+        category = category_of(value)
+        actual = -(ante.net_cents + bet.net_cents)
+        folded = Fraction(ante.placed_cents)  # 8.4: the ante is collected whole, tokens included
+        as_raised = bet_outcomes(profile, category, ante.placed_cents, ante.token_cents, 2 * ante.placed_cents, 0)
         raised_mean, _ = _expectation(row, as_raised)
         optimal = min(folded, raised_mean)  # the player keeps the better of the two
         if spot.status is SpotStatus.FOLDED:
-            out.append(HandTheory(actual, Fraction(actual), optimal, Fraction(0), ante.cents))
+            out.append(HandTheory(actual, Fraction(actual), optimal, Fraction(0), ante.placed_cents))
             continue
-        results = bet_outcomes(profile, spot.hand.category, ante.cents, ante.token_cents, bet.cents,
+        results = bet_outcomes(profile, category, ante.placed_cents, ante.token_cents, bet.placed_cents,
                                bet.token_cents)
         mean, variance = _expectation(row, results)
-        out.append(HandTheory(actual, mean, optimal, variance, ante.cents))
+        out.append(HandTheory(actual, mean, optimal, variance, ante.placed_cents))
     return out
 
 

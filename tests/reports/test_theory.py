@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from tabled.game.batch import evaluate_batch
 from tabled.game.ranking import QUALIFYING_VALUE, evaluate, hand_value
 from tabled.game.round_facts import RoundFacts, SpotFacts, SpotStatus, Wager
-from tabled.game.settlement import settle
+from tabled.game.settlement import settle, settlement_as_dict
 from tabled.profiles import load_profile
+from tabled.reports.rounds import read_settlement
 from tabled.reports.theory import bet_outcomes, theory_of_hands
 
 NSW = load_profile("nsw")
@@ -27,7 +28,8 @@ STRICT = replace(NSW, tokens_returned_on_stand_off=False, max_bet_payout_cents=3
 
 def spot_settled(profile, cards, dealer, ante: Wager, bet: Wager, status=SpotStatus.PLAYED):
     facts = RoundFacts(1, tuple(dealer), (SpotFacts(1, status, ante, bet, cards=tuple(cards)),), 0)
-    return settle(facts, profile).spot(1)
+    (spot,) = read_settlement(settlement_as_dict(settle(facts, profile))).spots  # as the journal holds it
+    return spot
 
 
 def outcome_class(player_value: int, dealer_value: int) -> int:
