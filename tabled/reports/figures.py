@@ -27,7 +27,7 @@ from tabled.math.progressive import progressive_math
 from .integrity import Integrity, integrity
 from .periods import Period
 from .rounds import Gathered, PlayedRound, SettledRound, WagerLine
-from .theory import HandTheory, theory_of_hands
+from .theory import DEALER_HANDS, HandTheory, theory_of_hands
 
 WAGERS = ("ante", "bet", "progressive")
 HOUR_US = 3_600_000_000
@@ -108,19 +108,31 @@ class Theory:
     hands: int = 0
     left_out: int = 0               # hands with no exact figure (void, absent, conceded, dead, 2 up cards)
     actual_cents: int = 0           # ante and bet of the hands counted
-    expected: Fraction = Fraction(0)
-    optimal: Fraction = Fraction(0)
-    variance: Fraction = Fraction(0)
+    expected_n: int = 0             # x DEALER_HANDS (tabled.reports.theory)
+    optimal_n: int = 0              # x DEALER_HANDS
+    variance_n: int = 0             # x DEALER_HANDS squared
     ante_squares: int = 0           # sum of antes squared: the par sheet's deviation scales by its root
     par_sheet_std_dev: float | None = None  # per hand, in antes (tabled analyze), when asked for
     sigmas: float = 3.0
     running: list[tuple[int, int, float, float]] = field(default_factory=list)  # (time, actual, expected, sd)
 
     @property
+    def expected(self) -> Fraction:
+        return Fraction(self.expected_n, DEALER_HANDS)
+
+    @property
+    def optimal(self) -> Fraction:
+        return Fraction(self.optimal_n, DEALER_HANDS)
+
+    @property
+    def variance(self) -> Fraction:
+        return Fraction(self.variance_n, DEALER_HANDS * DEALER_HANDS)
+
+    @property
     def std_dev_cents(self) -> float:
         if self.par_sheet_std_dev is not None:
             return self.par_sheet_std_dev * math.sqrt(self.ante_squares)
-        return math.sqrt(self.variance)
+        return math.sqrt(self.variance_n) / DEALER_HANDS
 
     @property
     def deviation(self) -> float | None:
@@ -171,14 +183,13 @@ def _wager_money(w: WagerLine, progressive: bool) -> WagerMoney:
     return m
 
 
-def round_money(st: SettledRound) -> dict[str, WagerMoney]:
-    money = {name: WagerMoney() for name in WAGERS}
+def _add_round_money(money: dict[str, WagerMoney], st: SettledRound) -> None:
     for spot in st.spots:
         for name, w in zip(WAGERS, spot.wagers):
-            money[name].add(_wager_money(w, name == "progressive"))
+            if w.placed_cents:
+                money[name].add(_wager_money(w, name == "progressive"))
     for a in st.awards:
         money["progressive"].paid_cents += a.amount_cents
-    return money
 
 
 def _open_time(rounds: list[PlayedRound]) -> int:
@@ -224,6 +235,7 @@ def report(period: Period, gathered: Gathered, profile_of: Callable[[str], Profi
     money = {name: WagerMoney() for name in WAGERS}
     hourly: dict[int, int] = {}
     profiles = set()
+    returns: dict[tuple[str, int], Fraction] = {}  # the progressive's return by profile and meter
     for r in rounds:
         hour = period.start_us + (r.started_us - period.start_us) // HOUR_US * HOUR_US
         hourly[hour] = hourly.get(hour, 0) + 1
@@ -231,8 +243,7 @@ def report(period: Period, gathered: Gathered, profile_of: Callable[[str], Profi
         if st is None:
             continue
         profiles.add(st.profile)
-        for name, m in round_money(st).items():
-            money[name].add(m)
+        _add_round_money(money, st)
         if st.void is not None:
             play.void_rounds += 1
         else:
@@ -252,9 +263,11 @@ def report(period: Period, gathered: Gathered, profile_of: Callable[[str], Profi
             progressive.operator_topup_cents += a.operator_topup_cents
             progressive.by_category[a.category] = progressive.by_category.get(a.category, 0) + 1
         if progressive_wagers and st.void is None:
-            pm = progressive_math(profile_of(st.profile))
+            key = (st.profile, st.pool_before_cents)
+            if key not in returns:
+                returns[key] = progressive_math(profile_of(st.profile)).return_at(st.pool_before_cents)
             taken = sum(s.progressive.placed_cents for s in st.spots if s.progressive.outcome == Outcome.TAKEN)
-            progressive.expected_win += -pm.return_at(st.pool_before_cents) * taken
+            progressive.expected_win += -returns[key] * taken
         for c in r.contributions:
             progressive.contributions += 1
             progressive.contributed_cents += int(c.get("pool_cents", 0))
@@ -288,9 +301,9 @@ def _add_theory(rounds: list[PlayedRound], theory: Theory, profile_of: Callable[
     for when, hand in results:
         theory.hands += 1
         theory.actual_cents += hand.actual_cents
-        theory.expected += hand.expected
-        theory.optimal += hand.optimal
-        theory.variance += hand.variance
+        theory.expected_n += hand.expected_n
+        theory.optimal_n += hand.optimal_n
+        theory.variance_n += hand.variance_n
         theory.ante_squares += hand.ante_cents * hand.ante_cents
-        theory.running.append((when, theory.actual_cents, float(theory.expected), theory.std_dev_cents))
+        theory.running.append((when, theory.actual_cents, theory.expected_n / DEALER_HANDS, theory.std_dev_cents))
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tabled.game.cards import CardError, parse_card, parse_cards
+from tabled.game.cards import CardError, card_text, parse_card, parse_cards
 from tabled.game.round_facts import SpotStatus
 
 #: the happenings the integrity section reads, in time order
@@ -31,9 +31,23 @@ class SettlementError(ValueError):
 
 def _cents(d: Mapping[str, Any], key: str) -> int:
     value = d[key]
-    if not isinstance(value, int) or isinstance(value, bool):
+    if type(value) is not int:  # noqa: E721 (bool is an int, and not cents)
         raise SettlementError(f"{key} is {value!r}, not whole cents")
     return value
+
+
+#: card text -> card (tabled.game.cards), for the many cards of a day's settlements
+CARDS = {card_text(c): c for c in range(52)}
+
+
+def _cards(texts: Any) -> tuple[int, ...]:
+    try:
+        cards = tuple(CARDS[t] for t in texts)
+    except (KeyError, TypeError):
+        return parse_cards(texts)  # names what is wrong, or is right after all
+    if len(set(cards)) != len(cards):
+        return parse_cards(texts)
+    return cards
 
 
 @dataclass(frozen=True)
@@ -57,9 +71,9 @@ class WagerLine:
     def read(cls, d: Mapping[str, Any]) -> WagerLine:
         if not isinstance(d.get("outcome"), str):
             raise SettlementError(f"outcome is {d.get('outcome')!r}")
-        return cls(d["outcome"], *(_cents(d, k) for k in (
-            "placed_cents", "token_cents", "winnings_cents", "collected_cents", "returned_cents",
-            "tokens_forfeited_cents", "net_cents")))
+        return cls(d["outcome"], _cents(d, "placed_cents"), _cents(d, "token_cents"), _cents(d, "winnings_cents"),
+                   _cents(d, "collected_cents"), _cents(d, "returned_cents"), _cents(d, "tokens_forfeited_cents"),
+                   _cents(d, "net_cents"))
 
 
 @dataclass(frozen=True)
@@ -110,7 +124,7 @@ def read_settlement(data: Mapping[str, Any]) -> SettledRound:
         for d in data["spots"]:
             wagers = [WagerLine.read(d[w]) for w in ("ante", "bet", "progressive")]
             award = _award(d["progressive_award"]) if d["progressive_award"] else None
-            spot = SpotLine(d["spot"], SpotStatus(d["status"]), parse_cards(d["cards"]), *wagers,
+            spot = SpotLine(d["spot"], SpotStatus(d["status"]), _cards(d["cards"]), *wagers,
                             award.amount_cents if award else 0, _cents(d, "total_cents"))
             if sum(w.net_cents for w in wagers) + spot.award_cents != spot.total_cents:
                 raise SettlementError(f"spot {spot.spot}: its wagers and award do not add up to its total")

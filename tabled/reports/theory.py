@@ -16,7 +16,6 @@ of the theoretical win and of the actual win it is set beside, and counted.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -35,13 +34,28 @@ DEALER_HANDS = counting.DEALER_HANDS_PER_UP_CARD
 
 @dataclass(frozen=True)
 class HandTheory:
-    """One hand: the house's actual and expected result (cents), and the variance of its result."""
+    """One hand: the house's actual result (cents), its expected result for the decision made and
+    for the better decision, and the variance of its result over the dealer's hole cards. Kept as
+    whole numbers over :data:`DEALER_HANDS` (expectations) and its square (variance), so that sums
+    over a day stay exact and quick."""
 
     actual_cents: int
-    expected: Fraction          # for the decision made
-    optimal: Fraction           # had the player made the better decision, betting twice the ante
-    variance: Fraction          # of the house's result, over the dealer's hole cards (cents squared)
+    expected_n: int             # expected result x DEALER_HANDS
+    optimal_n: int              # had the player made the better decision (betting twice the ante) x DEALER_HANDS
+    variance_n: int             # variance (cents squared) x DEALER_HANDS ** 2
     ante_cents: int
+
+    @property
+    def expected(self) -> Fraction:
+        return Fraction(self.expected_n, DEALER_HANDS)
+
+    @property
+    def optimal(self) -> Fraction:
+        return Fraction(self.optimal_n, DEALER_HANDS)
+
+    @property
+    def variance(self) -> Fraction:
+        return Fraction(self.variance_n, DEALER_HANDS * DEALER_HANDS)
 
 
 def _kept_token(token_cents: int, profile: Profile) -> int:
@@ -67,11 +81,11 @@ def bet_outcomes(profile: Profile, category, ante_cents: int, ante_token: int, b
     return not_qualifying, higher, stand_off, lower
 
 
-def _expectation(counts: Sequence[int], results: Sequence[int]) -> tuple[Fraction, Fraction]:
+def _sums(counts: Sequence[int], results: Sequence[int]) -> tuple[int, int]:
+    """(expectation x N, variance x N squared) over the N dealer hands, as whole numbers."""
     total = sum(c * r for c, r in zip(counts, results))
     square = sum(c * r * r for c, r in zip(counts, results))
-    mean = Fraction(total, DEALER_HANDS)
-    return mean, Fraction(square, DEALER_HANDS) - mean * mean
+    return total, DEALER_HANDS * square - total * total
 
 
 def theory_of_hands(hands: Sequence[tuple[SpotLine, int]], profile: Profile) -> list[HandTheory]:
@@ -90,19 +104,14 @@ def theory_of_hands(hands: Sequence[tuple[SpotLine, int]], profile: Profile) -> 
         ante, bet = spot.ante, spot.bet
         category = category_of(value)
         actual = -(ante.net_cents + bet.net_cents)
-        folded = Fraction(ante.placed_cents)  # 8.4: the ante is collected whole, tokens included
+        folded = ante.placed_cents * DEALER_HANDS  # 8.4: the ante is collected whole, tokens included
         as_raised = bet_outcomes(profile, category, ante.placed_cents, ante.token_cents, 2 * ante.placed_cents, 0)
-        raised_mean, _ = _expectation(row, as_raised)
-        optimal = min(folded, raised_mean)  # the player keeps the better of the two
+        optimal = min(folded, _sums(row, as_raised)[0])  # the player keeps the better of the two
         if spot.status is SpotStatus.FOLDED:
-            out.append(HandTheory(actual, Fraction(actual), optimal, Fraction(0), ante.placed_cents))
+            out.append(HandTheory(actual, actual * DEALER_HANDS, optimal, 0, ante.placed_cents))
             continue
         results = bet_outcomes(profile, category, ante.placed_cents, ante.token_cents, bet.placed_cents,
                                bet.token_cents)
-        mean, variance = _expectation(row, results)
-        out.append(HandTheory(actual, mean, optimal, variance, ante.placed_cents))
+        expected, variance = _sums(row, results)
+        out.append(HandTheory(actual, expected, optimal, variance, ante.placed_cents))
     return out
-
-
-def standard_deviation(variance: Fraction) -> float:
-    return math.sqrt(variance)
