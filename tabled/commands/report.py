@@ -211,15 +211,23 @@ def _par_sheet_std_dev(profile: Profile) -> float:
 
 # -- the command -----------------------------------------------------------------------------------
 
+def _check_pdf_path(pdf: str) -> None:
+    """Before any work: a PDF that could not be written is refused now, not after the report."""
+    folder = Path(pdf).resolve().parent
+    if not folder.is_dir():
+        raise UserError(f"--pdf {pdf}: no folder {folder} to write it in")
+    if Path(pdf).is_dir():
+        raise UserError(f"--pdf {pdf}: is a folder; name the PDF file to write")
+
+
 def run(args: argparse.Namespace) -> int:
     path = journal_path(args)
+    if args.pdf:
+        _check_pdf_path(args.pdf)
     try:
         cal, reports = read_reports(args, path)
     except CalendarError as exc:
         raise UserError(str(exc)) from None
-    if args.pdf:
-        from tabled.reports.chart import write_pdf
-        write_pdf(reports, cal.zone, args.pdf)
     if args.json:
         for r in reports:
             print(json.dumps(data(r), ensure_ascii=False))
@@ -230,7 +238,10 @@ def run(args: argparse.Namespace) -> int:
     if not reports:
         print(f"journal {path}: no records yet")
         return 0
-    print("\n\n".join(text(r, cal.zone) for r in reports))
-    if args.pdf:
+    print("\n\n".join(text(r, cal.zone) for r in reports), flush=True)
+    if args.pdf:  # the figures are out before the charts are drawn
+        from tabled.reports.chart import write_pdf
+
+        write_pdf(reports, cal.zone, args.pdf)
         print(f"\ncharts: {args.pdf}")
     return 0
