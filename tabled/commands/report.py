@@ -21,7 +21,8 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tabled.commands._arguments import UserError
-from tabled.commands.audit import add_journal_arguments, journal_path
+from tabled.commands.audit import add_journal_arguments
+from tabled.daemon.config import ReportsConfig, find_config, load_config
 from tabled.daemon.journal import Journal, JournalError, Record
 from tabled.game.profiles import Profile
 from tabled.profiles import load_profile
@@ -50,12 +51,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="shift/day: the last gaming day (default: --from); range: the end, excluded")
     parser.add_argument("--shift", metavar="N", type=int, help="shift: only shift N of each day (1 is the first)")
     parser.add_argument("--table", metavar="ID", help="only the rounds of table ID (round ids ID-NNNNNN)")
-    parser.add_argument("--tz", default="UTC", metavar="ZONE", help="the casino's time zone (default UTC)")
-    parser.add_argument("--day-start", default="06:00", metavar="HH:MM", help="the gaming day's start (06:00)")
+    # the defaults are the config's [reports] section when the journal is the config's, else these
+    parser.add_argument("--tz", metavar="ZONE", help="the casino's time zone (default: the config's, else UTC)")
+    parser.add_argument("--day-start", metavar="HH:MM", help="the gaming day's start (default: the config's, "
+                                                             "else 06:00)")
     parser.add_argument("--shifts", metavar="HH:MM,...",
-                        help="the shifts' start times (default: three of 8 hours from the day's start)")
-    parser.add_argument("--sigmas", type=float, default=3.0, metavar="K",
-                        help="flag when actual and theoretical win differ by more than K standard deviations (3)")
+                        help="the shifts' start times (default: the config's, else three of 8 hours from the "
+                             "day's start)")
+    parser.add_argument("--sigmas", type=float, metavar="K",
+                        help="flag when actual and theoretical win differ by more than K standard deviations "
+                             "(default: the config's, else 3)")
     parser.add_argument("--par-sheet", action="store_true",
                         help="take the standard deviation from the optimal strategy's par sheet (a few seconds "
                              "more) rather than from the hands dealt")
@@ -68,6 +73,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 # -- options --------------------------------------------------------------------------------------
+
+def with_config_defaults(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
+    """The journal's path, and the calendar options not given taken from the config's ``[reports]``
+    when the journal is the config's (no ``--journal``), else from :class:`ReportsConfig`'s defaults."""
+    if args.journal:
+        path, own = Path(args.journal), ReportsConfig()
+    else:
+        cfg = load_config(find_config(args.config))
+        path, own = cfg.journal.path, cfg.reports
+    filled = argparse.Namespace(**vars(args))
+    filled.tz = args.tz if args.tz is not None else own.time_zone
+    filled.day_start = args.day_start if args.day_start is not None else own.day_start
+    filled.shifts = args.shifts if args.shifts is not None else (",".join(own.shifts) or None)
+    filled.sigmas = args.sigmas if args.sigmas is not None else own.flag_sigmas
+    return filled, path
+
 
 def calendar(args: argparse.Namespace) -> Calendar:
     try:
@@ -221,7 +242,7 @@ def _check_pdf_path(pdf: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    path = journal_path(args)
+    args, path = with_config_defaults(args)
     if args.pdf:
         _check_pdf_path(args.pdf)
     try:

@@ -282,7 +282,15 @@ def report(period: Period, gathered: Gathered, profile_of: Callable[[str], Profi
     _add_theory(settled, theory, profile_of, par_sheet_std_dev)
     events = [e for e in gathered.events if e.time_us < period.end_us]
     return Report(period, table, ", ".join(sorted(profiles)) or None, play, money, progressive, theory,
-                  integrity(period, events, rounds), list(gathered.problems), hourly, [r.round_id for r in rounds])
+                  integrity(period, events, rounds), _problems(period, gathered, rounds), hourly,
+                  [r.round_id for r in rounds])
+
+
+def _problems(period: Period, gathered: Gathered, rounds: list[PlayedRound]) -> list[str]:
+    """The problems of the period's rounds, and those of no round that happened in it."""
+    ours = {r.round_id for r in rounds}
+    return [p.text for p in gathered.problems
+            if p.round_id in ours or (p.round_id is None and period.holds(p.time_us))]
 
 
 def _add_theory(rounds: list[PlayedRound], theory: Theory, profile_of: Callable[[str], Profile],

@@ -181,11 +181,20 @@ class Event:
     payload: Mapping[str, Any]
 
 
+@dataclass(frozen=True)
+class Problem:
+    """A record the report cannot use: in the report of its round's period, or of its own time."""
+
+    time_us: int
+    round_id: str | None        # a round that has started in the records read, else None
+    text: str
+
+
 @dataclass
 class Gathered:
     rounds: dict[str, PlayedRound] = field(default_factory=dict)   # in the order they started
     events: list[Event] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     first_us: int | None = None
     last_us: int | None = None
 
@@ -219,8 +228,8 @@ def gather(records: Iterable[JournalRecord]) -> Gathered:
             rid = p.get("round_id") or r.round_id
             played = rounds.get(rid) if isinstance(rid, str) else None
             if played is None:
-                out.problems.append(f"record {r.seq}: {kind} for round {rid!r}, which has no round.started "
-                                    "in the records read")
+                out.problems.append(Problem(r.time_us, None, f"record {r.seq}: {kind} for round {rid!r}, which "
+                                                                 "has no round.started in the records read"))
                 continue
             (played.contributions if kind == "pool.contributed" else played.reversals).append(p)
             continue
@@ -236,11 +245,12 @@ def gather(records: Iterable[JournalRecord]) -> Gathered:
         elif kind == "round.finished":
             played.finished_us = r.time_us
         elif played.settlement is not None:
-            out.problems.append(f"record {r.seq}: round {r.round_id} settled a second time (ignored; "
-                                "run `tabled audit verify`)")
+            out.problems.append(Problem(r.time_us, r.round_id, f"record {r.seq}: round {r.round_id} settled a "
+                                                               "second time (ignored; run `tabled audit verify`)"))
         else:
             try:
                 played.settlement = read_settlement(p)
             except SettlementError as exc:
-                out.problems.append(f"record {r.seq}: round {r.round_id}: the settlement cannot be read: {exc}")
+                out.problems.append(Problem(r.time_us, r.round_id, f"record {r.seq}: round {r.round_id}: the "
+                                                                   f"settlement cannot be read: {exc}"))
     return out

@@ -90,3 +90,40 @@ def test_an_empty_journal_has_nothing_to_report(tmp_path):
 
     Journal.open(tmp_path / "j.db").close()
     assert "no records yet" in run("report", "shift", "--journal", str(tmp_path / "j.db"))
+
+
+def test_the_calendar_comes_from_the_config_and_the_options_override_it(journals, tmp_path):
+    config = tmp_path / "tabled.toml"
+    config.write_text(f"""
+[table]
+id = "SIM01"
+spots = 7
+profile = "nsw"
+minimum_cents = 500
+maximum_cents = 50_000
+unit_cents = 100
+
+[journal]
+path = "{journals['scripted']}"
+
+[reports]
+time_zone = "Australia/Sydney"
+day_start = "05:00"
+shifts = ["13:00", "21:00"]
+flag_sigmas = 2.5
+""")
+    (day,) = [json.loads(line) for line in run("report", "day", "--config", str(config), "--json").splitlines()]
+    assert day["period"]["name"].startswith("gaming day ")
+    assert day["theoretical"]["flag_beyond"] == 2.5
+    shown = run("report", "shift", "--config", str(config))
+    assert "shift 1 (05:00-13:00)" in shown and "(Australia/Sydney)" in shown  # 05:28 there
+    shown = run("report", "shift", "--config", str(config), "--tz", "UTC", "--shifts", "05:00,17:00")
+    assert "(17:00-05:00)" in shown and "(UTC)" in shown
+
+
+def test_a_bad_reports_section_is_one_line(capsys, tmp_path):
+    config = tmp_path / "tabled.toml"
+    config.write_text('[table]\nid = "T01"\nspots = 7\nprofile = "nsw"\nminimum_cents = 500\n'
+                      'maximum_cents = 50_000\nunit_cents = 100\n[reports]\nshifts = ["06:00", "lunch"]\n')
+    assert "reports.shifts: 'lunch' is not a time of day" in one_line_error(
+        capsys, ["report", "day", "--config", str(config)])

@@ -54,17 +54,29 @@ def test_a_settlement_that_does_not_add_up_is_refused(path, value, says):
 def test_the_report_names_an_unreadable_settlement():
     gathered = gather([Rec(1, "round.started", {}), Rec(2, "round.settled", _altered(("net_cents",), 7))])
     assert gathered.rounds["T01-000001"].settlement is None
-    assert gathered.problems == ["record 2: round T01-000001: the settlement cannot be read: the spots do not add "
-                                 "up to the round's net"]
+    assert [p.text for p in gathered.problems] == [
+        "record 2: round T01-000001: the settlement cannot be read: the spots do not add up to the round's net"]
 
 
 def test_a_round_settled_twice_is_named():
     gathered = gather([Rec(1, "round.started", {}), Rec(2, "round.settled", SETTLED),
                        Rec(3, "round.settled", SETTLED)])
-    assert gathered.problems == ["record 3: round T01-000001 settled a second time (ignored; run `tabled audit "
-                                 "verify`)"]
+    assert [p.text for p in gathered.problems] == [
+        "record 3: round T01-000001 settled a second time (ignored; run `tabled audit verify`)"]
 
 
 def test_a_pool_record_of_an_unknown_round_is_named():
     gathered = gather([Rec(1, "pool.reversed", {"round_id": "T01-000099", "reversed_cents": 25})])
-    assert "round 'T01-000099', which has no round.started" in gathered.problems[0]
+    assert "round 'T01-000099', which has no round.started" in gathered.problems[0].text
+
+
+def test_a_problem_is_in_the_report_of_its_rounds_period_only():
+    from tabled.reports.figures import report
+    from tabled.reports.periods import range_period
+
+    gathered = gather([Rec(1, "round.started", {}), Rec(9, "round.settled", _altered(("net_cents",), 7)),
+                       Rec(10, "round.started", {}, "T01-000002")])
+    first, second = range_period(0, 5_000, "first"), range_period(5_000, 20_000, "second")
+    no_profile = {}.__getitem__
+    assert len(report(first, gathered, no_profile).problems) == 1  # settled after the period: still its round's
+    assert report(second, gathered, no_profile).problems == []
