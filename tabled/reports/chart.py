@@ -18,6 +18,7 @@ def write_pdf(reports: Sequence[Report], zone: tzinfo, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.backends.backend_pdf import PdfPages
+    from matplotlib.dates import DateFormatter
 
     with PdfPages(path) as pdf:
         for r in reports:
@@ -31,18 +32,23 @@ def write_pdf(reports: Sequence[Report], zone: tzinfo, path: str) -> None:
                              color="0.85", label=f"theoretical \u00b1 {t.sigmas:g} standard deviations")
             win.plot(when, expected, color="black", linestyle="--", label="theoretical win")
             win.plot(when, [a / 100 for _, a, _, _ in t.running], label="actual win")
-            win.set_ylabel("ante and bet win ($)")
+            win.set_title("the house's win on ante and bet, hand by hand")
+            win.set_ylabel("win ($)")
             win.legend(loc="best")
             starts = sorted(r.hourly)
             hours.bar([datetime.fromtimestamp(us / 1_000_000, zone) for us in starts], [r.hourly[us] for us in starts],
                       width=1 / 24 * 0.9, align="edge")
-            hours.set_ylabel("rounds started in the hour")
+            hours.set_title("rounds started each hour")
+            hours.set_ylabel("rounds")
             wagered = [r.money[w].wagered_cents / 100 for w in WAGERS]
             mix.bar(WAGERS, wagered)
+            mix.set_title("wager mix (chips and tokens)")
             mix.set_ylabel("wagered ($)")
             for i, w in enumerate(WAGERS):
                 mix.annotate(f"{r.money[w].wagers} wagers", (i, wagered[i]), ha="center", va="bottom")
-            fig.autofmt_xdate()
+            for ax in (win, hours):
+                ax.xaxis.set_major_formatter(DateFormatter("%H:%M", tz=zone))
+                ax.set_xlabel(f"time ({zone})")
             fig.tight_layout()
             pdf.savefig(fig)
             plt.close(fig)
