@@ -127,3 +127,12 @@ def test_a_bad_reports_section_is_one_line(capsys, tmp_path):
                       'maximum_cents = 50_000\nunit_cents = 100\n[reports]\nshifts = ["06:00", "lunch"]\n')
     assert "reports.shifts: 'lunch' is not a time of day" in one_line_error(
         capsys, ["report", "day", "--config", str(config)])
+
+
+def test_table_keeps_the_rounds_of_that_table(journals):
+    path = str(journals["scripted"])
+    (everything,) = [json.loads(x) for x in run("report", "day", "--journal", path, "--json").splitlines()]
+    (table,) = [json.loads(x) for x in run("report", "day", "--journal", path, "--json", "--table", "SIM01")
+                .splitlines()]
+    assert table["table"] == "SIM01" and table["rounds"] == everything["rounds"] != []
+    assert table["money"] == everything["money"]
