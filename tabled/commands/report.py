@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from tabled.commands._arguments import UserError
+from tabled.commands._arguments import UserError, whole_number
 from tabled.commands.audit import add_journal_arguments
 from tabled.daemon.config import ReportsConfig, find_config, load_config
 from tabled.daemon.journal import Journal, JournalError, Record
@@ -49,7 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="shift/day: the first gaming day (YYYY-MM-DD); range: the start (YYYY-MM-DDTHH:MM)")
     parser.add_argument("--to", dest="end", metavar="WHEN",
                         help="shift/day: the last gaming day (default: --from); range: the end, excluded")
-    parser.add_argument("--shift", metavar="N", type=int, help="shift: only shift N of each day (1 is the first)")
+    parser.add_argument("--shift", metavar="N", type=whole_number(1),
+                        help="shift: only shift N of each day (1 is the first)")
     parser.add_argument("--table", metavar="ID", help="only the rounds of table ID (round ids ID-NNNNNN)")
     # the defaults are the config's [reports] section when the journal is the config's, else these
     parser.add_argument("--tz", metavar="ZONE", help="the casino's time zone (default: the config's, else UTC)")

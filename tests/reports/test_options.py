@@ -28,6 +28,7 @@ def one_line_error(capsys, argv: list[str]) -> str:
     (["--from", "2026-11-30", "--to", "2026-11-01"], "--to 2026-11-01 is before --from 2026-11-30"),
     (["--to", "2026-11-30"], "--to goes with --from"),
     (["--shift", "4"], "no shift 4: the gaming day has shifts 1 to 3"),
+    (["--shift", "0"], "argument --shift: must be an integer of at least 1, got 0"),
     (["--sigmas", "0"], "--sigmas 0: a number of standard deviations above 0"),
     (["--sigmas", "many"], "argument --sigmas: invalid float value"),
     (["--table", "T99"], "--table T99: the journal"),

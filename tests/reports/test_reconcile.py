@@ -103,12 +103,13 @@ def test_every_figure_is_the_sum_of_the_settled_rounds(journals, session):
 def test_the_scripted_session_names_its_irregularities_and_faults(journals):
     (report,) = tabled_json("report", "range", "--journal", str(journals["scripted"]), "--json", *EVERYTHING)
     integrity = report["integrity"]
-    assert integrity["void_rounds"] == {"3.7": 1}
-    assert integrity["irregularities"]["15.1 shuffling device fault: jam"] == 1
+    assert integrity["void_rounds"] == {"3.7": 1}  # a card seen twice: the round is void (3.7)
+    assert integrity["irregularities"]["15.1 shuffling device fault: jam"] == 1  # 15.1
     assert sorted(f["equipment"] for f in integrity["faults"]) == ["meter", "pool", "pool"]
     assert all(f["rule"] == "14.13" and f["cleared_us"] > f["raised_us"] for f in integrity["faults"])
     assert integrity["keys"]["inspector"] == {"approve_play": 2}
     assert integrity["keys"]["supervisor"] == {"open_table": 1}
+    # 14.13: play goes on with the progressive offline only after an inspector's approval
     assert [s["approvals"] for s in integrity["stops_14_13"]] == [1, 0, 1]
     assert report["progressive"]["reversals"] == 5
     # the royal flushes of rounds 4 and 5 and the held flush of round 16
