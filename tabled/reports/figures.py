@@ -26,7 +26,7 @@ from tabled.math.progressive import progressive_math
 
 from .integrity import Integrity, integrity
 from .periods import Period
-from .rounds import Gathered, PlayedRound, SettledRound, WagerLine
+from .rounds import Gathered, PlayedRound, SettledRound
 from .theory import DEALER_HANDS, HandTheory, theory_of_hands
 
 WAGERS = ("ante", "bet", "progressive")
@@ -168,26 +168,23 @@ class Report:
         return out
 
 
-def _wager_money(w: WagerLine, progressive: bool) -> WagerMoney:
-    if not w.placed_cents:
-        return WagerMoney()
-    m = WagerMoney(1, w.chips_cents, w.token_cents, tokens_taken_cents=w.tokens_forfeited_cents)
-    if progressive:
-        # in the drop since the lock (7.2.1): collected whole; a return is paid back out of it
-        m.collected_cents = w.placed_cents - w.returned_cents
-        m.returned_cents = w.returned_cents
-        return m
-    m.paid_cents = w.winnings_cents
-    m.collected_cents = w.collected_cents
-    m.returned_cents = w.returned_cents
-    return m
-
-
 def _add_round_money(money: dict[str, WagerMoney], st: SettledRound) -> None:
     for spot in st.spots:
         for name, w in zip(WAGERS, spot.wagers):
-            if w.placed_cents:
-                money[name].add(_wager_money(w, name == "progressive"))
+            if not w.placed_cents:
+                continue
+            m = money[name]
+            m.wagers += 1
+            m.chips_cents += w.placed_cents - w.token_cents
+            m.tokens_cents += w.token_cents
+            m.tokens_taken_cents += w.tokens_forfeited_cents
+            m.returned_cents += w.returned_cents
+            if name == "progressive":
+                # in the drop since the lock (7.2.1): collected whole; a return is paid back out of it
+                m.collected_cents += w.placed_cents - w.returned_cents
+            else:
+                m.paid_cents += w.winnings_cents
+                m.collected_cents += w.collected_cents
     for a in st.awards:
         money["progressive"].paid_cents += a.amount_cents
 
@@ -306,6 +303,7 @@ def _add_theory(rounds: list[PlayedRound], theory: Theory, profile_of: Callable[
         for (r, _), hand in zip(hands, theory_of_hands([(spot, r.up_card) for r, spot in hands], profile)):
             results.append((r.started_us, hand))
     results.sort(key=lambda x: x[0])
+    scale = theory.par_sheet_std_dev
     for when, hand in results:
         theory.hands += 1
         theory.actual_cents += hand.actual_cents
@@ -313,5 +311,6 @@ def _add_theory(rounds: list[PlayedRound], theory: Theory, profile_of: Callable[
         theory.optimal_n += hand.optimal_n
         theory.variance_n += hand.variance_n
         theory.ante_squares += hand.ante_cents * hand.ante_cents
-        theory.running.append((when, theory.actual_cents, theory.expected_n / DEALER_HANDS, theory.std_dev_cents))
+        sd = math.sqrt(theory.variance_n) / DEALER_HANDS if scale is None else scale * math.sqrt(theory.ante_squares)
+        theory.running.append((when, theory.actual_cents, theory.expected_n / DEALER_HANDS, sd))
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from tabled.game.cards import CardError, card_text, parse_card, parse_cards
 from tabled.game.round_facts import SpotStatus
@@ -50,8 +50,7 @@ def _cards(texts: Any) -> tuple[int, ...]:
     return cards
 
 
-@dataclass(frozen=True)
-class WagerLine:
+class WagerLine(NamedTuple):
     """One wager of a spot as the settlement journals it (tabled.game.settlement.WagerSettlement)."""
 
     outcome: str
@@ -76,8 +75,7 @@ class WagerLine:
                    _cents(d, "net_cents"))
 
 
-@dataclass(frozen=True)
-class SpotLine:
+class SpotLine(NamedTuple):
     spot: int
     status: SpotStatus
     cards: tuple[int, ...]
