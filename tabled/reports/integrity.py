@@ -104,6 +104,10 @@ def integrity(period: Period, events: Iterable[Event], rounds: list[PlayedRound]
                 stop.end_us = e.time_us
                 _keep_stop(out, stop, period)
                 stop = None
+        elif e.kind == "progressive.award_held" and inside:
+            # 14.13, 9.5: the pool could not be reached when the round was decided
+            for _ in p.get("spots") or [None]:
+                _count(out.irregularities, "14.13 progressive award held")
         elif e.kind == "shuffler.fault" and inside:
             _count(out.irregularities, f"15.1 shuffling device fault: {p.get('fault', '?')}")
         elif e.kind == "panel" and inside:

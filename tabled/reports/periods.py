@@ -88,8 +88,9 @@ class Calendar:
 
     def _bounds(self, day: date) -> list[int]:
         """The instants at which the day's shifts start, and the day's end. Taken from the wall
-        clock, then made non-decreasing: a boundary that a change of clocks skips or repeats moves
-        to the nearest instant that keeps the shifts in order, so they still partition the day."""
+        clock (a time the clocks skip is read with the offset before the change, one they repeat
+        is its first occurrence), then made non-decreasing and kept within the day, so that the
+        shifts partition the day whatever the clocks do."""
         offsets = [_since(t, self.day_start) for t in self.shift_starts]
         end = self._instant_us(day + DAY, timedelta())
         raw = [self._instant_us(day, offset) for offset in offsets]

@@ -91,3 +91,23 @@ def test_shifts_default_to_three_of_eight_hours_from_the_day_start():
 def test_a_clock_that_is_not_a_time_of_day_is_refused(text):
     with pytest.raises(CalendarError, match="--shifts"):
         parse_clock(text, "--shifts")
+
+
+def test_a_shift_start_the_clocks_skip_still_partitions_the_day():
+    sydney = ZoneInfo("Australia/Sydney")
+    cal = Calendar.of(sydney, time(6), (time(2, 30),))  # 2026-10-04: 02:00 AEST becomes 03:00 AEDT
+    day = date(2026, 10, 3)
+    first, second = cal.shifts(day)
+    assert first.end_us == second.start_us and second.end_us == cal.day(day).end_us
+    starts = datetime.fromtimestamp(second.start_us / 1e6, sydney)
+    assert (starts.hour, starts.minute, starts.utcoffset()) == (3, 30, timedelta(hours=11))
+    assert (second.end_us - second.start_us) / 3.6e9 == 2.5  # 03:30 to 06:00
+
+
+def test_a_shift_start_the_clocks_repeat_is_its_first_occurrence():
+    sydney = ZoneInfo("Australia/Sydney")
+    cal = Calendar.of(sydney, time(6), (time(2, 30),))  # 2026-04-05: 03:00 AEDT becomes 02:00 AEST
+    first, second = cal.shifts(date(2026, 4, 4))
+    starts = datetime.fromtimestamp(second.start_us / 1e6, sydney)
+    assert (starts.hour, starts.minute, starts.utcoffset()) == (2, 30, timedelta(hours=11))
+    assert (second.end_us - second.start_us) / 3.6e9 == 4.5  # 02:30 AEDT to 06:00 AEST

@@ -105,6 +105,7 @@ def test_the_scripted_session_names_its_irregularities_and_faults(journals):
     integrity = report["integrity"]
     assert integrity["void_rounds"] == {"3.7": 1}  # a card seen twice: the round is void (3.7)
     assert integrity["irregularities"]["15.1 shuffling device fault: jam"] == 1  # 15.1
+    assert integrity["irregularities"]["14.13 progressive award held"] == 1  # the flush of round 16
     assert sorted(f["equipment"] for f in integrity["faults"]) == ["meter", "pool", "pool"]
     assert all(f["rule"] == "14.13" and f["cleared_us"] > f["raised_us"] for f in integrity["faults"])
     assert integrity["keys"]["inspector"] == {"approve_play": 2}
