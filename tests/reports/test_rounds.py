@@ -80,3 +80,18 @@ def test_a_problem_is_in_the_report_of_its_rounds_period_only():
     no_profile = {}.__getitem__
     assert len(report(first, gathered, no_profile).problems) == 1  # settled after the period: still its round's
     assert report(second, gathered, no_profile).problems == []
+
+
+def test_tokens_are_counted_apart_and_a_taken_token_is_collected():
+    from tabled.reports.figures import report
+    from tabled.reports.periods import range_period
+
+    gathered = gather([Rec(1, "round.started", {}), Rec(2, "round.settled", SETTLED)])
+    money = report(range_period(0, 10_000, "all"), gathered, load_profile).money
+    ante, bet, progressive = money["ante"], money["bet"], money["progressive"]
+    # spot 1: ace-king against a dealer who does not qualify: ante paid 1 to 1 (9.3.1), bet void (9.2)
+    # spot 2: folded (8.4) with a $5 token in its $10 ante: collected whole, the token taken
+    assert (ante.wagers, ante.chips_cents, ante.tokens_cents) == (2, 1500, 500)
+    assert (ante.paid_cents, ante.collected_cents, ante.tokens_taken_cents, ante.win_cents) == (1000, 1000, 500, 0)
+    assert (bet.wagers, bet.returned_cents, bet.win_cents) == (1, 2000, 0)
+    assert (progressive.wagers, progressive.collected_cents, progressive.win_cents) == (2, 200, 200)
