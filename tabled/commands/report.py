@@ -34,7 +34,7 @@ from tabled.reports.rounds import gather
 NAME = "report"
 HELP = "shift, day or range reports from the journal: play, money, win against the mathematics, integrity"
 
-#: records read before a period's start: faults standing when it starts are found there
+#: how far back before a period's start to look for the table free of faults (below)
 LEAD_US = 24 * 3_600_000_000
 #: records read after a period's end: the rounds started in it finish there
 TAIL_US = 6 * 3_600_000_000
@@ -169,9 +169,25 @@ def _first_at_or_after(journal: Journal, head: int, time_us: int) -> int:
     return low
 
 
+def _free_of_faults_before(journal: Journal, seq: int, earliest_us: int) -> int:
+    """The number of the last ``round.started`` before record ``seq`` with the progressive online: a
+    round starts only when no fault stands or an inspector has approved play with the progressive
+    offline (14.13), so no fault stood then, and reading from there finds every fault standing at
+    ``seq``. Looked for back to ``earliest_us``; the first record from then when there is none."""
+    while seq > 1:
+        chunk = journal.records_between(max(1, seq - 1000), seq - 1)
+        for r in reversed(chunk):
+            if r.time_us < earliest_us:
+                return r.seq + 1
+            if r.kind == "round.started" and r.payload.get("progressive_offline") is False:
+                return r.seq
+        seq = chunk[0].seq if chunk else 1
+    return 1
+
+
 def _records(journal: Journal, start_us: int, end_us: int) -> Iterator[Record]:
     head = journal.head[0]
-    seq = _first_at_or_after(journal, head, start_us - LEAD_US)
+    seq = _free_of_faults_before(journal, _first_at_or_after(journal, head, start_us), start_us - LEAD_US)
     while seq <= head:
         chunk = journal.records_between(seq, min(seq + CHUNK - 1, head))
         for r in chunk:

@@ -129,3 +129,21 @@ def test_the_shifts_of_a_day_add_up_to_the_day(journals, session):
         for name in ("wagers", "chips_cents", "paid_cents", "collected_cents", "returned_cents", "win_cents"):
             assert sum(s["money"][w][name] for s in shifts) == day["money"][w][name]
     assert sum(s["theoretical"]["actual_win_cents"] for s in shifts) == day["theoretical"]["actual_win_cents"]
+
+
+def test_a_fault_standing_when_the_period_starts_counts_from_its_start(journals):
+    from datetime import UTC, datetime
+
+    path = journals["scripted"]
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        (raised,), (cleared,) = db.execute(
+            "SELECT time_us FROM records WHERE kind IN ('fault.raised', 'fault.cleared') AND payload LIKE "
+            "'%\"meter\"%' ORDER BY seq").fetchall()
+    start = (raised + cleared) // 2
+    since = datetime.fromtimestamp(start / 1e6, UTC).isoformat()
+    (report,) = tabled_json("report", "range", "--journal", str(path), "--json", "--from", since,
+                            "--to", "2100-01-01T00:00")
+    meter = [f for f in report["integrity"]["faults"] if f["equipment"] == "meter"]
+    assert len(meter) == 1 and meter[0]["raised_us"] == raised and meter[0]["cleared_us"] == cleared
+    assert report["period"]["start_us"] > raised
+    assert meter[0]["minutes"] == (cleared - report["period"]["start_us"]) / 60_000_000
