@@ -250,7 +250,7 @@ def _par_sheet_std_dev(profile: Profile) -> float:
 # -- the command -----------------------------------------------------------------------------------
 
 def _check_pdf_path(pdf: str) -> None:
-    """Before any work: a PDF that could not be written is refused now, not after the report."""
+    """A PDF that could not be written is refused before any work, not after the report."""
     folder = Path(pdf).resolve().parent
     if not folder.is_dir():
         raise UserError(f"--pdf {pdf}: no folder {folder} to write it in")

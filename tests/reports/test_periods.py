@@ -78,7 +78,7 @@ def test_a_round_belongs_to_the_shift_in_which_it_started():
     us = (at - EPOCH) // timedelta(microseconds=1)
     assert cal.gaming_day(us) == date(2026, 11, 29)
     assert cal.shift_of(us).shift == 3
-    assert cal.shift_of(us + 60_000_000).shift == 1  # 06:00: the new day's first shift
+    assert cal.shift_of(us + 60_000_000).shift == 1  # 06:00: the next gaming day's first shift
     assert cal.shift_of(us + 60_000_000).day == date(2026, 11, 30)
 
 
