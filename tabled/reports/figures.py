@@ -88,8 +88,8 @@ class Play:
     hands: int = 0                  # spots with an ante in a settled round (not void)
     folds: int = 0                  # 8.4
     bets: int = 0                   # 8.5
-    first_us: int | None = None
-    last_us: int | None = None
+    first_us: int | None = None     # the first round's start
+    last_us: int | None = None      # the last round's end
 
     @property
     def rounds_per_hour(self) -> Fraction | None:

@@ -45,7 +45,8 @@ def text(r: Report, zone: tzinfo) -> str:
     play, t, pr, ig = r.play, r.theory, r.progressive, r.integrity
     out = [f"{r.period.name}: {_when(r.period.start_us, zone)} to {_when(r.period.end_us, zone)} "
            f"({zone}){'' if r.table is None else f', table {r.table}'}, profile {r.profile or '-'}"]
-    out.append(f"play: {play.rounds} rounds settled, {play.void_rounds} void; open {play.open_us / 3.6e9:.2f} h, "
+    out.append(f"play: {play.rounds} rounds settled, {play.void_rounds} void, from {_when(play.first_us, zone)} to "
+               f"{_when(play.last_us, zone)}; open {play.open_us / 3.6e9:.2f} h, "
                f"{_ratio(play.rounds_per_hour, 1)} rounds an hour; {play.hands} hands, "
                f"{_ratio(play.hands_per_round)} a round; folds (8.4) {play.folds} = "
                f"{_percent(play.per_hand(play.folds))} of hands, bets (8.5) {play.bets} = "
@@ -117,6 +118,7 @@ def data(r: Report) -> dict[str, Any]:
                    "gaming_day": r.period.day.isoformat() if r.period.day else None, "shift": r.period.shift},
         "table": r.table, "profile": r.profile,
         "play": {"rounds": play.rounds, "void_rounds": play.void_rounds, "open_seconds": play.open_us / 1e6,
+                 "first_round_started_us": play.first_us, "last_round_ended_us": play.last_us,
                  "rounds_per_hour": None if play.rounds_per_hour is None else float(play.rounds_per_hour),
                  "hands": play.hands, "hands_per_round": None if play.hands_per_round is None
                  else float(play.hands_per_round), "folds": play.folds, "bets": play.bets,

@@ -193,8 +193,6 @@ class Gathered:
     rounds: dict[str, PlayedRound] = field(default_factory=dict)   # in the order they started
     events: list[Event] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-    first_us: int | None = None
-    last_us: int | None = None
 
 
 def _up_card(payload: Mapping[str, Any]) -> int | None:
@@ -211,9 +209,6 @@ def gather(records: Iterable[JournalRecord]) -> Gathered:
     out = Gathered()
     rounds = out.rounds
     for r in records:
-        if out.first_us is None:
-            out.first_us = r.time_us
-        out.last_us = r.time_us
         kind, p = r.kind, r.payload
         if kind == "round.started" and r.round_id is not None:
             rounds.setdefault(r.round_id, PlayedRound(r.round_id, r.time_us,
