@@ -73,6 +73,9 @@ def effective_toml(cfg: Config) -> str:
     out.insert(len(out) - 1, "players = [" + "".join(
         f"\n    {_value(vars(p))}," for p in s.players) + ("\n]" if s.players else "]"))
     out += _table("[log]", {"format": cfg.log.format, "level": cfg.log.level})
+    r = cfg.reports
+    out += ["[reports]", f"time_zone = {_value(r.time_zone)}", f"day_start = {_value(r.day_start)}",
+            "shifts = [" + ", ".join(_value(t) for t in r.shifts) + "]", f"flag_sigmas = {r.flag_sigmas!r}", ""]
     return "\n".join(out)
 
 

@@ -34,6 +34,8 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
                         players: tuple[PlayerConfig(spot, ante_cents, progressive, strategy)], dealer,
                         allow_service, pace_ms)
     [log]            -> Config.log: LogConfig(format, level)
+    [reports]        -> Config.reports: ReportsConfig(time_zone, day_start, shifts, flag_sigmas): the
+                        casino's gaming day and shifts for ``tabled report`` (docs/reports.md)
 
 Defaults the schema leaves open are ours: a primary pool without ``contribution_bp`` or
 ``reset_cents`` takes the profile's (11.6, and the profile's reset value); every pool together may
@@ -218,6 +220,14 @@ class SoftwareConfig:
 
 
 @dataclass(frozen=True)
+class ReportsConfig:
+    time_zone: str = "UTC"
+    day_start: str = "06:00"
+    shifts: tuple[str, ...] = ()   # the shifts' starts; none: three of eight hours from the day's start
+    flag_sigmas: float = 3.0
+
+
+@dataclass(frozen=True)
 class Config:
     source: Path | None    # the file read; None for the embedded default
     table: TableConfig
@@ -227,6 +237,7 @@ class Config:
     simulation: SimulationConfig
     log: LogConfig
     software: SoftwareConfig = SoftwareConfig()
+    reports: ReportsConfig = ReportsConfig()
 
     @property
     def primary_pool(self) -> PoolConfig:
@@ -471,6 +482,32 @@ def _software(sec: Section, base: Path) -> SoftwareConfig:
     return SoftwareConfig(manifest, signature, key, development)
 
 
+def _reports(sec: Section) -> ReportsConfig:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    from tabled.reports.periods import Calendar, CalendarError, parse_clock
+
+    zone = sec.text("time_zone", "UTC")
+    day_start = sec.text("day_start", "06:00")
+    shifts = sec.get("shifts", [])
+    if not isinstance(shifts, list) or not all(isinstance(t, str) for t in shifts):
+        raise sec.fail("shifts", f"must be a list of times of day like [\"06:00\", \"14:00\"], got {shifts!r}")
+    sigmas = sec.get("flag_sigmas", 3)
+    if not isinstance(sigmas, (int, float)) or isinstance(sigmas, bool) or not 0 < sigmas <= 100:
+        raise sec.fail("flag_sigmas", f"must be a number of standard deviations above 0, got {sigmas!r}")
+    sec.finish()
+    try:
+        tz = ZoneInfo(zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise sec.fail("time_zone", f"no time zone {zone!r} (a name like Australia/Sydney or UTC)") from None
+    try:
+        Calendar.of(tz, parse_clock(day_start, "day_start"), tuple(parse_clock(t, "shifts") for t in shifts))
+    except CalendarError as exc:
+        raise sec.fail(str(exc).split(":")[0] if str(exc).startswith(("day_start", "shifts")) else "shifts",
+                       str(exc).split(": ", 1)[-1]) from None
+    return ReportsConfig(zone, day_start, tuple(shifts), float(sigmas))
+
+
 def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     """Check already-parsed TOML; ``base`` is the directory relative paths are resolved against."""
     top = _file(data, where)
@@ -483,8 +520,9 @@ def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     simulation = _simulation(top.section("simulation", {}), table)
     log = _log(top.section("log", {}))
     software = _software(top.section("software", {}), base)
+    reports = _reports(top.section("reports", {}))
     top.finish()
-    return Config(None, table, journal, pools, devices, simulation, log, software)
+    return Config(None, table, journal, pools, devices, simulation, log, software, reports)
 
 
 SYSTEM_CONFIG = Path("/etc/tabled/tabled.toml")
@@ -538,5 +576,6 @@ def load_config(path: str | Path | None) -> Config:
 __all__ = [
     "Config", "ConfigError", "TableConfig", "JournalConfig", "PoolConfig", "SerialDeviceConfig",
     "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig", "SoftwareConfig",
+    "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig", "ReportsConfig",
     "load_config", "parse_config", "find_config", "check_may_start", "started_by_systemd", "DEFAULT_TOML",
 ]

@@ -1,0 +1,143 @@
+"""Integrity of a period: voids and irregularities by rule, faults and how long they stood, the
+panel's key actions and refusals by key, and the 14.13 periods (an equipment fault stops play
+until an inspector approves play with the progressive offline).
+
+Happenings count in the period in which they happened; a fault raised before the period and still
+standing counts from the period's start, one cleared after it up to the period's end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from tabled.game import keys
+from tabled.game.round_facts import SpotStatus
+
+from .periods import Period
+from .rounds import Event, PlayedRound
+
+#: spot outcomes that are irregularities, and their rule
+SPOT_RULES = {SpotStatus.VOID: "14.7", SpotStatus.ABSENT: "14.12", SpotStatus.DEAD: "NZ 14.1"}
+#: panel actions that are irregularities (their rule from tabled/game/keys.py)
+IRREGULAR_ACTIONS = ("misdeal", "exposed_card", "hand_without_ante", "invalidate_round", "void_player",
+                     "dead_hand", "resolve_past_posting", "count_cards", "use_card_source")
+
+
+@dataclass
+class FaultSpell:
+    equipment: str
+    rule: str
+    reason: str
+    raised_us: int | None           # None: standing before the records read
+    cleared_us: int | None          # None: still standing at the end of the records read
+    minutes: float                  # within the period
+
+
+@dataclass
+class Stop:
+    """A 14.13 period: from the first fault raised to the last one cleared."""
+
+    start_us: int
+    end_us: int | None
+    approvals: int = 0              # inspector's approve_play
+    rounds_offline: int = 0         # rounds played with the progressive offline
+
+
+@dataclass
+class Integrity:
+    void_rounds: dict[str, int] = field(default_factory=dict)       # rule -> rounds
+    irregularities: dict[str, int] = field(default_factory=dict)    # "rule what" -> count
+    faults: list[FaultSpell] = field(default_factory=list)
+    keys: dict[str, dict[str, int]] = field(default_factory=dict)   # key -> action -> times
+    refusals: dict[str, dict[str, int]] = field(default_factory=dict)  # key -> "action (rule)" -> times
+    stops: list[Stop] = field(default_factory=list)
+
+    @property
+    def fault_minutes(self) -> float:
+        return sum(f.minutes for f in self.faults)
+
+
+def _count(table: dict[str, int], key: str) -> None:
+    table[key] = table.get(key, 0) + 1
+
+
+def _overlap_minutes(start: int | None, end: int | None, period: Period) -> float:
+    a = max(start if start is not None else period.start_us, period.start_us)
+    b = min(end if end is not None else period.end_us, period.end_us)
+    return max(b - a, 0) / 60_000_000
+
+
+def integrity(period: Period, events: Iterable[Event], rounds: list[PlayedRound]) -> Integrity:
+    """``events``: the happenings up to the period's end, in time order (those before its start
+    tell which faults were standing); ``rounds``: the rounds that started in the period."""
+    out = Integrity()
+    for r in rounds:
+        if r.void is not None:
+            _count(out.void_rounds, str(r.void.get("rule", "?")))
+            _count(out.irregularities, f"{r.void.get('rule', '?')} round void: {r.void.get('why', '?')}")
+        if r.settlement is None:
+            continue
+        for spot in r.settlement.spots:
+            rule = SPOT_RULES.get(spot.status)
+            if rule and r.settlement.void is None:
+                _count(out.irregularities, f"{rule} hand {spot.status.value}")
+    standing: dict[str, FaultSpell] = {}
+    stop: Stop | None = None
+    for e in events:
+        inside = period.holds(e.time_us)
+        p = e.payload
+        if e.kind == "fault.raised":
+            equipment = str(p.get("equipment", "?"))
+            if equipment not in standing:
+                standing[equipment] = FaultSpell(equipment, str(p.get("rule", "?")), str(p.get("reason", "")),
+                                                 e.time_us, None, 0.0)
+            if stop is None:
+                stop = Stop(e.time_us, None)
+        elif e.kind == "fault.cleared":
+            equipment = str(p.get("equipment", "?"))
+            spell = standing.pop(equipment, None) or FaultSpell(equipment, "14.13", "raised before the records read",
+                                                                None, None, 0.0)
+            spell.cleared_us = e.time_us
+            _close(out, spell, period)
+            if not standing and stop is not None:
+                stop.end_us = e.time_us
+                _keep_stop(out, stop, period)
+                stop = None
+        elif e.kind == "progressive.award_held" and inside:
+            # 14.13, 9.5: the pool could not be reached when the round was decided
+            for _ in p.get("spots") or [None]:
+                _count(out.irregularities, "14.13 progressive award held")
+        elif e.kind == "shuffler.fault" and inside:
+            _count(out.irregularities, f"15.1 shuffling device fault: {p.get('fault', '?')}")
+        elif e.kind == "panel" and inside:
+            key, action = str(p.get("key", "?")), str(p.get("action", "?"))
+            out.keys.setdefault(key, {})
+            _count(out.keys[key], action)
+            if action in IRREGULAR_ACTIONS:
+                _count(out.irregularities, f"{keys.ACTIONS[action][1]} {action.replace('_', ' ')}")
+            if action == "approve_play" and stop is not None:
+                stop.approvals += 1
+        elif e.kind == "panel.refused" and inside:
+            key = str(p.get("key", "?"))
+            out.refusals.setdefault(key, {})
+            _count(out.refusals[key], f"{p.get('action', '?')} ({p.get('rule', '?')})")
+    for spell in standing.values():
+        _close(out, spell, period)
+    if stop is not None:
+        _keep_stop(out, stop, period)
+    for s in out.stops:
+        s.rounds_offline = sum(1 for r in rounds if r.progressive_offline
+                               and s.start_us <= r.started_us < (s.end_us if s.end_us is not None else period.end_us))
+    return out
+
+
+def _close(out: Integrity, spell: FaultSpell, period: Period) -> None:
+    spell.minutes = _overlap_minutes(spell.raised_us, spell.cleared_us, period)
+    if spell.minutes > 0 or (spell.raised_us is not None and period.holds(spell.raised_us)):
+        out.faults.append(spell)
+
+
+def _keep_stop(out: Integrity, stop: Stop, period: Period) -> None:
+    if _overlap_minutes(stop.start_us, stop.end_us, period) > 0 or period.holds(stop.start_us):
+        out.stops.append(stop)

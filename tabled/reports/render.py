@@ -1,0 +1,180 @@
+"""A report for people (text), for programs (JSON: integer cents, exact fractions as
+``"numerator/denominator"`` beside a rounded figure) and for spreadsheets (CSV, one row per
+period)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from datetime import datetime, tzinfo
+from fractions import Fraction
+from typing import Any
+
+from tabled.game.settlement import money
+
+from .figures import WAGERS, Report, WagerMoney
+
+
+def _cents_text(value: Fraction | int) -> str:
+    """Whole cents for people: rounded half away from zero, as a dollar amount."""
+    f = Fraction(value)
+    whole = int(abs(f) + Fraction(1, 2)) * (1 if f >= 0 else -1)
+    return money(whole)
+
+
+def _exact(value: Fraction) -> str:
+    return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
+
+
+def _percent(value: Fraction | None) -> str:
+    return "-" if value is None else f"{float(value):.2%}"
+
+
+def _ratio(value: Fraction | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{float(value):.{digits}f}"
+
+
+def _when(us: int | None, zone: tzinfo) -> str:
+    if us is None:
+        return "-"
+    return datetime.fromtimestamp(us / 1_000_000, zone).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def text(r: Report, zone: tzinfo) -> str:
+    play, t, pr, ig = r.play, r.theory, r.progressive, r.integrity
+    out = [f"{r.period.name}: {_when(r.period.start_us, zone)} to {_when(r.period.end_us, zone)} "
+           f"({zone}){'' if r.table is None else f', table {r.table}'}, profile {r.profile or '-'}"]
+    out.append(f"play: {play.rounds} rounds settled, {play.void_rounds} void, from {_when(play.first_us, zone)} to "
+               f"{_when(play.last_us, zone)}; open {play.open_us / 3.6e9:.2f} h, "
+               f"{_ratio(play.rounds_per_hour, 1)} rounds an hour; {play.hands} hands, "
+               f"{_ratio(play.hands_per_round)} a round; folds (8.4) {play.folds} = "
+               f"{_percent(play.per_hand(play.folds))} of hands, bets (8.5) {play.bets} = "
+               f"{_percent(play.per_hand(play.bets))}")
+    out.append(f"{'money':<12}{'wagers':>8}{'chips':>16}{'tokens':>12}{'paid':>16}{'collected':>16}"
+               f"{'returned':>14}{'tokens taken':>14}{'win':>16} {'hold':>9}")
+    for name, m in [*r.money.items(), ("total", r.total)]:
+        out.append(_money_line(name, m))
+    all_rounds = play.rounds + play.void_rounds
+    per_round = Fraction(pr.wagers, all_rounds) if all_rounds else None
+    out.append(f"progressive: {pr.wagers} wagers in {pr.rounds_with_wagers} rounds ({_ratio(per_round)} a round); "
+               f"contributions {pr.contributions} = {money(pr.contributed_cents)} to the pool, "
+               f"{money(pr.retained_cents)} retained; reversals {pr.reversals} = {money(pr.reversed_cents)}; "
+               f"awards {pr.awards} = {money(pr.awards_cents)} ({money(pr.from_pool_cents)} from the pool, "
+               f"{money(pr.operator_topup_cents)} by the operator)"
+               + ("" if not pr.by_category else ": " + ", ".join(f"{k} {v}" for k, v in pr.by_category.items())))
+    out.append(f"  progressive win {money(r.money['progressive'].win_cents)}, theoretical "
+               f"{_cents_text(pr.expected_win)} at each round's meter (11.7, 12.1; no deviation: one royal "
+               "flush outweighs a day)")
+    sd = t.std_dev_cents
+    source = ("the par sheet's, per hand x root of the antes squared" if t.par_sheet_std_dev is not None
+              else "exact, of the hands dealt and the decisions made")
+    deviation = t.deviation
+    out.append(f"against the mathematics ({t.hands} hands of ante and bet; {t.left_out} left out): actual win "
+               f"{money(t.actual_cents)}, theoretical {_cents_text(t.expected)} (exactly {_exact(t.expected)} "
+               f"cents), at optimal play {_cents_text(t.optimal)}")
+    out.append(f"  standard deviation {_cents_text(Fraction(sd))} ({source}); actual - theoretical = "
+               f"{'-' if deviation is None else f'{deviation:+.2f}'} standard deviations"
+               + (f"  ** FLAG: more than {t.sigmas:g} **" if t.flagged else f" (flag beyond {t.sigmas:g})"))
+    out.append("integrity:")
+    out.append("  voids and irregularities: " + (", ".join(f"{k}: {v}" for k, v in sorted(ig.irregularities.items()))
+                                                or "none"))
+    if ig.faults:
+        for f in ig.faults:
+            out.append(f"  fault {f.equipment} ({f.rule}): {_when(f.raised_us, zone)} to {_when(f.cleared_us, zone)}, "
+                       f"{f.minutes:.2f} minutes in the period: {f.reason}")
+    else:
+        out.append("  faults: none")
+    for s in ig.stops:
+        out.append(f"  14.13 period {_when(s.start_us, zone)} to {_when(s.end_us, zone)}: {s.approvals} inspector "
+                   f"approvals, {s.rounds_offline} rounds with the progressive offline")
+    out.append("  key actions: " + ("; ".join(f"{k}: " + ", ".join(f"{a} {n}" for a, n in sorted(v.items()))
+                                              for k, v in sorted(ig.keys.items())) or "none"))
+    out.append("  refusals: " + ("; ".join(f"{k}: " + ", ".join(f"{a} {n}" for a, n in sorted(v.items()))
+                                           for k, v in sorted(ig.refusals.items())) or "none"))
+    for p in r.problems:
+        out.append(f"PROBLEM: {p}")
+    return "\n".join(out)
+
+
+def _money_line(name: str, m: WagerMoney) -> str:
+    return (f"{name:<12}{m.wagers:>8}{money(m.chips_cents):>16}{money(m.tokens_cents):>12}{money(m.paid_cents):>16}"
+            f"{money(m.collected_cents):>16}{money(m.returned_cents):>14}{money(m.tokens_taken_cents):>14}"
+            f"{money(m.win_cents):>16} {_percent(m.hold):>9}")
+
+
+def _money_data(m: WagerMoney) -> dict[str, Any]:
+    return {"wagers": m.wagers, "chips_cents": m.chips_cents, "tokens_cents": m.tokens_cents,
+            "wagered_cents": m.wagered_cents, "paid_cents": m.paid_cents, "collected_cents": m.collected_cents,
+            "returned_cents": m.returned_cents, "tokens_taken_cents": m.tokens_taken_cents,
+            "win_cents": m.win_cents, "hold": None if m.hold is None else float(m.hold),
+            "hold_exact": None if m.hold is None else _exact(m.hold)}
+
+
+def data(r: Report) -> dict[str, Any]:
+    play, t, pr, ig = r.play, r.theory, r.progressive, r.integrity
+    return {
+        "period": {"name": r.period.name, "start_us": r.period.start_us, "end_us": r.period.end_us,
+                   "gaming_day": r.period.day.isoformat() if r.period.day else None, "shift": r.period.shift},
+        "table": r.table, "profile": r.profile,
+        "play": {"rounds": play.rounds, "void_rounds": play.void_rounds, "open_seconds": play.open_us / 1e6,
+                 "first_round_started_us": play.first_us, "last_round_ended_us": play.last_us,
+                 "rounds_per_hour": None if play.rounds_per_hour is None else float(play.rounds_per_hour),
+                 "hands": play.hands, "hands_per_round": None if play.hands_per_round is None
+                 else float(play.hands_per_round), "folds": play.folds, "bets": play.bets,
+                 "folds_per_hand": None if play.per_hand(play.folds) is None else float(play.per_hand(play.folds)),
+                 "bets_per_hand": None if play.per_hand(play.bets) is None else float(play.per_hand(play.bets))},
+        "money": {**{name: _money_data(r.money[name]) for name in WAGERS}, "total": _money_data(r.total)},
+        "progressive": {"wagers": pr.wagers, "rounds_with_wagers": pr.rounds_with_wagers,
+                        "contributions": pr.contributions, "contributed_cents": pr.contributed_cents,
+                        "retained_cents": pr.retained_cents, "reversals": pr.reversals,
+                        "reversed_cents": pr.reversed_cents, "awards": pr.awards, "awards_cents": pr.awards_cents,
+                        "from_pool_cents": pr.from_pool_cents, "operator_topup_cents": pr.operator_topup_cents,
+                        "awards_by_category": dict(pr.by_category),
+                        "theoretical_win_cents": _exact(pr.expected_win)},
+        "theoretical": {"hands": t.hands, "left_out": t.left_out, "actual_win_cents": t.actual_cents,
+                        "theoretical_win_cents": _exact(t.expected), "theoretical_win": float(t.expected),
+                        "optimal_play_win_cents": _exact(t.optimal), "optimal_play_win": float(t.optimal),
+                        "std_dev_cents": t.std_dev_cents, "std_dev_source": "par sheet" if t.par_sheet_std_dev
+                        is not None else "hands", "deviation": t.deviation, "flag_beyond": t.sigmas,
+                        "flagged": t.flagged},
+        "integrity": {"irregularities": ig.irregularities, "void_rounds": ig.void_rounds,
+                      "faults": [{"equipment": f.equipment, "rule": f.rule, "reason": f.reason,
+                                  "raised_us": f.raised_us, "cleared_us": f.cleared_us, "minutes": f.minutes}
+                                 for f in ig.faults],
+                      "fault_minutes": ig.fault_minutes, "keys": ig.keys, "refusals": ig.refusals,
+                      "stops_14_13": [{"start_us": s.start_us, "end_us": s.end_us, "approvals": s.approvals,
+                                       "rounds_offline": s.rounds_offline} for s in ig.stops]},
+        "problems": r.problems,
+        "rounds": r.round_ids,
+    }
+
+
+CSV_COLUMNS = ["period", "start_us", "end_us", "rounds", "void_rounds", "rounds_per_hour", "hands", "folds", "bets",
+               *[f"{w}_{f}" for w in (*WAGERS, "total") for f in ("wagers", "chips_cents", "tokens_cents",
+                                                                     "paid_cents", "collected_cents",
+                                                                     "returned_cents", "win_cents", "hold")],
+               "progressive_contributed_cents", "progressive_reversed_cents", "progressive_awards_cents",
+               "theoretical_hands", "actual_win_cents", "theoretical_win_cents", "optimal_play_win_cents",
+               "std_dev_cents", "deviation", "flagged", "irregularities", "fault_minutes", "refusals"]
+
+
+def csv_text(reports: Sequence[Report]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for r in reports:
+        d = data(r)
+        row: list[Any] = [r.period.name, r.period.start_us, r.period.end_us, r.play.rounds, r.play.void_rounds,
+                          d["play"]["rounds_per_hour"], r.play.hands, r.play.folds, r.play.bets]
+        for w in (*WAGERS, "total"):
+            m = d["money"][w]
+            row += [m["wagers"], m["chips_cents"], m["tokens_cents"], m["paid_cents"], m["collected_cents"],
+                    m["returned_cents"], m["win_cents"], m["hold"]]
+        t = d["theoretical"]
+        row += [r.progressive.contributed_cents, r.progressive.reversed_cents, r.progressive.awards_cents,
+                t["hands"], t["actual_win_cents"], t["theoretical_win_cents"], t["optimal_play_win_cents"],
+                t["std_dev_cents"], t["deviation"], t["flagged"], sum(r.integrity.irregularities.values()),
+                r.integrity.fault_minutes, sum(sum(v.values()) for v in r.integrity.refusals.values())]
+        writer.writerow(row)
+    return buffer.getvalue()

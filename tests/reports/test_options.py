@@ -1,0 +1,139 @@
+"""A bad option to ``tabled report`` is one line naming it, exit status 2; the outputs hold the
+same figures."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+
+import pytest
+
+from tabled.cli import EX_USER, main
+
+
+def one_line_error(capsys, argv: list[str]) -> str:
+    assert main(argv) == EX_USER
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err and err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize("options, says", [
+    (["--tz", "Mars/Olympus"], "--tz 'Mars/Olympus': no such time zone"),
+    (["--day-start", "25:00"], "--day-start: '25:00' is not a time of day"),
+    (["--shifts", "06:00,noon"], "--shifts: 'noon' is not a time of day"),
+    (["--from", "2026-13-01"], "--from '2026-13-01': not a gaming day"),
+    (["--from", "2026-11-30", "--to", "2026-11-01"], "--to 2026-11-01 is before --from 2026-11-30"),
+    (["--to", "2026-11-30"], "--to goes with --from"),
+    (["--shift", "4"], "no shift 4: the gaming day has shifts 1 to 3"),
+    (["--shift", "0"], "argument --shift: must be an integer of at least 1, got 0"),
+    (["--sigmas", "0"], "--sigmas 0: a number of standard deviations above 0"),
+    (["--sigmas", "many"], "argument --sigmas: invalid float value"),
+    (["--table", "T99"], "--table T99: the journal"),
+    (["--profile", "{tmp}/none.toml"], "no profile"),
+    (["--pdf", "{tmp}/missing/day.pdf"], "no folder {tmp}/missing to write it in"),
+    (["--pdf", "{tmp}"], "is a folder; name the PDF file"),
+])
+def test_a_bad_option_is_one_line(capsys, journals, tmp_path, options, says):
+    argv = ["report", "shift", "--journal", str(journals["scripted"])]
+    err = one_line_error(capsys, argv + [o.replace("{tmp}", str(tmp_path)) for o in options])
+    assert says.replace("{tmp}", str(tmp_path)) in err
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["report", "range", "--from", "2026-11-30T06:00"], "`tabled report range` needs --from and --to"),
+    (["report", "range", "--from", "2026-11-30T06:00", "--to", "2026-11-30T05:00"], "the end is not after"),
+    (["report", "range", "--from", "yesterday", "--to", "2026-11-30T05:00"], "--from 'yesterday': not a date"),
+    (["report", "day", "--shift", "1"], "--shift N goes with `tabled report shift`"),
+    (["report", "week"], "invalid choice: 'week'"),
+])
+def test_a_bad_period_is_one_line(capsys, journals, argv, says):
+    assert says in one_line_error(capsys, argv + ["--journal", str(journals["scripted"])])
+
+
+def test_no_journal_there(capsys, tmp_path):
+    assert f"{tmp_path}/none.db: no journal there" in one_line_error(
+        capsys, ["report", "day", "--journal", str(tmp_path / "none.db")])
+
+
+def test_not_a_journal(capsys, tmp_path):
+    path = tmp_path / "notes.db"
+    path.write_text("shopping list\n" * 20)
+    assert "not a journal" in one_line_error(capsys, ["report", "day", "--journal", str(path)])
+
+
+def run(*argv: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(list(argv)) == 0
+    return out.getvalue()
+
+
+def test_text_json_csv_and_pdf_give_the_same_figures(journals, tmp_path):
+    path = str(journals["scripted"])
+    (data,) = [json.loads(line) for line in run("report", "day", "--journal", path, "--json").splitlines()]
+    (row,) = list(csv.DictReader(io.StringIO(run("report", "day", "--journal", path, "--csv"))))
+    assert int(row["total_win_cents"]) == data["money"]["total"]["win_cents"]
+    assert int(row["actual_win_cents"]) == data["theoretical"]["actual_win_cents"]
+    assert row["theoretical_win_cents"] == data["theoretical"]["theoretical_win_cents"]
+    pdf = tmp_path / "day.pdf"
+    shown = run("report", "day", "--journal", path, "--pdf", str(pdf))
+    assert pdf.read_bytes().startswith(b"%PDF")
+    assert f"charts: {pdf}" in shown
+    assert f"rounds settled, {data['play']['void_rounds']} void" in shown
+    assert "3.7 round void: invalidated: 1" in shown
+
+
+def test_an_empty_journal_has_nothing_to_report(tmp_path):
+    from tabled.daemon.journal import Journal
+
+    Journal.open(tmp_path / "j.db").close()
+    assert "no records yet" in run("report", "shift", "--journal", str(tmp_path / "j.db"))
+
+
+def test_the_calendar_comes_from_the_config_and_the_options_override_it(journals, tmp_path):
+    config = tmp_path / "tabled.toml"
+    config.write_text(f"""
+[table]
+id = "SIM01"
+spots = 7
+profile = "nsw"
+minimum_cents = 500
+maximum_cents = 50_000
+unit_cents = 100
+
+[journal]
+path = "{journals['scripted']}"
+
+[reports]
+time_zone = "Australia/Sydney"
+day_start = "05:00"
+shifts = ["13:00", "21:00"]
+flag_sigmas = 2.5
+""")
+    (day,) = [json.loads(line) for line in run("report", "day", "--config", str(config), "--json").splitlines()]
+    assert day["period"]["name"].startswith("gaming day ")
+    assert day["theoretical"]["flag_beyond"] == 2.5
+    shown = run("report", "shift", "--config", str(config))
+    assert "shift 1 (05:00-13:00)" in shown and "(Australia/Sydney)" in shown  # 05:28 there
+    shown = run("report", "shift", "--config", str(config), "--tz", "UTC", "--shifts", "05:00,17:00")
+    assert "(17:00-05:00)" in shown and "(UTC)" in shown
+
+
+def test_a_bad_reports_section_is_one_line(capsys, tmp_path):
+    config = tmp_path / "tabled.toml"
+    config.write_text('[table]\nid = "T01"\nspots = 7\nprofile = "nsw"\nminimum_cents = 500\n'
+                      'maximum_cents = 50_000\nunit_cents = 100\n[reports]\nshifts = ["06:00", "lunch"]\n')
+    assert "reports.shifts: 'lunch' is not a time of day" in one_line_error(
+        capsys, ["report", "day", "--config", str(config)])
+
+
+def test_table_keeps_the_rounds_of_that_table(journals):
+    path = str(journals["scripted"])
+    (everything,) = [json.loads(x) for x in run("report", "day", "--journal", path, "--json").splitlines()]
+    (table,) = [json.loads(x) for x in run("report", "day", "--journal", path, "--json", "--table", "SIM01")
+                .splitlines()]
+    assert table["table"] == "SIM01" and table["rounds"] == everything["rounds"] != []
+    assert table["money"] == everything["money"]
