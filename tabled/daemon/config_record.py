@@ -47,6 +47,8 @@ def _scalar(value: Any, key: str) -> Any:
         return value.value
     if isinstance(value, Path):
         return str(value)
+    if isinstance(value, float):
+        return repr(value)  # the journal keeps no floats: a setting such as 3.0 sigmas is kept as its text
     if isinstance(value, (set, frozenset)):
         return sorted(map(str, value))
     if isinstance(value, (list, tuple)):

@@ -193,7 +193,8 @@ def _open_time(rounds: list[PlayedRound]) -> int:
     """The table counts as open from each round's start to its end, and between rounds less than
     :data:`IDLE_US` apart."""
     total = 0
-    start = end = None
+    start: int | None = None
+    end = 0
     for r in sorted(rounds, key=lambda r: r.started_us):
         if start is None or r.started_us - end > IDLE_US:
             if start is not None:

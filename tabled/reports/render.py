@@ -122,8 +122,8 @@ def data(r: Report) -> dict[str, Any]:
                  "rounds_per_hour": None if play.rounds_per_hour is None else float(play.rounds_per_hour),
                  "hands": play.hands, "hands_per_round": None if play.hands_per_round is None
                  else float(play.hands_per_round), "folds": play.folds, "bets": play.bets,
-                 "folds_per_hand": None if play.per_hand(play.folds) is None else float(play.per_hand(play.folds)),
-                 "bets_per_hand": None if play.per_hand(play.bets) is None else float(play.per_hand(play.bets))},
+                 "folds_per_hand": _number(play.per_hand(play.folds)),
+                 "bets_per_hand": _number(play.per_hand(play.bets))},
         "money": {**{name: _money_data(r.money[name]) for name in WAGERS}, "total": _money_data(r.total)},
         "progressive": {"wagers": pr.wagers, "rounds_with_wagers": pr.rounds_with_wagers,
                         "contributions": pr.contributions, "contributed_cents": pr.contributed_cents,
@@ -178,3 +178,7 @@ def csv_text(reports: Sequence[Report]) -> str:
                 r.integrity.fault_minutes, sum(sum(v.values()) for v in r.integrity.refusals.values())]
         writer.writerow(row)
     return buffer.getvalue()
+
+
+def _number(value: Fraction | None) -> float | None:
+    return None if value is None else float(value)

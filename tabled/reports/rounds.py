@@ -122,7 +122,7 @@ def read_settlement(data: Mapping[str, Any]) -> SettledRound:
         for d in data["spots"]:
             wagers = [WagerLine.read(d[w]) for w in ("ante", "bet", "progressive")]
             award = _award(d["progressive_award"]) if d["progressive_award"] else None
-            spot = SpotLine(d["spot"], SpotStatus(d["status"]), _cards(d["cards"]), *wagers,
+            spot = SpotLine(d["spot"], SpotStatus(d["status"]), _cards(d["cards"]), wagers[0], wagers[1], wagers[2],
                             award.amount_cents if award else 0, _cents(d, "total_cents"))
             if sum(w.net_cents for w in wagers) + spot.award_cents != spot.total_cents:
                 raise SettlementError(f"spot {spot.spot}: its wagers and award do not add up to its total")
@@ -146,11 +146,18 @@ def read_settlement(data: Mapping[str, Any]) -> SettledRound:
 
 
 class JournalRecord(Protocol):
-    seq: int
-    time_us: int
-    round_id: str | None
-    kind: str
-    payload: dict[str, Any]
+    """What a report reads of a journal record (tabled.daemon.journal.Record)."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def time_us(self) -> int: ...
+    @property
+    def round_id(self) -> str | None: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def payload(self) -> dict[str, Any]: ...
 
 
 @dataclass
