@@ -14,7 +14,11 @@ Inputs (kind: payload):
 
 * ``wager``: spot, area (ante | progressive | bet), cents, token_cents, stacks -- from the board
 * ``panel``: action, key (dealer | supervisor | inspector), and the action's fields
-* ``shuffler.shuffled``: deck; ``shuffler.hand``: cards, back, up; ``shuffler.fault``: fault
+* ``shuffler.shuffled``: deck, cards (the order it read, if it reads them); ``shuffler.hand``:
+  cards, back, up; ``shuffler.fault``: fault
+* ``shuffler.status``: ready (deck -> cards left), recognition -- what the device holds, judged in
+  tabled/table/cardsource.py (15.1, 15.2); ``shuffler.refused``: command, status, reason, deck
+* ``device.link``: device, up, reason -- a driver's link lost or back (tabled/table/links.py, 14.13)
 * ``shuffler.door``: open (true | false) -- shown during a round (15.2)
 * ``shuffler.recognition``: on (true | false) -- whether the shuffling device reads the cards it
   shuffles (its order verifies a deck, 3.4; without it the dealer's check on the panel does)
@@ -24,7 +28,8 @@ Inputs (kind: payload):
 * ``deck.verified``: deck, cards or count, back (3.4, 3.6: 52 distinct cards through the reader;
   the shoe deck's back colour, else the first back the reader reports after it, 3.1)
 * ``equipment.fault`` / ``equipment.ok``: equipment (pool | meter | betspots), reason (14.13; the
-  bet-spot board is the equipment of 2.3 that records the progressive wagers)
+  bet-spot board is the equipment of 2.3 that records the progressive wagers); ``equipment.back``:
+  equipment -- it says it works again (clears with an inspector's approval in force, 14.13)
 * ``pool.contributed`` / ``pool.reversed`` / ``pool.awards``: results of pool operations
 * ``pool.meter``: balance_cents, seq, change (the ledger kind) -- the primary pool's reading (2.4.3), in ledger order
 * ``tick``: time passes (closure and announced minimum take effect)
@@ -36,7 +41,10 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from tabled.table.board import complete
+from tabled.table.cardsource import DECKS, CardSource, read_status
 from tabled.table.effects import Command, Effect, Note, PoolOp, Say
+from tabled.table.links import Links, equipment_verdict, read_link, working_again
 from tabled.game.cards import card_text
 from tabled.game.profiles import Profile
 from tabled.game.progressive import ProgressiveResult
@@ -54,7 +62,6 @@ ROUND_ACTIONS = {
     "invalidate_round": "invalidate", "void_player": "void_player", "dead_hand": "dead_hand",
     "count_cards": "deck_count",
 }
-DECKS = {"A": "red", "B": "blue"}  # 3.2.2: the two decks' backs differ in colour
 #: what the dealer is told an equipment fault is about (14.13), where its key is not plain words
 EQUIPMENT_NAMES = {"betspots": "bet-spot board"}
 SHUFFLE_FAULTS = ("jam", "cycle_fail", "not_intermixing")  # 15.1
@@ -124,6 +131,8 @@ class TableCore:
         self.rounds_finished = 0
         self.now = 0
         self.last_seq: dict[str, int] = {}          # per input source: the last sequence number folded
+        self.links = Links()                        # the devices' links (tabled/table/links.py)
+        self.cards = CardSource()                   # what the shuffling device was asked (cardsource.py)
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -134,6 +143,15 @@ class TableCore:
     @property
     def progressive_offline(self) -> bool:
         return bool(self.faults) and self.approved
+
+    def is_news(self, kind: str, payload: dict[str, Any]) -> bool:
+        """Whether a device's reading would change anything the table holds (a reading it holds
+        already need not be journaled): the shuffling device's status (tabled/table/cardsource.py)."""
+        if kind != "shuffler.status":
+            return True
+        ready, recognition = read_status(payload)
+        return (recognition is not None and recognition != self.recognition) or bool(
+            self.cards.judge_status(self, ready))
 
     # -- the fold ----------------------------------------------------------------------------------
 
@@ -151,6 +169,7 @@ class TableCore:
         except (TypeError, KeyError, ValueError) as exc:  # a malformed input is refused, never a crash
             effects = [Say(f"{kind}: malformed input ({exc})", level="refused")]
         effects += self._progress()
+        effects = [complete(self, e) for e in self.cards.requests(self, effects)]
         for e in effects:
             if isinstance(e, PoolOp):
                 self._outbox(e)
@@ -164,7 +183,15 @@ class TableCore:
         if kind == "panel":
             return self._panel(p)
         if kind == "shuffler.shuffled":
-            return self._shuffled(p["deck"])
+            return self._shuffled(p["deck"], p.get("cards"))
+        if kind == "shuffler.status":
+            return self._shuffler_status(p)
+        if kind == "shuffler.refused":
+            return self._shuffler_refused(p)
+        if kind == "device.link":
+            return self._device_link(p)
+        if kind == "equipment.back":
+            return self._equipment_back(p["equipment"])
         if kind == "shuffler.hand":
             return self._round_input("hand", p)
         if kind == "shoe.card":
@@ -280,6 +307,7 @@ class TableCore:
         if deck not in self.decks:
             return [Say(f"no deck {deck!r}", level="refused")]
         self.decks[deck] = {"shuffled": False, "verified": False}  # the shoe deck's back is learned again
+        self.cards.new_cards([deck])
         return [Say(f"new cards for deck {deck}: verify them (3.4)", rule="3.6")]
 
     def _action_use_card_source(self, source: str) -> list[Effect]:
@@ -292,6 +320,7 @@ class TableCore:
             d.update(shuffled=False, verified=False)
             d.pop("back", None)
         self.cut_done = False
+        self.cards.new_cards(tuple(DECKS))
         return [Say(f"cards now dealt from the {source}: load and verify new cards", rule="15.2.2")]
 
     def _action_approve_play(self) -> list[Effect]:
@@ -304,11 +333,15 @@ class TableCore:
 
     # -- cards --------------------------------------------------------------------------------------
 
-    def _shuffled(self, deck: str) -> list[Effect]:
+    def _shuffled(self, deck: str, cards: list[int] | None = None) -> list[Effect]:
+        """The device has ``deck`` shuffled; the order it read (``cards``) verifies a deck not yet
+        verified (3.4: read by the device)."""
         if deck not in DECKS:
             return [Say(f"shuffler reported deck {deck!r}", level="refused")]
+        effects = self._verified(deck, cards, None) if cards is not None and not self.decks[deck]["verified"] else []
         self.decks[deck]["shuffled"] = True
-        return []
+        self.cards.shuffled(self, deck)
+        return effects
 
     def _verified(self, deck: str, cards: list[int] | None, count: int | None,
                   back: str | None = None) -> list[Effect]:
@@ -440,6 +473,7 @@ class TableCore:
             d = deck or self.next_deck
             if d in DECKS:
                 self.decks[d]["shuffled"] = False
+                self.cards.shuffle_over(d)  # the reshuffle is a new request
             return [Say(f"shuffling device: {fault.replace('_', ' ')}: reshuffle", rule="15.1", level="flag"),
                     Command("shuffler", "shuffle", {"deck": d})]
         # 15.2: the device can no longer operate as intended
@@ -450,7 +484,56 @@ class TableCore:
             effects += self.round.handle("shuffler_failed", {"reason": fault})
         return effects
 
-    # -- equipment (14.13) --------------------------------------------------------------------------
+    def _shuffler_status(self, p: dict[str, Any]) -> list[Effect]:
+        """What the device says it holds: its decks judged (15.1, 15.2; tabled/table/cardsource.py)
+        and its card recognition (3.4)."""
+        ready, recognition = read_status(p)
+        effects = self._recognition(recognition) if recognition is not None else []
+        for fault, deck in self.cards.judge_status(self, ready):
+            effects += self._shuffler_fault(fault, deck)
+            if self.shuffler_failed:
+                break
+        return effects
+
+    def _shuffler_refused(self, p: dict[str, Any]) -> list[Effect]:
+        """The device refused a command. DEVICE_FAULT while delivering a hand: it can no longer
+        operate as intended (15.2); asking again would not help. Any other refusal is shown."""
+        command, status, reason, deck = p["command"], p["status"], p.get("reason", ""), p.get("deck")
+        if command == "deliver_hand" and status == "DEVICE_FAULT":
+            return self._shuffler_fault(f"device fault: {reason}", deck)  # 15.2
+        return [Say(f"shuffling device refused {command.replace('_', ' ')} for deck {deck} ({status}: {reason})",
+                    level="flag")]
+
+    # -- links and equipment (14.13) ----------------------------------------------------------------
+
+    def _device_link(self, p: dict[str, Any]) -> list[Effect]:
+        """A device's link lost or back: 14.13 for the equipment (tabled/table/links.py); a device
+        back is sent what the table needs of it again (standing effects)."""
+        device, up, reason = read_link(p)
+        self.links.set(device, up, reason)
+        if device == "shuffler":
+            self.cards.link()
+        verdict = equipment_verdict(device, up, self.faults, self.approved)
+        effects: list[Effect] = []
+        if verdict == "fault":
+            effects += self._equipment_fault(device, f"link lost: {reason}")
+        elif verdict == "clear":
+            effects += self._equipment_ok(device)
+        if not up:
+            return effects or [Say(f"{EQUIPMENT_NAMES.get(device, device)}: link lost ({reason})")]
+        return effects + [e for e in self.standing_effects()
+                          if isinstance(e, Command) and e.device == device != "shuffler"]
+
+    def _equipment_back(self, equipment: str) -> list[Effect]:
+        """Equipment says it works again: with an inspector's approval in force its fault clears
+        (14.13); without it the fault stands until the inspector comes."""
+        if working_again(equipment, self.faults, self.approved):
+            return self._equipment_ok(equipment)
+        if equipment in self.faults:
+            return [Say(f"{EQUIPMENT_NAMES.get(equipment, equipment)} works again: the fault stands until an "
+                        "inspector approves play", rule="14.13")]
+        return []
+
 
     def _equipment_fault(self, equipment: str, reason: str) -> list[Effect]:
         self.faults[equipment] = reason or "failed"
@@ -665,11 +748,7 @@ class TableCore:
         if self.pool_cents is not None:
             effects.append(Command("meter", "show", {"cents": self.pool_cents}))
         effects.append(Command("panel", "lamp", {"lamp": "FAULT", "state": self.fault_lamp}))
-        if self.card_source == "shuffler" and not self.shuffler_failed:
-            for deck in DECKS:  # 4.1.2: a used deck whose shuffle we may not have asked for
-                # the deck in play is unshuffled once its round is past preparing: never shuffle it
-                if not self.decks[deck]["shuffled"] and (r is None or r.deck != deck or r.phase == "preparing"):
-                    effects.append(Command("shuffler", "shuffle", {"deck": deck}))
+        effects += self.cards.standing(self)  # 4.1, 7.4: the shuffles asked for, the deal in progress
         if r is None:
             return effects
         if r.phase == "betting":
@@ -677,7 +756,7 @@ class TableCore:
                 s.number for s in r.spots.values() if s.ante and not r.progressive_offline]}))
         elif r.phase != "preparing":
             effects.append(Command("betspots", "lock", {"round_id": r.round_id}))
-        return effects
+        return [complete(self, e) for e in effects]
 
     def standing_pool_ops(self) -> list[PoolOp]:
         """Every pool operation not yet answered, in order (keyed: safe to send again)."""
@@ -719,6 +798,7 @@ class TableCore:
         core.abstained = {int(k): v for k, v in snap["abstained"].items()}
         if snap["round"]:
             core.round = Round.from_snapshot(snap["round"], spots, limits, profile)
+        core.cards = CardSource.restored(core)
         return core
 
 
