@@ -449,8 +449,8 @@ class TableDevices:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(FIRST_OPEN_TIMEOUT):
                 await self.table.idle.wait()
-        await self.table.resume(missing_notes)
         self.resumed = True
+        await self.table.resume(missing_notes)
         self.on_effects([])
 
     async def _report_status(self, d: ShufflerDriver) -> Status | None:
@@ -552,7 +552,8 @@ class TableDevices:
             log.info("device.command_ignored", device=cmd.device, command=cmd.name)
 
     def _refused(self, command: str, deck: str, exc: CommandRejected) -> None:
-        self.table.submit("shuffler.refused", {"command": command, "deck": deck, "status": exc.status.name,
+        status = Status(exc.status).name if exc.status in set(Status) else f"status {exc.status}"
+        self.table.submit("shuffler.refused", {"command": command, "deck": deck, "status": status,
                                                "reason": str(exc)})
 
     async def _shuffle(self, d: ShufflerDriver, deck: str) -> None:
