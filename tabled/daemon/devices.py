@@ -557,6 +557,7 @@ class TableDevices:
                                                "reason": str(exc)})
 
     async def _shuffle(self, d: ShufflerDriver, deck: str) -> None:
+        last: CommandRejected | None = None
         for _ in range(BUSY_RETRIES):
             try:
                 await d.shuffle(DECK_COLOURS[deck])
@@ -566,7 +567,8 @@ class TableDevices:
                     self._refused("shuffle", deck, exc)
                     return
                 await asyncio.sleep(BUSY_RETRY_S)  # one shuffle at a time in the device
-        log.warning("shuffler.busy", deck=deck, round_id=self.core.round_id)
+                last = exc
+        self._refused("shuffle", deck, last)
 
     async def _deal(self, d: ShufflerDriver, deck: str, hands: int) -> None:
         """Deliver the hands the device has not given yet from ``deck`` (its cards left say how many

@@ -13,7 +13,9 @@ reports mean for the round.
   is reshuffled (15.1); a deck it lost with cards of the round already dealt from it means the
   device can no longer operate as intended: the round is void (15.2). A change of card
   recognition changes who verifies a new deck (3.4).
-* A hand the device refuses with DEVICE_FAULT is 15.2 at once: asking again would not help.
+* A hand the device refuses with DEVICE_FAULT is 15.2 at once: asking again would not help. A
+  shuffle it refuses (busy, door open) is asked again once it can take one: when it reports a deck
+  shuffled, its door closed, or its link back.
 
 The requests and the hands asked for are kept out of the checkpoint (which holds the table's
 state between rounds): a table restored from one has asked for every deck it needs shuffled.
@@ -60,6 +62,7 @@ class CardSource:
     def __init__(self) -> None:
         self.requested: set[str] = set()     # decks asked to be shuffled, not yet reported shuffled
         self.dealt_round: str | None = None  # the round whose hands were asked for
+        self.refused: set[str] = set()       # decks whose shuffle it refused, asked again when it can
 
     @classmethod
     def restored(cls, core: Any) -> CardSource:
@@ -76,13 +79,15 @@ class CardSource:
         """4.1: decks not shuffled and not in play (the deck in play is shuffled after its round)."""
         if core.card_source != SHUFFLER or core.shuffler_failed:
             return []
-        return [d for d in DECKS if not core.decks[d]["shuffled"] and not in_play(core, d)]
+        return [d for d in DECKS if not core.decks[d]["shuffled"] and not in_play(core, d) and d not in self.refused]
 
     # -- what the device reported ------------------------------------------------------------------
 
     def shuffled(self, core: Any, deck: str) -> None:
-        """The need is met; a deal that waited for this deck may go on."""
+        """The need is met, and the device can take another shuffle; a deal that waited for this
+        deck may go on."""
         self.requested.discard(deck)
+        self.refused.clear()
         r = dealing(core)
         if r is not None and r.deck == deck:
             self.dealt_round = None
@@ -91,15 +96,25 @@ class CardSource:
         """The device's shuffle of ``deck`` failed (15.1): the reshuffle is a new request."""
         self.requested.discard(deck)
 
+    def shuffle_refused(self, deck: str) -> None:
+        """The device would not shuffle ``deck`` now: asked again when it can take a shuffle."""
+        self.requested.discard(deck)
+        self.refused.add(deck)
+
+    def door_closed(self) -> None:
+        self.refused.clear()
+
     def new_cards(self, decks: list[str] | tuple[str, ...]) -> None:
         """3.6, 15.2.2: new cards are a new need, whatever was asked of the old ones."""
         self.requested.difference_update(decks)
+        self.refused.difference_update(decks)
 
     def link(self) -> None:
         """The device's link was lost or is back: what it was asked may be lost with it, so a
         reconnect is a new need. The decks the table needs and the deal in progress are asked for
         again (:meth:`requests`); a deck in play it lost is judged from what it reports (15.1, 15.2)."""
         self.requested.clear()
+        self.refused.clear()
         self.dealt_round = None
 
     def judge_status(self, core: Any, ready: dict[str, int]) -> list[tuple[str, str]]:

@@ -450,6 +450,8 @@ class TableCore:
         if not isinstance(opened, bool):
             raise ValueError(f"open={opened!r}: true or false")
         was, self.door_open = self.door_open, opened
+        if not opened:
+            self.cards.door_closed()  # a shuffle it refused with the door open is asked again
         if opened and self._in_round():
             return [Say("shuffling device door open during the round: close it; if the device can no longer "
                         "deliver, the round is void (15.2.1)", rule="15.2", level="flag")]
@@ -501,6 +503,8 @@ class TableCore:
         command, status, reason, deck = p["command"], p["status"], p.get("reason", ""), p.get("deck")
         if command == "deliver_hand" and status == "DEVICE_FAULT":
             return self._shuffler_fault(f"device fault: {reason}", deck)  # 15.2
+        if command == "shuffle" and deck in DECKS:
+            self.cards.shuffle_refused(deck)
         return [Say(f"shuffling device refused {command.replace('_', ' ')} for deck {deck} ({status}: {reason})",
                     level="flag")]
 
@@ -521,8 +525,9 @@ class TableCore:
             effects += self._equipment_ok(device)
         if not up:
             return effects or [Say(f"{EQUIPMENT_NAMES.get(device, device)}: link lost ({reason})")]
-        return effects + [e for e in self.standing_effects()
-                          if isinstance(e, Command) and e.device == device != "shuffler"]
+        if device == "shuffler":
+            return effects  # what it is asked follows from the requests (tabled/table/cardsource.py)
+        return effects + [e for e in self.standing_effects() if isinstance(e, Command) and e.device == device]
 
     def _equipment_back(self, equipment: str) -> list[Effect]:
         """Equipment says it works again: with an inspector's approval in force its fault clears

@@ -223,3 +223,14 @@ def test_a_table_restored_from_a_checkpoint_asks_for_no_shuffle_twice():
     restored = TableCore.from_snapshot(h.core.snapshot(), 7, h.profile)
     assert shuffles(restored.standing_effects()) == [used]
     assert shuffles(restored.apply("tick", {}, h.t)) == []  # asked already, in the standing effects
+
+
+def test_a_shuffle_the_device_refuses_is_asked_again_once_it_can_take_one_not_at_once():
+    h, _ = fresh()
+    out = h.feed("shuffler.refused", command="shuffle", deck="B", status="REFUSED", reason="door open")
+    out += h.feed("tick")
+    assert shuffles(out) == [] and says(out)[0].level == "flag"
+    assert shuffles(h.feed("shuffler.door", open=False)) == ["B"]  # the door closed: asked again, once
+    out = h.feed("shuffler.refused", command="shuffle", deck="B", status="BUSY", reason="shuffling A")
+    assert shuffles(out + h.feed("tick")) == []
+    assert shuffles(h.feed("shuffler.shuffled", deck="A")) == ["B"]  # the device is free again
