@@ -804,6 +804,7 @@ class TableCore:
         if snap["round"]:
             core.round = Round.from_snapshot(snap["round"], spots, limits, profile)
         core.cards = CardSource.restored(core)
+        core.links = Links.restored(core.faults)
         return core
 
 

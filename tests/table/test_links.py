@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tabled.table.core import TableCore
 from tabled.table.effects import Command
 
 from .harness import Harness, commands, notes, refused, rules_said, says
@@ -115,3 +116,13 @@ def test_the_meter_shows_offline_while_play_goes_on_with_the_progressive_locked_
     assert [c.args for c in commands(h.core.standing_effects(), "meter")] == [{"cents": 123_456, "offline": True}]
     out = h.feed("equipment.ok", equipment="pool")
     assert [c.args for c in commands(out, "meter")] == [{"cents": 123_456, "offline": False}]
+
+
+def test_equipment_lost_before_a_checkpoint_clears_when_it_is_back_after_the_restart_14_13():
+    h = Harness()
+    h.feed("device.link", device="betspots", up=False, reason="unplugged")
+    h.panel("approve_play", key="inspector")
+    restored = TableCore.from_snapshot(h.core.snapshot(), 7, h.profile)
+    assert not restored.links.is_up("betspots") and restored.links.is_up("shuffler")
+    out = restored.apply("device.link", {"device": "betspots", "up": True}, h.t)
+    assert notes(out, "fault.cleared") and not restored.faults
