@@ -539,7 +539,6 @@ class TableCore:
                         "inspector approves play", rule="14.13")]
         return []
 
-
     def _equipment_fault(self, equipment: str, reason: str) -> list[Effect]:
         self.faults[equipment] = reason or "failed"
         self.approved = False

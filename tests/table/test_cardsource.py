@@ -4,6 +4,8 @@ refused with DEVICE_FAULT (15.2), and the same requests after a restart."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings, strategies as st
+
 from tabled.table.core import TableCore
 
 from .harness import Harness, commands, notes, rules_said, says
@@ -234,3 +236,36 @@ def test_a_shuffle_the_device_refuses_is_asked_again_once_it_can_take_one_not_at
     out = h.feed("shuffler.refused", command="shuffle", deck="B", status="BUSY", reason="shuffling A")
     assert shuffles(out + h.feed("tick")) == []
     assert shuffles(h.feed("shuffler.shuffled", deck="A")) == ["B"]  # the device is free again
+
+
+# -- properties over any order of what the device says ----------------------------------------------
+
+DEVICE_SAYS = st.one_of(
+    st.just(("tick", {})),
+    st.builds(lambda d: ("shuffler.shuffled", {"deck": d}), st.sampled_from("AB")),
+    st.builds(lambda d: ("shuffler.fault", {"fault": "jam", "deck": d}), st.sampled_from("AB")),
+    st.builds(lambda d, s: ("shuffler.refused", {"command": "shuffle", "deck": d, "status": s, "reason": ""}),
+              st.sampled_from("AB"), st.sampled_from(["BUSY", "REFUSED"])),
+    st.builds(lambda up: ("device.link", {"device": "shuffler", "up": up, "reason": "x"}), st.booleans()),
+    st.builds(lambda o: ("shuffler.door", {"open": o}), st.booleans()),
+    st.builds(lambda ready: ("shuffler.status", {"ready": ready, "recognition": True}),
+              st.dictionaries(st.sampled_from("AB"), st.just(52))),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(DEVICE_SAYS, max_size=25))
+def test_a_shuffle_is_asked_again_only_after_the_device_answered_it_and_a_replay_asks_the_same_4_1(said):
+    h, out = fresh()
+    asked = set(shuffles(out))
+    for kind, payload in said:
+        if kind in ("shuffler.shuffled", "shuffler.fault", "shuffler.refused"):
+            asked.discard(payload["deck"])   # the device answered that request
+        if kind == "device.link":
+            asked.clear()                     # a reconnect is a new need
+        for deck in shuffles(h.feed(kind, **payload)):
+            assert deck not in asked, (kind, payload, deck)
+            asked.add(deck)
+    standing = shuffles(h.core.standing_effects())
+    assert all(not h.core.decks[d]["shuffled"] for d in standing)
+    assert shuffles(replayed(h).standing_effects()) == standing
