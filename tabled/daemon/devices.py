@@ -283,7 +283,7 @@ class TableDevices:
         if isinstance(e, WagerAfterLock):
             return []  # the round judges it (5.6; a bet in the deciding phase is allowed, 8.5)
         if isinstance(e, MeterFault):
-            return [("equipment.fault", {"equipment": "meter", "reason": e.reason})]  # 14.13
+            return [("equipment.fault", {"equipment": "meter", "reason": e.reason})]  # the meter says it is faulty
         if isinstance(e, MeterFaultCleared):
             return [("equipment.back", {"equipment": "meter"})]
         if isinstance(e, CardDrawn):  # 7.3
@@ -292,7 +292,7 @@ class TableDevices:
             return [("shoe.unreadable", {"reader_seq": e.reader_seq, **_back(e.back)})]
         if type(e) in SHOE_HAPPENINGS:
             return [(SHOE_HAPPENINGS[type(e)], {"cards_read": e.cards_read})]
-        if isinstance(e, (DoorOpen, DoorClosed)):  # 15.2
+        if isinstance(e, (DoorOpen, DoorClosed)):
             return [("shuffler.door", {"open": isinstance(e, DoorOpen)})]
         if isinstance(e, ButtonPressed):
             return self._button(e)
