@@ -18,17 +18,15 @@ tabled/table/felt.py).
 
 Choices where the rules and the devices leave room (documented, each where it is made):
 
-* A lost link is not by itself a device failure. The meter's is (14.13: its display cannot be
-  trusted), and so is the bet-spot board's: it is the electronic equipment that records the
-  progressive wagers (2.3), so its loss is a 14.13 fault the dealer is told of. While it is lost
-  the table reads no wagers and opens no round before an inspector approves; when it is back it
-  is read again from the chips on the felt, and the fault clears by itself once an inspector has
-  approved play (as for the meter). The shuffler's becomes 15.2 only when it comes back having
-  lost the deck a round is being dealt from; before any card is dealt it is a failed shuffle
-  cycle: reshuffle (15.1). A hand the shuffler answers with DEVICE_FAULT is 15.2 at once.
-* Hands come out of the shuffling device when the round enters dealing (7.4); how many the device
-  has already given for the round is read back from it (STATUS), so a restart mid-deal asks for
-  exactly the hands still missing.
+* A driver's link coming up or being lost is journaled as ``device.link``; the table judges what
+  it means (tabled/table/links.py). The bet-spot board's first reading after it is back says what
+  lies on the felt.
+* The shuffling device: what it says it holds (STATUS: the decks ready and the cards left in each,
+  and whether it reads its cards) is journaled as ``shuffler.status`` when it (re)connects and
+  before a deal; a command it refuses as ``shuffler.refused`` with its answer; the table judges
+  both (tabled/table/cardsource.py). The table's commands say which decks to shuffle and how many
+  hands a round needs; how many the device has already given from a deck is read back from it
+  (cards left), so a repeated deal asks for exactly the hands still missing.
 * Everything the shoe and the shuffling device's door report is journaled as it comes (shoe.card,
   shoe.unreadable, shoe.removed, shoe.replaced, shoe.empty, shuffler.door); the core decides
   what it means for the deal (7.3, 14.1, 3.1: a card of the wrong back colour voids the round),
@@ -59,16 +57,13 @@ from tabled_drivers.shoe import (BackColour, CardDrawn, CardUnreadable, ShoeDriv
                           ShoeReplaced)
 from tabled_drivers.shuffler import (DECK_SIZE, CardCountWrong, DeckColour, DoorClosed, DoorOpen, HandDelivered,
                               NotIntermixing, ShuffleComplete, ShuffleCycleFailed, ShufflerDriver, ShufflerJam)
-from tabled.table.effects import Command, Effect
-from tabled.table.felt import AREAS, parse_reading
+from tabled.table.effects import Command
 from tabled.game.cards import HAND_SIZE
+from tabled.table.felt import AREAS, parse_reading
 
 log = structlog.get_logger("tabled.daemon.devices")
 
 DEVICES = ("shuffler", "betspots", "meter", "shoe", "panel")
-#: devices that are the electronic equipment of 14.13: the board records the progressive wagers
-#: (2.3), the meter displays the pool (2.4.3); losing either is a fault for an inspector
-EQUIPMENT = ("meter", "betspots")
 FIRST_OPEN_TIMEOUT = 5.0  # seconds for every driver's first try at opening its port
 DECK_COLOURS = {"A": DeckColour.RED, "B": DeckColour.BLUE}  # tabled.table.core.DECKS: A red, B blue (3.2.2)
 COLOUR_DECKS = {c: d for d, c in DECK_COLOURS.items()}
@@ -152,9 +147,6 @@ class TableDevices:
         self.boots: dict[str, int] = {}
         self.up: set[str] = set()
         self.last_frame: dict[str, int] = {}
-        self.accepting: set[int] = set()                           # spots accepting a progressive (11.1)
-        self.dealt_round: str | None = None                        # hands asked for, for this round
-        self.shuffling: set[str] = set()                           # decks asked to be shuffled, not yet back
         self.events_in = 0
         self.repeats_dropped = 0
         self.resumed = False  # nothing goes to a device before the table has resumed from its journal
@@ -163,7 +155,6 @@ class TableDevices:
         self._workers: list[asyncio.Task] = []
         self._tasks: set[asyncio.Task] = set()
         self.on_input: Callable[[str, DeviceEvent], None] | None = None  # benchmarks: event timing
-        table.listeners.append(self.on_effects)
 
     # -- life -------------------------------------------------------------------------------------------
 
@@ -236,12 +227,13 @@ class TableDevices:
                 self.table.submit("device.link", {"device": device, "up": True, "reason": ""})
             if device == "betspots":  # back after a loss the table knows of: its first reading is news
                 self.board_fresh = not told
-            self._spawn(self._link_up(device))
+            if device == "shuffler":
+                self._spawn(self._report_status(self.drivers["shuffler"]))  # what it holds after the link was down
             return
         if isinstance(event, LinkFailed):
             self.up.discard(device)
+            log.warning("device.link_lost", device=device, reason=event.reason, round_id=self.core.round_id)
             self.table.submit("device.link", {"device": device, "up": False, "reason": event.reason})
-            self._link_failed(device, event)
             return
         key = self._frame_key(device, ack)
         if key is not None and key[2]:
@@ -288,30 +280,28 @@ class TableDevices:
             return [("shuffler.hand", {"cards": list(e.cards), "back": e.deck.name.lower(), "up": e.bottom})]
         if isinstance(e, ShuffleComplete):
             return self._shuffled(e)
-        if isinstance(e, (ShufflerJam, ShuffleCycleFailed, NotIntermixing, CardCountWrong)):
-            self.shuffling.discard(COLOUR_DECKS.get(e.deck))  # that shuffle is over: ask again (15.1)
         if isinstance(e, (ShufflerJam, ShuffleCycleFailed, NotIntermixing)):
             fault = {ShufflerJam: "jam", ShuffleCycleFailed: "cycle_fail", NotIntermixing: "not_intermixing"}[type(e)]
             deck = COLOUR_DECKS.get(e.deck)
-            return [("shuffler.fault", {"fault": fault, "deck": deck})] if deck else []  # 15.1
+            return [("shuffler.fault", {"fault": fault, "deck": deck})] if deck else []
         if isinstance(e, CardCountWrong):
             deck = COLOUR_DECKS.get(e.deck)
-            return [("deck.verified", {"deck": deck, "count": e.counted})] if deck else []  # 3.7
+            return [("deck.verified", {"deck": deck, "count": e.counted})] if deck else []
         if isinstance(e, WagersChanged):
             return self._board_reading(e.reading)
         if isinstance(e, WagerAfterLock):
             return []  # the round judges it (5.6; a bet in the deciding phase is allowed, 8.5)
         if isinstance(e, MeterFault):
-            return [("equipment.fault", {"equipment": "meter", "reason": e.reason})]  # 14.13
+            return [("equipment.fault", {"equipment": "meter", "reason": e.reason})]  # the meter says it is faulty
         if isinstance(e, MeterFaultCleared):
-            return self._equipment_back("meter")
+            return [("equipment.back", {"equipment": "meter"})]
         if isinstance(e, CardDrawn):  # 7.3
             return [("shoe.card", {"card": e.card, "reader_seq": e.reader_seq, **_back(e.back)})]
         if isinstance(e, CardUnreadable):  # 7.3, 14.1
             return [("shoe.unreadable", {"reader_seq": e.reader_seq, **_back(e.back)})]
         if type(e) in SHOE_HAPPENINGS:
             return [(SHOE_HAPPENINGS[type(e)], {"cards_read": e.cards_read})]
-        if isinstance(e, (DoorOpen, DoorClosed)):  # 15.2
+        if isinstance(e, (DoorOpen, DoorClosed)):
             return [("shuffler.door", {"open": isinstance(e, DoorOpen)})]
         if isinstance(e, ButtonPressed):
             return [button_input(e)]
@@ -326,14 +316,7 @@ class TableDevices:
         if deck is None:
             log.error("shuffler.unknown_deck", colour=e.deck.name, round_id=self.core.round_id)
             return []
-        inputs: list[Input] = []
-        if e.order and not self.core.decks[deck]["verified"]:
-            inputs.append(("deck.verified", {"deck": deck, "cards": list(e.order)}))  # 3.4: read by the device
-        inputs.append(("shuffler.shuffled", {"deck": deck}))
-        r = self.core.round
-        if r is not None and r.deck == deck and r.phase == "dealing":
-            self.dealt_round = None  # a deal that waited for this deck may go on
-        return inputs
+        return [("shuffler.shuffled", {"deck": deck, **({"cards": list(e.order)} if e.order else {})})]
 
     def _board_reading(self, reading: Reading) -> list[Input]:
         """The board reports a reading when it differs from its last one. The first after a start
@@ -345,119 +328,39 @@ class TableDevices:
             return []
         return [(kind, payload)]
 
-    # -- link state ---------------------------------------------------------------------------------------
-
-    def _link_failed(self, device: str, e: LinkFailed) -> None:
-        log.warning("device.link_lost", device=device, reason=e.reason, round_id=self.core.round_id)
-        if device in EQUIPMENT and device not in self.core.faults:
-            self.table.submit("equipment.fault", {"equipment": device, "reason": f"link lost: {e.reason}"})  # 14.13
-        if device == "shuffler":
-            self.dealt_round = None
-            self.shuffling.clear()  # asked again when it is back (_link_up)
-
-    def _equipment_back(self, device: str) -> list[Input]:
-        """The meter or the bet-spot board works again: with an inspector's approval in force the
-        progressive comes back online by itself (14.13); without it the fault stands until the
-        inspector comes."""
-        if device in self.core.faults and self.core.approved:
-            return [("equipment.ok", {"equipment": device})]
-        return []
+    # -- the shuffling device's own state ---------------------------------------------------------------
 
     async def resume(self, missing_notes: list) -> None:
-        """The journal checked out and was replayed: now tell the devices (the table's standing
-        effects), and from here on keep them in step."""
-        await self.table.resume(missing_notes)
+        """The journal checked out and was replayed: the inputs the devices gave meanwhile are folded
+        (their commands were not sent), then the devices are told the table's standing effects, and
+        from here on kept in step."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(FIRST_OPEN_TIMEOUT):
+                await self.table.idle.wait()
         self.resumed = True
-        if "shuffler" in self.up:
-            await self._reconcile_shuffler()  # it may have lost decks while the daemon was down
-        self.on_effects([])
+        await self.table.resume(missing_notes)
 
-    async def _link_up(self, device: str) -> None:
-        """A device (re)connected: put it back in the state the table needs (standing effects)."""
-        await self.table.idle.wait()
-        if not self.resumed:
-            return  # the resume sends the standing effects to every device
-        if device in EQUIPMENT:
-            for kind, payload in self._equipment_back(device):
-                self.table.submit(kind, payload)
-        if device == "shuffler":
-            await self._reconcile_shuffler()
-        for e in self.core.standing_effects():
-            if isinstance(e, Command) and e.device == device and not (e.device == "shuffler" and e.name == "shuffle"):
-                self._queues[device].put_nowait(e)
-        if device == "shuffler":
-            self._want_shuffles()  # the decks it must (re)shuffle
-            self._maybe_deal()
-
-    async def _reconcile_shuffler(self) -> None:
-        """After a reconnect, compare the decks the device holds shuffled with what the table
-        believes; a deck it lost (it was restarted) is reshuffled (15.1), or the round void if
-        cards were being dealt from it (15.2)."""
-        shuffler: ShufflerDriver = self.drivers["shuffler"]  # type: ignore[assignment]
+    async def _report_status(self, d: ShufflerDriver) -> Status | None:
+        """Journal what the shuffling device says it holds (``shuffler.status``) when the table says
+        it is news to it; None when the device cannot say."""
         try:
-            status = await shuffler.status()
+            status = await d.status()
         except LinkError as exc:
             log.warning("shuffler.status_failed", error=str(exc), round_id=self.core.round_id)
-            return
-        c, r = self.core, self.core.round
-        if c.recognition is not status.recognition:  # 3.4: who verifies a new deck, the device or the dealer
-            self.table.submit("shuffler.recognition", {"on": status.recognition})
-        for deck, colour in DECK_COLOURS.items():
-            if colour in status.ready:
-                continue
-            in_play = r is not None and r.deck == deck and r.phase not in ("preparing",)
-            dealt = in_play and (r.deliveries > 0 or r.phase not in ("betting", "dealing"))
-            if in_play and not dealt:  # no card dealt from it yet: reshuffle (15.1)
-                self.table.submit("shuffler.fault", {"fault": "cycle_fail", "deck": deck})
-            elif in_play and r.phase == "dealing":  # 15.2: cards dealt from a deck the device lost
-                self.table.submit("shuffler.fault", {"fault": "lost the deck in play (restarted)", "deck": deck})
-            elif not in_play and c.decks[deck]["shuffled"]:
-                self.table.submit("shuffler.fault", {"fault": "cycle_fail", "deck": deck})  # 15.1
+            return None
+        reading = {"ready": {COLOUR_DECKS[c]: left for c, left in status.ready.items() if c in COLOUR_DECKS},
+                   "recognition": status.recognition}
+        if self.core.is_news("shuffler.status", reading):
+            self.table.submit("shuffler.status", reading)
+        return status
 
     # -- effects out --------------------------------------------------------------------------------------
 
-    def on_effects(self, effects: list[Effect]) -> None:
-        """Table listener: decks the table needs shuffled are shuffled (4.1), and a round that
-        reached dealing gets its hands from the device (7.4)."""
-        self._want_shuffles()
-        self._maybe_deal()
-
-    def _want_shuffles(self) -> None:
-        """Any deck the table needs and nobody asked the device to shuffle is asked for (e.g.
-        after new cards, 15.2.2, or a reconnect). A request is pending until the table knows
-        the deck shuffled, so a deck is never shuffled twice for one need."""
-        c, r = self.core, self.core.round
-        for deck in DECK_COLOURS:
-            in_play = r is not None and r.deck == deck and r.phase != "preparing"
-            # a deck in play was shuffled before it was dealt from: no request for it is pending,
-            # even when its shuffle report and the start of play fell in one step
-            if c.decks[deck]["shuffled"] or in_play:
-                self.shuffling.discard(deck)
-        if not self.resumed or c.card_source != "shuffler" or c.shuffler_failed or "shuffler" not in self.up:
-            return
-        for deck in DECK_COLOURS:
-            in_play = r is not None and r.deck == deck and r.phase != "preparing"
-            if not c.decks[deck]["shuffled"] and not in_play and deck not in self.shuffling:
-                self.shuffling.add(deck)
-                self._queues["shuffler"].put_nowait(Command("shuffler", "shuffle", {"deck": deck}))
-
-    def _maybe_deal(self) -> None:
-        r = self.core.round
+    async def command(self, cmd: Command) -> None:
+        """The table's command sink: queued, in order, per device. Before the table has resumed
+        nothing is sent: the resume sends its standing effects."""
         if not self.resumed:
             return
-        if r is None or r.phase != "dealing" or r.card_source != "shuffler" or self.dealt_round == r.round_id:
-            return
-        if "shuffler" not in self.up or self.core.shuffler_failed:
-            return
-        self.dealt_round = r.round_id
-        self._queues["shuffler"].put_nowait(Command("shuffler", "deal", {"round_id": r.round_id}))
-
-    async def command(self, cmd: Command) -> None:
-        """The table's command sink: queued, in order, per device."""
-        if cmd.device == "shuffler" and cmd.name == "shuffle" and cmd.args.get("deck") in DECK_COLOURS:
-            if cmd.args["deck"] in self.shuffling:
-                return  # asked already: one shuffle per need (and the same shuffles on every run)
-            self.shuffling.add(cmd.args["deck"])
         q = self._queues.get(cmd.device)
         if q is None:
             log.error("devices.no_such_device", device=cmd.device, command=cmd.name)
@@ -471,7 +374,7 @@ class TableDevices:
             try:
                 await self._run(cmd)
             except (LinkError, ValueError) as exc:
-                # down: the reconnect puts the device back in the table's state (_link_up)
+                # down: once it is back the table sends it its standing effects (device.link)
                 log.warning("device.command_failed", device=device, command=cmd.name, error=str(exc),
                             round_id=self.core.round_id)
             except asyncio.CancelledError:
@@ -487,80 +390,64 @@ class TableDevices:
             if cmd.name == "shuffle":
                 await self._shuffle(d, a["deck"])
             elif cmd.name == "deal":
-                await self._deal(d, a["round_id"])
+                await self._deal(d, a["deck"], a["hands"])
         elif cmd.device == "betspots":
             if cmd.name == "unlock":
                 await d.unlock()
-                self.accepting = set(a.get("progressive_spots") or ())
-                if self.accepting:
-                    await d.enable_progressive(sorted(self.accepting))
+                if a.get("progressive_spots"):
+                    await d.enable_progressive(sorted(a["progressive_spots"]))
                 await d.set_lamps({})
-            elif cmd.name == "progressive_acceptance":  # 11.1
-                (self.accepting.add if a["enabled"] else self.accepting.discard)(a["spot"])
-                await d.enable_progressive(sorted(self.accepting))
-            elif cmd.name == "lock":  # 7.2.1
+            elif cmd.name == "progressive_acceptance" and "progressive_spots" in a:
+                await d.enable_progressive(sorted(a["progressive_spots"]))
+            elif cmd.name == "lock":
                 await d.lock()
-                r = self.core.round
-                if r is not None and r.round_id == a.get("round_id"):  # 11.2: the player sees it accepted
-                    await d.set_lamps({s.number: SpotLamp.ON for s in r.spots.values() if s.progressive_accepted})
+                if "lamps" in a:
+                    await d.set_lamps({n: SpotLamp.ON for n in a["lamps"]})
         elif cmd.device == "shoe" and cmd.name == "start_shoe":
             await d.start_shoe()
         elif cmd.device == "panel" and cmd.name == "lamp":
             await d.set_lamp(Lamp[a["lamp"]], LampState[a["state"]])
         elif cmd.device == "meter" and cmd.name == "show":
-            if self.core.progressive_offline:
-                await d.show_offline()  # 14.13 approved with the progressive locked
+            if a.get("offline"):
+                await d.show_offline()
             elif a.get("cents") is not None:
                 await d.show(a["cents"])
         else:
             log.info("device.command_ignored", device=cmd.device, command=cmd.name)
 
-    async def _shuffle(self, d: ShufflerDriver, deck: str) -> None:
-        colour = DECK_COLOURS[deck]
-        r = self.core.round
-        if r is not None and r.deck == deck and r.phase not in ("preparing", "complete", "void"):
-            status = await d.status()
-            if colour in status.ready:
-                log.debug("shuffler.keep_deck_in_play", deck=deck, round_id=r.round_id)  # 3.2.1
-                self.shuffling.discard(deck)
-                return
-        try:
-            for _ in range(BUSY_RETRIES):
-                try:
-                    await d.shuffle(colour)
-                    return
-                except CommandRejected as exc:
-                    if exc.status != Status.BUSY:
-                        raise
-                    await asyncio.sleep(BUSY_RETRY_S)  # one shuffle at a time in the device
-        except BaseException:
-            self.shuffling.discard(deck)  # not asked after all: ask again later
-            raise
+    def _refused(self, command: str, deck: str, exc: CommandRejected) -> None:
+        status = Status(exc.status).name if exc.status in set(Status) else f"status {exc.status}"
+        self.table.submit("shuffler.refused", {"command": command, "deck": deck, "status": status,
+                                               "reason": str(exc)})
 
-    async def _deal(self, d: ShufflerDriver, round_id: str) -> None:
-        r = self.core.round
-        if r is None or r.round_id != round_id or r.phase != "dealing":
-            return
-        colour = DECK_COLOURS[r.deck]
-        status = await d.status()
-        left = status.ready.get(colour)
-        if left is None:  # the device has not got the deck in play shuffled
-            self.dealt_round = None
-            if r.deliveries == 0:
-                log.warning("shuffler.deck_not_ready", deck=r.deck, round_id=round_id)
-                self.table.submit("shuffler.fault", {"fault": "cycle_fail", "deck": r.deck})  # 15.1
-            else:
-                self.table.submit("shuffler.fault", {"fault": "lost the deck in play", "deck": r.deck})  # 15.2
-            return
-        given = (DECK_SIZE - left) // HAND_SIZE  # hands the device has dealt from this deck (7.4)
-        for _ in range(len(r.dealt_to) - given):
+    async def _shuffle(self, d: ShufflerDriver, deck: str) -> None:
+        last: CommandRejected | None = None
+        for _ in range(BUSY_RETRIES):
             try:
-                await d.deliver_hand(colour)
+                await d.shuffle(DECK_COLOURS[deck])
+                return
             except CommandRejected as exc:
-                if exc.status != Status.DEVICE_FAULT:
-                    raise
-                # 15.2: the device failed while dealing and says so; asking again would not help
-                self.table.submit("shuffler.fault", {"fault": f"device fault: {exc}", "deck": r.deck})
+                if exc.status != Status.BUSY:
+                    self._refused("shuffle", deck, exc)
+                    return
+                await asyncio.sleep(BUSY_RETRY_S)  # one shuffle at a time in the device
+                last = exc
+        self._refused("shuffle", deck, last)
+
+    async def _deal(self, d: ShufflerDriver, deck: str, hands: int) -> None:
+        """Deliver the hands the device has not given yet from ``deck`` (its cards left say how many
+        it has); a deck it does not hold is reported, and not dealt from."""
+        status = await self._report_status(d)
+        if status is None:
+            return
+        left = status.ready.get(DECK_COLOURS[deck])
+        if left is None:
+            return
+        for _ in range(hands - (DECK_SIZE - left) // HAND_SIZE):
+            try:
+                await d.deliver_hand(DECK_COLOURS[deck])
+            except CommandRejected as exc:
+                self._refused("deliver_hand", deck, exc)
                 return
 
 
@@ -569,4 +456,4 @@ def _back(colour: BackColour) -> dict[str, str]:
     return {} if colour is BackColour.NOT_SEEN else {"back": colour.name.lower()}
 
 
-__all__ = ["TableDevices", "build_drivers", "button_input", "board_input", "BUTTON_NAMES", "DEVICES", "DECK_COLOURS"]
+__all__ = ["TableDevices", "build_drivers", "DEVICES", "DECK_COLOURS"]

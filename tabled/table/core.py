@@ -18,8 +18,11 @@ Inputs (kind: payload):
 * ``panel.button``: button, key, and the spot, spots or value keyed -- what the press means is
   decided here (tabled/table/buttons.py)
 * ``panel``: action, key (dealer | supervisor | inspector), and the action's fields
-* ``device.link``: device, up, reason -- a driver's link lost or back (tabled/table/links.py)
-* ``shuffler.shuffled``: deck; ``shuffler.hand``: cards, back, up; ``shuffler.fault``: fault
+* ``shuffler.shuffled``: deck, cards (the order it read, if it reads them); ``shuffler.hand``:
+  cards, back, up; ``shuffler.fault``: fault
+* ``shuffler.status``: ready (deck -> cards left), recognition -- what the device holds, judged in
+  tabled/table/cardsource.py (15.1, 15.2); ``shuffler.refused``: command, status, reason, deck
+* ``device.link``: device, up, reason -- a driver's link lost or back (tabled/table/links.py, 14.13)
 * ``shuffler.door``: open (true | false) -- shown during a round (15.2)
 * ``shuffler.recognition``: on (true | false) -- whether the shuffling device reads the cards it
   shuffles (its order verifies a deck, 3.4; without it the dealer's check on the panel does)
@@ -29,7 +32,8 @@ Inputs (kind: payload):
 * ``deck.verified``: deck, cards or count, back (3.4, 3.6: 52 distinct cards through the reader;
   the shoe deck's back colour, else the first back the reader reports after it, 3.1)
 * ``equipment.fault`` / ``equipment.ok``: equipment (pool | meter | betspots), reason (14.13; the
-  bet-spot board is the equipment of 2.3 that records the progressive wagers)
+  bet-spot board is the equipment of 2.3 that records the progressive wagers); ``equipment.back``:
+  equipment -- it says it works again (clears with an inspector's approval in force, 14.13)
 * ``pool.contributed`` / ``pool.reversed`` / ``pool.awards``: results of pool operations
 * ``pool.meter``: balance_cents, seq, change (the ledger kind) -- the primary pool's reading (2.4.3), in ledger order
 * ``tick``: time passes (closure and announced minimum take effect)
@@ -42,9 +46,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tabled.table import buttons
+from tabled.table.board import complete
+from tabled.table.cardsource import DECKS, CardSource, read_status
 from tabled.table.effects import Command, Effect, Note, PoolOp, Say
 from tabled.table.felt import Felt, parse_reading
-from tabled.table.links import Links, read_link
+from tabled.table.links import Links, equipment_verdict, read_link, working_again
 from tabled.game.cards import card_text
 from tabled.game.profiles import Profile
 from tabled.game.progressive import ProgressiveResult
@@ -62,7 +68,6 @@ ROUND_ACTIONS = {
     "invalidate_round": "invalidate", "void_player": "void_player", "dead_hand": "dead_hand",
     "count_cards": "deck_count",
 }
-DECKS = {"A": "red", "B": "blue"}  # 3.2.2: the two decks' backs differ in colour
 #: what the dealer is told an equipment fault is about (14.13), where its key is not plain words
 EQUIPMENT_NAMES = {"betspots": "bet-spot board"}
 SHUFFLE_FAULTS = ("jam", "cycle_fail", "not_intermixing")  # 15.1
@@ -134,6 +139,7 @@ class TableCore:
         self.last_seq: dict[str, int] = {}          # per input source: the last sequence number folded
         self.felt = Felt()                          # what the bet-spot board last read
         self.links = Links()                        # the devices' links (tabled/table/links.py)
+        self.cards = CardSource()                   # what the shuffling device was asked (cardsource.py)
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -144,6 +150,15 @@ class TableCore:
     @property
     def progressive_offline(self) -> bool:
         return bool(self.faults) and self.approved
+
+    def is_news(self, kind: str, payload: dict[str, Any]) -> bool:
+        """Whether a device's reading would change anything the table holds (a reading it holds
+        already need not be journaled): the shuffling device's status (tabled/table/cardsource.py)."""
+        if kind != "shuffler.status":
+            return True
+        ready, recognition = read_status(payload)
+        return (recognition is not None and recognition != self.recognition) or bool(
+            self.cards.judge_status(self, ready))
 
     # -- the fold ----------------------------------------------------------------------------------
 
@@ -161,6 +176,7 @@ class TableCore:
         except (TypeError, KeyError, ValueError) as exc:  # a malformed input is refused, never a crash
             effects = [Say(f"{kind}: malformed input ({exc})", level="refused")]
         effects += self._progress()
+        effects = [complete(self, e) for e in self.cards.requests(self, effects)]
         for e in effects:
             if isinstance(e, PoolOp):
                 self._outbox(e)
@@ -175,12 +191,18 @@ class TableCore:
             return self._board_reading(p["spots"])
         if kind == "panel.button":
             return self._button(p)
-        if kind == "device.link":
-            return self._link(p)
         if kind == "panel":
             return self._panel(p)
         if kind == "shuffler.shuffled":
-            return self._shuffled(p["deck"])
+            return self._shuffled(p["deck"], p.get("cards"))
+        if kind == "shuffler.status":
+            return self._shuffler_status(p)
+        if kind == "shuffler.refused":
+            return self._shuffler_refused(p)
+        if kind == "device.link":
+            return self._device_link(p)
+        if kind == "equipment.back":
+            return self._equipment_back(p["equipment"])
         if kind == "shuffler.hand":
             return self._round_input("hand", p)
         if kind == "shoe.card":
@@ -233,15 +255,6 @@ class TableCore:
             if self.round is not None:  # 14.11.1: a fold of the spot playing first makes the held bets count
                 effects += self._offer_bets_held_back(self.round)
         return effects
-
-    def _link(self, p: dict[str, Any]) -> list[Effect]:
-        device, up, reason = read_link(p)
-        self.links.set(device, up, reason)
-        if device == "betspots" and up:
-            # what the board read before its link was lost is stale: the felt is taken to be the
-            # round's wagers, and the board's next reading says what changed
-            self.felt.assume(self.round.spots.values() if self.round is not None else ())
-        return []
 
     def _betting_opens(self, r: Round) -> list[Effect]:
         """The chips lying on the ante and progressive areas are this round's wagers
@@ -346,6 +359,7 @@ class TableCore:
         if deck not in self.decks:
             return [Say(f"no deck {deck!r}", level="refused")]
         self.decks[deck] = {"shuffled": False, "verified": False}  # the shoe deck's back is learned again
+        self.cards.new_cards([deck])
         return [Say(f"new cards for deck {deck}: verify them (3.4)", rule="3.6")]
 
     def _action_use_card_source(self, source: str) -> list[Effect]:
@@ -358,6 +372,7 @@ class TableCore:
             d.update(shuffled=False, verified=False)
             d.pop("back", None)
         self.cut_done = False
+        self.cards.new_cards(tuple(DECKS))
         return [Say(f"cards now dealt from the {source}: load and verify new cards", rule="15.2.2")]
 
     def _action_approve_play(self) -> list[Effect]:
@@ -370,11 +385,15 @@ class TableCore:
 
     # -- cards --------------------------------------------------------------------------------------
 
-    def _shuffled(self, deck: str) -> list[Effect]:
+    def _shuffled(self, deck: str, cards: list[int] | None = None) -> list[Effect]:
+        """The device has ``deck`` shuffled; the order it read (``cards``) verifies a deck not yet
+        verified (3.4: read by the device)."""
         if deck not in DECKS:
             return [Say(f"shuffler reported deck {deck!r}", level="refused")]
+        effects = self._verified(deck, cards, None) if cards is not None and not self.decks[deck]["verified"] else []
         self.decks[deck]["shuffled"] = True
-        return []
+        self.cards.shuffled(self, deck)
+        return effects
 
     def _verified(self, deck: str, cards: list[int] | None, count: int | None,
                   back: str | None = None) -> list[Effect]:
@@ -483,6 +502,8 @@ class TableCore:
         if not isinstance(opened, bool):
             raise ValueError(f"open={opened!r}: true or false")
         was, self.door_open = self.door_open, opened
+        if not opened:
+            self.cards.door_closed()  # a shuffle it refused with the door open is asked again
         if opened and self._in_round():
             return [Say("shuffling device door open during the round: close it; if the device can no longer "
                         "deliver, the round is void (15.2.1)", rule="15.2", level="flag")]
@@ -506,6 +527,7 @@ class TableCore:
             d = deck or self.next_deck
             if d in DECKS:
                 self.decks[d]["shuffled"] = False
+                self.cards.shuffle_over(d)  # the reshuffle is a new request
             return [Say(f"shuffling device: {fault.replace('_', ' ')}: reshuffle", rule="15.1", level="flag"),
                     Command("shuffler", "shuffle", {"deck": d})]
         # 15.2: the device can no longer operate as intended
@@ -516,7 +538,62 @@ class TableCore:
             effects += self.round.handle("shuffler_failed", {"reason": fault})
         return effects
 
-    # -- equipment (14.13) --------------------------------------------------------------------------
+    def _shuffler_status(self, p: dict[str, Any]) -> list[Effect]:
+        """What the device says it holds: its decks judged (15.1, 15.2; tabled/table/cardsource.py)
+        and its card recognition (3.4)."""
+        ready, recognition = read_status(p)
+        effects = self._recognition(recognition) if recognition is not None else []
+        for fault, deck in self.cards.judge_status(self, ready):
+            effects += self._shuffler_fault(fault, deck)
+            if self.shuffler_failed:
+                break
+        return effects
+
+    def _shuffler_refused(self, p: dict[str, Any]) -> list[Effect]:
+        """The device refused a command. DEVICE_FAULT while delivering a hand: it can no longer
+        operate as intended (15.2); asking again would not help. Any other refusal is shown."""
+        command, status, reason, deck = p["command"], p["status"], p.get("reason", ""), p.get("deck")
+        if command == "deliver_hand" and status == "DEVICE_FAULT":
+            return self._shuffler_fault(f"device fault: {reason}", deck)  # 15.2
+        if command == "shuffle" and deck in DECKS:
+            self.cards.shuffle_refused(deck)
+        return [Say(f"shuffling device refused {command.replace('_', ' ')} for deck {deck} ({status}: {reason})",
+                    level="flag")]
+
+    # -- links and equipment (14.13) ----------------------------------------------------------------
+
+    def _device_link(self, p: dict[str, Any]) -> list[Effect]:
+        """A device's link lost or back: 14.13 for the equipment (tabled/table/links.py); a device
+        back is sent what the table needs of it again (standing effects)."""
+        device, up, reason = read_link(p)
+        self.links.set(device, up, reason)
+        if device == "shuffler":
+            self.cards.link()
+        if device == "betspots" and up:
+            # what the board read before its link was lost is stale: the felt is taken to be the
+            # round's wagers, and the board's next reading says what changed
+            self.felt.assume(self.round.spots.values() if self.round is not None else ())
+        verdict = equipment_verdict(device, up, self.faults, self.approved)
+        effects: list[Effect] = []
+        if verdict == "fault":
+            effects += self._equipment_fault(device, f"link lost: {reason}")
+        elif verdict == "clear":
+            effects += self._equipment_ok(device)
+        if not up:
+            return effects or [Say(f"{EQUIPMENT_NAMES.get(device, device)}: link lost ({reason})")]
+        if device == "shuffler":
+            return effects  # what it is asked follows from the requests (tabled/table/cardsource.py)
+        return effects + [e for e in self.standing_effects() if isinstance(e, Command) and e.device == device]
+
+    def _equipment_back(self, equipment: str) -> list[Effect]:
+        """Equipment says it works again: with an inspector's approval in force its fault clears
+        (14.13); without it the fault stands until the inspector comes."""
+        if working_again(equipment, self.faults, self.approved):
+            return self._equipment_ok(equipment)
+        if equipment in self.faults:
+            return [Say(f"{EQUIPMENT_NAMES.get(equipment, equipment)} works again: the fault stands until an "
+                        "inspector approves play", rule="14.13")]
+        return []
 
     def _equipment_fault(self, equipment: str, reason: str) -> list[Effect]:
         self.faults[equipment] = reason or "failed"
@@ -734,11 +811,7 @@ class TableCore:
         if self.pool_cents is not None:
             effects.append(Command("meter", "show", {"cents": self.pool_cents}))
         effects.append(Command("panel", "lamp", {"lamp": "FAULT", "state": self.fault_lamp}))
-        if self.card_source == "shuffler" and not self.shuffler_failed:
-            for deck in DECKS:  # 4.1.2: a used deck whose shuffle we may not have asked for
-                # the deck in play is unshuffled once its round is past preparing: never shuffle it
-                if not self.decks[deck]["shuffled"] and (r is None or r.deck != deck or r.phase == "preparing"):
-                    effects.append(Command("shuffler", "shuffle", {"deck": deck}))
+        effects += self.cards.standing(self)  # 4.1, 7.4: the shuffles asked for, the deal in progress
         if r is None:
             return effects
         if r.phase == "betting":
@@ -746,7 +819,7 @@ class TableCore:
                 s.number for s in r.spots.values() if s.ante and not r.progressive_offline]}))
         elif r.phase != "preparing":
             effects.append(Command("betspots", "lock", {"round_id": r.round_id}))
-        return effects
+        return [complete(self, e) for e in effects]
 
     def standing_pool_ops(self) -> list[PoolOp]:
         """Every pool operation not yet answered, in order (keyed: safe to send again)."""
@@ -769,10 +842,9 @@ class TableCore:
             "rounds_finished": self.rounds_finished, "now": self.now,
             "last_seq": self.last_seq,
             "round": self.round.snapshot() if self.round else None,
-            # held once there is something to hold: a journal without board readings or link
-            # reports checkpoints the same table state as before they were folded
+            # held once there is something to hold: a journal without board readings checkpoints
+            # the same table state as before they were folded; the links follow from the faults
             **({"felt": self.felt.snapshot()} if self.felt else {}),
-            **({"links": self.links.lost} if self.links.lost else {}),
         }
 
     @classmethod
@@ -791,9 +863,10 @@ class TableCore:
         core.pending_minimum = tuple(snap["pending_minimum"]) if snap["pending_minimum"] else None
         core.abstained = {int(k): v for k, v in snap["abstained"].items()}
         core.felt = Felt.from_snapshot(snap.get("felt"))
-        core.links.lost = dict(snap.get("links") or {})
         if snap["round"]:
             core.round = Round.from_snapshot(snap["round"], spots, limits, profile)
+        core.cards = CardSource.restored(core)
+        core.links = Links.restored(core.faults)
         return core
 
 

@@ -39,6 +39,14 @@ class Links:
     def __init__(self) -> None:
         self.lost: dict[str, str] = {}
 
+    @classmethod
+    def restored(cls, faults: dict[str, str]) -> Links:
+        """After a checkpoint (which does not hold the links): equipment whose 14.13 fault stands
+        counts as lost, so the table hears it when it is back."""
+        links = cls()
+        links.lost = {d: reason for d, reason in faults.items() if d in EQUIPMENT}
+        return links
+
     def is_up(self, device: str) -> bool:
         return device not in self.lost
 

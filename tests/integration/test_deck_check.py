@@ -35,7 +35,8 @@ async def test_without_card_recognition_the_dealers_check_on_the_panel_verifies_
     checked = [r.payload for r in journal_records(tmp_path, "deck.checked")]
     assert checked == [{"deck": "A", "key": "dealer", "rule": "3.4"}, {"deck": "B", "key": "dealer", "rule": "3.4"}]
     assert not journal_records(tmp_path, "deck.verified")  # no order from the device: nothing else verified them
-    assert [r.payload["on"] for r in journal_records(tmp_path, "shuffler.recognition")] == [False]
+    # the device's status says so once: it is news to the table only the first time
+    assert [r.payload["recognition"] for r in journal_records(tmp_path, "shuffler.status")] == [False]
     settled = journal_records(tmp_path, "round.settled")
     assert len(settled) >= 3 and all(s.payload["void"] is None for s in settled)
     assert run.said("3.4", "deck B (blue backs) checked by the dealer: verified")

@@ -223,9 +223,12 @@ async def test_shuffler_failing_while_dealing_is_15_2_and_the_failed_command_run
         run = await play(tmp_path, scenario, sims=sims)
     finally:
         await sims.close()
-    faults = journal_records(tmp_path, "shuffler.fault")
-    assert [f.payload["fault"] for f in faults] == [
-        "device fault: shuffler refused deliver_hand: DEVICE_FAULT (RuntimeError: card transport jammed at hand 10)"]
+    # the device's answer is journaled as it came; the table judged it 15.2
+    refusals = journal_records(tmp_path, "shuffler.refused")
+    assert [(f.payload["command"], f.payload["status"], f.payload["reason"]) for f in refusals] == [
+        ("deliver_hand", "DEVICE_FAULT",
+         "shuffler refused deliver_hand: DEVICE_FAULT (RuntimeError: card transport jammed at hand 10)")]
+    assert not journal_records(tmp_path, "shuffler.fault")
     voids = journal_records(tmp_path, "round.void")
     assert [(v.round_id[-6:], v.payload["rule"]) for v in voids] == [("000002", "15.2.1")]
     assert run.said("15.2.2")

@@ -21,7 +21,8 @@ def test_a_round_end_to_end():
                for c in commands(eff, "betspots"))
     eff = h.panel("no_more_bets")
     # 7.2.1: the board is locked; 11.6: the accepted progressive wager contributes now
-    assert Command("betspots", "lock", {"round_id": h.round.round_id}) in eff
+    # 11.2: the lock names the spot whose progressive wager was accepted: its lamp shows it
+    assert Command("betspots", "lock", {"round_id": h.round.round_id, "lamps": [3]}) in eff
     assert [e.spot for e in eff if isinstance(e, PoolOp) and e.op == "contribute"] == [3]
     assert h.pool.balance == 1_000_000 + 25  # 25% of $1.00 (nsw contribution_basis_points)
     assert h.round.phase == "dealing"

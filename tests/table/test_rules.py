@@ -48,8 +48,8 @@ def test_progressive_acceptance_follows_the_ante_11_1():
     h = Harness()
     on = commands(h.ante(5, 500), "betspots")
     off = commands(h.feed("wager", spot=5, area="ante", cents=0), "betspots")
-    assert on[0].args == {"round_id": h.round.round_id, "spot": 5, "enabled": True}
-    assert off[0].args["enabled"] is False
+    assert on[0].args == {"round_id": h.round.round_id, "spot": 5, "enabled": True, "progressive_spots": [5]}
+    assert off[0].args["enabled"] is False and off[0].args["progressive_spots"] == []
 
 
 def test_bet_must_be_twice_the_ante_14_9_blocks_the_reveal():

@@ -1,0 +1,128 @@
+"""The devices' links judged by the fold (tabled/table/links.py), and what the bet-spot board and the
+meter are told (tabled/table/board.py): 14.13 for the equipment, 11.1 / 11.2 on the board."""
+
+from __future__ import annotations
+
+import pytest
+
+from tabled.table.core import TableCore
+from tabled.table.effects import Command
+
+from .harness import Harness, commands, notes, refused, rules_said, says
+
+DEALER_QUALIFIES = "Ah Kd 7c 5s 2h"
+
+
+def finish_round(h: Harness) -> None:
+    h.panel("no_more_bets")
+    h.deal({1: "2c 7d 9h Js Kd", "dealer": DEALER_QUALIFIES})
+    h.panel("fold", spot=1)
+    h.panel("reveal")
+    h.panel("settle")
+
+
+@pytest.mark.parametrize("device", ["meter", "betspots"])
+def test_equipment_whose_link_is_lost_is_a_fault_and_no_round_opens_without_an_inspector_14_13(device):
+    h = Harness()
+    h.ante(1, 500)
+    out = h.feed("device.link", device=device, up=False, reason="port closed")
+    assert [n.payload for n in notes(out, "fault.raised")] == [
+        {"equipment": device, "reason": "link lost: port closed", "rule": "14.13"}]
+    assert h.round.phase == "betting"  # the round in play may finish
+    finish_round(h)
+    assert h.round is None  # no new round before an inspector approves
+    out = h.feed("device.link", device=device, up=False, reason="again")
+    assert not notes(out, "fault.raised") and h.core.faults == {device: "link lost: port closed"}  # raised once
+
+
+@pytest.mark.parametrize("device", ["meter", "betspots"])
+def test_equipment_back_clears_its_fault_only_with_an_inspectors_approval_in_force_14_13(device):
+    h = Harness()
+    h.feed("device.link", device=device, up=False, reason="unplugged")
+    out = h.feed("device.link", device=device, up=True)
+    assert device in h.core.faults and not notes(out, "fault.cleared")  # no inspector yet: it stands
+    h.feed("device.link", device=device, up=False, reason="unplugged")
+    h.panel("approve_play", key="inspector")
+    out = h.feed("device.link", device=device, up=True)
+    assert notes(out, "fault.cleared") and not h.core.faults and "14.13" in rules_said(out)
+
+
+def test_the_meter_saying_its_fault_is_over_clears_it_only_with_an_inspectors_approval_14_13():
+    h = Harness()
+    h.feed("equipment.fault", equipment="meter", reason="display failed")
+    out = h.feed("equipment.back", equipment="meter")
+    assert "meter" in h.core.faults and not notes(out, "fault.cleared") and "14.13" in rules_said(out)
+    h.panel("approve_play", key="inspector")
+    out = h.feed("equipment.back", equipment="meter")
+    assert notes(out, "fault.cleared") and not h.core.faults
+
+
+@pytest.mark.parametrize("device", ["shuffler", "shoe", "panel"])
+def test_a_lost_link_of_a_device_that_is_not_equipment_is_no_fault(device):
+    h = Harness()
+    out = h.feed("device.link", device=device, up=False, reason="unplugged")
+    assert not h.core.faults and not notes(out, "fault.raised") and not refused(out)
+    assert "link lost (unplugged)" in says(out)[0].text
+
+
+def test_a_device_back_is_sent_what_the_table_needs_of_it_again():
+    h = Harness()
+    h.ante(2, 500)
+    h.feed("device.link", device="betspots", up=False, reason="unplugged")
+    h.panel("approve_play", key="inspector")
+    out = h.feed("device.link", device="betspots", up=True)
+    assert [c.name for c in commands(out, "betspots")] == ["unlock"]
+    out = h.feed("device.link", device="panel", up=True)
+    assert commands(out, "panel") == [Command("panel", "lamp", {"lamp": "FAULT", "state": "OFF"})]
+
+
+@pytest.mark.parametrize("payload, words", [
+    ({"device": "printer", "up": True}, "device='printer'"),
+    ({"device": "meter", "up": "yes"}, "up='yes'"),
+    ({"device": "meter"}, "'up'"),
+])
+def test_a_link_input_that_makes_no_sense_is_refused_clearly(payload, words):
+    h = Harness()
+    out = h.feed("device.link", **payload)
+    assert [s.level for s in says(out)] == ["refused"] and words in says(out)[0].text
+    assert not h.core.faults
+
+
+# -- what the board and the meter are told ----------------------------------------------------------
+
+def test_acceptance_names_every_spot_accepting_a_progressive_11_1():
+    h = Harness()
+    h.ante(2, 500)
+    out = h.ante(5, 500)
+    acceptance = [c.args for c in commands(out, "betspots") if c.name == "progressive_acceptance"]
+    assert [a["progressive_spots"] for a in acceptance] == [[2, 5]]
+
+
+def test_the_lock_names_the_lamps_of_accepted_progressive_wagers_11_2():
+    h = Harness()
+    h.ante(1, 500, progressive=True)
+    h.ante(4, 500)
+    out = h.panel("no_more_bets")
+    locks = [c.args for c in commands(out, "betspots") if c.name == "lock"]
+    assert locks == [{"round_id": h.round.round_id, "lamps": [1]}]
+
+
+def test_the_meter_shows_offline_while_play_goes_on_with_the_progressive_locked_14_13():
+    h = Harness()
+    h.feed("pool.balance", balance_cents=123_456)
+    h.feed("equipment.fault", equipment="pool", reason="cut")
+    out = h.panel("approve_play", key="inspector")
+    assert [c.args for c in commands(out, "meter")] == [{"cents": 123_456, "offline": True}]
+    assert [c.args for c in commands(h.core.standing_effects(), "meter")] == [{"cents": 123_456, "offline": True}]
+    out = h.feed("equipment.ok", equipment="pool")
+    assert [c.args for c in commands(out, "meter")] == [{"cents": 123_456, "offline": False}]
+
+
+def test_equipment_lost_before_a_checkpoint_clears_when_it_is_back_after_the_restart_14_13():
+    h = Harness()
+    h.feed("device.link", device="betspots", up=False, reason="unplugged")
+    h.panel("approve_play", key="inspector")
+    restored = TableCore.from_snapshot(h.core.snapshot(), 7, h.profile)
+    assert not restored.links.is_up("betspots") and restored.links.is_up("shuffler")
+    out = restored.apply("device.link", {"device": "betspots", "up": True}, h.t)
+    assert notes(out, "fault.cleared") and not restored.faults
