@@ -64,7 +64,6 @@ INPUTS: dict[str, Kind] = _kinds(False, {
     "equipment.fault": "a device or pool cannot be used (link lost, refused)",
     "equipment.ok": "a device or pool can be used again",
     "equipment.back": "a device says it works again after its own fault",
-    "device.link": "a device's link was lost or is back",
     "pool.contributed": "the pool took a progressive contribution",
     "pool.reversed": "the pool gave a contribution back",
     "pool.awards": "the pool's answer to the round's progressive awards",
