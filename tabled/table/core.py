@@ -51,6 +51,7 @@ from tabled.table.cardsource import DECKS, CardSource, read_status
 from tabled.table.effects import Command, Effect, Note, PoolOp, Say
 from tabled.table.felt import Felt, parse_reading
 from tabled.table.links import Links, equipment_verdict, read_link, working_again
+from tabled.table.shuffles import Shuffles
 from tabled.game.cards import card_text
 from tabled.game.profiles import Profile
 from tabled.game.progressive import ProgressiveResult
@@ -140,6 +141,7 @@ class TableCore:
         self.felt = Felt()                          # what the bet-spot board last read
         self.links = Links()                        # the devices' links (tabled/table/links.py)
         self.cards = CardSource()                   # what the shuffling device was asked (cardsource.py)
+        self.shuffles = Shuffles()                  # each shuffle's order judged (15.1, shuffles.py)
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -360,6 +362,7 @@ class TableCore:
             return [Say(f"no deck {deck!r}", level="refused")]
         self.decks[deck] = {"shuffled": False, "verified": False}  # the shoe deck's back is learned again
         self.cards.new_cards([deck])
+        self.shuffles.new_cards(deck)
         return [Say(f"new cards for deck {deck}: verify them (3.4)", rule="3.6")]
 
     def _action_use_card_source(self, source: str) -> list[Effect]:
@@ -373,6 +376,7 @@ class TableCore:
             d.pop("back", None)
         self.cut_done = False
         self.cards.new_cards(tuple(DECKS))
+        self.shuffles.device_replaced()
         return [Say(f"cards now dealt from the {source}: load and verify new cards", rule="15.2.2")]
 
     def _action_approve_play(self) -> list[Effect]:
@@ -391,9 +395,26 @@ class TableCore:
         if deck not in DECKS:
             return [Say(f"shuffler reported deck {deck!r}", level="refused")]
         effects = self._verified(deck, cards, None) if cards is not None and not self.decks[deck]["verified"] else []
+        verdict = self.shuffles.judge(deck, cards) if isinstance(cards, list) else None
+        if verdict is not None and verdict.alarm:
+            return effects + self._not_intermixing(deck, verdict)
         self.decks[deck]["shuffled"] = True
         self.cards.shuffled(self, deck)
         return effects
+
+    def _not_intermixing(self, deck: str, verdict: Any) -> list[Effect]:
+        """15.1: the shuffle left too much of the deck's previous order: the deck is reshuffled, or,
+        with alarms repeated of late, the device is out of play (15.2; tabled/table/shuffles.py)."""
+        failing = self.shuffles.failing()
+        note = Note("shuffle.alarm", {"deck": deck, "rising_sequences": verdict.rising, "pairs_kept": verdict.kept,
+                                      "window_pairs_kept": verdict.window_kept,
+                                      "window_shuffles": verdict.shuffles_in_window, "why": verdict.why(),
+                                      "rule": "15.2" if failing else "15.1"}, self.round_id)
+        told = Say(f"supervisor: the shuffling device is not intermixing deck {deck}: {verdict.why()}",
+                   rule="15.1", level="flag")
+        if failing:
+            return [note, told, *self._shuffler_fault("not intermixing: repeated shuffle alarms", deck)]
+        return [note, told, *self._shuffler_fault("not_intermixing", deck)]
 
     def _verified(self, deck: str, cards: list[int] | None, count: int | None,
                   back: str | None = None) -> list[Effect]:
@@ -845,6 +866,7 @@ class TableCore:
             # held once there is something to hold: a journal without board readings checkpoints
             # the same table state as before they were folded; the links follow from the faults
             **({"felt": self.felt.snapshot()} if self.felt else {}),
+            **({"shuffles": self.shuffles.snapshot()} if self.shuffles else {}),
         }
 
     @classmethod
@@ -863,6 +885,7 @@ class TableCore:
         core.pending_minimum = tuple(snap["pending_minimum"]) if snap["pending_minimum"] else None
         core.abstained = {int(k): v for k, v in snap["abstained"].items()}
         core.felt = Felt.from_snapshot(snap.get("felt"))
+        core.shuffles = Shuffles.from_snapshot(snap.get("shuffles"))
         if snap["round"]:
             core.round = Round.from_snapshot(snap["round"], spots, limits, profile)
         core.cards = CardSource.restored(core)

@@ -83,6 +83,7 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "panel.refused": "a panel action the table refused, and the rule",
     "deck.checked": "a deck checked by the dealer and approved at the panel",
     "fault.raised": "a fault that stops play until it is cleared",
+    "shuffle.alarm": "a shuffle's order left too much of the deck's previous order (15.1)",
     "fault.cleared": "a fault cleared",
     "progressive.award_held": "progressive awards held while the pool cannot be reached",
     "progressive.award_released": "held progressive awards sent to the pool",
