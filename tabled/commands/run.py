@@ -274,7 +274,7 @@ async def run_table(cfg: Config, rounds: int, out: TextIO | None = None, quiet: 
         journal.close()
         raise
     core, missing, replayed = Table.replay(journal, lambda snap: make_core(cfg, snap))
-    table = Table(core, journal, pool, checkpoint_every=cfg.journal.checkpoint_every_rounds, clock=clock,
+    table = Table(core, journal, pool, checkpoint_every=cfg.journal.checkpoint_every_rounds,
                   pools=others, retry_interval=pool_retry)
     session = Session()
     table.listeners.append(session)
@@ -347,7 +347,7 @@ async def run_table(cfg: Config, rounds: int, out: TextIO | None = None, quiet: 
         await devices.resume(missing)  # nothing went to a device before the journal checked out
         # the meter follows the primary pool's readings from here; a pool that cannot be reached
         # leaves the 14.13 fault journaled instead (no round until an inspector approves)
-        await table.meter_shown(pool_retry + 5)
+        await table.feed.meter_shown(pool_retry + 5)
         if human:
             print(pool_line(cfg, core), file=out)
             out.flush()

@@ -230,7 +230,6 @@ class DeviceFloor:
         self.current: str | None = None
         self.shoe_deck: list[int] = []
         self.changed = asyncio.Event()
-        self.paused = False             # tests: the floor stands still
         self.inspector = False          # an inspector at hand approves play after a fault (14.13)
         self.spare_shuffler = True      # 15.2.2: a supervisor brings another shuffling device
         self.planned: list[tuple[str, str, str, dict[str, Any]]] = []  # (phase, button, key, fields)
@@ -307,7 +306,7 @@ class DeviceFloor:
         while (target is None or core.rounds_finished < target) and not (stop and stop.is_set()):
             await self.table.idle.wait()
             self.changed.clear()
-            acted = False if self.paused else await self.step()
+            acted = await self.step()
             if core.rounds_finished != finished:
                 finished = core.rounds_finished
                 if pause_s:

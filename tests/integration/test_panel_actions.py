@@ -68,7 +68,6 @@ async def test_each_action_needs_its_key_refused_and_approved_both_journaled_iss
     async def scenario(run):
         await run.phase("betting")
         await run.until(lambda: all(run.core.round.spots[n].ante for n in range(1, 8)))
-        run.floor.paused = True
         for button, fields, _, wrong, right in ACTIONS:
             run.floor.press(button, wrong, **fields)
             run.floor.press(button, right, **fields)

@@ -57,7 +57,7 @@ class LinkedTable:
         self.table.listeners.append(self._watch)
         self.task = asyncio.create_task(self.table.run())
         await self.table.resume(missing)
-        assert await self.table.meter_shown(5) is pool_up
+        assert await self.table.feed.meter_shown(5) is pool_up
         if setup:
             await self.feed("panel", action="open_table", key="supervisor")
             for deck in ("A", "B"):
@@ -85,7 +85,7 @@ class LinkedTable:
 
     async def feed(self, kind: str, **payload) -> None:
         self.table.submit(kind, payload)
-        await self.until(lambda: self.table.queue.empty() and not self.table._processing)
+        await asyncio.wait_for(self.table.folded(), 10)
 
     async def until(self, cond, timeout: float = 10.0) -> None:
         async def wait():
@@ -604,7 +604,7 @@ async def test_tabled_run_starts_with_the_pool_unreachable_plays_once_an_inspect
 
     async def scenario(run: Run) -> None:
         core, meter = run.core, run.devices.drivers["meter"]
-        assert "pool" in core.faults and not run.table.pool.ready   # started, under 14.13
+        assert "pool" in core.faults and not run.table.feed.primary.ready   # started, under 14.13
         await run.until(lambda: core.is_open and core.decks["A"]["shuffled"] and core.decks["B"]["shuffled"])
         assert core.round is None                                   # ready to deal: no round
         run.floor.press("approve", key="inspector")                 # 14.13: the inspector approves
@@ -617,7 +617,7 @@ async def test_tabled_run_starts_with_the_pool_unreachable_plays_once_an_inspect
         await run.until(lambda: not core.faults, act=False)
         await run.rounds(2)                                         # progressive wagers again
         await run.until(lambda: not core.undelivered and core.round is not None, act=False)
-        pool = run.table.pool
+        pool = run.table.feed.primary
         balance = await pool.balance()
         await run.until(lambda: core.pool_cents == balance, act=False)
         display = await meter.showing()
