@@ -52,8 +52,10 @@ class Table:
         self.queue: asyncio.Queue[tuple[str, dict[str, Any], Callable[[], None] | None]] = asyncio.Queue()
         self.idle = asyncio.Event()
         self.listeners: list[Callable[[list[Effect]], None]] = []
-        self.feed = PoolFeed(core, journal, pool, pools, submit=self.submit, folded=self.folded,
-                             settled=self._pool_settled, retry_interval=retry_interval, follow_meter=follow_meter)
+        # the pools' answers go through submit as it stands: one wrapped later sees them too
+        self.feed = PoolFeed(core, journal, pool, pools, submit=lambda kind, payload: self.submit(kind, payload),
+                             folded=self.folded, settled=self._pool_settled, retry_interval=retry_interval,
+                             follow_meter=follow_meter)
         self._stopped = False
         self._checkpoint_due = False  # a round finished: checkpoint when its batch is folded
         self._processing = False

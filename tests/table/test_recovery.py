@@ -9,7 +9,7 @@ import json
 import pytest
 
 from tabled.cli import main
-from tabled.commands.run import make_core
+from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
 from tabled.daemon.journal import Journal
 from tabled.sim.players import Player, SimulatedFloor
