@@ -27,7 +27,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 import structlog
 
@@ -37,7 +37,10 @@ from tabled.daemon.config import Config, check_may_start, find_config, load_conf
 if TYPE_CHECKING:
     from tabled_drivers.link.endpoint import LinkTiming
 
+    from tabled.daemon.assemble import Opened
     from tabled.daemon.controller import Table
+    from tabled.daemon.devices import TableDevices
+    from tabled.sim.players import DeviceFloor
     from tabled.sim.table import SimulatedTable
 
 NAME = "run"
@@ -62,7 +65,8 @@ def add_arguments(parser) -> None:
 class Hooks(Protocol):
     """What drives play in place of the simulated floor (a test's scenario, a benchmark)."""
 
-    async def started(self, *, table: Any, devices: Any, sims: Any, floor: Any) -> None:
+    async def started(self, *, table: Table, devices: TableDevices, sims: SimulatedTable | None,
+                      floor: DeviceFloor | None) -> None:
         """The table, its devices, the simulators and the floor, before play starts."""
 
     def play(self) -> Awaitable[None]:
@@ -102,7 +106,6 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
     from tabled.daemon.assemble import configured_drivers, open_table
     from tabled.daemon.devices import TableDevices, build_drivers
     from tabled.daemon.systemd import Notifier, feed_watchdog, watchdog_period
-    from tabled.sim.players import DeviceFloor, Player, felt_as_journaled
 
     out = sys.stdout if out is None else out
     notifier = Notifier.from_environment()
@@ -111,31 +114,22 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
     opened = await open_table(cfg, journal_path, clock=seams.clock, pool_retry=seams.pool_retry)
     table, core = opened.table, opened.table.core
     session = report.Session()
-    table.listeners.append(session)
-    table.listeners.append(report.RoundPrinter(out, quiet) if human else report.RoundLogger())
-    report.announce(cfg, core, journal_path, opened.replayed, out, human)
-    sim, sims, hooks = cfg.simulation, seams.sims, seams.hooks
-    own_sims = sims is None
-    timing = seams.timing or LinkTiming()
+    sims, timing = seams.sims, seams.timing or LinkTiming()
     tmp = devices = consumer = watchdog = meter = None
     try:
-        if sim.enabled:
-            from tabled.sim.table import SimulatedTable
+        table.listeners.append(session)
+        table.listeners.append(report.RoundPrinter(out, quiet) if human else report.RoundLogger())
+        report.announce(cfg, core, journal_path, opened.replayed, out, human)
+        if cfg.simulation.enabled:
             if sims is None:
-                state_dir = seams.state_dir
-                if state_dir is None:
-                    tmp = tempfile.TemporaryDirectory(prefix="tabled-sim-")
-                    state_dir = Path(tmp.name)
                 notifier.status("starting the simulated devices")
-                # a new power-up of the simulated table (new boot ids); after a restart the felt is
-                # put back as the journal left it before any driver looks at it
-                sims = await SimulatedTable(state_dir, seed=sim.seed, spots=cfg.table.spots, timing=timing,
-                                            power_up=opened.journal.count()).start()
-                await sims.lay_felt(felt_as_journaled(core, sim.seed))
-            started = sims
+                if seams.state_dir is None:
+                    tmp = tempfile.TemporaryDirectory(prefix="tabled-sim-")
+                sims = await _simulators(cfg, seams.state_dir or Path(tmp.name), timing, opened)
+            ports, backend = sims.ports, sims.backend
             make = lambda consumer_for: build_drivers(  # noqa: E731
-                consumer_for, spots=cfg.table.spots, ports=started.ports, usb_backend=started.backend,
-                timing=timing, poll_interval=seams.poll_interval)
+                consumer_for, spots=cfg.table.spots, ports=ports, usb_backend=backend, timing=timing,
+                poll_interval=seams.poll_interval)
         else:
             make = configured_drivers(cfg, timing=timing, poll_interval=seams.poll_interval)
         devices = TableDevices(table, make)
@@ -160,24 +154,10 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
             watchdog = asyncio.create_task(feed_watchdog(notifier, period, healthy=lambda: not running.done()))
         notifier.ready(f"table {cfg.table.id} running")
         table.listeners.append(report.Status(notifier, core))
-        floor = None
-        if sims is not None:
-            players = [Player(p.spot, p.ante_cents, p.progressive, p.strategy) for p in sim.players]
-            floor = DeviceFloor(table, sims, devices, players, seed=sim.seed)
-        if hooks is not None:
-            await hooks.started(table=table, devices=devices, sims=sims, floor=floor)
+        play = await _play(cfg, rounds, table, devices, sims, seams.hooks, out=out, stop=stop, pace_s=pace_s)
         if on_playing is not None:
             on_playing()
-        if hooks is not None:
-            await _until_done(hooks.play(), consumer, stop)
-        elif floor is not None and sim.dealer == "auto":
-            pause = sim.round_pause_ms / 1000 if not rounds else 0.0
-            await _until_done(floor.play(rounds or None, pause_s=pause, pace_s=pace_s, stop=stop), consumer, stop)
-        elif floor is not None and sim.dealer == "manual":  # a person deals, on this terminal's keys
-            from tabled.sim.table import dealt_by_hand
-            await _until_done(dealt_by_hand(sims, floor, out), consumer, stop)
-        else:
-            await _until_done(asyncio.Event().wait(), consumer, stop)
+        await _until_done(play, consumer, stop)
         if not (stop and stop.is_set()):
             await _until_done(table.idle.wait(), consumer, stop)
     finally:
@@ -194,13 +174,52 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
                 consumer.cancel()
             elif not consumer.cancelled() and consumer.exception() is not None:
                 log.error("table.consumer_failed", error=repr(consumer.exception()), round_id=core.round_id)
-        if sims is not None and own_sims:
+        if sims is not None and seams.sims is None:
             await sims.close()
         if tmp is not None:
             tmp.cleanup()
         await opened.close()
         report.summary(out, human, core, session)
     return table
+
+
+async def _simulators(cfg: Config, state_dir: Path, timing: LinkTiming, opened: Opened) -> SimulatedTable:
+    """A new power-up of the simulated table (new boot ids); after a restart the felt is put back
+    as the journal left it before any driver looks at it."""
+    from tabled.sim.players import felt_as_journaled
+    from tabled.sim.table import SimulatedTable
+    sim = cfg.simulation
+    sims = await SimulatedTable(state_dir, seed=sim.seed, spots=cfg.table.spots, timing=timing,
+                                power_up=opened.journal.count()).start()
+    try:
+        await sims.lay_felt(felt_as_journaled(opened.table.core, sim.seed))
+    except BaseException:
+        await sims.close()
+        raise
+    return sims
+
+
+async def _play(cfg: Config, rounds: int, table: Table, devices: TableDevices, sims: SimulatedTable | None,
+                hooks: Hooks | None, *, out: TextIO, stop: asyncio.Event | None, pace_s: float) -> Awaitable[None]:
+    """What plays: ``hooks``, else on a simulated table the floor's people (``[simulation] dealer =
+    "auto"``) or a person dealing on this terminal's keys (``"manual"``), else the people at a real
+    table (the daemon only waits)."""
+    from tabled.sim.players import DeviceFloor, Player
+    sim = cfg.simulation
+    floor = None
+    if sims is not None:
+        players = [Player(p.spot, p.ante_cents, p.progressive, p.strategy) for p in sim.players]
+        floor = DeviceFloor(table, sims, devices, players, seed=sim.seed)
+    if hooks is not None:
+        await hooks.started(table=table, devices=devices, sims=sims, floor=floor)
+        return hooks.play()
+    if floor is not None and sim.dealer == "auto":
+        pause = sim.round_pause_ms / 1000 if not rounds else 0.0
+        return floor.play(rounds or None, pause_s=pause, pace_s=pace_s, stop=stop)
+    if floor is not None and sim.dealer == "manual":
+        from tabled.sim.table import dealt_by_hand
+        return dealt_by_hand(sims, floor, out)
+    return asyncio.Event().wait()
 
 
 async def _until_done(coro, consumer: asyncio.Task, stop: asyncio.Event | None = None) -> None:

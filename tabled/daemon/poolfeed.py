@@ -90,10 +90,6 @@ class PoolFeed:
     def primary(self) -> ProgressivePool:
         return self.links[0].pool
 
-    @property
-    def pools(self) -> list[ProgressivePool]:
-        return [link.pool for link in self.links]
-
     # -- life --------------------------------------------------------------------------------------
 
     def start(self) -> None:
