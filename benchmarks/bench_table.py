@@ -35,7 +35,8 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tabled.commands.run import make_core, run_table  # noqa: E402
+from tabled.commands.run import Seams, run_table  # noqa: E402
+from tabled.daemon.assemble import make_core  # noqa: E402
 from tabled.daemon.config import load_config  # noqa: E402
 from tabled.daemon.journal import Journal  # noqa: E402
 from tabled.daemon.controller import Table  # noqa: E402
@@ -92,8 +93,8 @@ def rounds_over_ptys(rounds: int, d: Path):
     cfg = load_config(None)
     cfg = dataclasses.replace(cfg, pools=tuple(dataclasses.replace(p, path=d / "pool.db") for p in cfg.pools))
     bench = Bench(rounds)
-    asyncio.run(run_table(cfg, 0, out=io.StringIO(), journal_path=d / "journal.db", state_dir=d / "dev",
-                          hooks=bench, poll_interval=0.05))
+    asyncio.run(run_table(cfg, 0, out=io.StringIO(),
+                          seams=Seams(journal_path=d / "journal.db", state_dir=d / "dev", hooks=bench)))
     return cfg, bench
 
 

@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 
 from tabled.cli import main as tabled_main
-from tabled.commands.run import make_core
+from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
 from tabled.table.effects import Note
 from tabled.daemon.journal import Journal

@@ -252,7 +252,7 @@ def _read_journal(path: Path | None, pool_name: str, table_id: str, args: argpar
 
 def _owed(journal: Any, pool_name: str, table_id: str, args: argparse.Namespace, view: _JournalView) -> None:
     """Fill in what the journal's state still owes this pool (tabled.table.core: ``undelivered``)."""
-    from tabled.commands.run import make_core
+    from tabled.daemon.assemble import make_core
     from tabled.daemon.controller import Table
     try:
         config = _config(args)

@@ -16,7 +16,7 @@ No secret is ever logged: every text a record carries passes :func:`scrub_secret
 connection string's password (``postgresql://user:***@host``, ``password=***``). Code that writes
 such text anywhere else (the journal, an error line) calls it too.
 
-In a terminal ``tabled run`` prints the dealer's lines itself (tabled/commands/run.py); it passes
+In a terminal ``tabled run`` prints the dealer's lines itself (tabled/daemon/report.py); it passes
 ``shown_elsewhere=dealer_line`` so the console log does not show the same line a second time.
 """
 

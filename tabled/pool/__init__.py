@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Contribution, PoolError, PoolStatus, PoolUnavailable, ProgressivePool, VerifyReport
+from .base import (Contribution, MeterReading, PoolError, PoolStatus, PoolUnavailable, ProgressivePool,
+                   VerifyReport)
 from .ledger import Clock, LedgerPool, utc_now
-from .records import HitRecord, LedgerEntry, MeterReading, ReconcileReport
+from .records import HitRecord, LedgerEntry, ReconcileReport
 from .settings import PoolSettings, SettingsVersion
 
 __all__ = [

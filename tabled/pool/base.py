@@ -17,8 +17,9 @@ The pool goes down only on an award, a reversal or a recorded correction (docs/s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from tabled.game.progressive import ProgressiveHit, ProgressiveResult, ProgressiveSchedule
@@ -66,9 +67,28 @@ class VerifyReport:
     problems: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class MeterReading:
+    """What every linked table's meter display shows (2.4.3). ``seq`` orders readings: a reader drops
+    any reading older than the one it already shows."""
+
+    pool: str
+    balance_cents: int
+    seq: int
+    kind: str
+    at: str
+
+
 @runtime_checkable
 class ProgressivePool(Protocol):
+    """What a table asks of a pool it feeds (11.5): both backends (tabled/pool/local.py and
+    tabled/pool/postgresql.py, through tabled/pool/ledger.py) give exactly this."""
+
     name: str
+
+    @property
+    def ready(self) -> bool:
+        """The pool has reached its store once; until then every call may raise PoolUnavailable (14.13)."""
 
     async def balance(self) -> int:
         """The pool in cents, as the meter shows it (2.4.3)."""
@@ -77,14 +97,31 @@ class ProgressivePool(Protocol):
                          round_key: str | None = None) -> Contribution:
         """At "no more bets" (7.2.1): add rate x wager to the pool, keyed by (table, round, spot)."""
 
+    async def contribute_round(self, table_id: str, round_id: str, wagers: Mapping[int, int], *,
+                               round_key: str | None = None) -> list[Contribution]:
+        """Every progressive wager of a round ({spot: wager}) in one transaction, each keyed as
+        :meth:`contribute` (7.2.1: locked at the same moment)."""
+
     async def reverse(self, table_id: str, round_id: str, spot: int, reason: str, *,
                       round_key: str | None = None) -> int:
         """Undo that contribution (void round 14.4/15.2.1/16.5, returned wager 14.12).
         Returns the cents taken back out; 0 when there was nothing (or it was already reversed)."""
 
     async def apply_awards(self, table_id: str, round_id: str, hits: Sequence[ProgressiveHit],
-                           schedule: ProgressiveSchedule, *, round_key: str | None = None) -> ProgressiveResult:
-        """All of a round's awards in one transaction; a repeat returns the recorded result."""
+                           schedule: ProgressiveSchedule, *, hands: Mapping[int, object] | None = None,
+                           held_since: datetime | None = None, round_key: str | None = None) -> ProgressiveResult:
+        """All of a round's awards in one transaction; a repeat returns the recorded result.
+        ``held_since``: when the hit was held while the pool could not be reached (14.13)."""
+
+    async def register_table(self, table_id: str, journal_id: str) -> None:
+        """Bind the table id to its journal; another journal with the id is refused (PoolError)."""
+
+    async def last_round(self, table_id: str) -> tuple[str, str | None] | None:
+        """The table's last round in the pool and its round key (None: no round yet)."""
+
+    def subscribe_meter(self) -> AsyncIterator[MeterReading]:
+        """Meter readings: the current one first, then every change, oldest first; raises
+        PoolUnavailable when the pool can no longer be followed."""
 
     async def correct(self, delta_cents: int, reason: str, who: str) -> int:
         """A recorded correction by a named person; returns the new balance."""

@@ -31,9 +31,8 @@ from tabled.game.cards import card_text
 from tabled.game.progressive import (ProgressiveError, ProgressiveHit, ProgressiveResult,
                                      ProgressiveSchedule, award_progressive)
 from tabled.game import seats
-from .base import Contribution, PoolError, PoolStatus, VerifyReport
-from .records import (HitRecord, LedgerEntry, MeterReading, ReconcileReport, result_from_json,
-                      result_to_json)
+from .base import Contribution, MeterReading, PoolError, PoolStatus, VerifyReport
+from .records import HitRecord, LedgerEntry, ReconcileReport, result_from_json, result_to_json
 from .settings import PoolSettings, SettingsVersion, check_pool_name
 
 Clock = Callable[[], datetime]
@@ -272,6 +271,11 @@ class LedgerPool:
         return latest + 1
 
     # ---- the interface ---------------------------------------------------------------------------
+    @property
+    def ready(self) -> bool:
+        """Opened on its store; a backend whose store may be out of reach at opening says otherwise."""
+        return True
+
     async def balance(self) -> int:
         async def work(tx: Tx) -> int:
             row = await tx.one("SELECT balance_cents FROM pools WHERE name = %s", (self.name,))

@@ -18,9 +18,8 @@ from typing import Any
 
 from tabled.host.files import create_private
 
-from .base import PoolError, PoolUnavailable
+from .base import MeterReading, PoolError, PoolUnavailable
 from .ledger import Clock, LedgerPool, utc_now
-from .records import MeterReading
 from .schema import LATEST, MIGRATIONS
 from .settings import PoolSettings
 

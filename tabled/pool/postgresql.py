@@ -37,9 +37,8 @@ from psycopg.conninfo import conninfo_to_dict
 
 from tabled.host.log import scrub_secrets
 
-from .base import PoolError, PoolUnavailable
+from .base import MeterReading, PoolError, PoolUnavailable
 from .ledger import Clock, LedgerPool, Retry, utc_now
-from .records import MeterReading
 from .schema import LATEST, MIGRATIONS
 from .settings import PoolSettings
 

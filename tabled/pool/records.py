@@ -1,5 +1,5 @@
-"""What the pool hands back besides the base interface: hits, ledger rows, meter readings, reconcile
-reports, and the JSON form of a round's recorded result (a repeat returns exactly what was paid)."""
+"""What the pool hands back besides the base interface: hits, ledger rows, reconcile reports, and the
+JSON form of a round's recorded result (a repeat returns exactly what was paid)."""
 
 from __future__ import annotations
 
@@ -46,18 +46,6 @@ class LedgerEntry:
     spot: int | None
     reason: str
     who: str | None
-    at: str
-
-
-@dataclass(frozen=True)
-class MeterReading:
-    """What every linked table's meter display shows (2.4.3). ``seq`` orders readings: a reader drops
-    any reading older than the one it already shows."""
-
-    pool: str
-    balance_cents: int
-    seq: int
-    kind: str
     at: str
 
 

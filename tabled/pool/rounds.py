@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .base import PoolError
+from .base import PoolError, ProgressivePool
 
 ROUND_OPENED = "round.started"
 
@@ -45,7 +45,7 @@ def round_keys(records: Iterable[Any]) -> dict[str, list[str]]:
     return keys
 
 
-async def check_table(pool: Any, table_id: str, journal: Any) -> None:
+async def check_table(pool: ProgressivePool, table_id: str, journal: Any) -> None:
     """Before a table plays on ``pool``: bind its id to this journal, and make sure the pool holds no
     round of the table beyond what the journal has. Raises PoolError with one line naming what
     differs (PoolUnavailable when the pool cannot be reached: ask again when it answers)."""

@@ -109,7 +109,6 @@ class DeviceFloor:
         self.shoe_deck: list[int] = []
         self.changed = asyncio.Event()
         self.told: deque[Say] = deque(maxlen=3)  # the dealer's last flagged lines: for a stall's message
-        self.paused = False             # tests: the floor stands still
         self.inspector = False          # an inspector at hand approves play after a fault (14.13)
         self.spare_shuffler = True      # 15.2.2: a supervisor brings another shuffling device
         self.planned: list[tuple[str, str, str, dict[str, Any]]] = []  # (phase, button, key, fields)
@@ -187,7 +186,7 @@ class DeviceFloor:
         while (target is None or finished < target) and not (stop and stop.is_set()):
             await self.table.idle.wait()
             self.changed.clear()
-            acted = False if self.paused else await self.step()
+            acted = await self.step()
             if self.look().rounds_finished != finished:
                 finished = self.look().rounds_finished
                 if pause_s:

@@ -16,15 +16,20 @@ from tabled.sim.players import DeviceFloor
 ROOT = Path(__file__).resolve().parents[2]
 
 
+class StandingFloor(DeviceFloor):
+    """People standing still: the floor's loop only waits for the table to change."""
+
+    async def step(self) -> bool:
+        return False
+
+
 def idle_floor() -> DeviceFloor:
     """A floor at a table with nothing to do: it waits for the table to change, for ever."""
     idle = asyncio.Event()
     idle.set()
     table = SimpleNamespace(idle=idle, listeners=[])
     sims = SimpleNamespace(control=lambda device: None)
-    floor = DeviceFloor(table, sims, devices=None, players=[], view=lambda: SimpleNamespace(rounds_finished=0))
-    floor.paused = True  # people standing still: the loop only waits
-    return floor
+    return StandingFloor(table, sims, devices=None, players=[], view=lambda: SimpleNamespace(rounds_finished=0))
 
 
 async def test_the_floor_stops_when_cancelled_as_the_table_changes():

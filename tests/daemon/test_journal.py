@@ -255,7 +255,7 @@ def test_tabled_run_refuses_a_forged_checkpoint(tmp_path):
     """The forgery on the simulated table's journal: the daemon does not start, and says where."""
     import subprocess
 
-    from tabled.commands.run import make_core
+    from tabled.daemon.assemble import make_core
     from tabled.daemon.config import load_config
     from tests.integration.test_restart_sim import ROOT, child_env, sim_config, tabled_argv
 

@@ -1,6 +1,6 @@
 """A whole table in the test's process over real ports: the daemon's drivers, the serial
 simulators each in their own process on a pty, the USB simulators behind the simulated backend,
-and the simulated floor acting through them (tabled/commands/run.py run_table with hooks)."""
+and the simulated floor acting through them (tabled/commands/run.py run_table with its seams)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tabled_drivers.link.endpoint import LinkTiming
-from tabled.commands.run import run_table
+from tabled.commands.run import Seams, run_table
 from tabled.daemon.config import load_config
 from tabled.table.effects import Say
 from tabled.daemon.journal import Journal
@@ -103,8 +103,8 @@ class Run:
 async def play(tmp: Path, scenario, *, sims: SimulatedTable | None = None, **cfg_kw) -> Run:
     run = Run(scenario)
     cfg = config(tmp, **cfg_kw)
-    await run_table(cfg, 0, out=_Discard(), state_dir=tmp / "dev", timing=FAST, poll_interval=POLL,
-                    hooks=run, human=True, sims=sims)
+    await run_table(cfg, 0, out=_Discard(), human=True,
+                    seams=Seams(timing=FAST, poll_interval=POLL, state_dir=tmp / "dev", sims=sims, hooks=run))
     return run
 
 

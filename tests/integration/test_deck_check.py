@@ -15,7 +15,6 @@ async def test_without_card_recognition_the_dealers_check_on_the_panel_verifies_
     sims = await SimulatedTable(tmp_path / "dev", seed=1, timing=FAST, scripts={"shuffler": str(script)}).start()
 
     async def scenario(run):
-        run.floor.paused = True
         await run.until(lambda: run.core.recognition is False, act=False)
         run.floor.press("approve", key="supervisor")  # 16.8: the table opens
         await run.until(lambda: run.core.round is not None and run.core.decks["A"]["shuffled"], act=False)
@@ -25,7 +24,6 @@ async def test_without_card_recognition_the_dealers_check_on_the_panel_verifies_
         assert run.core.round.phase == "preparing"
         run.floor.press("verify_deck")  # the dealer checked the red deck
         await run.until(lambda: run.core.round.phase == "betting", act=False)
-        run.floor.paused = False
         await run.rounds(3)  # the floor's dealer checks the blue deck when the table waits for it
 
     try:

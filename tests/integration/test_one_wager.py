@@ -10,7 +10,6 @@ from tests.integration.harness import journal_records, play
 async def test_two_antes_on_one_area_are_flagged_and_block_no_more_bets_5_8(tmp_path):
     async def scenario(run):
         await run.rounds(1)
-        run.floor.paused = True
         await run.phase("betting", act=False)
         rid = run.core.round_id
         await run.floor.step()  # the players put down their antes and progressive wagers
@@ -19,7 +18,7 @@ async def test_two_antes_on_one_area_are_flagged_and_block_no_more_bets_5_8(tmp_
         # "spot 3 places two separate antes": the same chips, in two stacks
         await run.floor.set_board({3: {"ante": ante, "ante_stacks": 2}})
         await run.until(lambda: run.said("5.8", level="flag"), act=False)
-        run.floor.paused = False  # the dealer calls "no more bets": refused while two wagers lie there
+        # the dealer calls "no more bets": refused while two wagers lie there
         await run.until(lambda: run.said("5.8", level="refused"))
         assert run.core.round_id == rid and run.core.round.phase == "betting"
         assert run.core.round.spots[3].stacks["ante"] == 2

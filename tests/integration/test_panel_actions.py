@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from tabled.commands.run import run_table
+from tabled.commands.run import Seams, run_table
 from tabled.profiles import load_profile
 from tests.integration.harness import FAST, POLL, Run, _Discard, config, journal_records
 
@@ -37,8 +37,9 @@ async def play_at(tmp: Path, scenario, *, clock=None, profile: str | None = None
     if profile:
         cfg = dataclasses.replace(cfg, table=dataclasses.replace(cfg.table, profile=load_profile(profile),
                                                                  profile_name=profile))
-    await run_table(cfg, 0, out=_Discard(), state_dir=tmp / "dev", timing=FAST, poll_interval=POLL,
-                    hooks=run, human=True, clock=clock or Clock(), sims=sims)
+    await run_table(cfg, 0, out=_Discard(), human=True,
+                    seams=Seams(clock=clock or Clock(), timing=FAST, poll_interval=POLL, state_dir=tmp / "dev",
+                                sims=sims, hooks=run))
     return run
 
 
@@ -68,7 +69,6 @@ async def test_each_action_needs_its_key_refused_and_approved_both_journaled_iss
     async def scenario(run):
         await run.phase("betting")
         await run.until(lambda: all(run.core.round.spots[n].ante for n in range(1, 8)))
-        run.floor.paused = True
         for button, fields, _, wrong, right in ACTIONS:
             run.floor.press(button, wrong, **fields)
             run.floor.press(button, right, **fields)

@@ -56,7 +56,7 @@ class LinkedTable:
         self.table.listeners.append(self._watch)
         self.task = asyncio.create_task(self.table.run())
         await self.table.resume(missing)
-        assert await self.table.meter_shown(5) is pool_up
+        assert await self.table.feed.meter_shown(5) is pool_up
         if setup:
             await self.feed("panel", action="open_table", key="supervisor")
             for deck in ("A", "B"):
@@ -84,7 +84,7 @@ class LinkedTable:
 
     async def feed(self, kind: str, **payload) -> None:
         self.table.submit(kind, payload)
-        await self.until(lambda: self.table.queue.empty() and not self.table._processing)
+        await asyncio.wait_for(self.table.folded(), 10)
 
     async def until(self, cond, timeout: float = 10.0) -> None:
         async def wait():
@@ -326,8 +326,7 @@ async def test_a_journal_restored_from_a_backup_loses_no_contribution(tmp_path, 
     import shutil
     import sqlite3
 
-    from tabled.cli import UserError
-    from tabled.commands.run import check_pools
+    from tabled.daemon.assemble import CannotStart, check_pools
     t = await _open(tmp_path, pg_dsn, "T01")
     path = t.journal.path
     try:
@@ -347,7 +346,7 @@ async def test_a_journal_restored_from_a_backup_loses_no_contribution(tmp_path, 
     restored = Journal.open(path)
     pool = await PostgresPool.open(t.proxy.dsn, "main", "T01", SETTINGS)
     try:
-        with pytest.raises(UserError, match="holds round T01-000004 of table T01, which this journal does not"
+        with pytest.raises(CannotStart, match="holds round T01-000004 of table T01, which this journal does not"
                                             " have .its last round is T01-000003.") as raised:
             await check_pools("T01", restored, [pool])             # tabled run stops here
         assert "\n" not in str(raised.value)
@@ -593,7 +592,7 @@ async def test_tabled_run_starts_with_the_pool_unreachable_plays_once_an_inspect
     linked pool out of reach: it runs, the meter says "progressive offline" once an inspector
     approves, and when the pool answers every contribution arrives once and the meter shows it."""
     from tabled_drivers.meter import MeterMessage
-    from tabled.commands.run import run_table
+    from tabled.commands.run import Seams, run_table
     from tests.integration.harness import FAST, POLL, Run, _Discard
 
     proxy = await LinkProxy(pg_dsn).start()
@@ -603,7 +602,7 @@ async def test_tabled_run_starts_with_the_pool_unreachable_plays_once_an_inspect
 
     async def scenario(run: Run) -> None:
         core, meter = run.core, run.devices.drivers["meter"]
-        assert "pool" in core.faults and not run.table.pool.ready   # started, under 14.13
+        assert "pool" in core.faults and not run.table.feed.primary.ready   # started, under 14.13
         await run.until(lambda: core.is_open and core.decks["A"]["shuffled"] and core.decks["B"]["shuffled"])
         assert core.round is None                                   # ready to deal: no round
         run.floor.press("approve", key="inspector")                 # 14.13: the inspector approves
@@ -616,7 +615,7 @@ async def test_tabled_run_starts_with_the_pool_unreachable_plays_once_an_inspect
         await run.until(lambda: not core.faults, act=False)
         await run.rounds(2)                                         # progressive wagers again
         await run.until(lambda: not core.undelivered and core.round is not None, act=False)
-        pool = run.table.pool
+        pool = run.table.feed.primary
         balance = await pool.balance()
         await run.until(lambda: core.pool_cents == balance, act=False)
         display = await meter.showing()
@@ -630,8 +629,9 @@ async def test_tabled_run_starts_with_the_pool_unreachable_plays_once_an_inspect
 
     try:
         run = Run(scenario)
-        await run_table(cfg, 0, out=_Discard(), state_dir=tmp_path / "dev", timing=FAST, poll_interval=POLL,
-                        hooks=run, human=True, pool_retry=0.05)
+        await run_table(cfg, 0, out=_Discard(), human=True,
+                        seams=Seams(state_dir=tmp_path / "dev", timing=FAST, poll_interval=POLL, hooks=run,
+                                    pool_retry=0.05))
     finally:
         await proxy.close()
     assert seen["verify"].ok and seen["reconcile"].ok, seen
@@ -659,12 +659,11 @@ async def test_a_reachable_pool_with_a_newer_schema_stops_the_start_with_one_lin
     """Configuration, not a link failure: the daemon does not start on a pool it cannot use."""
     import psycopg
 
-    from tabled.cli import UserError
-    from tabled.commands.run import open_pools
+    from tabled.daemon.assemble import CannotStart, open_pools
     await (await PostgresPool.open(pg_dsn, "main", "T01", SETTINGS)).close()
     with psycopg.connect(pg_dsn) as conn:
         conn.execute("UPDATE schema_version SET version = 999")
-    with pytest.raises(UserError, match="schema version 999") as raised:
+    with pytest.raises(CannotStart, match="schema version 999") as raised:
         await open_pools(_linked_config(tmp_path, pg_dsn))
     assert "\n" not in str(raised.value)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tabled.sim.table import SimulatedTable
-from tabled.daemon.controller import Crash
+from tests.crash import Crash
 from tests.integration.harness import FAST, journal_records, play
 
 

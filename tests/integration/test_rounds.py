@@ -13,12 +13,10 @@ async def test_normal_rounds_settle_and_feed_the_pool_7_2_1_11_6_9(tmp_path):
     async def scenario(run):
         await run.rounds(3)
         # 2.4.3: the meter (its own process) shows what the pool holds (once its command is through)
-        run.floor.paused = True
         await run.until(lambda: True, act=False)
         shown = await eventually(lambda: run.sims.control("meter").call("showing"),
                                  lambda v: v["amounts"] == [run.core.pool_cents])
         assert shown["amounts"] == [run.core.pool_cents]
-        run.floor.paused = False
         # 7.2.1, 11.2: after "no more bets" the board is locked and the lamps of the spots whose
         # progressive wager was accepted are lit
         await run.phase("deciding", act=True)

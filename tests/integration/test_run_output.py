@@ -12,7 +12,8 @@ from types import SimpleNamespace
 
 from tabled_drivers.meter import Display, MeterMessage
 from tabled.commands import run as run_command
-from tabled.commands.run import MeterWatch, RoundPrinter, Session, make_core, open_faults
+from tabled.daemon.assemble import make_core
+from tabled.daemon.report import MeterWatch, RoundPrinter, Session, open_faults
 from tabled.daemon.config import load_config
 from tabled.table.effects import Command, Note
 from tabled.daemon.journal import Journal

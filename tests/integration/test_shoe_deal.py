@@ -15,7 +15,7 @@ from tabled_drivers.shoe import BackColour
 from tabled.cli import main
 from tabled.game.cards import card_text
 from tabled.sim.table import SimulatedTable
-from tabled.daemon.controller import Crash
+from tests.crash import Crash
 from tests.integration.harness import FAST, journal_records
 from tests.integration.test_panel_actions import play_at
 

@@ -26,7 +26,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from tabled.commands.run import make_core
+from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
 from tabled.daemon.journal import Journal
 from tabled.daemon.controller import Table

@@ -142,7 +142,7 @@ async def test_a_connection_error_that_repeats_the_password_reaches_no_log_line_
     task = asyncio.create_task(table.run())
     try:
         await table.resume([])
-        assert await table.meter_shown(2) is False
+        assert await table.feed.meter_shown(2) is False
 
         async def faulted() -> None:
             while "pool" not in table.core.faults:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from tabled.commands.run import make_core
+from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
 from tabled.table.core import op_key
 from tabled.daemon.journal import Journal

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tabled.commands.run import make_core
+from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
 from tabled.table.effects import Note
 from tabled.table.kinds import CHECKPOINT

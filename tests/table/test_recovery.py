@@ -9,14 +9,15 @@ import json
 import pytest
 
 from tabled.cli import main
-from tabled.commands.run import make_core
+from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
 from tabled.daemon.journal import Journal
 from tabled.sim.players import Player
 from tests.table.floor import SimulatedFloor
 from tabled.pool.local import LocalPool
 from tabled.pool.settings import PoolSettings
-from tabled.daemon.controller import Crash, Table
+from tabled.daemon.controller import Table
+from tests.crash import Crash, CrashingJournal
 
 ROUNDS = 2
 CFG = load_config(None)
@@ -37,8 +38,8 @@ async def session(tmp, clock, floor, stop_after=None):
     p = CFG.primary_pool
     pool = await LocalPool.open(tmp / "pool.db", "main", CFG.table.id, PoolSettings(p.contribution_bp, p.reset_cents))
     core, missing, _ = Table.replay(journal, lambda snap: make_core(CFG, snap))
-    table = Table(core, journal, pool, checkpoint_every=1, clock=clock)
-    table.stop_after_records = stop_after
+    table = Table(core, journal if stop_after is None else CrashingJournal(journal, stop_after), pool,
+                  checkpoint_every=1)
     if floor is None:
         floor = SimulatedFloor(table, PLAYERS, seed=7)
     else:
@@ -133,7 +134,7 @@ async def restart(tmp, clock, inputs=()):
     pool = await LocalPool.open(tmp / "pool.db", "main", CFG.table.id, PoolSettings(p.contribution_bp, p.reset_cents))
     try:
         core, missing, _ = Table.replay(journal, lambda snap: make_core(CFG, snap))
-        table = Table(core, journal, pool, checkpoint_every=1, clock=clock, follow_meter=False)
+        table = Table(core, journal, pool, checkpoint_every=1, follow_meter=False)
         await table.resume(missing)
         consumer = asyncio.create_task(table.run())
         for kind, payload in inputs:

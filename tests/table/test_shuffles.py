@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from tabled.daemon.config import load_config
-from tabled.commands.run import make_core
+from tabled.daemon.assemble import make_core
 from tabled.table.effects import Command, Note, Say
 
 

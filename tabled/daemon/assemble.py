@@ -1,0 +1,136 @@
+"""The daemon's parts, opened in order: the journal (one controller per journal), the pools it
+feeds (11.5), each pool's start check (tabled/pool/rounds.py), the replay, and the controller on
+top; and the drivers of the devices the config names. What a simulated table puts in the
+devices' place is wired by ``tabled run`` (tabled/commands/run.py): the daemon does not know it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
+from tabled_drivers.link.endpoint import LinkTiming
+
+import tabled.pool
+from tabled.daemon.config import Config
+from tabled.daemon.controller import Table
+from tabled.daemon.devices import build_drivers
+from tabled.daemon.journal import Journal
+from tabled.game.limits import Limits
+from tabled.pool.base import PoolError, PoolUnavailable, ProgressivePool
+from tabled.pool.rounds import check_table
+from tabled.table.core import TableCore
+from tabled.table.effects import Note
+
+log = structlog.get_logger("tabled.run")
+
+DEVICE_NAMES = ("shuffler", "betspots", "meter", "shoe", "panel")
+
+
+class CannotStart(Exception):
+    """The table cannot start as configured: one line for the person starting it."""
+
+
+def make_core(cfg: Config, snapshot: dict[str, Any] | None) -> TableCore:
+    t = cfg.table
+    if snapshot is not None:
+        core = TableCore.from_snapshot(snapshot, t.spots, t.profile)
+    else:
+        limits = Limits(t.minimum_cents, t.maximum_cents, t.unit_cents, t.progressive_wager_cents)
+        core = TableCore(t.id, t.spots, limits, t.profile, t.card_source)
+    core.pool_count = len(cfg.pools)  # the replay must know every pool an operation is owed to (11.5)
+    return core
+
+
+async def open_pools(cfg: Config) -> tuple[ProgressivePool, list[ProgressivePool]]:
+    """The primary pool (awards, meter) and every other pool the table feeds (11.5), local or
+    linked. A linked pool that cannot be reached at start does not stop the daemon (unplayable
+    rather than wrong): the table starts under the 14.13 fault and the pool connects when it can.
+    A pool that answers but cannot be used (a schema newer than this tabled, a bad entry) is
+    configuration: a one-line error, and the daemon does not start."""
+    opened: list[ProgressivePool] = []
+    try:
+        for entry in [cfg.primary_pool] + [p for p in cfg.pools if not p.primary]:
+            pool = await tabled.pool.open_pool(entry, cfg.table.id, wait_for_link=True)
+            opened.append(pool)
+            if not pool.ready:
+                log.warning("pool.unreachable_at_start", pool=entry.name, rule="14.13",
+                            detail="the table starts under the 14.13 fault; the pool connects when it can")
+    except PoolError as exc:
+        for each in opened:
+            await each.close()
+        raise CannotStart(f"cannot open the progressive pool: {exc}") from None
+    return opened[0], opened[1:]
+
+
+async def check_pools(table_id: str, journal: Journal, pools: list[ProgressivePool]) -> None:
+    """Each pool that answers binds this table id to this journal and holds no round of the table
+    the journal does not have (tabled/pool/rounds.py); a refusal stops the start with one line for
+    an inspector. A pool out of reach is asked when it answers (tabled/daemon/poolfeed.py)."""
+    for pool in pools:
+        if not pool.ready:
+            continue
+        try:
+            await check_table(pool, table_id, journal)
+        except PoolUnavailable:
+            continue
+        except PoolError as exc:
+            raise CannotStart(f"cannot start the table: {exc}") from None
+
+
+@dataclass
+class Opened:
+    """The journal, the pools and the controller of one start, and what the replay left to do."""
+
+    journal: Journal
+    pools: list[ProgressivePool]
+    table: Table
+    missing: list[Note]  # notes a crash lost: written by the resume
+    replayed: int        # journal records replayed
+
+    async def close(self) -> None:
+        for pool in self.pools:
+            await pool.close()
+        self.journal.close()
+
+
+async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], float],
+                     pool_retry: float) -> Opened:
+    """Open the journal (a second controller is refused, naming the first; verified from the last
+    checkpoint) and the pools, check the pools against the journal, and replay it.
+    ``pool_retry``: seconds between attempts to reach a pool that is down (14.13)."""
+    journal = Journal.open(journal_path, clock=clock, exclusive=True)
+    try:
+        pool, others = await open_pools(cfg)
+    except BaseException:
+        journal.close()
+        raise
+    try:
+        await check_pools(cfg.table.id, journal, [pool, *others])
+    except BaseException:
+        for p in (pool, *others):
+            await p.close()
+        journal.close()
+        raise
+    core, missing, replayed = Table.replay(journal, lambda snap: make_core(cfg, snap))
+    table = Table(core, journal, pool, checkpoint_every=cfg.journal.checkpoint_every_rounds, pools=others,
+                  retry_interval=pool_retry)
+    return Opened(journal, [pool, *others], table, missing, replayed)
+
+
+def configured_drivers(cfg: Config, *, timing: LinkTiming, poll_interval: float) -> Callable[[Any], dict[str, Any]]:
+    """The drivers of the ports and USB devices named in ``[devices]``, for TableDevices."""
+    from tabled_drivers.link.usb import UsbAddress  # pyusb: only for a table with real USB devices
+    d = cfg.devices
+
+    def make(consumer_for):
+        return build_drivers(
+            consumer_for, spots=cfg.table.spots, timing=timing, poll_interval=poll_interval,
+            ports={n: getattr(d, n).port for n in DEVICE_NAMES if getattr(d, n).port},
+            baudrates={n: getattr(d, n).baudrate for n in ("shuffler", "betspots", "meter")},
+            usb_addresses={n: UsbAddress(getattr(d, n).vendor_id, getattr(d, n).product_id, getattr(d, n).serial)
+                           for n in ("shoe", "panel")})
+    return make

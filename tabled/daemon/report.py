@@ -1,0 +1,207 @@
+"""What the daemon tells the person or the service manager watching it: in a terminal, readable lines
+as rounds happen (state, hands, the dealer's lines, settlement, what the meter shows) and a banner
+and summary; off a terminal, the log (one record per note); sd_notify STATUS for systemd.
+
+Each thing is shown once: the dealer's lines are logged by the table (tabled/daemon/controller.py)
+and printed here only in a terminal."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, TextIO
+
+import structlog
+
+from tabled.daemon.config import Config
+from tabled.game.settlement import money
+from tabled.table.core import TableCore
+from tabled.table.effects import Effect, Note, Say
+
+METER_READ_S = 0.5      # in a terminal, how often the meter is asked what it shows
+
+log = structlog.get_logger("tabled.run")
+
+
+class RoundPrinter:
+    """Shows rounds as they happen in a terminal: state, hands, the dealer's lines, settlement.
+    What the meter shows comes from the meter itself (:class:`MeterWatch`)."""
+
+    def __init__(self, out: TextIO, quiet: bool = False):
+        self.out, self.quiet = out, quiet
+
+    def __call__(self, effects: list[Effect]) -> None:
+        for e in effects:
+            if isinstance(e, Note) and e.kind == "round.settled" and self.quiet:
+                d = e.payload
+                dealer = " ".join(d["dealer"]["cards"]) if d.get("dealer") else "-"
+                pool = d.get("progressive", {}).get("pool_after_cents")
+                print(f"{e.round_id}: dealer {dealer}  net {money(d['net_cents'])}"
+                      + (f"  pool {money(pool)}" if pool is not None else ""), file=self.out)
+            if self.quiet:
+                continue
+            if isinstance(e, Note) and e.kind == "round.dealt":
+                hands = "  ".join(f"{k}:{v}" for k, v in e.payload["spots"].items())
+                print(f"{e.round_id} dealt  {hands}  dealer up {' '.join(e.payload['dealer_up'])}", file=self.out)
+            elif isinstance(e, Say) and (e.level != "info" or e.rule in ("9.1", "9.2") or "spot" in e.text[:5]
+                                         or "progressive" in e.text or "round" in e.text[:6]):
+                tag = f" [{e.rule}]" if e.rule else ""
+                print(f"  {e.text}{tag}", file=self.out)
+        self.out.flush()
+
+
+class MeterWatch:
+    """In a terminal: what the progressive meter shows (2.4.3), read back from the meter itself,
+    printed when it changes; or that the meter is down. Never what was sent to it: a meter that
+    did not take a command must not look as if it had."""
+
+    def __init__(self, devices: Any, core: Any, out: TextIO, interval: float = METER_READ_S):
+        self.devices, self.core, self.out, self.interval = devices, core, out, interval
+        self.last: str | None = None
+
+    async def reading(self) -> str:
+        from tabled_drivers.meter import MeterMessage
+        fault = self.core.faults.get("meter")
+        if fault is not None:
+            return f"meter: out of order ({fault}) (14.13)"
+        if "meter" not in self.devices.up:
+            return "meter: down (no link)"
+        try:
+            async with asyncio.timeout(1.0):
+                shown = await self.devices.drivers["meter"].showing()
+        except (Exception, TimeoutError) as exc:  # a link that fails while asked: the meter is down
+            return f"meter: down ({exc or type(exc).__name__})"
+        if shown.message is MeterMessage.PROGRESSIVE_OFFLINE:
+            return "meter shows PROGRESSIVE OFFLINE (14.13)"
+        if shown.message is MeterMessage.BLANK or not shown.amounts:
+            return "meter: blank"
+        return "meter shows " + ", ".join(money(a) for a in shown.amounts)
+
+    async def show(self) -> None:
+        line = await self.reading()
+        if line != self.last:
+            self.last = line
+            print(f"  {line}", file=self.out)
+            self.out.flush()
+
+    async def run(self) -> None:
+        while True:
+            await self.show()
+            await asyncio.sleep(self.interval)
+
+
+class RoundLogger:
+    """The same rounds as structured records (for journald): the table's notes, one record each.
+    The dealer's lines are logged by the table itself (tabled/daemon/controller.py)."""
+
+    def __call__(self, effects: list[Effect]) -> None:
+        for e in effects:
+            if isinstance(e, Note):
+                log.info(e.kind, round_id=e.round_id, **{k: v for k, v in e.payload.items() if k != "round_id"})
+
+
+class Session:
+    """This run's tally, for the summary on exit: rounds finished and the house's net win (what it
+    collected less what it paid, progressive awards included)."""
+
+    def __init__(self) -> None:
+        self.rounds = 0
+        self.house_net_cents = 0
+
+    def __call__(self, effects: list[Effect]) -> None:
+        for e in effects:
+            if isinstance(e, Note) and e.kind == "round.settled":
+                self.house_net_cents += e.payload.get("house_collects_cents", 0) - e.payload.get("house_pays_cents", 0)
+            elif isinstance(e, Note) and e.kind == "round.finished":
+                self.rounds += 1
+
+
+def terminal(out: TextIO) -> bool:
+    from tabled.host.log import under_systemd
+    return getattr(out, "isatty", lambda: False)() and not under_systemd()
+
+
+def banner(cfg: Config, core: TableCore, journal_path: Path) -> list[str]:
+    """The start banner: which table this is, by which rules and limits, from which files."""
+    t, lim = cfg.table, core.limits
+    return [f"tabled: table {t.id}, profile {t.profile.name}, {t.spots} spots, card source {t.card_source}",
+            f"  limits  {money(lim.minimum_cents)} to {money(lim.maximum_cents)} in units of {money(lim.unit_cents)}"
+            f" (6.1); progressive wager {money(lim.progressive_wager_cents)} (11.3)",
+            f"  config  {cfg.source if cfg.source is not None else '(the embedded simulated table)'}",
+            f"  journal {journal_path}"]
+
+
+def pool_line(cfg: Config, core: TableCore) -> str:
+    """The banner's last line, once the pool has answered (or not)."""
+    pool = cfg.primary_pool
+    where = f" {pool.path}" if pool.path is not None else ""
+    shown = money(core.pool_cents) if core.pool_cents is not None else "cannot be reached (14.13)"
+    return f"  pool    {pool.name} ({pool.backend}{where}): {shown}"
+
+
+def open_faults(core: TableCore) -> list[str]:
+    """Faults the journal holds open (they survive a restart, 14.13), in the dealer's words."""
+    approval = "play approved by an inspector, progressive offline" if core.approved \
+        else "notify an inspector: no new round without approval"
+    return [f"open fault: {equipment}: {reason} ({approval}) [14.13]"
+            for equipment, reason in sorted(core.faults.items())]
+
+
+def summary(out: TextIO, human: bool, core: TableCore, session: Session) -> None:
+    """On exit: the rounds this run finished, the house's net win over them, the pool, and where
+    the round in play stands in the journal (the next start resumes it)."""
+    r = core.round
+    if human:
+        pool = money(core.pool_cents) if core.pool_cents is not None else "unknown"
+        print(f"stopped: {session.rounds} rounds this run, house net win {money(session.house_net_cents)}, "
+              f"pool {pool}" + (f"; round {r.round_id} {r.phase}: resumes on the next start" if r else ""),
+              file=out)
+        out.flush()
+    else:
+        log.info("table.stopped", rounds=session.rounds, house_net_cents=session.house_net_cents,
+                 pool_cents=core.pool_cents, round_id=r.round_id if r else None, phase=r.phase if r else None)
+
+
+class Status:
+    """sd_notify STATUS: the round in play and the pool, when they change."""
+
+    def __init__(self, notifier: Any, core: TableCore):
+        self.notifier, self.core, self.last = notifier, core, ""
+
+    def __call__(self, effects: list[Effect]) -> None:
+        c = self.core
+        text = (f"{c.rounds_finished} rounds; round {c.round_id} {c.round.phase}" if c.round
+                else f"{c.rounds_finished} rounds; no round in play")
+        if c.faults:
+            text += f"; fault: {', '.join(sorted(c.faults))}"
+        if text != self.last:
+            self.last = text
+            self.notifier.status(text)
+
+
+def announce(cfg: Config, core: TableCore, journal_path: Path, replayed: int, out: TextIO, human: bool) -> None:
+    """At the start: the banner (or the ``table.started`` record), what the journal's replay
+    recovered, and the faults it holds open (14.13)."""
+    t = cfg.table
+    if human:
+        print("\n".join(banner(cfg, core, journal_path)), file=out)
+    else:
+        log.info("table.started", table_id=t.id, profile=t.profile.name, spots=t.spots,
+                 minimum_cents=core.limits.minimum_cents, maximum_cents=core.limits.maximum_cents,
+                 unit_cents=core.limits.unit_cents, progressive_wager_cents=core.limits.progressive_wager_cents,
+                 config=str(cfg.source) if cfg.source is not None else None, journal=str(journal_path),
+                 pool=cfg.primary_pool.name, pool_backend=cfg.primary_pool.backend)
+    if replayed:
+        phase = core.round.phase if core.round else None
+        if human:
+            print(f"recovered: {replayed} journal records replayed; round {core.round_id or '-'} {phase or ''}",
+                  file=out)
+        else:
+            log.info("journal.recovered", records=replayed, round_id=core.round_id, phase=phase)
+    if human:
+        for line in open_faults(core):
+            print(line, file=out)
+        out.flush()
+    else:
+        for equipment, reason in sorted(core.faults.items()):
+            log.warning("fault.open", equipment=equipment, reason=reason, approved=core.approved, rule="14.13")
