@@ -5,7 +5,8 @@
 # DEST gets the tabled wheel, every wheel it needs (the exact pins of requirements/*.txt, checked
 # against their hashes as they are downloaded), requirements.txt (those pins plus the tabled
 # wheel's own hash), the systemd unit, udev rules and sysusers entry, the config template and
-# install.sh. "linked" adds the PostgreSQL client (a linked progressive pool).
+# install.sh. "linked" adds the PostgreSQL client (a linked progressive pool). With RELEASE_KEY=FILE
+# (the release's Ed25519 private key) it also writes the signed release manifest and the public key.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dest=${1:?usage: packaging/build-wheelhouse.sh DEST [linked]}
@@ -32,6 +33,23 @@ version=$(basename "$wheel" | cut -d- -f2)
     cat "${reqs[@]}"
     printf 'tabled==%s \\\n    --hash=sha256:%s\n' "$version" "$(sha256sum "$wheel" | cut -d' ' -f1)"
 } > "$dest/requirements.txt"
+
+# the release's manifest: with RELEASE_KEY (the Ed25519 private key, on the release machine only),
+# the wheelhouse is installed into a throwaway virtualenv and every file of it is listed and signed
+if [ -n "${RELEASE_KEY:-}" ]; then
+    venv=$(mktemp -d)
+    "$python" -m venv "$venv/v"
+    "$venv/v/bin/python" -m pip install --quiet --no-index --find-links "$dest" --require-hashes \
+        --requirement "$dest/requirements.txt"
+    "$venv/v/bin/tabled" verify manifest --private-key "$RELEASE_KEY" --release "$version" --output "$dest/manifest.json"
+    "$venv/v/bin/python" - "$RELEASE_KEY" "$dest/release-key.pub" <<'PY'
+import sys
+from cryptography.hazmat.primitives import serialization as s
+key = s.load_pem_private_key(open(sys.argv[1], "rb").read(), password=None)
+open(sys.argv[2], "wb").write(key.public_key().public_bytes(s.Encoding.PEM, s.PublicFormat.SubjectPublicKeyInfo))
+PY
+    rm -rf "$venv"
+fi
 
 mkdir -p "$dest/systemd" "$dest/config"
 cp "$repo"/systemd/tabled.service "$repo"/systemd/99-tabled.rules "$repo"/systemd/tabled.sysusers.conf "$dest/systemd/"

@@ -44,6 +44,13 @@ if [ ! -e "$root/etc/tabled/tabled.toml" ]; then
 fi
 if [ "$(id -u)" -eq 0 ]; then chgrp "$gid" "$root/etc/tabled" "$root/etc/tabled/tabled.toml"; fi
 
+# the release's signed manifest and its public key, when the wheelhouse carries them: every start
+# checks the installed files against them (docs/verification.md)
+for f in manifest.json manifest.json.sig; do
+    if [ -e "$here/$f" ]; then install -D -m 0644 "$here/$f" "$root/opt/tabled/$f"; fi
+done
+if [ -e "$here/release-key.pub" ]; then install -m 0644 "$here/release-key.pub" "$root/etc/tabled/release-key.pub"; fi
+
 # devices and the unit
 install -D -m 0644 "$here/systemd/99-tabled.rules" "$root/etc/udev/rules.d/99-tabled.rules"
 install -D -m 0644 "$here/systemd/tabled.service" "$root/etc/systemd/system/tabled.service"

@@ -41,12 +41,23 @@ def offline_env() -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def wheelhouse(tmp_path_factory) -> Path:
+def release_key(tmp_path_factory) -> Path:
+    """The release's Ed25519 private key, as the release machine holds it."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    path = tmp_path_factory.mktemp("release") / "release.key"
+    path.write_bytes(Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    return path
+
+
+@pytest.fixture(scope="module")
+def wheelhouse(tmp_path_factory, release_key) -> Path:
     dest = tmp_path_factory.mktemp("wheelhouse")
     leftovers = [ROOT / "build", ROOT / "tabled.egg-info"]
     before = [p.exists() for p in leftovers]
     run(["bash", str(ROOT / "packaging" / "build-wheelhouse.sh"), str(dest)],
-        env={**os.environ, "PYTHON": sys.executable})
+        env={**os.environ, "PYTHON": sys.executable, "RELEASE_KEY": str(release_key)})
     assert [p.exists() for p in leftovers] == before, "the build wrote into the checkout"
     return dest
 
@@ -117,23 +128,15 @@ def test_the_linked_pins_match_their_hashes(tmp_path):
     assert len(list(tmp_path.glob("*.whl"))) == 3
 
 
-def test_the_installed_software_is_verified_and_a_changed_byte_is_named(installed, tmp_path):
-    """The release step (docs/verification.md) on the installed copy, then one byte of an installed
-    library changed: `tabled verify software` names the file."""
+def test_the_installed_software_is_verified_and_a_changed_byte_is_named(installed):
+    """The wheelhouse carries the release's signed manifest and public key (RELEASE_KEY), install.sh
+    puts them in place, and `tabled verify software` checks the installed copy; one byte of an
+    installed library changed is named (docs/verification.md)."""
     venv = installed / "opt" / "tabled" / ".venv"
-    tabled = str(venv / "bin" / "tabled")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TABLED_CONFIG")}
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-    key = Ed25519PrivateKey.generate()
-    (tmp_path / "release.key").write_bytes(key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
-    (tmp_path / "release.pub").write_bytes(key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
-    manifest = tmp_path / "manifest.json"
-    run([tabled, "verify", "manifest", "--private-key", str(tmp_path / "release.key"), "--release", "1.0.0",
-         "--output", str(manifest)], env=env, cwd=installed)
-    check = [tabled, "verify", "software", "--manifest", str(manifest), "--release-key", str(tmp_path / "release.pub")]
+    check = [str(venv / "bin" / "tabled"), "verify", "software", "--manifest",
+             str(installed / "opt" / "tabled" / "manifest.json"),
+             "--release-key", str(installed / "etc" / "tabled" / "release-key.pub")]
     assert run(check, env=env, cwd=installed).stdout.startswith("software verified: ")
     victim = next((venv / "lib").glob("python3*/site-packages/structlog/_config.py"))
     victim.write_bytes(victim.read_bytes().replace(b"def ", b"def  ", 1))

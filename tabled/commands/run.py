@@ -115,8 +115,13 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
     table, core = opened.table, opened.table.core
     session = report.Session()
     sims, timing = seams.sims, seams.timing or LinkTiming()
-    tmp = devices = consumer = watchdog = meter = None
+    tmp = devices = consumer = watchdog = meter = shipping = None
     try:
+        if cfg.journal.ship_to:  # the journal shipped to the central server, beside play
+            from tabled.daemon.shipping import Shipper, connector
+            shipper = Shipper(journal_path, cfg.table.id, connector(cfg.journal.ship_to))
+            table.on_commit = shipper.wake
+            shipping = asyncio.create_task(shipper.run(), name="journal-shipping")
         table.listeners.append(session)
         table.listeners.append(report.RoundPrinter(out, quiet) if human else report.RoundLogger())
         report.announce(cfg, core, journal_path, opened.replayed, out, human)
@@ -162,7 +167,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
             await _until_done(table.idle.wait(), consumer, stop)
     finally:
         notifier.stopping("stopping")
-        for task in (watchdog, meter):
+        for task in (watchdog, meter, shipping):
             if task is not None:
                 task.cancel()
         if devices is not None:

@@ -19,6 +19,8 @@ from tabled.daemon.config import Config
 from tabled.daemon.controller import Table
 from tabled.daemon.devices import build_drivers
 from tabled.daemon.journal import Journal
+from tabled.daemon.provenance import StartRefused, record_start
+from tabled.daemon.seals import SealError, find_signing_key
 from tabled.game.limits import Limits
 from tabled.pool.base import PoolError, PoolUnavailable, ProgressivePool
 from tabled.pool.rounds import check_table
@@ -100,9 +102,24 @@ class Opened:
 async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], float],
                      pool_retry: float) -> Opened:
     """Open the journal (a second controller is refused, naming the first; verified from the last
-    checkpoint) and the pools, check the pools against the journal, and replay it.
+    checkpoint), journal what this start runs with (the software checked against its release, the
+    configuration: tabled/daemon/provenance.py; a refusal stops the start), seal the journal with the
+    table's key when it has one (tabled/daemon/seals.py), open the pools, check them against the
+    journal, and replay it.
     ``pool_retry``: seconds between attempts to reach a pool that is down (14.13)."""
     journal = Journal.open(journal_path, clock=clock, exclusive=True)
+    try:
+        record_start(journal, cfg)
+        key = find_signing_key(cfg.journal.signing_key)
+        if key is not None:
+            journal.use_key(key)
+            journal.seal(key)  # what the journal held when this start found it
+    except (StartRefused, SealError) as exc:
+        journal.close()
+        raise CannotStart(str(exc)) from None
+    except BaseException:
+        journal.close()
+        raise
     try:
         pool, others = await open_pools(cfg)
     except BaseException:
@@ -117,7 +134,7 @@ async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], flo
         raise
     core, missing, replayed = Table.replay(journal, lambda snap: make_core(cfg, snap))
     table = Table(core, journal, pool, checkpoint_every=cfg.journal.checkpoint_every_rounds, pools=others,
-                  retry_interval=pool_retry)
+                  retry_interval=pool_retry, seal_with=key)
     return Opened(journal, [pool, *others], table, missing, replayed)
 
 

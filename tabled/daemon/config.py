@@ -112,6 +112,9 @@ players = [
 [log]
 format = "auto"
 level = "info"
+
+[software]
+development = true   # a simulated table from a checkout: no release manifest to check against
 """
 
 # Defaults for device sections left out (simulated devices ignore them).
@@ -147,6 +150,8 @@ class JournalConfig:
     checkpoint_every_rounds: int
     #: the Ed25519 key that seals the journal (tabled/daemon/seals.py); None: systemd's credential, if any
     signing_key: Path | None = None
+    #: the central PostgreSQL the journal is shipped to (tabled/daemon/shipping.py); None: not shipped
+    ship_to: str | None = None
 
 
 @dataclass(frozen=True)
@@ -320,8 +325,14 @@ def _journal(sec: Section, base: Path) -> JournalConfig:
         if "\0" in text:
             raise sec.fail("signing_key", "must not contain a NUL character")
         key = Path(text) if Path(text).is_absolute() else Path(os.path.normpath(base / text))
+    ship_to = sec.get("ship_to", None)
+    if ship_to is not None:
+        from tabled.daemon.shipping import dsn_problem
+        problem = dsn_problem(ship_to)
+        if problem:
+            raise sec.fail("ship_to", problem)
     sec.finish()
-    return JournalConfig(path, every, key)
+    return JournalConfig(path, every, key, ship_to)
 
 
 def _pools(top: Section, base: Path, profile: Profile) -> tuple[PoolConfig, ...]:

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -127,6 +128,51 @@ CREATE POLICY auditors_read ON journal_records FOR SELECT TO {AUDITOR} USING (tr
 REVOKE ALL ON journal_records, journal_tables FROM PUBLIC;
 GRANT SELECT ON journal_records, journal_tables TO {AUDITOR};
 """
+
+
+#: the credential systemd passes with the central role's password (tabled.service: LoadCredential=)
+PASSWORD_CREDENTIAL = "journal-central-password"
+LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", ""})
+
+
+def dsn_problem(dsn: object) -> str | None:
+    """What is wrong with a central database's connection string for a table, or None: a password
+    never comes from the config (systemd's credential gives it), and a server off this machine is
+    reached only with its TLS certificate verified."""
+    if not isinstance(dsn, str) or not dsn.strip():
+        return "must be a PostgreSQL connection string (text)"
+    try:
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError:
+        return "needs the psycopg package (the 'linked' extra), which is not installed"
+    try:
+        parts = conninfo_to_dict(dsn)
+    except Exception as exc:  # noqa: BLE001 (psycopg's ProgrammingError: any unreadable string)
+        return f"cannot be read as a connection string ({str(exc).splitlines()[0]})"
+    if parts.get("password"):
+        return (f"holds a password: the password comes from systemd's credential {PASSWORD_CREDENTIAL} "
+                "(LoadCredential=), never from the config")
+    hosts = str(parts.get("host") or "").split(",")
+    remote = [h for h in hosts if h not in LOOPBACK and not h.startswith("/")]
+    if remote and parts.get("sslmode") not in ("verify-full", "verify-ca"):
+        return (f"reaches {remote[0]} without verifying its TLS certificate: add sslmode=verify-full "
+                "(and sslrootcert)")
+    return None
+
+
+def connector(dsn: str, environ: Mapping[str, str] | None = None) -> Callable[[], Any]:
+    """A callable opening an async connection to the central server, with the password of
+    systemd's credential when there is one."""
+    import psycopg
+    environ = os.environ if environ is None else environ
+    extra: dict[str, Any] = {}
+    folder = environ.get("CREDENTIALS_DIRECTORY")
+    if folder and (Path(folder) / PASSWORD_CREDENTIAL).exists():
+        extra["password"] = (Path(folder) / PASSWORD_CREDENTIAL).read_text().strip()
+
+    def connect() -> Any:
+        return psycopg.AsyncConnection.connect(dsn, connect_timeout=10, **extra)
+    return connect
 
 
 class ShippingError(ValueError):
@@ -289,5 +335,5 @@ def compare(journal: Journal, central: Any, table_id: str) -> tuple[Divergence |
     return None, local_head, remote_head
 
 
-__all__ = ["CENTRAL_SCHEMA", "Shipper", "ShippingError", "Divergence", "migrate", "register_table", "compare",
-           "central_head", "AUDITOR"]
+__all__ = ["CENTRAL_SCHEMA", "Shipper", "dsn_problem", "connector", "PASSWORD_CREDENTIAL", "ShippingError",
+           "Divergence", "migrate", "register_table", "compare", "central_head", "AUDITOR"]

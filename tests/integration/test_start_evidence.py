@@ -1,0 +1,109 @@
+"""What a start puts in the journal, end to end over the simulated devices: the software checked
+against the signed release (a changed file refuses the start, naming it), every setting of the
+configuration, the journal sealed with the table's key at every round's end, and shipped to the
+central PostgreSQL as play goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from pathlib import Path
+
+import psycopg
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from tabled.cli import main
+from tabled.commands.run import Seams, run_table
+from tabled.daemon import shipping
+from tabled.daemon.assemble import CannotStart
+from tabled.daemon.config import SoftwareConfig
+from tabled.host import software
+from tests.integration.harness import FAST, POLL, Run, _Discard, config, journal_records
+
+PEM = serialization.Encoding.PEM
+
+
+def key_files(tmp: Path, name: str) -> tuple[Path, Path]:
+    key = Ed25519PrivateKey.generate()
+    private, public = tmp / f"{name}.key", tmp / f"{name}.pub"
+    private.write_bytes(key.private_bytes(PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    public.write_bytes(key.public_key().public_bytes(PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    return private, public
+
+
+async def rounds(cfg, tmp: Path, n: int) -> Run:
+    async def scenario(run: Run) -> None:
+        await run.rounds(n)
+    run = Run(scenario)
+    await run_table(cfg, 0, out=_Discard(), human=True,
+                    seams=Seams(timing=FAST, poll_interval=POLL, state_dir=tmp / "dev", hooks=run))
+    return run
+
+
+async def test_a_changed_file_refuses_the_start_and_the_refusal_is_journaled(tmp_path):
+    private, public = key_files(tmp_path, "release")
+    document = json.loads(software.manifest_document("5.0.0", software.installed_files()))
+    name = next(n for n in document["files"] if n.endswith("/tabled/game/settlement.py"))
+    document["files"][name] = "0" * 64  # the approved release had other bytes in this file
+    manifest = tmp_path / "manifest.json"
+    manifest.write_bytes(json.dumps(document, sort_keys=True, separators=(",", ":")).encode())
+    (tmp_path / "manifest.json.sig").write_bytes(software.sign_manifest(manifest.read_bytes(), private.read_bytes()))
+    cfg = dataclasses.replace(config(tmp_path), software=SoftwareConfig(manifest, tmp_path / "manifest.json.sig",
+                                                                        public, development=False))
+    with pytest.raises(CannotStart, match=f"not release 5.0.0: changed: {name}"):
+        await rounds(cfg, tmp_path, 1)
+    checked = journal_records(tmp_path, "software.checked")
+    assert [c.payload["result"] for c in checked] == ["mismatch"] and checked[0].payload["problems"] == [
+        f"changed: {name}"]
+    assert not journal_records(tmp_path, "round.started")  # no round was played
+
+
+async def test_a_sealed_journal_checks_out_and_names_its_key(tmp_path, capsys):
+    private, public = key_files(tmp_path, "table")
+    cfg = config(tmp_path)
+    cfg = dataclasses.replace(cfg, journal=dataclasses.replace(cfg.journal, signing_key=private))
+    await rounds(cfg, tmp_path, 3)
+    seals = journal_records(tmp_path, "journal.seal")
+    finished = journal_records(tmp_path, "round.finished")
+    assert len(seals) >= len(finished) >= 3  # at every round's end
+    started = journal_records(tmp_path, "config.started")
+    assert started and started[0].payload["settings"]["table.id"] == "SIM01"
+    capsys.readouterr()
+    assert main(["audit", "verify", "--journal", str(tmp_path / "journal.db"), "--public-key", str(public)]) == 0
+    assert f"sealed by key {seals[0].payload['key']} (seals checked)" in capsys.readouterr().out
+
+
+@pytest.mark.postgres
+async def test_the_journal_is_shipped_while_play_goes_on(tmp_path, pg_dsn, monkeypatch):
+    with psycopg.connect(pg_dsn, autocommit=True) as admin:
+        shipping.migrate(admin)
+        shipping.register_table(admin, "SIM01", "tabled_sim01_" + pg_dsn.rsplit("_", 1)[-1], "table-pw")
+    credentials = tmp_path / "credentials"
+    credentials.mkdir()
+    (credentials / shipping.PASSWORD_CREDENTIAL).write_text("table-pw\n")
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(credentials))
+    user_dsn = "postgresql://tabled_sim01_" + pg_dsn.rsplit("_", 1)[-1] + "@" + pg_dsn.split("@", 1)[1]
+    cfg = config(tmp_path)
+    cfg = dataclasses.replace(cfg, journal=dataclasses.replace(cfg.journal, ship_to=user_dsn))
+    await rounds(cfg, tmp_path, 3)
+    # the last records of the stop may still be on their way: a shipper started again catches up
+    shipper = shipping.Shipper(tmp_path / "journal.db", "SIM01", shipping.connector(user_dsn))
+    task = asyncio.create_task(shipper.run())
+    async with asyncio.timeout(30):
+        await shipper.caught_up()
+    task.cancel()
+    assert main(["audit", "compare", "--journal", str(tmp_path / "journal.db"), "--central", pg_dsn,
+                 "--table", "SIM01"]) == 0
+    with psycopg.connect(pg_dsn) as conn:
+        shipped = conn.execute("SELECT count(*) FROM journal_records WHERE table_id = 'SIM01'").fetchone()[0]
+    assert shipped == len(journal_records(tmp_path))
+
+
+def test_a_central_dsn_with_a_password_or_without_tls_verification_is_refused():
+    assert "password comes from systemd" in shipping.dsn_problem("postgresql://t:secret@db.casino.lan/j")
+    assert "without verifying its TLS certificate" in shipping.dsn_problem("postgresql://t@db.casino.lan/j")
+    assert shipping.dsn_problem("postgresql://t@db.casino.lan/j?sslmode=verify-full") is None
+    assert shipping.dsn_problem("postgresql://t@127.0.0.1:5432/j") is None
