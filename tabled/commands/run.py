@@ -308,8 +308,10 @@ async def run_table(cfg: Config, rounds: int, out: TextIO | None = None, quiet: 
     consumer = None
     watchdog = None
     meter = None
+    screen = None
     timing = timing or LinkTiming()
     try:
+        screen = await _start_screen(cfg, table, out, human)
         if sim.enabled:
             from tabled.sim.table import SimulatedTable
             if sims is not None:
@@ -384,6 +386,8 @@ async def run_table(cfg: Config, rounds: int, out: TextIO | None = None, quiet: 
         for task in (watchdog, meter):
             if task is not None:
                 task.cancel()
+        if screen is not None:
+            await screen.stop()
         if devices is not None:
             await devices.stop()
         if consumer is not None:
@@ -402,6 +406,20 @@ async def run_table(cfg: Config, rounds: int, out: TextIO | None = None, quiet: 
         journal.close()
         _summary(out, human, core, session)
     return table
+
+
+async def _start_screen(cfg: Config, table: Table, out: TextIO, human: bool) -> Any:
+    """The dealer's screen (tabled/daemon/web.py), served while the table runs; its address is shown."""
+    from tabled.daemon.web import start_screen
+    try:
+        screen = await start_screen(cfg.screen, table)
+    except OSError as exc:
+        raise UserError(str(exc)) from None
+    if screen is not None:
+        print(f"  screen  {screen.url}", file=out) if human else log.info("screen.serving", url=screen.url)
+        if human:
+            out.flush()
+    return screen
 
 
 def _summary(out: TextIO, human: bool, core: TableCore, session: Session) -> None:
