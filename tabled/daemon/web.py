@@ -174,7 +174,7 @@ class ScreenServer:
             app = self._app()
             self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
             await self._runner.setup()
-            site = web.TCPSite(self._runner, self.config.host, self.config.port, shutdown_timeout=0.5)
+            site = web.TCPSite(self._runner, self.config.host, self.config.port)
             await site.start()
             host, port = self._runner.addresses[0][:2]
         except OSError as exc:

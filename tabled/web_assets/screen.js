@@ -3,6 +3,7 @@
 "use strict";
 
 const LOST_AFTER_MS = 1500;   // the daemon sends a heartbeat every 0.5 s
+const AREAS = ["ante", "progressive", "bet"];
 let source = null;
 let lastHeard = 0;
 let screen = null;
@@ -77,7 +78,8 @@ function renderSpots(s) {
   const box = byId("spots");
   box.replaceChildren();
   for (const spot of s.spots) {   // spot 1 is the dealer's far left: the felt as the dealer sees it
-    const card = el("div", "spot " + spot.status + (spot.award_held ? " held" : ""));
+    const wagered = AREAS.some((a) => spot.sensed[a].cents > 0 || (spot.locked[a] && spot.locked[a].cents > 0));
+    const card = el("div", "spot " + spot.status + (spot.award_held ? " held" : "") + (wagered ? "" : " idle"));
     card.dataset.spot = String(spot.spot);
     const head = el("div", "head");
     head.appendChild(el("span", "num", spot.spot));
