@@ -19,7 +19,11 @@ CHROMIUM_ARGS = ["--disable-background-networking", "--disable-component-update"
                  "--no-first-run"] + (["--no-sandbox"] if os.geteuid() == 0 else [])
 
 
-async def play(tmp: Path, scenario, screen: ScreenConfig = ScreenConfig(port=0), **cfg_kw) -> harness.Run:
+#: the screen on this PC, on any free port
+LOCAL = ScreenConfig(port=0)
+
+
+async def play(tmp: Path, scenario, screen: ScreenConfig = LOCAL, **cfg_kw) -> harness.Run:
     """Run the table with its screen as ``screen`` says until ``scenario(run)`` returns."""
     run = harness.Run(scenario)
     cfg = dataclasses.replace(harness.config(tmp, **cfg_kw), screen=screen)
