@@ -73,6 +73,12 @@ def effective_toml(cfg: Config) -> str:
     out.insert(len(out) - 1, "players = [" + "".join(
         f"\n    {_value(vars(p))}," for p in s.players) + ("\n]" if s.players else "]"))
     out += _table("[log]", {"format": cfg.log.format, "level": cfg.log.level})
+    sc = cfg.screen
+    host = f"[{sc.host}]" if ":" in sc.host else sc.host
+    out += _table("[screen]", {"enabled": sc.enabled, "listen": f"{host}:{sc.port}"})
+    # a viewer's token is a password: never printed
+    out.insert(len(out) - 1, "viewers = [" + "".join(
+        f"\n    {_value({'name': v.name, 'token': '***'})}," for v in sc.viewers) + ("\n]" if sc.viewers else "]"))
     return "\n".join(out)
 
 

@@ -123,7 +123,7 @@ function render(s) {
   setText("table-id", "table " + s.table.id);
   setText("profile", "profile " + s.table.profile + (s.table.open ? "" : " - closed"));
   setText("limits", s.limits.text);
-  setText("meter", s.meter.text);
+  setText("meter", s.meter.text + (s.meter.meter_fault ? " (meter out of order)" : ""));
   const r = s.round;
   setText("round-id", r ? "round " + r.id : "no round");
   setText("phase", r ? r.phase_text : "");

@@ -5,8 +5,11 @@ listening on every address from this machine's own non-loopback address."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import ipaddress
 import socket
+import tomllib
 from pathlib import Path
 
 import aiohttp
@@ -14,6 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tabled.cli import main as tabled_main
 from tabled.daemon.config import ConfigError, ScreenConfig, Viewer, listen_address, parse_config
 from tabled.daemon.web import is_loopback, may_view
 from tests.web.daemon import play, screen_of
@@ -125,3 +129,15 @@ async def test_a_request_from_another_address_needs_a_viewers_token(tmp_path):
         run.floor.paused = True
 
     await play(tmp_path, scenario, screen=ScreenConfig(True, "0.0.0.0", 0, VIEWERS))
+
+
+def test_config_check_prints_the_screen_and_never_a_viewers_token(tmp_path):
+    path = tmp_path / "tabled.toml"
+    path.write_text('[table]\nid = "T1"\nspots = 7\nminimum_cents = 500\nmaximum_cents = 5000\n'
+                    f'[screen]\nlisten = "[::]:9000"\nviewers = [{{ name = "pit", token = "{PIT.token}" }}]\n')
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert tabled_main(["config", "check", str(path)]) == 0
+    doc = tomllib.loads(out.getvalue())
+    assert doc["screen"] == {"enabled": True, "listen": "[::]:9000", "viewers": [{"name": "pit", "token": "***"}]}
+    assert PIT.token not in out.getvalue()

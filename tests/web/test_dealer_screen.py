@@ -121,6 +121,8 @@ async def test_what_the_table_reports_is_shown_as_text_never_as_markup(tmp_path)
             assert await page.evaluate("window.__owned") is None
             assert await page.query_selector("#faults img, #faults script") is None
             assert hostile in await page.text_content("#lines")  # the dealer's line, as text too
+            await page.screenshot(path=str(tmp_path / "fault.png"), full_page=True)
+            print(f"screenshot: {tmp_path / 'fault.png'}")
         run.floor.paused = True
 
     await play(tmp_path, scenario)
