@@ -308,10 +308,10 @@ async def run_table(cfg: Config, rounds: int, out: TextIO | None = None, quiet: 
     consumer = None
     watchdog = None
     meter = None
-    screen = None
+    screen, screen_line = None, None
     timing = timing or LinkTiming()
     try:
-        screen = await _start_screen(cfg, table, out, human)
+        screen, screen_line = await _start_screen(cfg, table, human)
         if sim.enabled:
             from tabled.sim.table import SimulatedTable
             if sims is not None:
@@ -352,6 +352,8 @@ async def run_table(cfg: Config, rounds: int, out: TextIO | None = None, quiet: 
         await table.meter_shown(pool_retry + 5)
         if human:
             print(pool_line(cfg, core), file=out)
+            if screen_line:
+                print(screen_line, file=out)
             out.flush()
             if not quiet:
                 meter = asyncio.create_task(MeterWatch(devices, core, out).run(), name="meter-watch")
@@ -408,18 +410,22 @@ async def run_table(cfg: Config, rounds: int, out: TextIO | None = None, quiet: 
     return table
 
 
-async def _start_screen(cfg: Config, table: Table, out: TextIO, human: bool) -> Any:
-    """The dealer's screen (tabled/daemon/web.py), served while the table runs; its address is shown."""
+async def _start_screen(cfg: Config, table: Table, human: bool) -> tuple[Any, str | None]:
+    """The dealer's screen (tabled/daemon/web.py), served while the table runs, and the banner's
+    line for it (its address). An address that cannot be listened on is told, and the table runs
+    without the screen: the journal and the devices do not depend on it."""
     from tabled.daemon.web import start_screen
     try:
         screen = await start_screen(cfg.screen, table)
     except OSError as exc:
-        raise UserError(str(exc)) from None
-    if screen is not None:
-        print(f"  screen  {screen.url}", file=out) if human else log.info("screen.serving", url=screen.url)
-        if human:
-            out.flush()
-    return screen
+        if not human:
+            log.warning("screen.not_served", error=str(exc))
+        return None, f"  screen  not served: {exc}"
+    if screen is None:
+        return None, None
+    if not human:
+        log.info("screen.serving", url=screen.url)
+    return screen, f"  screen  {screen.url}"
 
 
 def _summary(out: TextIO, human: bool, core: TableCore, session: Session) -> None:

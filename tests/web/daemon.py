@@ -23,11 +23,13 @@ CHROMIUM_ARGS = ["--disable-background-networking", "--disable-component-update"
 LOCAL = ScreenConfig(port=0)
 
 
-async def play(tmp: Path, scenario, screen: ScreenConfig = LOCAL, **cfg_kw) -> harness.Run:
-    """Run the table with its screen as ``screen`` says until ``scenario(run)`` returns."""
+async def play(tmp: Path, scenario, screen: ScreenConfig = LOCAL, out: io.StringIO | None = None,
+               **cfg_kw) -> harness.Run:
+    """Run the table with its screen as ``screen`` says until ``scenario(run)`` returns; what
+    ``tabled run`` prints in a terminal goes to ``out``."""
     run = harness.Run(scenario)
     cfg = dataclasses.replace(harness.config(tmp, **cfg_kw), screen=screen)
-    await run_table(cfg, 0, out=io.StringIO(), state_dir=tmp / "dev", timing=harness.FAST,
+    await run_table(cfg, 0, out=out if out is not None else io.StringIO(), state_dir=tmp / "dev", timing=harness.FAST,
                     poll_interval=harness.POLL, hooks=run, human=True)
     return run
 
