@@ -121,10 +121,15 @@ class ScreenServer:
     # -- the table's side (its loop) ---------------------------------------------------------------
 
     def listener(self, effects: list[Effect]) -> None:
-        """After each journaled, folded input: the screen as it now stands, to every page."""
-        self.view = screen_view(self.table.core, effects, self.view)
+        """After each journaled, folded input: the screen as it now stands, to every page. A screen
+        that cannot be made is logged and the pages keep the last one: the table never stops for it."""
+        try:
+            self.view = screen_view(self.table.core, effects, self.view)
+            data = json.dumps(self.view, separators=(",", ":"), ensure_ascii=True)
+        except Exception as exc:  # noqa: BLE001 (the table goes on; the log says what the screen missed)
+            log.error("screen.not_made", error=repr(exc), round_id=self.table.core.round_id)
+            return
         self.seq += 1
-        data = json.dumps(self.view, separators=(",", ":"), ensure_ascii=True)
         event = f"id: {self.seq}\nevent: screen\ndata: {data}\n\n".encode()
         loop = self._loop
         if loop is not None and not loop.is_closed():

@@ -40,3 +40,24 @@ async def test_an_address_in_use_is_told_and_the_table_plays_on(tmp_path):
     (line,) = [ln for ln in out.getvalue().splitlines() if ln.startswith("  screen")]
     assert line.startswith(f"  screen  not served: cannot serve the dealer's screen on 127.0.0.1:{port}: ")
     assert "in use" in line
+
+
+async def test_a_screen_that_cannot_be_made_never_stops_the_table(tmp_path, monkeypatch):
+    import tabled.daemon.web as web
+    made = []
+
+    def broken(core, effects=(), previous=None):
+        if made:
+            raise RuntimeError("a screen that cannot be made")
+        made.append(1)
+        return {"table": {"id": core.table_id}}
+
+    monkeypatch.setattr(web, "screen_view", broken)
+
+    async def scenario(run):
+        first = screen_of(run).seq
+        await run.rounds(1)
+        assert screen_of(run).seq == first  # the pages keep the last screen made
+
+    run = await play(tmp_path, scenario)
+    assert run.core.rounds_finished >= 1
