@@ -123,7 +123,8 @@ function render(s) {
   setText("table-id", "table " + s.table.id);
   setText("profile", "profile " + s.table.profile + (s.table.open ? "" : " - closed"));
   setText("limits", s.limits.text);
-  setText("meter", s.meter.text + (s.meter.meter_fault ? " (meter out of order)" : ""));
+  setText("meter", s.meter.text);
+  setText("meter-note", s.meter.meter_fault ? "meter out of order (14.13)" : "");
   const r = s.round;
   setText("round-id", r ? "round " + r.id : "no round");
   setText("phase", r ? r.phase_text : "");
