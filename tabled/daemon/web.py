@@ -116,6 +116,7 @@ class ScreenServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
+        self._done: asyncio.Event | None = None
         self._stopping = False
 
     # -- the table's side (its loop) ---------------------------------------------------------------
@@ -162,8 +163,12 @@ class ScreenServer:
         def serve() -> None:
             loop = asyncio.new_event_loop()
             self._loop = loop
+            tell = lambda result: caller.call_soon_threadsafe(report, result)  # noqa: E731
             try:
-                loop.run_until_complete(self._serve(lambda r: caller.call_soon_threadsafe(report, r)))
+                loop.run_until_complete(self._serve(tell))
+            except BaseException as exc:  # noqa: BLE001 (told to the daemon's loop, which decides)
+                log.error("screen.failed", error=repr(exc))
+                tell(exc)  # ignored once the address was reported
             finally:
                 self._loop = None
                 loop.close()
@@ -199,7 +204,7 @@ class ScreenServer:
     async def stop(self) -> None:
         """Close every page's stream and stop serving (the pages show "disconnected")."""
         loop, thread = self._loop, self._thread
-        if loop is not None and not loop.is_closed():
+        if loop is not None and self._done is not None and not loop.is_closed():
             try:
                 loop.call_soon_threadsafe(self._done.set)
             except RuntimeError:
