@@ -131,16 +131,17 @@ class ScreenServer:
             log.error("screen.not_made", error=repr(exc), round_id=self.table.core.round_id)
             return
         self.seq += 1
-        event = f"id: {self.seq}\nevent: screen\ndata: {data}\n\n".encode()
+        self.latest = f"id: {self.seq}\nevent: screen\ndata: {data}\n\n".encode()
         loop = self._loop
-        if loop is not None and not loop.is_closed():
+        if self._clients and loop is not None and not loop.is_closed():
+            # only a page needs the server's thread woken (a page that opens later reads self.latest)
             try:
-                loop.call_soon_threadsafe(self._publish, event)
+                loop.call_soon_threadsafe(self._publish)
             except RuntimeError:  # the server's loop closed meanwhile (a stop)
                 pass
 
-    def _publish(self, event: bytes) -> None:
-        self.latest = event
+    def _publish(self) -> None:
+        event = self.latest  # the newest made, whichever call this is: a page never steps back
         for c in self._clients:
             c.latest = event  # only the latest: a page that is behind skips to it
             c.wake.set()
@@ -254,8 +255,9 @@ class ScreenServer:
         response = web.StreamResponse(headers={**SECURITY_HEADERS, "Content-Type": "text/event-stream",
                                                "X-Accel-Buffering": "no"})
         await response.prepare(request)
-        client = _Client(self.latest)
+        client = _Client(None)
         self._clients.add(client)
+        client.latest = self.latest  # after joining: a screen made meanwhile is published to it
         try:
             await response.write(f"retry: {RETRY_MS}\n\n".encode())
             while not self._stopping:
