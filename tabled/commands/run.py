@@ -254,6 +254,7 @@ async def run_table(cfg: Config, rounds: int, out: TextIO | None = None, quiet: 
     from tabled.daemon.devices import TableDevices, build_drivers
     from tabled.sim.players import DeviceFloor, Player, felt_as_journaled
     from tabled.daemon.systemd import Notifier, feed_watchdog, watchdog_period
+    from tabled.daemon.web import start_screen  # loaded before the table starts: a stop never waits on it
 
     out = sys.stdout if out is None else out
     notifier = notifier or Notifier.from_environment()
@@ -311,7 +312,7 @@ async def run_table(cfg: Config, rounds: int, out: TextIO | None = None, quiet: 
     screen, screen_line = None, None
     timing = timing or LinkTiming()
     try:
-        screen, screen_line = await _start_screen(cfg, table, human)
+        screen, screen_line = await _start_screen(start_screen, cfg, table, human)
         if sim.enabled:
             from tabled.sim.table import SimulatedTable
             if sims is not None:
@@ -410,11 +411,10 @@ async def run_table(cfg: Config, rounds: int, out: TextIO | None = None, quiet: 
     return table
 
 
-async def _start_screen(cfg: Config, table: Table, human: bool) -> tuple[Any, str | None]:
+async def _start_screen(start_screen: Callable, cfg: Config, table: Table, human: bool) -> tuple[Any, str | None]:
     """The dealer's screen (tabled/daemon/web.py), served while the table runs, and the banner's
     line for it (its address). An address that cannot be listened on is told, and the table runs
     without the screen: the journal and the devices do not depend on it."""
-    from tabled.daemon.web import start_screen
     try:
         screen = await start_screen(cfg.screen, table)
     except OSError as exc:

@@ -117,6 +117,7 @@ class ScreenServer:
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
         self._done: asyncio.Event | None = None
+        self._stop_asked = threading.Event()  # set by stop(), which may come before the loop is up
         self._stopping = False
 
     # -- the table's side (its loop) ---------------------------------------------------------------
@@ -176,7 +177,11 @@ class ScreenServer:
 
         self._thread = threading.Thread(target=serve, name="tabled-screen", daemon=True)
         self._thread.start()
-        self.url = await started
+        try:
+            self.url = await started
+        except BaseException:  # a stop while starting: the server does not outlive it
+            self._stop_asked.set()
+            raise
         return self.url
 
     async def _serve(self, report) -> None:
@@ -196,7 +201,8 @@ class ScreenServer:
             return
         shown = f"[{host}]" if ":" in host else host
         report(f"http://{shown}:{port}/")
-        await self._done.wait()
+        if not self._stop_asked.is_set():
+            await self._done.wait()
         self._stopping = True
         for c in list(self._clients):
             c.wake.set()
@@ -204,6 +210,7 @@ class ScreenServer:
 
     async def stop(self) -> None:
         """Close every page's stream and stop serving (the pages show "disconnected")."""
+        self._stop_asked.set()
         loop, thread = self._loop, self._thread
         if loop is not None and self._done is not None and not loop.is_closed():
             try:
