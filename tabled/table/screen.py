@@ -67,7 +67,7 @@ def _wager(cents: int, stacks: int | None = None) -> dict[str, Any]:
 
 def _spot(s: Any, phase: str, settled: Mapping[int, Any]) -> dict[str, Any]:
     locked = phase not in ("preparing", "betting")
-    seen = phase in REVEALED and s.status in ("played", "conceded", "dead") and len(s.cards) == 5
+    seen = phase in REVEALED and s.status == "played" and len(s.cards) == 5  # a conceded hand is not shown (9.7)
     line = settled.get(s.number)
     pay = []
     if line is not None and line.status not in TOLD_WHEN_IT_HAPPENED:
