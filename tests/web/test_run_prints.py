@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import socket
 
+import tabled.daemon.web as web
 from tabled.daemon.config import ScreenConfig
 from tests.web.daemon import play, screen_of
 
@@ -43,7 +44,6 @@ async def test_an_address_in_use_is_told_and_the_table_plays_on(tmp_path):
 
 
 async def test_a_screen_that_cannot_be_made_never_stops_the_table(tmp_path, monkeypatch):
-    import tabled.daemon.web as web
     made = []
 
     def broken(core, effects=(), previous=None):
@@ -61,3 +61,14 @@ async def test_a_screen_that_cannot_be_made_never_stops_the_table(tmp_path, monk
 
     run = await play(tmp_path, scenario)
     assert run.core.rounds_finished >= 1
+
+
+async def test_a_screen_turned_off_is_neither_served_nor_printed(tmp_path):
+    out = io.StringIO()
+
+    async def scenario(run):
+        assert not any(isinstance(getattr(f, "__self__", None), web.ScreenServer) for f in run.table.listeners)
+        await run.rounds(1)
+
+    await play(tmp_path, scenario, screen=ScreenConfig(enabled=False), out=out)
+    assert not [ln for ln in out.getvalue().splitlines() if ln.startswith("  screen")]
