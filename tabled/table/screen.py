@@ -13,9 +13,10 @@ What is shown when (the felt as the dealer sees it):
 - the dealer's up card once the deal is complete (7.3.3, 7.4.2), the whole hand from the reveal
   (8.6); a player's cards and hand once the dealer sees them, from the reveal, for the hands
   still in play (a folded hand is collected face down, 8.4);
-- at settlement, pay or collect per wager, then the progressive payments in the order of 12.2
-  with the exception of 12.4 (:func:`tabled.game.progressive.payment_order`); the panel confirms
-  each progressive payment (9.5), which strikes it through, and the next one is highlighted;
+- from the reveal, pay or collect per wager and per spot (spot N to spot 1), struck through when
+  the panel confirms the settlement (SETTLE/DONE, 9.4); then the progressive payments in the
+  order of 12.2 with the exception of 12.4 (:func:`tabled.game.progressive.payment_order`), each
+  struck through as the panel confirms it (9.5); the next payment is highlighted;
 - the banner "leave the cards face up" (9.5) while a progressive hand waits to be paid;
 - the faults as they stand (14.13, 15.2, 5.6, 7.3 and 14.1), with the rule, what the dealer
   does, the key that must act and since when; the progressive locked (14.13) and the meter.
@@ -31,7 +32,7 @@ from tabled.game.keys import required
 from tabled.game.progressive import payment_order
 from tabled.game.ranking import HandValue, evaluate
 from tabled.game.round_facts import RoundError
-from tabled.game.settlement import Outcome, money, settlement_from_dict
+from tabled.game.settlement import Outcome, money, settle, settlement_from_dict
 from tabled.table.display import TOLD_WHEN_IT_HAPPENED, wager_words
 from tabled.table.effects import Effect, Note, Say
 
@@ -94,10 +95,11 @@ def _spot(s: Any, phase: str, settled: Mapping[int, Any]) -> dict[str, Any]:
     }
 
 
-def _payments(st: Any, paid: Iterable[int] | None) -> list[dict[str, Any]]:
+def _payments(st: Any, paid: Iterable[int] | None, settled: bool = True) -> list[dict[str, Any]]:
     """Pay or collect per spot (spot N to spot 1, 12.2), then the progressive payments in the
-    order of 12.2 and 12.4. ``paid``: the spots whose progressive payment the panel confirmed
-    (9.5); None when the round is over (every one was)."""
+    order of 12.2 and 12.4. ``settled``: the panel confirmed the settlement (SETTLE/DONE, 9.4),
+    which strikes through every spot's line; ``paid``: the spots whose progressive payment the
+    panel confirmed (9.5), None when the round is over (every one was)."""
     lines: list[dict[str, Any]] = []
     for line in st.spots:
         if line.status in TOLD_WHEN_IT_HAPPENED or not any(w.outcome is not Outcome.NONE for w in line.wagers):
@@ -107,7 +109,7 @@ def _payments(st: Any, paid: Iterable[int] | None) -> list[dict[str, Any]]:
         words = "; ".join(wager_words(w) for w in line.wagers if w.outcome is not Outcome.NONE)
         lines.append({"kind": "spot", "spot": line.spot, "verb": verb, "cents": abs(net),
                       "text": f"spot {line.spot}: {verb} {money(abs(net))}", "detail": words,
-                      "rule": line.ante.rule, "state": "todo"})
+                      "rule": line.ante.rule, "state": "done" if settled else "todo"})
     done = set(paid) if paid is not None else None
     for i, a in enumerate(payment_order(st.progressive.awards), 1):
         confirmed = done is None or a.spot in done
@@ -115,8 +117,8 @@ def _payments(st: Any, paid: Iterable[int] | None) -> list[dict[str, Any]]:
                       "text": f"progressive {i}: spot {a.spot} {a.category.label} {money(a.amount_cents)}",
                       "detail": f"pool {money(a.from_pool_cents)}, operator {money(a.operator_topup_cents)}",
                       "rule": a.rule, "state": "done" if confirmed else "todo"})
-    # the next payment the dealer makes: the first progressive payment the panel has not confirmed
-    waiting = [p for p in lines if p["kind"] == "progressive" and p["state"] == "todo"]
+    # the next payment the dealer makes: the first the panel has not confirmed
+    waiting = [p for p in lines if p["state"] == "todo"]
     if waiting:
         waiting[0]["state"] = "next"
     return lines
@@ -127,8 +129,12 @@ def _settlement(round_id: str, data: Mapping[str, Any], paid: Iterable[int] | No
         st = settlement_from_dict(data)
     except RoundError:
         return None
+    return _shown(round_id, st, _payments(st, paid), finished=paid is None, preview=False)
+
+
+def _shown(round_id: str, st: Any, payments: list[dict[str, Any]], *, finished: bool, preview: bool) -> dict[str, Any]:
     return {"round_id": round_id, "void": st.void.value if st.void else None,
-            "payments": _payments(st, paid), "finished": paid is None,
+            "payments": payments, "finished": finished, "preview": preview,
             "house_pays_cents": st.house_pays_cents, "house_collects_cents": st.house_collects_cents,
             "house_pays": money(st.house_pays_cents), "house_collects": money(st.house_collects_cents),
             "by_spot": {line.spot: line for line in st.spots}}
@@ -141,13 +147,18 @@ def _settlement_shown(core: Any, effects: list[Effect], previous: Mapping[str, A
     if r is not None and r.settlement is not None:
         paid = [s.number for s in r.spots.values() if not s.award_held] if r.phase == "settling" else None
         return _settlement(r.round_id, r.settlement, paid)
+    if r is not None and r.phase == "revealed" and not r.past_posting_open():
+        # what SETTLE/DONE will confirm: ante and bet do not depend on the pool; the progressive
+        # payments come with the pool's answer once the dealer has settled
+        st = settle(r.facts(core.pool_cents or 0), core.profile)
+        spots = [p for p in _payments(st, (), settled=False) if p["kind"] == "spot"]
+        return _shown(r.round_id, st, spots, finished=False, preview=True)
     settled = [e for e in effects if isinstance(e, Note) and e.kind == "round.settled"]
     if settled:
         return _settlement(settled[-1].round_id, settled[-1].payload, None)
     if previous and (r is None or r.phase in ("preparing", "betting")):
         last = dict(previous)
-        last["payments"] = [dict(p, state="done" if p["kind"] == "progressive" else p["state"])
-                            for p in last["payments"]]
+        last["payments"] = [dict(p, state="done") for p in last["payments"]]  # the round is over
         last["finished"] = True
         return last
     return None
@@ -190,7 +201,7 @@ def _next_step(core: Any) -> str:
         pp = [str(s.number) for s in r.spots.values() if s.past_posting]
         if pp:
             return f"resolve the past posting on spots {', '.join(pp)} (5.6)"
-        return "SETTLE: pay and collect from spot " + str(r.spot_count) + " to spot 1 (9.4, 12.2)"
+        return f"pay and collect from spot {r.spot_count} to spot 1, then SETTLE/DONE on the panel (9.4, 12.2)"
     if phase == "settling":
         held = [s for s in r.spots.values() if s.award_held]
         if held and r.awards is None:

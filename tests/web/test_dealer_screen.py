@@ -76,6 +76,8 @@ async def test_a_round_phase_by_phase_with_the_figures_of_tabled_settle(tmp_path
             await settle_here(run, page, "3-revealed", shots)
             assert len((await page.text_content("#dealer-cards")).split()) == 5
             assert await page.text_content("#dealer-hand")
+            # what SETTLE/DONE confirms, the first highlighted (9.4); struck through once settled
+            assert await page.get_attribute("#payments li", "class") == "next"
             # settled: pay or collect per spot, in the order of 12.2
             rid = core.round.round_id
             await run.until(lambda: core.rounds_finished >= 1)
@@ -86,6 +88,8 @@ async def test_a_round_phase_by_phase_with_the_figures_of_tabled_settle(tmp_path
                 "#payments li", "items => items.map(li => [li.dataset.kind, Number(li.dataset.spot), "
                 "li.dataset.verb, Number(li.dataset.cents)])")
             seen["totals"] = await page.text_content("#totals")
+            assert set(await page.eval_on_selector_all("#payments li", "items => items.map(li => li.className)")) \
+                == {"done"}
         run.floor.paused = True
 
     await play(tmp_path, scenario)

@@ -38,8 +38,18 @@ async def test_the_banner_then_each_payment_highlighted_and_struck_through_in_or
             for spot in (2, 5, 6):
                 feed("wager", spot=spot, area="bet", cents=2000)
             feed("panel", action="reveal", key="dealer")
+            await shows(page, server.seq)
+
+            async def spots():
+                return await page.eval_on_selector_all(
+                    "#payments li[data-kind=spot]", "items => items.map(li => [Number(li.dataset.spot), "
+                    "li.className, getComputedStyle(li).textDecorationLine])")
+
+            # what SETTLE/DONE confirms, from spot N (9.4, 12.2), shown from the reveal
+            assert await spots() == [[6, "next", "none"], [5, "todo", "none"], [2, "todo", "none"]]
             feed("panel", action="settle", key="dealer")
             await shows(page, server.seq)
+            assert [s[1:] for s in await spots()] == [["done", "line-through"]] * 3
             banner = await page.text_content("#banner")
             assert "leave the cards face up" in banner and "spots 2, 5, 6" in banner and "9.5" in banner
 

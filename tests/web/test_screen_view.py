@@ -93,7 +93,12 @@ def test_payments_in_the_order_of_12_2_and_12_4_struck_through_as_the_panel_conf
     s = hits_round()
     for spot in (2, 5, 6):
         s.feed("wager", spot=spot, area="bet", cents=2000)
-    s.panel("reveal")
+    v = s.panel("reveal")
+    # from the reveal: what SETTLE/DONE will confirm, spot N first (9.4, 12.2)
+    assert v["settlement"]["preview"] and v["settlement"]["round_id"] == s.h.round.round_id
+    assert [(p["spot"], p["state"]) for p in v["settlement"]["payments"]] == [(6, "next"), (5, "todo"), (2, "todo")]
+    assert "then SETTLE/DONE on the panel" in v["next"]
+    preview = v["settlement"]["payments"]
     v = s.panel("settle")
     st = settlement_from_dict(s.h.round.settlement)
     expected = [a.spot for a in payment_order(st.progressive.awards)]
@@ -101,7 +106,8 @@ def test_payments_in_the_order_of_12_2_and_12_4_struck_through_as_the_panel_conf
     assert progressive_spots(v) == [(6, "next"), (2, "todo"), (5, "todo")]
     # ante and bet first, spot N to spot 1 (12.2), each with the settlement's own amount
     spot_lines = [p for p in v["settlement"]["payments"] if p["kind"] == "spot"]
-    assert [p["spot"] for p in spot_lines] == [6, 5, 2]
+    assert [p["spot"] for p in spot_lines] == [6, 5, 2] and {p["state"] for p in spot_lines} == {"done"}
+    assert [(p["spot"], p["cents"]) for p in spot_lines] == [(p["spot"], p["cents"]) for p in preview]
     for p in spot_lines:
         line = next(x for x in st.spots if x.spot == p["spot"])
         assert p["cents"] == abs(line.net_cents) and p["verb"] == "PAY"
