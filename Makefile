@@ -18,6 +18,7 @@ run: $(BIN)/.installed
 
 test: $(BIN)/.installed
 	bash .ci/ensure-postgres.sh
+	bash .ci/ensure-chromium.sh
 	$(BIN)/python -m pytest -q
 
 bench: $(BIN)/.installed

@@ -52,7 +52,8 @@ def effective_toml(cfg: Config) -> str:
         "id": t.id, "spots": t.spots, "profile": profile, "minimum_cents": t.minimum_cents,
         "maximum_cents": t.maximum_cents, "unit_cents": t.unit_cents,
         "progressive_wager_cents": t.progressive_wager_cents, "card_source": t.card_source})
-    out += _table("[journal]", {"path": j.path, "checkpoint_every_rounds": j.checkpoint_every_rounds})
+    out += _table("[journal]", {"path": j.path, "checkpoint_every_rounds": j.checkpoint_every_rounds,
+                                "signing_key": j.signing_key, "ship_to": j.ship_to})
     for p in cfg.pools:
         out += _table("[[pools]]", {
             "name": p.name, "backend": p.backend, "path": p.path,
@@ -73,9 +74,18 @@ def effective_toml(cfg: Config) -> str:
     out.insert(len(out) - 1, "players = [" + "".join(
         f"\n    {_value(vars(p))}," for p in s.players) + ("\n]" if s.players else "]"))
     out += _table("[log]", {"format": cfg.log.format, "level": cfg.log.level})
+    sw = cfg.software
+    out += _table("[software]", {"manifest": sw.manifest, "signature": sw.signature, "release_key": sw.release_key,
+                                 "development": sw.development})
     r = cfg.reports
     out += ["[reports]", f"time_zone = {_value(r.time_zone)}", f"day_start = {_value(r.day_start)}",
             "shifts = [" + ", ".join(_value(t) for t in r.shifts) + "]", f"flag_sigmas = {r.flag_sigmas!r}", ""]
+    sc = cfg.screen
+    host = f"[{sc.host}]" if ":" in sc.host else sc.host
+    out += _table("[screen]", {"enabled": sc.enabled, "listen": f"{host}:{sc.port}"})
+    # a viewer's token is a password: never printed
+    out.insert(len(out) - 1, "viewers = [" + "".join(
+        f"\n    {_value({'name': v.name, 'token': '***'})}," for v in sc.viewers) + ("\n]" if sc.viewers else "]"))
     return "\n".join(out)
 
 

@@ -27,7 +27,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 import structlog
 
@@ -106,6 +106,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
     from tabled.daemon.assemble import configured_drivers, open_table
     from tabled.daemon.devices import TableDevices, build_drivers
     from tabled.daemon.systemd import Notifier, feed_watchdog, watchdog_period
+    from tabled.daemon.web import start_screen  # loaded before the table starts: a stop never waits on it
 
     out = sys.stdout if out is None else out
     notifier = Notifier.from_environment()
@@ -115,8 +116,10 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
     table, core = opened.table, opened.table.core
     session = report.Session()
     sims, timing = seams.sims, seams.timing or LinkTiming()
-    tmp = devices = consumer = watchdog = meter = shipping = None
+    tmp = devices = consumer = watchdog = meter = shipping = screen = None
+    screen_line: str | None = None
     try:
+        screen, screen_line = await _start_screen(start_screen, cfg, table, human)
         if cfg.journal.ship_to:  # the journal shipped to the central server, beside play
             from tabled.daemon.shipping import Shipper, connector
             shipper = Shipper(journal_path, cfg.table.id, connector(cfg.journal.ship_to))
@@ -150,6 +153,8 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
         await table.feed.meter_shown(seams.pool_retry + 5)
         if human:
             print(report.pool_line(cfg, core), file=out)
+            if screen_line:
+                print(screen_line, file=out)
             out.flush()
             if not quiet:
                 meter = asyncio.create_task(report.MeterWatch(devices, core, out).run(), name="meter-watch")
@@ -170,6 +175,8 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
         for task in (watchdog, meter, shipping):
             if task is not None:
                 task.cancel()
+        if screen is not None:
+            await screen.stop()
         if devices is not None:
             await devices.stop()
         if consumer is not None:
@@ -186,6 +193,23 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
         await opened.close()
         report.summary(out, human, core, session)
     return table
+
+
+async def _start_screen(start_screen: Callable, cfg: Config, table: Table, human: bool) -> tuple[Any, str | None]:
+    """The dealer's screen (tabled/daemon/web.py), served while the table runs, and the banner's
+    line for it (its address). An address that cannot be listened on is told, and the table runs
+    without the screen: the journal and the devices do not depend on it."""
+    try:
+        screen = await start_screen(cfg.screen, table)
+    except OSError as exc:
+        if not human:
+            log.warning("screen.not_served", error=str(exc))
+        return None, f"  screen  not served: {exc}"
+    if screen is None:
+        return None, None
+    if not human:
+        log.info("screen.serving", url=screen.url)
+    return screen, f"  screen  {screen.url}"
 
 
 async def _simulators(cfg: Config, state_dir: Path, timing: LinkTiming, opened: Opened) -> SimulatedTable:

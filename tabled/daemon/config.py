@@ -36,6 +36,9 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
     [log]            -> Config.log: LogConfig(format, level)
     [reports]        -> Config.reports: ReportsConfig(time_zone, day_start, shifts, flag_sigmas): the
                         casino's gaming day and shifts for ``tabled report`` (docs/reports.md)
+    [screen]         -> Config.screen: ScreenConfig(enabled, host, port, viewers: tuple[Viewer(name,
+                        token)]): the dealer's screen (tabled/daemon/web.py); loopback unless a
+                        token per viewer is configured
 
 Defaults the schema leaves open are ours: a primary pool without ``contribution_bp`` or
 ``reset_cents`` takes the profile's (11.6, and the profile's reset value); every pool together may
@@ -44,6 +47,7 @@ take at most 10,000 bp of a progressive wager (the rest is the operator's retain
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from collections.abc import Mapping
@@ -115,7 +119,13 @@ level = "info"
 
 [software]
 development = true   # a simulated table from a checkout: no release manifest to check against
+
+[screen]
+listen = "127.0.0.1:0"
 """
+
+SCREEN_LISTEN = "127.0.0.1:8750"  # the dealer's screen: this PC only, unless viewers are configured
+MIN_TOKEN_CHARS = 24              # a viewer's token: long enough not to be guessed
 
 # Defaults for device sections left out (simulated devices ignore them).
 _SERIAL_PORTS = {"shuffler": "/dev/tabled-shuffler", "betspots": "/dev/tabled-betspots",
@@ -233,6 +243,24 @@ class ReportsConfig:
 
 
 @dataclass(frozen=True)
+class Viewer:
+    name: str
+    token: str
+
+
+@dataclass(frozen=True)
+class ScreenConfig:
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = 8750       # 0: any free port (tests)
+    viewers: tuple[Viewer, ...] = ()  # who may look from another machine, each with a token
+
+    @property
+    def loopback(self) -> bool:
+        return ipaddress.ip_address(self.host).is_loopback
+
+
+@dataclass(frozen=True)
 class Config:
     source: Path | None    # the file read; None for the embedded default
     table: TableConfig
@@ -243,6 +271,7 @@ class Config:
     log: LogConfig
     software: SoftwareConfig = SoftwareConfig()
     reports: ReportsConfig = ReportsConfig()
+    screen: ScreenConfig = ScreenConfig()
 
     @property
     def primary_pool(self) -> PoolConfig:
@@ -517,6 +546,48 @@ def _reports(sec: Section) -> ReportsConfig:
         raise sec.fail(str(exc).split(":")[0] if str(exc).startswith(("day_start", "shifts")) else "shifts",
                        str(exc).split(": ", 1)[-1]) from None
     return ReportsConfig(zone, day_start, tuple(shifts), float(sigmas))
+def listen_address(text: str) -> tuple[str, int]:
+    """``"127.0.0.1:8750"`` or ``"[::1]:8750"`` -> (host, port); the host is an IP address (a name
+    could resolve to another machine's address than the one checked here). ValueError says why."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"must be ADDRESS:PORT with a port from 0 to 65535, got {text!r}")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        raise ValueError(f"the address must be an IP address (such as 127.0.0.1), got {host!r}") from None
+    return host, int(port)
+
+
+def _screen(sec: Section) -> ScreenConfig:
+    enabled = sec.flag("enabled", True)
+    text = sec.get("listen", SCREEN_LISTEN)
+    if not isinstance(text, str):
+        raise sec.fail("listen", f"must be text such as {SCREEN_LISTEN!r}, got {text!r}")
+    try:
+        host, port = listen_address(text)
+    except ValueError as exc:
+        raise sec.fail("listen", str(exc)) from None
+    viewers: list[Viewer] = []
+    raw = sec.get("viewers", [])
+    if not isinstance(raw, list):
+        raise sec.fail("viewers", "must be a list of { name = ..., token = ... }")
+    for i, item in enumerate(raw):
+        v = sec.entry(item, f"viewers[{i}]")
+        name, token = v.text("name"), v.text("token")
+        if len(token) < MIN_TOKEN_CHARS or not token.isascii() or not token.isprintable() or " " in token:
+            raise v.fail("token", f"must be at least {MIN_TOKEN_CHARS} printable ASCII characters without spaces")
+        if any(token == other.token for other in viewers) or any(name == other.name for other in viewers):
+            raise v.fail("name", "each viewer has its own name and token")
+        v.finish()
+        viewers.append(Viewer(name, token))
+    sec.finish()
+    screen = ScreenConfig(enabled, host, port, tuple(viewers))
+    if enabled and not screen.loopback and not viewers:
+        raise sec.fail("listen", f"{host} is reachable from other machines: configure [[screen.viewers]] "
+                                 "with a token for each, or listen on 127.0.0.1")
+    return screen
 
 
 def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
@@ -532,8 +603,9 @@ def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     log = _log(top.section("log", {}))
     software = _software(top.section("software", {}), base)
     reports = _reports(top.section("reports", {}))
+    screen = _screen(top.section("screen", {}))
     top.finish()
-    return Config(None, table, journal, pools, devices, simulation, log, software, reports)
+    return Config(None, table, journal, pools, devices, simulation, log, software, reports, screen)
 
 
 SYSTEM_CONFIG = Path("/etc/tabled/tabled.toml")
@@ -588,5 +660,7 @@ __all__ = [
     "Config", "ConfigError", "TableConfig", "JournalConfig", "PoolConfig", "SerialDeviceConfig",
     "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig", "SoftwareConfig",
     "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig", "ReportsConfig",
+    "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig",
+    "ScreenConfig", "Viewer", "listen_address",
     "load_config", "parse_config", "find_config", "check_may_start", "started_by_systemd", "DEFAULT_TOML",
 ]

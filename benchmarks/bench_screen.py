@@ -1,0 +1,155 @@
+"""Dealer's screen benchmark (measured, not asserted), the whole daemon over real ports with its
+screen served (tabled/daemon/web.py) and looked at by Debian's chromium:
+
+1. device event -> the page's DOM showing it: from the input handed to the table (the driver's
+   consumer submits it as the frame is decoded) until a page's DOM holds the screen made after
+   that input was journaled and folded (or a later one: a page that is behind skips to the
+   latest), p50 and p99 (target p99 <= 100 ms);
+2. event -> effects (journaled, acknowledged, folded, carried out, the screen made and handed to
+   the server) with 0 pages open and with 5, p50 and p99: what the pages cost the table.
+
+The simulated people act every ``--pace-ms`` (a real table is far slower than full speed).
+
+    .venv/bin/python benchmarks/bench_screen.py [--rounds 30] [--pages 5] [--pace-ms 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import dataclasses
+import io
+import logging
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import structlog
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tabled.commands.run import run_table  # noqa: E402
+from tabled.daemon.config import ScreenConfig, load_config  # noqa: E402
+from tabled.daemon.web import ScreenServer  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--no-first-run"] + (["--no-sandbox"] if os.geteuid() == 0 else [])
+#: each page notes when its DOM took each screen (the wall clock, as the daemon's time.time())
+WATCH_DOM = """
+window.__shown = [];
+new MutationObserver(() => {
+  window.__shown.push([Number(document.body.dataset.seq), performance.timeOrigin + performance.now()]);
+}).observe(document, {subtree: true, attributes: true, attributeFilter: ["data-seq"]});
+"""
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+class Bench:
+    """Hooks into run_table: stamps every input, notes the screen made after it, opens the pages."""
+
+    def __init__(self, rounds: int, pages: int, pace_s: float, warm_up: int = 2) -> None:
+        self.rounds, self.pages, self.pace_s, self.warm_up = rounds, pages, pace_s, warm_up
+        self.effect_ms: list[float] = []
+        self.inputs: list[tuple[float, int]] = []  # (submitted, wall clock s; the screen after it)
+        self.shown: list[list[tuple[int, float]]] = []
+        self.measuring = False
+
+    async def started(self, *, table, devices, sims, floor) -> None:
+        self.table, self.floor = table, floor
+        screen = next(f.__self__ for f in table.listeners if isinstance(getattr(f, "__self__", None), ScreenServer))
+        stamps: collections.deque[tuple[float, float]] = collections.deque()
+        submit, process = table.submit, table.process
+
+        def timed_submit(kind, payload, ack=None):
+            stamps.append((time.perf_counter(), time.time()))
+            submit(kind, payload, ack)
+
+        async def timed_process(batch):
+            t0 = [stamps.popleft() for _ in batch if stamps]
+            first = screen.seq + 1
+            await process(batch)
+            t1 = time.perf_counter()
+            if self.measuring:
+                self.effect_ms += [(t1 - p) * 1000 for p, _ in t0]
+                self.inputs += [(wall, first + i) for i, (_, wall) in enumerate(t0)]
+
+        table.submit, table.process = timed_submit, timed_process
+        self.url = screen.url
+
+    async def play(self) -> None:
+        from playwright.async_api import async_playwright
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            context = await browser.new_context(bypass_csp=True, viewport={"width": 1600, "height": 1000})
+            await context.add_init_script(WATCH_DOM)
+            pages = [await context.new_page() for _ in range(self.pages)]
+            for page in pages:
+                await page.goto(self.url)
+                await page.wait_for_selector("body[data-link=up]")
+            await self.floor.play(self.warm_up, pace_s=self.pace_s)
+            self.measuring = True
+            t0 = time.perf_counter()
+            await self.floor.play(self.rounds, pace_s=self.pace_s)
+            self.elapsed = time.perf_counter() - t0
+            self.measuring = False
+            await asyncio.sleep(0.5)  # the last screens reach the pages
+            for page in pages:
+                self.shown.append([(int(s), t / 1000) for s, t in await page.evaluate("window.__shown")])
+            await browser.close()
+
+    def dom_ms(self) -> list[float]:
+        """Per input and page: until the page's DOM first held this input's screen or a later one."""
+        out: list[float] = []
+        for shown in self.shown:
+            for submitted, seq in self.inputs:
+                at = next((t for s, t in shown if s >= seq), None)
+                if at is not None:
+                    out.append((at - submitted) * 1000)
+        return out
+
+
+def run(rounds: int, pages: int, pace_s: float, d: Path) -> Bench:
+    cfg = load_config(None)
+    cfg = dataclasses.replace(cfg, pools=tuple(dataclasses.replace(p, path=d / "pool.db") for p in cfg.pools),
+                              screen=ScreenConfig(port=0))
+    bench = Bench(rounds, pages, pace_s)
+    asyncio.run(run_table(cfg, 0, out=io.StringIO(), journal_path=d / "journal.db", state_dir=d / "dev",
+                          hooks=bench, poll_interval=0.05))
+    return bench
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=30)
+    ap.add_argument("--pages", type=int, default=5)
+    ap.add_argument("--pace-ms", type=int, default=20)
+    args = ap.parse_args()
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
+    pace = args.pace_ms / 1000
+    results = {}
+    for pages in (0, args.pages):
+        with tempfile.TemporaryDirectory() as tmp:
+            results[pages] = run(args.rounds, pages, pace, Path(tmp))
+    for pages, b in results.items():
+        e = b.effect_ms
+        print(f"event -> effects, {pages} page(s) open: {len(e)} inputs in {args.rounds} rounds "
+              f"(pace {args.pace_ms} ms), p50 {pct(e, .5):.2f} ms, p99 {pct(e, .99):.2f} ms, max {max(e):.2f} ms")
+    b = results[args.pages]
+    dom = b.dom_ms()
+    if dom:
+        p99 = pct(dom, .99)
+        print(f"device event -> page DOM ({args.pages} pages, every input on every page): {len(dom)} samples, "
+              f"p50 {pct(dom, .5):.2f} ms, p99 {p99:.2f} ms, max {max(dom):.2f} ms "
+              f"(target p99 <= 100 ms: {'met' if p99 <= 100 else 'not met'})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,301 @@
+"""The dealer's screen, served by the daemon over HTTP: read-only, pushed, never ahead of the journal.
+
+aiohttp serves it because it is a well-kept asyncio HTTP server with streaming responses, so
+Server-Sent Events need nothing more.
+
+- ``/`` the page (``tabled/web_assets/``, shipped in the package: nothing from the internet),
+  ``/events`` the stream of the screen (tabled/table/screen.py) as Server-Sent Events,
+  ``/screen.json`` the latest screen once. Only GET and HEAD: no request changes the table.
+- The screen is made by a listener of the controller, which runs after an input is journaled
+  and folded, so the page never shows a state the journal does not hold.
+- The server runs in its own thread with its own event loop: a slow or stalled browser cannot
+  hold up the table. Each client keeps only the latest screen (a slow one skips states, never
+  queues them), and a heartbeat every :data:`HEARTBEAT_S` lets the page notice a dead connection.
+- Who may look (:func:`may_view`): this PC always; another machine only with a configured
+  viewer's token (``Authorization: Bearer``, ``?token=``, or the cookie the page gets from it).
+  A refused request gets 401 or 403 and a one-line reason, nothing of the table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import json
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import structlog
+from aiohttp import web
+
+from tabled.daemon.config import ScreenConfig, Viewer
+from tabled.table.effects import Effect
+from tabled.table.screen import screen_view
+
+log = structlog.get_logger("tabled.daemon.web")
+
+HEARTBEAT_S = 0.5      # the page calls the daemon lost after 1.5 s without a word
+RETRY_MS = 500         # how soon EventSource connects again
+COOKIE = "tabled_screen"
+ASSETS = {"screen.js": "text/javascript", "screen.css": "text/css"}
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+                               "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+# -- who may look -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Decision:
+    status: int              # 200, or 401 (no token) / 403 (a token that is not a viewer's)
+    viewer: str | None       # the viewer's name; "local" for this PC
+    reason: str = ""
+
+
+def is_loopback(address: str | None) -> bool:
+    """A peer on this PC (127.0.0.0/8, ::1, an IPv4 loopback mapped into IPv6)."""
+    if not address:
+        return False
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return (mapped or ip).is_loopback
+
+
+def may_view(peer: str | None, token: str | None, viewers: Iterable[Viewer]) -> Decision:
+    """Who may see the screen: a request from this PC; from elsewhere only with a viewer's token
+    (compared in constant time). Nothing else is let through."""
+    if is_loopback(peer):
+        return Decision(200, "local")
+    if not token:
+        return Decision(401, None, "a token is needed to view this screen from another machine")
+    for v in viewers:
+        if hmac.compare_digest(v.token.encode(), token.encode()):
+            return Decision(200, v.name)
+    return Decision(403, None, "this token is not a viewer's")
+
+
+def presented_token(request: web.Request) -> str | None:
+    auth = request.headers.get("Authorization", "")
+    if auth.lower().startswith("bearer "):
+        return auth[7:].strip() or None
+    return request.query.get("token") or request.cookies.get(COOKIE) or None
+
+
+# -- the server ------------------------------------------------------------------------------------
+
+class _Client:
+    """One open page: the latest screen it has not been sent yet, and a wake-up."""
+
+    def __init__(self, latest: bytes | None) -> None:
+        self.latest = latest
+        self.wake = asyncio.Event()
+
+
+class ScreenServer:
+    """The dealer's screen of one table. ``listener`` goes in the controller's listeners (it runs
+    in the table's loop); :meth:`start` serves from a thread of its own."""
+
+    def __init__(self, table: Any, config: ScreenConfig):
+        self.table = table
+        self.config = config
+        self.view: dict[str, Any] | None = None
+        self.seq = 0
+        self.latest: bytes | None = None
+        self.url: str | None = None
+        self._clients: set[_Client] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: web.AppRunner | None = None
+        self._done: asyncio.Event | None = None
+        self._stop_asked = threading.Event()  # set by stop(), which may come before the loop is up
+        self._stopping = False
+
+    # -- the table's side (its loop) ---------------------------------------------------------------
+
+    def listener(self, effects: list[Effect]) -> None:
+        """After each journaled, folded input: the screen as it now stands, to every page. A screen
+        that cannot be made is logged and the pages keep the last one: the table never stops for it."""
+        try:
+            self.view = screen_view(self.table.core, effects, self.view)
+            data = json.dumps(self.view, separators=(",", ":"), ensure_ascii=True)
+        except Exception as exc:  # noqa: BLE001 (the table goes on; the log says what the screen missed)
+            log.error("screen.not_made", error=repr(exc), round_id=self.table.core.round_id)
+            return
+        self.seq += 1
+        self.latest = f"id: {self.seq}\nevent: screen\ndata: {data}\n\n".encode()
+        loop = self._loop
+        if self._clients and loop is not None and not loop.is_closed():
+            # only a page needs the server's thread woken (a page that opens later reads self.latest)
+            try:
+                loop.call_soon_threadsafe(self._publish)
+            except RuntimeError:  # the server's loop closed meanwhile (a stop)
+                pass
+
+    def _publish(self) -> None:
+        event = self.latest  # the newest made, whichever call this is: a page never steps back
+        for c in self._clients:
+            c.latest = event  # only the latest: a page that is behind skips to it
+            c.wake.set()
+
+    # -- serving (the server's own loop) -------------------------------------------------------------
+
+    async def start(self) -> str:
+        """Serve from a thread of its own; returns the screen's address (``http://host:port/``)."""
+        self.view = screen_view(self.table.core, (), None)
+        self.seq += 1
+        first = json.dumps(self.view, separators=(",", ":"), ensure_ascii=True)
+        self.latest = f"id: {self.seq}\nevent: screen\ndata: {first}\n\n".encode()
+        started: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        caller = asyncio.get_running_loop()
+
+        def report(result: str | BaseException) -> None:
+            if not started.done():
+                started.set_exception(result) if isinstance(result, BaseException) else started.set_result(result)
+
+        def serve() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            tell = lambda result: caller.call_soon_threadsafe(report, result)  # noqa: E731
+            try:
+                loop.run_until_complete(self._serve(tell))
+            except BaseException as exc:  # noqa: BLE001 (told to the daemon's loop, which decides)
+                log.error("screen.failed", error=repr(exc))
+                tell(exc)  # ignored once the address was reported
+            finally:
+                self._loop = None
+                loop.close()
+
+        self._thread = threading.Thread(target=serve, name="tabled-screen", daemon=True)
+        self._thread.start()
+        try:
+            self.url = await started
+        except BaseException:  # a stop while starting: the server does not outlive it
+            self._stop_asked.set()
+            raise
+        return self.url
+
+    async def _serve(self, report) -> None:
+        self._done = asyncio.Event()
+        try:
+            app = self._app()
+            self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
+            await self._runner.setup()
+            site = web.TCPSite(self._runner, self.config.host, self.config.port)
+            await site.start()
+            host, port = self._runner.addresses[0][:2]
+        except OSError as exc:
+            report(OSError(f"cannot serve the dealer's screen on {self.config.host}:{self.config.port}: "
+                           f"{exc.strerror or exc}"))
+            if self._runner is not None:
+                await self._runner.cleanup()
+            return
+        shown = f"[{host}]" if ":" in host else host
+        report(f"http://{shown}:{port}/")
+        if not self._stop_asked.is_set():
+            await self._done.wait()
+        self._stopping = True
+        for c in list(self._clients):
+            c.wake.set()
+        await self._runner.cleanup()
+
+    async def stop(self) -> None:
+        """Close every page's stream and stop serving (the pages show "disconnected")."""
+        self._stop_asked.set()
+        loop, thread = self._loop, self._thread
+        if loop is not None and self._done is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(self._done.set)
+            except RuntimeError:
+                pass
+        if thread is not None:
+            await asyncio.to_thread(thread.join, 5.0)
+        self._thread = None
+
+    def _app(self) -> web.Application:
+        app = web.Application(middlewares=[self._guard])
+        app.router.add_get("/", self._page)
+        app.router.add_get("/events", self._events)
+        app.router.add_get("/screen.json", self._json)
+        for name in ASSETS:
+            app.router.add_get(f"/{name}", self._asset)
+        return app
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler) -> web.StreamResponse:
+        decision = may_view(request.remote, presented_token(request), self.config.viewers)
+        if decision.status != 200:
+            log.warning("screen.refused", peer=request.remote, path=request.path, status=decision.status,
+                        reason=decision.reason)
+            headers = {"WWW-Authenticate": 'Bearer realm="tabled screen"'} if decision.status == 401 else {}
+            return web.Response(status=decision.status, text=decision.reason + "\n",
+                                headers={**SECURITY_HEADERS, **headers})
+        response = await handler(request)
+        if decision.viewer != "local" and request.query.get("token") and request.path == "/":
+            # the page's own requests (script, style, events) carry the token as a cookie
+            response.set_cookie(COOKIE, request.query["token"], httponly=True, samesite="Strict", path="/")
+        return response
+
+    async def _page(self, request: web.Request) -> web.Response:
+        return web.Response(body=_asset("index.html"), content_type="text/html", charset="utf-8",
+                            headers=SECURITY_HEADERS)
+
+    async def _asset(self, request: web.Request) -> web.Response:
+        name = request.path.lstrip("/")
+        return web.Response(body=_asset(name), content_type=ASSETS[name], charset="utf-8", headers=SECURITY_HEADERS)
+
+    async def _json(self, request: web.Request) -> web.Response:
+        latest = self.latest or b""
+        data = latest.split(b"data: ", 1)[1].strip() if b"data: " in latest else b"null"
+        return web.Response(body=data, content_type="application/json", headers=SECURITY_HEADERS)
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={**SECURITY_HEADERS, "Content-Type": "text/event-stream",
+                                               "X-Accel-Buffering": "no"})
+        await response.prepare(request)
+        client = _Client(None)
+        self._clients.add(client)
+        client.latest = self.latest  # after joining: a screen made meanwhile is published to it
+        try:
+            await response.write(f"retry: {RETRY_MS}\n\n".encode())
+            while not self._stopping:
+                event, client.latest = client.latest, None
+                client.wake.clear()
+                if event is not None:
+                    await response.write(event)
+                try:
+                    await asyncio.wait_for(client.wake.wait(), HEARTBEAT_S)
+                except TimeoutError:
+                    await response.write(b"event: beat\ndata: \n\n")  # a comment would not reach the page
+        except ConnectionResetError:
+            pass  # the page went away
+        finally:
+            self._clients.discard(client)
+        return response
+
+
+async def start_screen(config: ScreenConfig, table: Any) -> ScreenServer | None:
+    """Serve ``table``'s screen as ``config`` says (None when it is off); the screen follows every
+    input the controller journals and folds from now on."""
+    if not config.enabled:
+        return None
+    server = ScreenServer(table, config)
+    await server.start()
+    table.listeners.append(server.listener)
+    return server
+
+
+def _asset(name: str) -> bytes:
+    return resources.files("tabled").joinpath("web_assets", name).read_bytes()
+
+
+__all__ = ["ScreenServer", "start_screen", "may_view", "is_loopback", "Decision", "HEARTBEAT_S"]

@@ -1,0 +1,317 @@
+"""What the dealer's screen shows: a JSON-ready dict made from the table's state after an input
+was journaled and folded, and the effects that input caused. Pure: no clock, no I/O.
+
+``screen_view(core, effects, previous)`` is called once per folded input; ``previous`` is the
+view it replaces, which carries what the state itself no longer holds: the settlement of a round
+that has just finished (shown until the next round's cards are dealt), the dealer's latest lines
+and when each standing fault was first shown (how long it has stood). Every amount is integer
+cents beside the words the dealer reads.
+
+What is shown when (the felt as the dealer sees it):
+
+- the wagers the board senses on each area (5.8), and those locked at "no more bets" (7.2.1, 5.6);
+- the dealer's up card once the deal is complete (7.3.3, 7.4.2), the whole hand from the reveal
+  (8.6); a player's cards and hand once the dealer sees them, from the reveal, for the hands
+  still in play (a folded hand is collected face down, 8.4);
+- from the reveal, pay or collect per wager and per spot (spot N to spot 1), struck through when
+  the panel confirms the settlement (SETTLE/DONE, 9.4); then the progressive payments in the
+  order of 12.2 with the exception of 12.4 (:func:`tabled.game.progressive.payment_order`), each
+  struck through as the panel confirms it (9.5); the next payment is highlighted;
+- the banner "leave the cards face up" (9.5) while a progressive hand waits to be paid;
+- the faults as they stand (14.13, 15.2, 5.6, 7.3 and 14.1), with the rule, what the dealer
+  does, the key that must act and since when; the progressive locked (14.13) and the meter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from tabled.game.cards import card_text
+from tabled.game.keys import required
+from tabled.game.progressive import payment_order
+from tabled.game.ranking import HandValue, evaluate
+from tabled.game.round_facts import RoundError
+from tabled.game.settlement import Outcome, money, settle, settlement_from_dict
+from tabled.table.display import TOLD_WHEN_IT_HAPPENED, wager_words
+from tabled.table.effects import Effect, Note, Say
+
+MESSAGES_KEPT = 6  # the dealer's latest lines on screen
+AREAS = ("ante", "progressive", "bet")
+#: phase -> the words on screen
+PHASES = {
+    "preparing": "preparing the cards", "betting": "place your bets", "dealing": "dealing",
+    "deciding": "players decide", "revealed": "dealer's hand revealed", "settling": "settling",
+    "complete": "round complete", "void": "round void",
+}
+DECISIONS = {
+    "empty": "", "playing": "to decide", "played": "bet", "folded": "folded", "conceded": "conceded",
+    "absent": "absent", "void": "void", "dead": "dead hand",
+}
+#: phases in which the dealer's and the players' cards may be seen (8.6)
+REVEALED = ("revealed", "settling", "complete")
+#: phases from which the dealer's up card is seen (7.3.3, 7.4.2)
+UP_CARD_SEEN = ("deciding", *REVEALED)
+
+
+def _keys(action: str) -> str:
+    return " or ".join(sorted(required(action)[0]))
+
+
+def _hand(cards: list[int]) -> str | None:
+    return HandValue(evaluate(cards)).description if len(cards) == 5 else None
+
+
+def _wager(cents: int, stacks: int | None = None) -> dict[str, Any]:
+    return {"cents": cents, "text": money(cents) if cents else "", "stacks": stacks}
+
+
+def _spot(s: Any, phase: str, settled: Mapping[int, Any]) -> dict[str, Any]:
+    locked = phase not in ("preparing", "betting")
+    seen = phase in REVEALED and s.status == "played" and len(s.cards) == 5  # a conceded hand is not shown (9.7)
+    line = settled.get(s.number)
+    pay = []
+    if line is not None and line.status not in TOLD_WHEN_IT_HAPPENED:
+        pay = [{"wager": w.wager, "words": wager_words(w), "net_cents": w.net_cents,
+                "net": money(w.net_cents)} for w in line.wagers if w.outcome is not Outcome.NONE]
+    decision = DECISIONS.get(s.status, s.status)
+    if s.status == "played" and s.bet:
+        decision = f"bet {money(s.bet.cents)}"
+    return {
+        "spot": s.number,
+        "sensed": {a: _wager(getattr(s, a).cents, s.stacks.get(a)) for a in AREAS},
+        "locked": {"ante": _wager(s.locked_ante.cents) if locked else None,
+                   "progressive": _wager(s.locked_progressive.cents) if locked else None,
+                   "bet": _wager(s.locked_bet.cents) if phase in REVEALED else None},
+        "progressive_accepted": s.progressive_accepted,
+        "status": s.status,
+        "decision": decision,
+        "cards": [card_text(c) for c in s.cards] if seen else [],
+        "hand": _hand(s.cards) if seen else None,
+        "past_posting": s.past_posting,
+        "award_held": s.award_held,
+        "settlement": pay,
+        "net_cents": line.net_cents if line is not None else None,
+    }
+
+
+def _payments(st: Any, paid: Iterable[int] | None, settled: bool = True) -> list[dict[str, Any]]:
+    """Pay or collect per spot (spot N to spot 1, 12.2), then the progressive payments in the
+    order of 12.2 and 12.4. ``settled``: the panel confirmed the settlement (SETTLE/DONE, 9.4),
+    which strikes through every spot's line; ``paid``: the spots whose progressive payment the
+    panel confirmed (9.5), None when the round is over (every one was)."""
+    lines: list[dict[str, Any]] = []
+    for line in st.spots:
+        if line.status in TOLD_WHEN_IT_HAPPENED or not any(w.outcome is not Outcome.NONE for w in line.wagers):
+            continue
+        net = line.net_cents
+        verb = "PAY" if net > 0 else "COLLECT" if net < 0 else "EVEN"
+        words = "; ".join(wager_words(w) for w in line.wagers if w.outcome is not Outcome.NONE)
+        lines.append({"kind": "spot", "spot": line.spot, "verb": verb, "cents": abs(net),
+                      "text": f"spot {line.spot}: {verb} {money(abs(net))}", "detail": words,
+                      "rule": line.ante.rule, "state": "done" if settled else "todo"})
+    done = set(paid) if paid is not None else None
+    for i, a in enumerate(payment_order(st.progressive.awards), 1):
+        confirmed = done is None or a.spot in done
+        lines.append({"kind": "progressive", "spot": a.spot, "verb": "PAY", "cents": a.amount_cents,
+                      "text": f"progressive {i}: spot {a.spot} {a.category.label} {money(a.amount_cents)}",
+                      "detail": f"pool {money(a.from_pool_cents)}, operator {money(a.operator_topup_cents)}",
+                      "rule": a.rule, "state": "done" if confirmed else "todo"})
+    # the next payment the dealer makes: the first the panel has not confirmed
+    waiting = [p for p in lines if p["state"] == "todo"]
+    if waiting:
+        waiting[0]["state"] = "next"
+    return lines
+
+
+def _settlement(round_id: str, data: Mapping[str, Any], paid: Iterable[int] | None) -> dict[str, Any] | None:
+    try:
+        st = settlement_from_dict(data)
+    except RoundError:
+        return None
+    return _shown(round_id, st, _payments(st, paid), finished=paid is None, preview=False)
+
+
+def _shown(round_id: str, st: Any, payments: list[dict[str, Any]], *, finished: bool, preview: bool) -> dict[str, Any]:
+    return {"round_id": round_id, "void": st.void.value if st.void else None,
+            "payments": payments, "finished": finished, "preview": preview,
+            "house_pays_cents": st.house_pays_cents, "house_collects_cents": st.house_collects_cents,
+            "house_pays": money(st.house_pays_cents), "house_collects": money(st.house_collects_cents),
+            "by_spot": {line.spot: line for line in st.spots}}
+
+
+def _settlement_shown(core: Any, effects: list[Effect], previous: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The round in play's settlement; else one the effects just made (a round that settled and
+    finished in one input); else the last one shown, until the next round's cards are dealt."""
+    r = core.round
+    if r is not None and r.settlement is not None:
+        paid = [s.number for s in r.spots.values() if not s.award_held] if r.phase == "settling" else None
+        return _settlement(r.round_id, r.settlement, paid)
+    if r is not None and r.phase == "revealed" and not r.past_posting_open():
+        # what SETTLE/DONE will confirm: ante and bet do not depend on the pool; the progressive
+        # payments come with the pool's answer once the dealer has settled
+        st = settle(r.facts(core.pool_cents or 0), core.profile)
+        spots = [p for p in _payments(st, (), settled=False) if p["kind"] == "spot"]
+        return _shown(r.round_id, st, spots, finished=False, preview=True)
+    settled = [e for e in effects if isinstance(e, Note) and e.kind == "round.settled"]
+    if settled:
+        return _settlement(settled[-1].round_id, settled[-1].payload, None)
+    if previous and (r is None or r.phase in ("preparing", "betting")):
+        last = dict(previous)
+        last["payments"] = [dict(p, state="done") for p in last["payments"]]  # the round is over
+        last["finished"] = True
+        return last
+    return None
+
+
+def _next_step(core: Any) -> str:
+    """What the dealer does next, in the rules' words."""
+    r = core.round
+    if r is None:
+        if not core.is_open:
+            return "table closed: a supervisor opens it (16.8)"
+        if core.faults and not core.approved:
+            return "no new round: an inspector approves play (14.13)"
+        if core.shuffler_failed:
+            return "shuffling device failed: a supervisor chooses another device or the shoe (15.2.2)"
+        return "waiting for the next round"
+    phase = r.phase
+    if phase == "preparing":
+        deck = core.decks.get(r.deck, {})
+        if not deck.get("verified"):
+            return f"verify deck {r.deck} (3.4)"
+        if r.card_source == "shoe":
+            return "shuffle and cut the cards, then confirm on the panel (4.2)"
+        return f"waiting for the shuffling device to shuffle deck {r.deck} (4.1)"
+    if phase == "betting":
+        return "players place their antes and progressive wagers; then NO MORE BETS (7.2.1)"
+    if phase == "dealing":
+        if r.deal_stopped:
+            return f"declare a misdeal (14.1): {r.deal_stopped}"
+        if r.unread is not None:
+            return f"key in card {r.unread} the shoe could not read, or declare a misdeal (7.3, 14.1)"
+        spots = ", ".join(str(n) for n in r.dealt_to if n != "dealer")
+        return f"deal to spots {spots} and the dealer (7.2.2)"
+    if phase == "deciding":
+        waiting = [str(s.number) for s in r.spots.values() if s.status == "playing"]
+        if waiting:
+            return f"spots {', '.join(waiting)}: fold or bet (8.1)"
+        return "every player has decided: REVEAL the dealer's hand (8.6)"
+    if phase == "revealed":
+        pp = [str(s.number) for s in r.spots.values() if s.past_posting]
+        if pp:
+            return f"resolve the past posting on spots {', '.join(pp)} (5.6)"
+        return f"pay and collect from spot {r.spot_count} to spot 1, then SETTLE/DONE on the panel (9.4, 12.2)"
+    if phase == "settling":
+        held = [s for s in r.spots.values() if s.award_held]
+        if held and r.awards is None:
+            return "progressive hands: leave the cards face up; waiting for the pool (9.5)"
+        if held:
+            order = [a["spot"] for a in r.awards.get("awards", []) if r.spots[a["spot"]].award_held]
+            first = order[0] if order else held[0].number
+            return f"pay the progressive award on spot {first}, then confirm it on the panel (9.5, 12.2)"
+        return "pay and collect (9.4)"
+    return PHASES.get(phase, phase)
+
+
+def _faults(core: Any, since: Mapping[str, int]) -> list[dict[str, Any]]:
+    """The faults as they stand: what, the rule, what the dealer does, the key that acts, since when."""
+    out: list[dict[str, Any]] = []
+
+    def add(key: str, what: str, rule: str, does: str, action: str | None) -> None:
+        out.append({"id": key, "what": what, "rule": rule, "dealer_does": does,
+                    "key": _keys(action) if action else None, "since_ms": since.get(key, core.now)})
+
+    for equipment, reason in sorted(core.faults.items()):
+        name = {"betspots": "bet-spot board"}.get(equipment, equipment)
+        if core.approved:
+            does = "play goes on with the progressive offline until the equipment works again"
+        else:
+            does = "notify an inspector; the round in play may finish, no new round until approved"
+        add(f"equipment:{equipment}", f"{name} failed: {reason}", "14.13", does,
+            None if core.approved else "approve_play")
+    if core.shuffler_failed:
+        add("shuffler", "shuffling device failed", "15.2.2",
+            "continue with another shuffling device or the card shoe, with new cards", "use_card_source")
+    if core.door_open:
+        add("door", "shuffling device door open", "15.2", "close the door", None)
+    r = core.round
+    if r is not None:
+        for s in r.spots.values():
+            if s.past_posting:
+                add(f"past_posting:{s.number}", f"spot {s.number}: past posting: {s.past_posting}", "5.6",
+                    "put the wagers back as they were locked, or resolve it on the panel", "resolve_past_posting")
+        if r.deal_stopped:
+            add("deal_stopped", f"deal stopped: {r.deal_stopped}", "14.1", "declare a misdeal", "misdeal")
+        elif r.unread is not None:
+            add("unread", f"card {r.unread} could not be read by the shoe", "7.3",
+                "look at the card and key it in, or declare a misdeal", "misdeal")
+        if r.shoe_off is not None:
+            add("shoe_off", "the shoe is off its base", "7.3", "put the shoe back before drawing", None)
+    return out
+
+
+def _messages(effects: Iterable[Effect], previous: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    said = [{"text": e.text, "rule": e.rule, "level": e.level, "spot": e.spot}
+            for e in effects if isinstance(e, Say)]
+    return (previous + said)[-MESSAGES_KEPT:]
+
+
+def _meter(core: Any) -> dict[str, Any]:
+    offline = core.progressive_offline
+    cents = core.pool_cents
+    if offline:
+        text = "PROGRESSIVE OFFLINE"
+    elif "pool" in core.faults:
+        text = "pool cannot be reached"
+    elif cents is None:
+        text = "no reading yet"
+    else:
+        text = money(cents)
+    return {"cents": cents, "text": text, "offline": offline, "locked": offline or "pool" in core.faults,
+            "meter_fault": core.faults.get("meter")}
+
+
+def screen_view(core: Any, effects: Iterable[Effect] = (), previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The dealer's screen after ``effects`` (see the module docstring). ``core`` is read, never changed."""
+    effects = list(effects)
+    previous = previous or {}
+    r = core.round
+    phase = r.phase if r is not None else None
+    settlement = _settlement_shown(core, effects, previous.get("settlement"))
+    settled_lines = settlement.pop("by_spot", {}) if settlement else {}
+    if r is None or settlement is None or settlement["round_id"] != r.round_id:
+        settled_lines = {}
+    faults_before = {f["id"]: f["since_ms"] for f in previous.get("faults", [])}
+    dealer: dict[str, Any] = {"cards": [], "up": [], "hand": None}
+    if r is not None and phase in UP_CARD_SEEN:
+        dealer["up"] = [card_text(c) for c in r.dealer_up]
+    if r is not None and phase in REVEALED and len(r.dealer_cards) == 5:
+        dealer["cards"] = [card_text(c) for c in r.dealer_cards]
+        dealer["hand"] = _hand(r.dealer_cards)
+    held = [s.number for s in r.spots.values() if s.award_held] if r is not None else []
+    lim = core.limits
+    return {
+        "table": {"id": core.table_id, "profile": core.profile.name, "spots": core.spot_count,
+                  "card_source": core.card_source, "open": core.is_open, "closing_at_ms": core.closing_at},
+        "limits": {"minimum_cents": lim.minimum_cents, "maximum_cents": lim.maximum_cents,
+                   "unit_cents": lim.unit_cents, "progressive_cents": lim.progressive_wager_cents,
+                   "text": f"{money(lim.minimum_cents)} to {money(lim.maximum_cents)}, units of "
+                           f"{money(lim.unit_cents)}; progressive {money(lim.progressive_wager_cents)}"},
+        "round": {"id": r.round_id, "phase": phase, "phase_text": PHASES.get(phase, phase), "deck": r.deck,
+                  "back": r.back} if r is not None else None,
+        "next": _next_step(core),
+        "dealer": dealer,
+        "spots": [_spot(s, phase, settled_lines) for s in r.spots.values()] if r is not None else [],
+        "settlement": settlement,
+        "banner": {"text": "PROGRESSIVE HAND: leave the cards face up until the award is paid", "rule": "9.5",
+                   "spots": held} if held else None,
+        "faults": _faults(core, faults_before),
+        "meter": _meter(core),
+        "messages": _messages(effects, list(previous.get("messages", []))),
+        "rounds_finished": core.rounds_finished,
+        "now_ms": core.now,
+    }
+
+
+__all__ = ["screen_view", "PHASES"]

@@ -1,0 +1,181 @@
+// The dealer's screen: shows what the daemon pushes (Server-Sent Events), nothing else.
+// Every text from the table goes in with textContent: data is never markup.
+"use strict";
+
+const LOST_AFTER_MS = 1500;   // the daemon sends a heartbeat every 0.5 s
+const AREAS = ["ante", "progressive", "bet"];
+let source = null;
+let lastHeard = 0;
+let screen = null;
+let receivedAt = 0;
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function byId(id) { return document.getElementById(id); }
+
+function setText(id, text) { byId(id).textContent = text === undefined || text === null ? "" : String(text); }
+
+function withRule(node, rule) {
+  if (rule) node.appendChild(el("span", "rule", "(" + rule + ")"));
+  return node;
+}
+
+function minutes(ms) {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const m = Math.floor(s / 60);
+  return m > 0 ? m + " min " + (s % 60) + " s" : s + " s";
+}
+
+function showLink(up) {
+  const link = byId("link");
+  link.textContent = up ? "live" : "disconnected";
+  link.className = up ? "link-up" : "link-down";
+  document.body.dataset.link = up ? "up" : "down";
+}
+
+function renderFaults(s) {
+  const box = byId("faults");
+  box.replaceChildren();
+  for (const f of s.faults) {
+    const row = el("div", "fault");
+    row.dataset.since = String(f.since_ms);
+    row.appendChild(el("span", "what", f.what));
+    withRule(row, f.rule);
+    row.appendChild(el("div", "does", f.dealer_does));
+    const who = f.key ? "key: " + f.key : "";
+    row.appendChild(el("div", "key", who));
+    row.appendChild(el("div", "for", ""));
+    box.appendChild(row);
+  }
+  box.hidden = s.faults.length === 0;
+  tickFaults();
+}
+
+function tickFaults() {
+  if (!screen) return;
+  const now = screen.now_ms + (Date.now() - receivedAt);
+  for (const row of byId("faults").children) {
+    row.querySelector(".for").textContent = "for " + minutes(now - Number(row.dataset.since));
+  }
+}
+
+function area(name, sensed, locked) {
+  const row = el("div", "area");
+  row.appendChild(el("span", "name", name));
+  const value = el("span", "sensed", sensed.text || "-");
+  if (sensed.stacks > 1) value.textContent += " (" + sensed.stacks + " stacks)";
+  row.appendChild(value);
+  if (locked) row.appendChild(el("span", "locked", "locked " + (locked.text || "-")));
+  return row;
+}
+
+function renderSpots(s) {
+  const box = byId("spots");
+  box.replaceChildren();
+  for (const spot of s.spots) {   // spot 1 is the dealer's far left: the felt as the dealer sees it
+    const wagered = AREAS.some((a) => spot.sensed[a].cents > 0 || (spot.locked[a] && spot.locked[a].cents > 0));
+    const card = el("div", "spot " + spot.status + (spot.award_held ? " held" : "") + (wagered ? "" : " idle"));
+    card.dataset.spot = String(spot.spot);
+    const head = el("div", "head");
+    head.appendChild(el("span", "num", spot.spot));
+    head.appendChild(el("span", "decision", spot.decision));
+    card.appendChild(head);
+    card.appendChild(area("ante", spot.sensed.ante, spot.locked.ante));
+    card.appendChild(area("progressive", spot.sensed.progressive, spot.locked.progressive));
+    card.appendChild(area("bet", spot.sensed.bet, spot.locked.bet));
+    card.appendChild(el("div", "cards", spot.cards.join(" ")));
+    card.appendChild(el("div", "hand", spot.hand || ""));
+    if (spot.past_posting) card.appendChild(withRule(el("div", "pp", "PAST POSTING: " + spot.past_posting), "5.6"));
+    for (const p of spot.settlement) card.appendChild(el("div", "pay", p.words));
+    box.appendChild(card);
+  }
+}
+
+function renderSettlement(s) {
+  const box = byId("settlement");
+  const st = s.settlement;
+  box.hidden = !st;
+  const list = byId("payments");
+  list.replaceChildren();
+  if (!st) return;
+  setText("settlement-title", "round " + st.round_id + (st.void ? " void (" + st.void + ")" : "") +
+          (st.finished ? ": settled" : ": settlement"));
+  for (const p of st.payments) {
+    const li = el("li", p.state);
+    li.dataset.kind = p.kind;
+    li.dataset.spot = String(p.spot);
+    li.dataset.cents = String(p.cents);
+    li.dataset.verb = p.verb;
+    li.appendChild(el("span", "text", p.text));
+    withRule(li, p.rule);
+    li.appendChild(el("span", "detail", p.detail));
+    list.appendChild(li);
+  }
+  setText("totals", "house pays " + st.house_pays + ", collects " + st.house_collects);
+}
+
+function render(s) {
+  setText("table-id", "table " + s.table.id);
+  setText("profile", "profile " + s.table.profile + (s.table.open ? "" : " - closed"));
+  setText("limits", s.limits.text);
+  setText("meter", s.meter.text);
+  setText("meter-note", s.meter.meter_fault ? "meter out of order (14.13)" : "");
+  const r = s.round;
+  setText("round-id", r ? "round " + r.id : "no round");
+  setText("phase", r ? r.phase_text : "");
+  document.body.dataset.phase = r ? r.phase : "";
+  setText("next", s.next);
+  const banner = byId("banner");
+  banner.hidden = !s.banner;
+  banner.textContent = s.banner ? s.banner.text + " - spots " + s.banner.spots.join(", ") + " (" + s.banner.rule + ")" : "";
+  const locked = byId("locked");
+  locked.hidden = !s.meter.locked;
+  locked.textContent = s.meter.offline ? "PROGRESSIVE LOCKED: progressive offline, no progressive wagers (14.13)"
+    : s.meter.locked ? "PROGRESSIVE LOCKED: the pool cannot be reached (14.13)" : "";
+  renderFaults(s);
+  const d = s.dealer;
+  setText("dealer-cards", d.cards.length ? d.cards.join(" ") : d.up.length ? "up: " + d.up.join(" ") : "");
+  setText("dealer-hand", d.hand || "");
+  renderSpots(s);
+  renderSettlement(s);
+  const lines = byId("lines");
+  lines.replaceChildren();
+  for (const m of s.messages.slice().reverse()) lines.appendChild(withRule(el("li", m.level, m.text), m.rule));
+}
+
+function connect() {
+  if (source) source.close();
+  source = new EventSource("/events");
+  source.addEventListener("screen", (ev) => {
+    lastHeard = Date.now();
+    showLink(true);
+    screen = JSON.parse(ev.data);
+    receivedAt = Date.now();
+    render(screen);
+    document.body.dataset.seq = ev.lastEventId;
+  });
+  source.addEventListener("beat", () => { lastHeard = Date.now(); showLink(true); });
+  source.onerror = () => { showLink(false); };
+  lastHeard = Date.now();
+}
+
+function watch() {
+  tickFaults();
+  if (Date.now() - lastHeard > LOST_AFTER_MS) {
+    // no word from the daemon: the connection is dead even if the socket is not closed yet
+    showLink(false);
+    connect();
+  } else if (source && source.readyState === EventSource.CLOSED) {
+    showLink(false);
+    connect();
+  }
+}
+
+showLink(false);
+connect();
+setInterval(watch, 250);

@@ -1,0 +1,58 @@
+"""The daemon with its dealer's screen, on simulated devices (tests/integration/harness.py), and
+Debian's chromium driven by Playwright to look at it."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import io
+import os
+from pathlib import Path
+
+from tabled.commands.run import run_table
+from tabled.daemon.config import ScreenConfig
+from tabled.daemon.web import ScreenServer
+from tests.integration import harness
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's; .ci/ensure-chromium.sh installs it
+CHROMIUM_ARGS = ["--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--no-first-run"] + (["--no-sandbox"] if os.geteuid() == 0 else [])
+
+
+#: the screen on this PC, on any free port
+LOCAL = ScreenConfig(port=0)
+
+
+async def play(tmp: Path, scenario, screen: ScreenConfig = LOCAL, out: io.StringIO | None = None,
+               **cfg_kw) -> harness.Run:
+    """Run the table with its screen as ``screen`` says until ``scenario(run)`` returns; what
+    ``tabled run`` prints in a terminal goes to ``out``."""
+    run = harness.Run(scenario)
+    cfg = dataclasses.replace(harness.config(tmp, **cfg_kw), screen=screen)
+    await run_table(cfg, 0, out=out if out is not None else io.StringIO(), state_dir=tmp / "dev", timing=harness.FAST,
+                    poll_interval=harness.POLL, hooks=run, human=True)
+    return run
+
+
+def screen_of(run: harness.Run) -> ScreenServer:
+    """The screen the daemon serves (its listener is the server's)."""
+    return next(f.__self__ for f in run.table.listeners if isinstance(getattr(f, "__self__", None), ScreenServer))
+
+
+@contextlib.asynccontextmanager
+async def browser():
+    """A browser whose pages let the test evaluate its own scripts (the screen's Content Security
+    Policy forbids them): what the page does with data is then shown by the DOM alone."""
+    from playwright.async_api import async_playwright
+    async with async_playwright() as p:
+        b = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = await b.new_context(bypass_csp=True, viewport={"width": 1600, "height": 1000})
+        try:
+            yield context
+        finally:
+            await b.close()
+
+
+async def shows(page, seq: int, timeout_ms: float = 5000) -> None:
+    """Wait until the page shows the screen numbered ``seq`` or a later one."""
+    await page.wait_for_function(f"Number(document.body.dataset.seq || 0) >= {seq}", timeout=timeout_ms)

@@ -1,0 +1,68 @@
+"""A connection that dies without closing (a cable pulled, a stalled network) is noticed by the
+heartbeat: the page shows "disconnected" within 2 s and connects again by itself. A relay between
+page and server stops passing bytes while keeping both sockets open."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+
+from tabled.daemon.config import ScreenConfig
+from tabled.daemon.web import ScreenServer
+from tests.table.harness import Harness
+from tests.web.daemon import browser
+
+
+class Relay:
+    """TCP from the page to the server; while ``flowing`` is clear every byte is held and no
+    socket is closed."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.flowing = asyncio.Event()
+        self.flowing.set()
+        self.tasks: list[asyncio.Task] = []
+
+    async def start(self) -> str:
+        self.server = await asyncio.start_server(self._pair, "127.0.0.1", 0)
+        return f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}/"
+
+    async def _pair(self, reader, writer) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.port)
+        self.tasks += [asyncio.ensure_future(self._pipe(reader, up_writer)),
+                       asyncio.ensure_future(self._pipe(up_reader, writer))]
+
+    async def _pipe(self, reader, writer) -> None:
+        while data := await reader.read(65536):
+            await self.flowing.wait()  # held: the connection looks alive to both ends
+            writer.write(data)
+            await writer.drain()
+
+    async def close(self) -> None:
+        for t in self.tasks:
+            t.cancel()
+        self.server.close()
+
+
+async def test_a_silent_connection_is_seen_as_disconnected_within_2_s_and_replaced():
+    h = Harness()
+    server = ScreenServer(SimpleNamespace(core=h.core), ScreenConfig(port=0))
+    await server.start()
+    relay = Relay(int(server.url.rsplit(":", 1)[1].strip("/")))
+    loop = asyncio.get_running_loop()
+    try:
+        url = await relay.start()
+        async with browser() as b:
+            page = await b.new_page()
+            await page.goto(url)
+            await page.wait_for_selector("body[data-link=up]")
+            relay.flowing.clear()
+            t0 = loop.time()
+            await page.wait_for_selector("body[data-link=down]", timeout=5000)
+            assert loop.time() - t0 <= 2.0
+            relay.flowing.set()  # the page has given up the silent connection and opens a new one
+            await page.wait_for_selector("body[data-link=up]", timeout=5000)
+            assert await page.text_content("#link") == "live"
+    finally:
+        await relay.close()
+        await server.stop()
