@@ -51,6 +51,27 @@ for f in manifest.json manifest.json.sig; do
 done
 if [ -e "$here/release-key.pub" ]; then install -m 0644 "$here/release-key.pub" "$root/etc/tabled/release-key.pub"; fi
 
+# the journal's signing key (docs/verification.md, "Sealed journal"): made here once, readable by
+# root alone; systemd hands it to the service as a credential, so neither the config nor the journal
+# ever holds it. The public key is what an auditor checks the journal with.
+key="$root/etc/tabled/journal-signing.key"
+if [ ! -e "$key" ]; then
+    (umask 077 && "$venv/bin/python" - "$key" "$root/etc/tabled/journal-signing.pub" <<'PY'
+import sys
+from cryptography.hazmat.primitives import serialization as s
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+key = Ed25519PrivateKey.generate()
+open(sys.argv[1], "wb").write(key.private_bytes(s.Encoding.PEM, s.PrivateFormat.PKCS8, s.NoEncryption()))
+open(sys.argv[2], "wb").write(key.public_key().public_bytes(s.Encoding.PEM, s.PublicFormat.SubjectPublicKeyInfo))
+PY
+    )
+    chmod 0600 "$key"
+    chmod 0644 "$root/etc/tabled/journal-signing.pub"
+fi
+install -d -m 0755 "$root/etc/systemd/system/tabled.service.d"
+printf '[Service]\nLoadCredential=journal-signing-key:/etc/tabled/journal-signing.key\n' \
+    > "$root/etc/systemd/system/tabled.service.d/journal-signing.conf"
+
 # devices and the unit
 install -D -m 0644 "$here/systemd/99-tabled.rules" "$root/etc/udev/rules.d/99-tabled.rules"
 install -D -m 0644 "$here/systemd/tabled.service" "$root/etc/systemd/system/tabled.service"

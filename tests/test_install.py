@@ -115,6 +115,14 @@ def test_install_from_the_wheelhouse_alone_into_a_throwaway_root(installed):
     assert where.stdout.strip().startswith(str(venv))
 
 
+def test_the_journal_signing_key_is_roots_alone_and_handed_to_the_service_as_a_credential(installed):
+    key = installed / "etc" / "tabled" / "journal-signing.key"
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600 and b"PRIVATE KEY" in key.read_bytes()
+    assert b"PUBLIC KEY" in (installed / "etc" / "tabled" / "journal-signing.pub").read_bytes()
+    drop_in = installed / "etc" / "systemd" / "system" / "tabled.service.d" / "journal-signing.conf"
+    assert drop_in.read_text() == "[Service]\nLoadCredential=journal-signing-key:/etc/tabled/journal-signing.key\n"
+
+
 def test_install_again_keeps_the_edited_config(wheelhouse, installed):
     config = installed / "etc" / "tabled" / "tabled.toml"
     config.write_text(config.read_text() + "\n# edited on the table PC\n")
