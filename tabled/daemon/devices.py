@@ -28,11 +28,9 @@ Choices where the rules and the devices leave room (documented, each where it is
   hands a round needs; how many the device has already given from a deck is read back from it
   (cards left), so a repeated deal asks for exactly the hands still missing.
 * Everything the shoe and the shuffling device's door report is journaled as it comes (shoe.card,
-  shoe.unreadable, shoe.removed, shoe.replaced, shoe.empty, shuffler.door); the core decides
-  what it means for the deal (7.3, 14.1, 3.1: a card of the wrong back colour voids the round),
-  what the dealer is told and how the panel's FAULT lamp shows it,
-  so a restart finds the deal exactly where it stood. The shoe is not equipment of 2.3 / 2.4.3,
-  so none of this is a 14.13 fault (which would also take the progressive offline).
+  shoe.unreadable, shoe.removed, shoe.replaced, shoe.empty, shuffler.door); the fold decides what
+  it means for the deal (tabled/table/shoedeal.py), what the dealer is told and how the panel's
+  FAULT lamp shows it, so a restart finds the deal exactly where it stood.
 """
 
 from __future__ import annotations
@@ -65,7 +63,7 @@ log = structlog.get_logger("tabled.daemon.devices")
 
 DEVICES = ("shuffler", "betspots", "meter", "shoe", "panel")
 FIRST_OPEN_TIMEOUT = 5.0  # seconds for every driver's first try at opening its port
-DECK_COLOURS = {"A": DeckColour.RED, "B": DeckColour.BLUE}  # tabled.table.core.DECKS: A red, B blue (3.2.2)
+DECK_COLOURS = {"A": DeckColour.RED, "B": DeckColour.BLUE}  # tabled.table.cardsource.DECKS: A red, B blue
 COLOUR_DECKS = {c: d for d, c in DECK_COLOURS.items()}
 SEQ_CYCLE = 255   # link SEQs run 1..255 and wrap (docs/protocols.md)
 PER_FRAME = 16    # sequence numbers per frame (a frame's inputs are numbered within its block)
@@ -154,7 +152,6 @@ class TableDevices:
         self._queues: dict[str, asyncio.Queue] = {}
         self._workers: list[asyncio.Task] = []
         self._tasks: set[asyncio.Task] = set()
-        self.on_input: Callable[[str, DeviceEvent], None] | None = None  # benchmarks: event timing
 
     # -- life -------------------------------------------------------------------------------------------
 
@@ -242,8 +239,6 @@ class TableDevices:
             ack()  # already in the journal: the device may forget it
             return
         inputs = self._translate(device, event)
-        if self.on_input is not None and inputs:
-            self.on_input(device, event)
         self._submit(inputs, ack, key)
 
     def _frame_key(self, device: str, ack: Any) -> tuple[str, int, bool] | None:
@@ -290,14 +285,14 @@ class TableDevices:
         if isinstance(e, WagersChanged):
             return self._board_reading(e.reading)
         if isinstance(e, WagerAfterLock):
-            return []  # the round judges it (5.6; a bet in the deciding phase is allowed, 8.5)
+            return []  # the round judges the board's next reading (tabled/table/wagers.py)
         if isinstance(e, MeterFault):
             return [("equipment.fault", {"equipment": "meter", "reason": e.reason})]  # the meter says it is faulty
         if isinstance(e, MeterFaultCleared):
             return [("equipment.back", {"equipment": "meter"})]
-        if isinstance(e, CardDrawn):  # 7.3
+        if isinstance(e, CardDrawn):
             return [("shoe.card", {"card": e.card, "reader_seq": e.reader_seq, **_back(e.back)})]
-        if isinstance(e, CardUnreadable):  # 7.3, 14.1
+        if isinstance(e, CardUnreadable):
             return [("shoe.unreadable", {"reader_seq": e.reader_seq, **_back(e.back)})]
         if type(e) in SHOE_HAPPENINGS:
             return [(SHOE_HAPPENINGS[type(e)], {"cards_read": e.cards_read})]
@@ -452,7 +447,7 @@ class TableDevices:
 
 
 def _back(colour: BackColour) -> dict[str, str]:
-    """The back colour as the core names it (3.1, 3.2.2); none when the reader did not see it."""
+    """The back colour as the fold names it; none when the reader did not see it."""
     return {} if colour is BackColour.NOT_SEEN else {"back": colour.name.lower()}
 
 
