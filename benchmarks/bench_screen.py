@@ -31,7 +31,7 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tabled.commands.run import run_table  # noqa: E402
+from tabled.commands.run import Seams, run_table  # noqa: E402
 from tabled.daemon.config import ScreenConfig, load_config  # noqa: E402
 from tabled.daemon.web import ScreenServer  # noqa: E402
 
@@ -121,8 +121,9 @@ def run(rounds: int, pages: int, pace_s: float, d: Path) -> Bench:
     cfg = dataclasses.replace(cfg, pools=tuple(dataclasses.replace(p, path=d / "pool.db") for p in cfg.pools),
                               screen=ScreenConfig(port=0))
     bench = Bench(rounds, pages, pace_s)
-    asyncio.run(run_table(cfg, 0, out=io.StringIO(), journal_path=d / "journal.db", state_dir=d / "dev",
-                          hooks=bench, poll_interval=0.05))
+    asyncio.run(run_table(cfg, 0, out=io.StringIO(),
+                          seams=Seams(journal_path=d / "journal.db", state_dir=d / "dev", hooks=bench,
+                                      poll_interval=0.05)))
     return bench
 
 

@@ -354,12 +354,13 @@ def _journal(sec: Section, base: Path) -> JournalConfig:
         if "\0" in text:
             raise sec.fail("signing_key", "must not contain a NUL character")
         key = Path(text) if Path(text).is_absolute() else Path(os.path.normpath(base / text))
-    ship_to = sec.get("ship_to", None)
-    if ship_to is not None:
+    ship_to: str | None = None
+    if sec.get("ship_to", None) is not None:
         from tabled.daemon.shipping import dsn_problem
-        problem = dsn_problem(ship_to)
+        problem = dsn_problem(sec.get("ship_to"))
         if problem:
             raise sec.fail("ship_to", problem)
+        ship_to = sec.text("ship_to")
     sec.finish()
     return JournalConfig(path, every, key, ship_to)
 

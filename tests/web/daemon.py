@@ -9,7 +9,7 @@ import io
 import os
 from pathlib import Path
 
-from tabled.commands.run import run_table
+from tabled.commands.run import Seams, run_table
 from tabled.daemon.config import ScreenConfig
 from tabled.daemon.web import ScreenServer
 from tests.integration import harness
@@ -29,8 +29,8 @@ async def play(tmp: Path, scenario, screen: ScreenConfig = LOCAL, out: io.String
     ``tabled run`` prints in a terminal goes to ``out``."""
     run = harness.Run(scenario)
     cfg = dataclasses.replace(harness.config(tmp, **cfg_kw), screen=screen)
-    await run_table(cfg, 0, out=out if out is not None else io.StringIO(), state_dir=tmp / "dev", timing=harness.FAST,
-                    poll_interval=harness.POLL, hooks=run, human=True)
+    await run_table(cfg, 0, out=out if out is not None else io.StringIO(), human=True,
+                    seams=Seams(state_dir=tmp / "dev", timing=harness.FAST, poll_interval=harness.POLL, hooks=run))
     return run
 
 
