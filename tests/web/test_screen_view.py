@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tabled.commands.run import make_core
+from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
 from tabled.daemon.journal import Journal
 from tabled.game.cards import parse_cards
