@@ -40,7 +40,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import structlog
 
@@ -56,7 +56,8 @@ from tabled_drivers.panel import (Button, ButtonPressed, KeyTurned, Lamp, LampSt
 from tabled_drivers.shoe import (BackColour, CardDrawn, CardUnreadable, ShoeDriver, ShoeEmpty, ShoeRemoved,
                           ShoeReplaced)
 from tabled_drivers.shuffler import (DECK_SIZE, CardCountWrong, DeckColour, DoorClosed, DoorOpen, HandDelivered,
-                              NotIntermixing, ShuffleComplete, ShuffleCycleFailed, ShufflerDriver, ShufflerJam)
+                              NotIntermixing, ShuffleComplete, ShuffleCycleFailed, ShufflerDriver, ShufflerJam,
+                              ShufflerStatus)
 from tabled.table.effects import Command
 from tabled.game.cards import HAND_SIZE
 from tabled.table.felt import AREAS, parse_reading
@@ -71,7 +72,8 @@ SEQ_CYCLE = 255   # link SEQs run 1..255 and wrap (docs/protocols.md)
 PER_FRAME = 16    # sequence numbers per frame (a frame's inputs are numbered within its block)
 BUSY_RETRY_S = 0.01
 BUSY_RETRIES = 200
-SHOE_HAPPENINGS = {ShoeRemoved: "shoe.removed", ShoeReplaced: "shoe.replaced", ShoeEmpty: "shoe.empty"}
+SHOE_HAPPENINGS: dict[type[DeviceEvent], str] = {
+    ShoeRemoved: "shoe.removed", ShoeReplaced: "shoe.replaced", ShoeEmpty: "shoe.empty"}
 
 #: the panel's buttons -> the names ``panel.button`` inputs give them (tabled/table/buttons.py)
 BUTTON_NAMES = {
@@ -228,7 +230,7 @@ class TableDevices:
             if device == "betspots":  # back after a loss the table knows of: its first reading is news
                 self.board_fresh = not told
             if device == "shuffler":
-                self._spawn(self._report_status(self.drivers["shuffler"]))  # what it holds after the link was down
+                self._spawn(self._report_status(self._shuffler()))  # what it holds after the link was down
             return
         if isinstance(event, LinkFailed):
             self.up.discard(device)
@@ -299,7 +301,7 @@ class TableDevices:
             return [("shoe.card", {"card": e.card, "reader_seq": e.reader_seq, **_back(e.back)})]
         if isinstance(e, CardUnreadable):  # 7.3, 14.1
             return [("shoe.unreadable", {"reader_seq": e.reader_seq, **_back(e.back)})]
-        if type(e) in SHOE_HAPPENINGS:
+        if isinstance(e, ShoeRemoved | ShoeReplaced | ShoeEmpty):
             return [(SHOE_HAPPENINGS[type(e)], {"cards_read": e.cards_read})]
         if isinstance(e, (DoorOpen, DoorClosed)):
             return [("shuffler.door", {"open": isinstance(e, DoorOpen)})]
@@ -340,7 +342,7 @@ class TableDevices:
         self.resumed = True
         await self.table.resume(missing_notes)
 
-    async def _report_status(self, d: ShufflerDriver) -> Status | None:
+    async def _report_status(self, d: ShufflerDriver) -> ShufflerStatus | None:
         """Journal what the shuffling device says it holds (``shuffler.status``) when the table says
         it is news to it; None when the device cannot say."""
         try:
@@ -383,35 +385,41 @@ class TableDevices:
                 log.exception("device.command_crashed", device=device, command=cmd.name,
                               round_id=self.core.round_id)
 
+    def _shuffler(self) -> ShufflerDriver:
+        # the drivers are keyed by device (build_drivers); a test's stand-ins answer to the same calls
+        return cast(ShufflerDriver, self.drivers["shuffler"])
+
     async def _run(self, cmd: Command) -> None:
         d = self.drivers[cmd.device]
         a = cmd.args
         if cmd.device == "shuffler":
             if cmd.name == "shuffle":
-                await self._shuffle(d, a["deck"])
+                await self._shuffle(self._shuffler(), a["deck"])
             elif cmd.name == "deal":
-                await self._deal(d, a["deck"], a["hands"])
+                await self._deal(self._shuffler(), a["deck"], a["hands"])
         elif cmd.device == "betspots":
+            board = cast(BetSpotsDriver, d)
             if cmd.name == "unlock":
-                await d.unlock()
+                await board.unlock()
                 if a.get("progressive_spots"):
-                    await d.enable_progressive(sorted(a["progressive_spots"]))
-                await d.set_lamps({})
+                    await board.enable_progressive(sorted(a["progressive_spots"]))
+                await board.set_lamps({})
             elif cmd.name == "progressive_acceptance" and "progressive_spots" in a:
-                await d.enable_progressive(sorted(a["progressive_spots"]))
+                await board.enable_progressive(sorted(a["progressive_spots"]))
             elif cmd.name == "lock":
-                await d.lock()
+                await board.lock()
                 if "lamps" in a:
-                    await d.set_lamps({n: SpotLamp.ON for n in a["lamps"]})
+                    await board.set_lamps({n: SpotLamp.ON for n in a["lamps"]})
         elif cmd.device == "shoe" and cmd.name == "start_shoe":
-            await d.start_shoe()
+            await cast(ShoeDriver, d).start_shoe()
         elif cmd.device == "panel" and cmd.name == "lamp":
-            await d.set_lamp(Lamp[a["lamp"]], LampState[a["state"]])
+            await cast(PanelDriver, d).set_lamp(Lamp[a["lamp"]], LampState[a["state"]])
         elif cmd.device == "meter" and cmd.name == "show":
+            meter = cast(MeterDriver, d)
             if a.get("offline"):
-                await d.show_offline()
+                await meter.show_offline()
             elif a.get("cents") is not None:
-                await d.show(a["cents"])
+                await meter.show(a["cents"])
         else:
             log.info("device.command_ignored", device=cmd.device, command=cmd.name)
 
@@ -432,7 +440,8 @@ class TableDevices:
                     return
                 await asyncio.sleep(BUSY_RETRY_S)  # one shuffle at a time in the device
                 last = exc
-        self._refused("shuffle", deck, last)
+        if last is not None:
+            self._refused("shuffle", deck, last)
 
     async def _deal(self, d: ShufflerDriver, deck: str, hands: int) -> None:
         """Deliver the hands the device has not given yet from ``deck`` (its cards left say how many
