@@ -39,12 +39,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
-from typing import Any, cast
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol, cast
 
 import structlog
 
-from tabled_drivers.base import BadDeviceData, DeviceEvent, Driver, LinkFailed, LinkUp
+from tabled_drivers.base import BadDeviceData, Consumer, DeviceEvent, Driver, LinkFailed, LinkUp
 from tabled_drivers.betspots import BetSpotsDriver, Lamp as SpotLamp, Reading, WagerAfterLock, WagersChanged
 from tabled_drivers.link.client import serial_opener
 from tabled_drivers.link.endpoint import LinkTiming
@@ -58,7 +58,8 @@ from tabled_drivers.shoe import (BackColour, CardDrawn, CardUnreadable, ShoeDriv
 from tabled_drivers.shuffler import (DECK_SIZE, CardCountWrong, DeckColour, DoorClosed, DoorOpen, HandDelivered,
                               NotIntermixing, ShuffleComplete, ShuffleCycleFailed, ShufflerDriver, ShufflerJam,
                               ShufflerStatus)
-from tabled.table.effects import Command
+from tabled.table.core import TableCore
+from tabled.table.effects import Command, Note
 from tabled.game.cards import HAND_SIZE
 from tabled.table.felt import AREAS, parse_reading
 
@@ -92,6 +93,20 @@ BUTTON_NAMES = {
 Input = tuple[str, dict[str, Any]]
 
 
+class Table(Protocol):
+    """What the devices read of and give to the table (tabled.daemon.controller.Table)."""
+
+    @property
+    def core(self) -> TableCore: ...
+
+    @property
+    def idle(self) -> asyncio.Event: ...
+
+    def submit(self, kind: str, payload: dict[str, Any], ack: Callable[[], None] | None = None) -> None: ...
+
+    async def resume(self, missing_notes: list[Note]) -> None: ...
+
+
 def button_input(e: ButtonPressed) -> Input:
     """A press of the panel as the table's ``panel.button`` input."""
     payload: dict[str, Any] = {"button": BUTTON_NAMES[e.button], "key": e.key.name.lower()}
@@ -117,7 +132,7 @@ def frame_seq(ack: Any) -> int | None:
     return getattr(ack, "seq", None)
 
 
-def build_drivers(consumer_for: Callable[[str], Any], *, spots: int, ports: dict[str, str],
+def build_drivers(consumer_for: Callable[[str], Consumer], *, spots: int, ports: dict[str, str],
                   usb_backend: Any = None, usb_addresses: dict[str, Any] | None = None,
                   timing: LinkTiming = LinkTiming(), poll_interval: float = 0.05,
                   baudrates: dict[str, int] | None = None) -> dict[str, Driver]:
@@ -143,7 +158,7 @@ def build_drivers(consumer_for: Callable[[str], Any], *, spots: int, ports: dict
 class TableDevices:
     """Joins the drivers to a :class:`tabled.daemon.controller.Table` (whose ``commands`` sink is :meth:`command`)."""
 
-    def __init__(self, table: Any, make_drivers: Callable[[Callable[[str], Any]], dict[str, Driver]]) -> None:
+    def __init__(self, table: Table, make_drivers: Callable[[Callable[[str], Consumer]], dict[str, Driver]]) -> None:
         self.table = table
         self.drivers = make_drivers(self._consumer_for)
         self.boots: dict[str, int] = {}
@@ -153,9 +168,9 @@ class TableDevices:
         self.repeats_dropped = 0
         self.resumed = False  # nothing goes to a device before the table has resumed from its journal
         self.board_fresh = False  # the daemon's first board link is up and has not reported a reading
-        self._queues: dict[str, asyncio.Queue] = {}
-        self._workers: list[asyncio.Task] = []
-        self._tasks: set[asyncio.Task] = set()
+        self._queues: dict[str, asyncio.Queue[Command]] = {}
+        self._workers: list[asyncio.Task[None]] = []
+        self._tasks: set[asyncio.Task[Any]] = set()
         self.on_input: Callable[[str, DeviceEvent], None] | None = None  # benchmarks: event timing
 
     # -- life -------------------------------------------------------------------------------------------
@@ -192,23 +207,23 @@ class TableDevices:
             with contextlib.suppress(Exception):
                 await d.stop()
 
-    def _spawn(self, coro) -> None:
+    def _spawn(self, coro: Coroutine[Any, Any, object]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
 
-    def _task_done(self, task: asyncio.Task) -> None:
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("devices.task_failed", error=repr(task.exception()), round_id=self.core.round_id)
 
     @property
-    def core(self):
+    def core(self) -> TableCore:
         return self.table.core
 
     # -- events in ---------------------------------------------------------------------------------------
 
-    def _consumer_for(self, device: str):
+    def _consumer_for(self, device: str) -> Consumer:
         async def consume(event: DeviceEvent, ack: Callable[[], None]) -> None:
             try:
                 await self._on_event(device, event, ack)
@@ -332,7 +347,7 @@ class TableDevices:
 
     # -- the shuffling device's own state ---------------------------------------------------------------
 
-    async def resume(self, missing_notes: list) -> None:
+    async def resume(self, missing_notes: list[Note]) -> None:
         """The journal checked out and was replayed: the inputs the devices gave meanwhile are folded
         (their commands were not sent), then the devices are told the table's standing effects, and
         from here on kept in step."""
