@@ -18,6 +18,7 @@ SIGINT stops it within seconds: the round in play stays in the journal, and the 
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import signal
@@ -51,7 +52,7 @@ STOP_WAIT_S = 2.0       # on a stop, how long the floor's loop and the table's c
 log = structlog.get_logger("tabled.run")
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE",
                         help="TOML config file (default: $TABLED_CONFIG, else /etc/tabled/tabled.toml)")
     parser.add_argument("--rounds", type=whole_number(0), default=None,
@@ -224,7 +225,7 @@ async def _play(cfg: Config, rounds: int, table: Table, devices: TableDevices, s
     return asyncio.Event().wait()
 
 
-async def _until_done(coro, consumer: asyncio.Task, stop: asyncio.Event | None = None) -> None:
+async def _until_done(coro: Awaitable[object], consumer: asyncio.Task[None], stop: asyncio.Event | None = None) -> None:
     """Run ``coro`` until it ends or ``stop`` is set; if the table's consumer dies first, raise
     its error instead of waiting. However it ends, ``coro`` is cancelled and given
     :data:`STOP_WAIT_S` to finish: a stop never waits on it for longer."""
@@ -243,7 +244,7 @@ async def _until_done(coro, consumer: asyncio.Task, stop: asyncio.Event | None =
             await asyncio.wait({work}, timeout=STOP_WAIT_S)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from tabled.daemon.report import terminal
     from tabled.host.log import configure_logging, dealer_line
     from tabled.host.output import install

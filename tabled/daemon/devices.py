@@ -44,12 +44,13 @@ from typing import Any, Protocol, cast
 
 import structlog
 
-from tabled_drivers.base import BadDeviceData, Consumer, DeviceEvent, Driver, LinkFailed, LinkUp
+from tabled_drivers.base import Ack, BadDeviceData, Consumer, DeviceEvent, Driver, LinkFailed, LinkUp
 from tabled_drivers.betspots import BetSpotsDriver, Lamp as SpotLamp, Reading, WagerAfterLock, WagersChanged
 from tabled_drivers.link.client import serial_opener
 from tabled_drivers.link.endpoint import LinkTiming
 from tabled_drivers.link.errors import CommandRejected, LinkError, PortBusyError
 from tabled_drivers.link.messages import Status
+from tabled_drivers.link.usb import UsbAddress
 from tabled_drivers.meter import MeterDriver, MeterFault, MeterFaultCleared
 from tabled_drivers.panel import (Button, ButtonPressed, KeyTurned, Lamp, LampState, NumberEntered, PanelDriver,
                            SpotAction, SpotsAction)
@@ -127,13 +128,13 @@ def board_input(reading: Reading) -> Input:
         for sw in reading.spots]})
 
 
-def frame_seq(ack: Any) -> int | None:
+def frame_seq(ack: Ack) -> int | None:
     """The link SEQ of the frame an acknowledgement belongs to (tabled_drivers.link.client.Ack.seq)."""
     return getattr(ack, "seq", None)
 
 
 def build_drivers(consumer_for: Callable[[str], Consumer], *, spots: int, ports: dict[str, str],
-                  usb_backend: Any = None, usb_addresses: dict[str, Any] | None = None,
+                  usb_backend: Any = None, usb_addresses: dict[str, UsbAddress] | None = None,
                   timing: LinkTiming = LinkTiming(), poll_interval: float = 0.05,
                   baudrates: dict[str, int] | None = None) -> dict[str, Driver]:
     """The five drivers: serial ones on ``ports``, USB ones found on ``usb_backend`` (None: libusb),
@@ -263,7 +264,7 @@ class TableDevices:
             self.on_input(device, event)
         self._submit(inputs, ack, key)
 
-    def _frame_key(self, device: str, ack: Any) -> tuple[str, int, bool] | None:
+    def _frame_key(self, device: str, ack: Ack) -> tuple[str, int, bool] | None:
         """(src, frame number, is a repeat) for a device frame; None for polled readings."""
         seq, boot = frame_seq(ack), self.boots.get(device)
         if seq is None or boot is None:
