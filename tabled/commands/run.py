@@ -18,6 +18,7 @@ SIGINT stops it within seconds: the round in play stays in the journal, and the 
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import signal
@@ -27,7 +28,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, cast
 
 import structlog
 
@@ -51,7 +52,7 @@ STOP_WAIT_S = 2.0       # on a stop, how long the floor's loop and the table's c
 log = structlog.get_logger("tabled.run")
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE",
                         help="TOML config file (default: $TABLED_CONFIG, else /etc/tabled/tabled.toml)")
     parser.add_argument("--rounds", type=whole_number(0), default=None,
@@ -131,9 +132,11 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
         if cfg.simulation.enabled:
             if sims is None:
                 notifier.status("starting the simulated devices")
-                if seams.state_dir is None:
+                state_dir = seams.state_dir
+                if state_dir is None:
                     tmp = tempfile.TemporaryDirectory(prefix="tabled-sim-")
-                sims = await _simulators(cfg, seams.state_dir or Path(tmp.name), timing, opened)
+                    state_dir = Path(tmp.name)
+                sims = await _simulators(cfg, state_dir, timing, opened)
             ports, backend = sims.ports, sims.backend
             make = lambda consumer_for: build_drivers(  # noqa: E731
                 consumer_for, spots=cfg.table.spots, ports=ports, usb_backend=backend, timing=timing,
@@ -229,7 +232,7 @@ async def _simulators(cfg: Config, state_dir: Path, timing: LinkTiming, opened: 
 
 
 async def _play(cfg: Config, rounds: int, table: Table, devices: TableDevices, sims: SimulatedTable | None,
-                hooks: Hooks | None, *, out: TextIO, stop: asyncio.Event | None, pace_s: float) -> Awaitable[None]:
+                hooks: Hooks | None, *, out: TextIO, stop: asyncio.Event | None, pace_s: float) -> Awaitable[object]:
     """What plays: ``hooks``, else on a simulated table the floor's people (``[simulation] dealer =
     "auto"``) or a person dealing on this terminal's keys (``"manual"``), else the people at a real
     table (the daemon only waits)."""
@@ -245,13 +248,13 @@ async def _play(cfg: Config, rounds: int, table: Table, devices: TableDevices, s
     if floor is not None and sim.dealer == "auto":
         pause = sim.round_pause_ms / 1000 if not rounds else 0.0
         return floor.play(rounds or None, pause_s=pause, pace_s=pace_s, stop=stop)
-    if floor is not None and sim.dealer == "manual":
+    if sims is not None and floor is not None and sim.dealer == "manual":
         from tabled.sim.table import dealt_by_hand
         return dealt_by_hand(sims, floor, out)
     return asyncio.Event().wait()
 
 
-async def _until_done(coro, consumer: asyncio.Task, stop: asyncio.Event | None = None) -> None:
+async def _until_done(coro: Awaitable[object], consumer: asyncio.Task[None], stop: asyncio.Event | None = None) -> None:
     """Run ``coro`` until it ends or ``stop`` is set; if the table's consumer dies first, raise
     its error instead of waiting. However it ends, ``coro`` is cancelled and given
     :data:`STOP_WAIT_S` to finish: a stop never waits on it for longer."""
@@ -270,7 +273,7 @@ async def _until_done(coro, consumer: asyncio.Task, stop: asyncio.Event | None =
             await asyncio.wait({work}, timeout=STOP_WAIT_S)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from tabled.daemon.report import terminal
     from tabled.host.log import configure_logging, dealer_line
     from tabled.host.output import install
@@ -279,7 +282,9 @@ def run(args) -> int:
     rounds = args.rounds if args.rounds is not None else cfg.simulation.rounds
     pace_ms = args.pace_ms if args.pace_ms is not None else cfg.simulation.pace_ms
     # from here on a reader that is slow, stalled or gone cannot hold up the table
-    stdout, stderr = install()
+    # the non-blocking streams stand in for sys.stdout and sys.stderr (io.TextIOBase, which typing's
+    # nominal TextIO does not include)
+    stdout, stderr = cast(tuple[TextIO, TextIO], install())
     human = cfg.log.format != "json" and terminal(stdout)
     if human:
         # the round printer is the output; the log adds only warnings, on stderr, and only those
@@ -298,6 +303,7 @@ def run(args) -> int:
         stop = asyncio.Event()
         playing = False
         task = asyncio.current_task()
+        assert task is not None  # main runs as asyncio.run's task
         loop = asyncio.get_running_loop()
 
         def on_playing() -> None:

@@ -37,25 +37,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol, cast
 
 import structlog
 
-from tabled_drivers.base import BadDeviceData, DeviceEvent, Driver, LinkFailed, LinkUp
+from tabled_drivers.base import Ack, BadDeviceData, Consumer, DeviceEvent, Driver, LinkFailed, LinkUp
 from tabled_drivers.betspots import BetSpotsDriver, Lamp as SpotLamp, Reading, WagerAfterLock, WagersChanged
 from tabled_drivers.link.client import serial_opener
 from tabled_drivers.link.endpoint import LinkTiming
 from tabled_drivers.link.errors import CommandRejected, LinkError, PortBusyError
 from tabled_drivers.link.messages import Status
+from tabled_drivers.link.usb import UsbAddress
 from tabled_drivers.meter import MeterDriver, MeterFault, MeterFaultCleared
 from tabled_drivers.panel import (Button, ButtonPressed, KeyTurned, Lamp, LampState, NumberEntered, PanelDriver,
                            SpotAction, SpotsAction)
 from tabled_drivers.shoe import (BackColour, CardDrawn, CardUnreadable, ShoeDriver, ShoeEmpty, ShoeRemoved,
                           ShoeReplaced)
 from tabled_drivers.shuffler import (DECK_SIZE, CardCountWrong, DeckColour, DoorClosed, DoorOpen, HandDelivered,
-                              NotIntermixing, ShuffleComplete, ShuffleCycleFailed, ShufflerDriver, ShufflerJam)
-from tabled.table.effects import Command
+                              NotIntermixing, ShuffleComplete, ShuffleCycleFailed, ShufflerDriver, ShufflerJam,
+                              ShufflerStatus)
+from tabled.table.core import TableCore
+from tabled.table.effects import Command, Note
 from tabled.game.cards import HAND_SIZE
 from tabled.table.felt import AREAS, parse_reading
 
@@ -69,7 +72,8 @@ SEQ_CYCLE = 255   # link SEQs run 1..255 and wrap (docs/protocols.md)
 PER_FRAME = 16    # sequence numbers per frame (a frame's inputs are numbered within its block)
 BUSY_RETRY_S = 0.01
 BUSY_RETRIES = 200
-SHOE_HAPPENINGS = {ShoeRemoved: "shoe.removed", ShoeReplaced: "shoe.replaced", ShoeEmpty: "shoe.empty"}
+SHOE_HAPPENINGS: dict[type[DeviceEvent], str] = {
+    ShoeRemoved: "shoe.removed", ShoeReplaced: "shoe.replaced", ShoeEmpty: "shoe.empty"}
 
 #: the panel's buttons -> the names ``panel.button`` inputs give them (tabled/table/buttons.py)
 BUTTON_NAMES = {
@@ -86,6 +90,20 @@ BUTTON_NAMES = {
 }
 
 Input = tuple[str, dict[str, Any]]
+
+
+class Table(Protocol):
+    """What the devices read of and give to the table (tabled.daemon.controller.Table)."""
+
+    @property
+    def core(self) -> TableCore: ...
+
+    @property
+    def idle(self) -> asyncio.Event: ...
+
+    def submit(self, kind: str, payload: dict[str, Any], ack: Callable[[], None] | None = None) -> None: ...
+
+    async def resume(self, missing_notes: list[Note]) -> None: ...
 
 
 def button_input(e: ButtonPressed) -> Input:
@@ -108,13 +126,13 @@ def board_input(reading: Reading) -> Input:
         for sw in reading.spots]})
 
 
-def frame_seq(ack: Any) -> int | None:
+def frame_seq(ack: Ack) -> int | None:
     """The link SEQ of the frame an acknowledgement belongs to (tabled_drivers.link.client.Ack.seq)."""
     return getattr(ack, "seq", None)
 
 
-def build_drivers(consumer_for: Callable[[str], Any], *, spots: int, ports: dict[str, str],
-                  usb_backend: Any = None, usb_addresses: dict[str, Any] | None = None,
+def build_drivers(consumer_for: Callable[[str], Consumer], *, spots: int, ports: dict[str, str],
+                  usb_backend: Any = None, usb_addresses: dict[str, UsbAddress] | None = None,
                   timing: LinkTiming = LinkTiming(), poll_interval: float = 0.05,
                   baudrates: dict[str, int] | None = None) -> dict[str, Driver]:
     """The five drivers: serial ones on ``ports``, USB ones found on ``usb_backend`` (None: libusb),
@@ -139,7 +157,7 @@ def build_drivers(consumer_for: Callable[[str], Any], *, spots: int, ports: dict
 class TableDevices:
     """Joins the drivers to a :class:`tabled.daemon.controller.Table` (whose ``commands`` sink is :meth:`command`)."""
 
-    def __init__(self, table: Any, make_drivers: Callable[[Callable[[str], Any]], dict[str, Driver]]) -> None:
+    def __init__(self, table: Table, make_drivers: Callable[[Callable[[str], Consumer]], dict[str, Driver]]) -> None:
         self.table = table
         self.drivers = make_drivers(self._consumer_for)
         self.boots: dict[str, int] = {}
@@ -149,9 +167,9 @@ class TableDevices:
         self.repeats_dropped = 0
         self.resumed = False  # nothing goes to a device before the table has resumed from its journal
         self.board_fresh = False  # the daemon's first board link is up and has not reported a reading
-        self._queues: dict[str, asyncio.Queue] = {}
-        self._workers: list[asyncio.Task] = []
-        self._tasks: set[asyncio.Task] = set()
+        self._queues: dict[str, asyncio.Queue[Command]] = {}
+        self._workers: list[asyncio.Task[None]] = []
+        self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- life -------------------------------------------------------------------------------------------
 
@@ -187,23 +205,23 @@ class TableDevices:
             with contextlib.suppress(Exception):
                 await d.stop()
 
-    def _spawn(self, coro) -> None:
+    def _spawn(self, coro: Coroutine[Any, Any, object]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
 
-    def _task_done(self, task: asyncio.Task) -> None:
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("devices.task_failed", error=repr(task.exception()), round_id=self.core.round_id)
 
     @property
-    def core(self):
+    def core(self) -> TableCore:
         return self.table.core
 
     # -- events in ---------------------------------------------------------------------------------------
 
-    def _consumer_for(self, device: str):
+    def _consumer_for(self, device: str) -> Consumer:
         async def consume(event: DeviceEvent, ack: Callable[[], None]) -> None:
             try:
                 await self._on_event(device, event, ack)
@@ -225,7 +243,7 @@ class TableDevices:
             if device == "betspots":  # back after a loss the table knows of: its first reading is news
                 self.board_fresh = not told
             if device == "shuffler":
-                self._spawn(self._report_status(self.drivers["shuffler"]))  # what it holds after the link was down
+                self._spawn(self._report_status(self._shuffler()))  # what it holds after the link was down
             return
         if isinstance(event, LinkFailed):
             self.up.discard(device)
@@ -241,7 +259,7 @@ class TableDevices:
         inputs = self._translate(device, event)
         self._submit(inputs, ack, key)
 
-    def _frame_key(self, device: str, ack: Any) -> tuple[str, int, bool] | None:
+    def _frame_key(self, device: str, ack: Ack) -> tuple[str, int, bool] | None:
         """(src, frame number, is a repeat) for a device frame; None for polled readings."""
         seq, boot = frame_seq(ack), self.boots.get(device)
         if seq is None or boot is None:
@@ -294,7 +312,7 @@ class TableDevices:
             return [("shoe.card", {"card": e.card, "reader_seq": e.reader_seq, **_back(e.back)})]
         if isinstance(e, CardUnreadable):
             return [("shoe.unreadable", {"reader_seq": e.reader_seq, **_back(e.back)})]
-        if type(e) in SHOE_HAPPENINGS:
+        if isinstance(e, ShoeRemoved | ShoeReplaced | ShoeEmpty):
             return [(SHOE_HAPPENINGS[type(e)], {"cards_read": e.cards_read})]
         if isinstance(e, (DoorOpen, DoorClosed)):
             return [("shuffler.door", {"open": isinstance(e, DoorOpen)})]
@@ -325,7 +343,7 @@ class TableDevices:
 
     # -- the shuffling device's own state ---------------------------------------------------------------
 
-    async def resume(self, missing_notes: list) -> None:
+    async def resume(self, missing_notes: list[Note]) -> None:
         """The journal checked out and was replayed: the inputs the devices gave meanwhile are folded
         (their commands were not sent), then the devices are told the table's standing effects, and
         from here on kept in step."""
@@ -335,7 +353,7 @@ class TableDevices:
         self.resumed = True
         await self.table.resume(missing_notes)
 
-    async def _report_status(self, d: ShufflerDriver) -> Status | None:
+    async def _report_status(self, d: ShufflerDriver) -> ShufflerStatus | None:
         """Journal what the shuffling device says it holds (``shuffler.status``) when the table says
         it is news to it; None when the device cannot say."""
         try:
@@ -378,35 +396,41 @@ class TableDevices:
                 log.exception("device.command_crashed", device=device, command=cmd.name,
                               round_id=self.core.round_id)
 
+    def _shuffler(self) -> ShufflerDriver:
+        # the drivers are keyed by device (build_drivers); a test's stand-ins answer to the same calls
+        return cast(ShufflerDriver, self.drivers["shuffler"])
+
     async def _run(self, cmd: Command) -> None:
         d = self.drivers[cmd.device]
         a = cmd.args
         if cmd.device == "shuffler":
             if cmd.name == "shuffle":
-                await self._shuffle(d, a["deck"])
+                await self._shuffle(self._shuffler(), a["deck"])
             elif cmd.name == "deal":
-                await self._deal(d, a["deck"], a["hands"])
+                await self._deal(self._shuffler(), a["deck"], a["hands"])
         elif cmd.device == "betspots":
+            board = cast(BetSpotsDriver, d)
             if cmd.name == "unlock":
-                await d.unlock()
+                await board.unlock()
                 if a.get("progressive_spots"):
-                    await d.enable_progressive(sorted(a["progressive_spots"]))
-                await d.set_lamps({})
+                    await board.enable_progressive(sorted(a["progressive_spots"]))
+                await board.set_lamps({})
             elif cmd.name == "progressive_acceptance" and "progressive_spots" in a:
-                await d.enable_progressive(sorted(a["progressive_spots"]))
+                await board.enable_progressive(sorted(a["progressive_spots"]))
             elif cmd.name == "lock":
-                await d.lock()
+                await board.lock()
                 if "lamps" in a:
-                    await d.set_lamps({n: SpotLamp.ON for n in a["lamps"]})
+                    await board.set_lamps({n: SpotLamp.ON for n in a["lamps"]})
         elif cmd.device == "shoe" and cmd.name == "start_shoe":
-            await d.start_shoe()
+            await cast(ShoeDriver, d).start_shoe()
         elif cmd.device == "panel" and cmd.name == "lamp":
-            await d.set_lamp(Lamp[a["lamp"]], LampState[a["state"]])
+            await cast(PanelDriver, d).set_lamp(Lamp[a["lamp"]], LampState[a["state"]])
         elif cmd.device == "meter" and cmd.name == "show":
+            meter = cast(MeterDriver, d)
             if a.get("offline"):
-                await d.show_offline()
+                await meter.show_offline()
             elif a.get("cents") is not None:
-                await d.show(a["cents"])
+                await meter.show(a["cents"])
         else:
             log.info("device.command_ignored", device=cmd.device, command=cmd.name)
 
@@ -427,7 +451,8 @@ class TableDevices:
                     return
                 await asyncio.sleep(BUSY_RETRY_S)  # one shuffle at a time in the device
                 last = exc
-        self._refused("shuffle", deck, last)
+        if last is not None:
+            self._refused("shuffle", deck, last)
 
     async def _deal(self, d: ShufflerDriver, deck: str, hands: int) -> None:
         """Deliver the hands the device has not given yet from ``deck`` (its cards left say how many

@@ -50,7 +50,7 @@ class TableCore(Protocol):
 
 
 Input = tuple[str, dict[str, Any]]
-Meaning = Callable[[TableCore, str, Any], list[Input]]
+Meaning = Callable[[TableCore, str | None, Any], list[Input]]
 
 DEALER_HAND = 0      # the spot of the dealer's own hand on the panel
 DECK_SIZE = len(DECK)  # 3.4, 3.7: a full deck
@@ -73,32 +73,32 @@ class PanelButton:
         return frozenset().union(*(keys.required(a)[0] for a in self.actions))
 
 
-def panel(action: str, key: str, **fields: Any) -> Input:
+def panel(action: str, key: str | None, **fields: Any) -> Input:
     return ("panel", {"action": action, "key": key, **fields})
 
 
 def action(name: str, **fixed: Any) -> Meaning:
     """A button that is always the one panel action, taking nothing from the panel."""
-    def means(core: TableCore, key: str, taken: Any) -> list[Input]:
+    def means(core: TableCore, key: str | None, taken: Any) -> list[Input]:
         return [panel(name, key, **fixed)]
     return means
 
 
 def spot_action(name: str, **fixed: Any) -> Meaning:
-    def means(core: TableCore, key: str, spot: Any) -> list[Input]:
+    def means(core: TableCore, key: str | None, spot: Any) -> list[Input]:
         return [panel(name, key, spot=spot, **fixed)]
     return means
 
 
 def number_action(name: str, field: str) -> Meaning:
-    def means(core: TableCore, key: str, value: Any) -> list[Input]:
+    def means(core: TableCore, key: str | None, value: Any) -> list[Input]:
         return [panel(name, key, **{field: value})]
     return means
 
 
 def nothing(what: str) -> Meaning:
     """A button the table keeps in its journal but does not act on."""
-    def means(core: TableCore, key: str, taken: Any) -> list[Input]:
+    def means(core: TableCore, key: str | None, taken: Any) -> list[Input]:
         return []
     means.__doc__ = what
     return means
@@ -106,7 +106,7 @@ def nothing(what: str) -> Meaning:
 
 # -- the buttons whose meaning depends on the table ----------------------------------------------------
 
-def reveal(core: TableCore, key: str, taken: Any) -> list[Input]:
+def reveal(core: TableCore, key: str | None, taken: Any) -> list[Input]:
     """8.3, 8.6: every spot still deciding with nothing on its bet area folds, then the reveal."""
     r = core.round
     if r is None or r.phase != "deciding":
@@ -116,7 +116,7 @@ def reveal(core: TableCore, key: str, taken: Any) -> list[Input]:
     return [*folds, panel("reveal", key)]
 
 
-def settle_done(core: TableCore, key: str, taken: Any) -> list[Input]:
+def settle_done(core: TableCore, key: str | None, taken: Any) -> list[Input]:
     """9.5: the next held progressive award is confirmed paid, in the pool's order (12.2, 12.4)."""
     r = core.round
     if r is not None and r.phase == "settling" and r.awards is not None:
@@ -126,7 +126,7 @@ def settle_done(core: TableCore, key: str, taken: Any) -> list[Input]:
     return [panel("settle", key)]
 
 
-def exposed_card(core: TableCore, key: str, spot: Any) -> list[Input]:
+def exposed_card(core: TableCore, key: str | None, spot: Any) -> list[Input]:
     """14.5 on a player's hand; 14.6 on the dealer's: the card the shoe last dealt the dealer."""
     if spot != DEALER_HAND:
         return [panel("exposed_card", key, target=spot)]
@@ -137,18 +137,18 @@ def exposed_card(core: TableCore, key: str, spot: Any) -> list[Input]:
     return [panel("exposed_card", key, target=DEALER, **card)]  # without a card the round says why not
 
 
-def void_round(core: TableCore, key: str, spots: Any) -> list[Input]:
+def void_round(core: TableCore, key: str | None, spots: Any) -> list[Input]:
     """16.4, 16.5: the round void, the wagers of the spots named forfeited."""
     return [panel("invalidate_round", key, reason="voided at the panel", forfeit=list(spots or []))]
 
 
-def new_cards(core: TableCore, key: str, taken: Any) -> list[Input]:
+def new_cards(core: TableCore, key: str | None, taken: Any) -> list[Input]:
     """3.6: every deck of the card source in use is replaced, each to be verified (3.4)."""
     decks = ["S"] if core.card_source == "shoe" else ["A", "B"]
     return [panel("new_cards", key, deck=d) for d in decks]
 
 
-def verify_deck(core: TableCore, key: str, taken: Any) -> list[Input]:
+def verify_deck(core: TableCore, key: str | None, taken: Any) -> list[Input]:
     """3.4: the shoe's deck counted by the dealer; the shuffling device's deck checked by the
     dealer when the device does not read its cards; else a count of a full deck (3.7)."""
     if core.card_source == "shoe":
@@ -159,7 +159,7 @@ def verify_deck(core: TableCore, key: str, taken: Any) -> list[Input]:
     return [panel("count_cards", key, count=DECK_SIZE)]
 
 
-def approve(core: TableCore, key: str, taken: Any) -> list[Input]:
+def approve(core: TableCore, key: str | None, taken: Any) -> list[Input]:
     """What the key allows and the table needs (see the module docstring)."""
     r = core.round
     if key == keys.Key.INSPECTOR:
@@ -175,7 +175,7 @@ def approve(core: TableCore, key: str, taken: Any) -> list[Input]:
     return [panel("approve_play", key)]  # the table says why not
 
 
-def enter_card(core: TableCore, key: str, value: Any) -> list[Input]:
+def enter_card(core: TableCore, key: str | None, value: Any) -> list[Input]:
     """7.3: the card the shoe could not read, as the dealer reads it; the table says if one waits."""
     return [("shoe.card", {"card": value, "keyed": True})]
 

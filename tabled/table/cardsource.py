@@ -23,21 +23,42 @@ state between rounds): a table restored from one has asked for every deck it nee
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from tabled.table.effects import Command, Effect
+from tabled.table.links import Links
+from tabled.table.state import RoundState
 
 DECKS = {"A": "red", "B": "blue"}  # 3.2.2: the two decks' backs differ in colour
 SHUFFLER = "shuffler"
 
 
-def in_play(core: Any, deck: str) -> bool:
+class TableCore(Protocol):
+    """What the card source reads of the table (tabled.table.core.TableCore)."""
+
+    @property
+    def round(self) -> RoundState | None: ...
+
+    @property
+    def card_source(self) -> str: ...
+
+    @property
+    def shuffler_failed(self) -> bool: ...
+
+    @property
+    def links(self) -> Links: ...
+
+    @property
+    def decks(self) -> dict[str, dict[str, Any]]: ...
+
+
+def in_play(core: TableCore, deck: str) -> bool:
     """The deck the round deals from, once its cards are out of the device's hands (past preparing)."""
     r = core.round
     return r is not None and r.deck == deck and r.phase != "preparing"
 
 
-def dealing(core: Any) -> Any:
+def dealing(core: TableCore) -> RoundState | None:
     """The round dealing from the shuffling device, if one is."""
     r = core.round
     if r is None or r.phase != "dealing" or r.card_source != SHUFFLER:
@@ -65,17 +86,17 @@ class CardSource:
         self.refused: set[str] = set()       # decks whose shuffle it refused, asked again when it can
 
     @classmethod
-    def restored(cls, core: Any) -> CardSource:
+    def restored(cls, core: TableCore) -> CardSource:
         """After a checkpoint: every deck the table needs shuffled counts as asked for (the
         standing effects ask for it again)."""
         cs = cls()
         cs.requested = set(cs.wanted(core))
         return cs
 
-    def usable(self, core: Any) -> bool:
+    def usable(self, core: TableCore) -> bool:
         return core.card_source == SHUFFLER and not core.shuffler_failed and core.links.is_up(SHUFFLER)
 
-    def wanted(self, core: Any) -> list[str]:
+    def wanted(self, core: TableCore) -> list[str]:
         """4.1: decks not shuffled and not in play (the deck in play is shuffled after its round)."""
         if core.card_source != SHUFFLER or core.shuffler_failed:
             return []
@@ -83,7 +104,7 @@ class CardSource:
 
     # -- what the device reported ------------------------------------------------------------------
 
-    def shuffled(self, core: Any, deck: str) -> None:
+    def shuffled(self, core: TableCore, deck: str) -> None:
         """The need is met, and the device can take another shuffle; a deal that waited for this
         deck may go on."""
         self.requested.discard(deck)
@@ -117,7 +138,7 @@ class CardSource:
         self.refused.clear()
         self.dealt_round = None
 
-    def judge_status(self, core: Any, ready: dict[str, int]) -> list[tuple[str, str]]:
+    def judge_status(self, core: TableCore, ready: dict[str, int]) -> list[tuple[str, str]]:
         """(fault, deck) for each deck the device does not hold that the table needs it to:
         ``cycle_fail`` reshuffles (15.1), anything else is 15.2. A deck asked for and not yet
         reported is being shuffled: its absence says nothing."""
@@ -128,7 +149,7 @@ class CardSource:
         for deck in DECKS:
             if deck in ready or deck in self.requested:
                 continue
-            if in_play(core, deck):
+            if r is not None and in_play(core, deck):
                 dealt_from = r.deliveries > 0 or r.phase not in ("betting", "dealing")
                 if not dealt_from:
                     out.append(("cycle_fail", deck))  # 15.1: no card dealt from it yet: reshuffle
@@ -140,7 +161,7 @@ class CardSource:
 
     # -- what the table asks ---------------------------------------------------------------------
 
-    def requests(self, core: Any, effects: list[Effect]) -> list[Effect]:
+    def requests(self, core: TableCore, effects: list[Effect]) -> list[Effect]:
         """The effects of one input, with each shuffle asked for once per need (a shuffle already
         asked for, or one the device cannot be asked now, is left out), then the shuffles of decks
         the table needs and nobody asked for (4.1), then the deal of a round that reached dealing
@@ -165,11 +186,11 @@ class CardSource:
             out.append(self.deal(r))
         return out
 
-    def deal(self, r: Any) -> Command:
+    def deal(self, r: RoundState) -> Command:
         """7.4: the round's hands, one per target in deal order (7.2.2)."""
         return Command(SHUFFLER, "deal", {"round_id": r.round_id, "deck": r.deck, "hands": len(r.dealt_to)})
 
-    def standing(self, core: Any) -> list[Effect]:
+    def standing(self, core: TableCore) -> list[Effect]:
         """Safe to send again after a restart: the shuffles asked for, and the deal in progress."""
         if core.card_source != SHUFFLER or core.shuffler_failed:
             return []

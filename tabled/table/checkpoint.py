@@ -10,11 +10,15 @@ import types
 import typing
 from dataclasses import Field, fields, is_dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tabled.game.round_facts import Wager
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 SKIP = {"checkpoint": "skip"}
+Saved = TypeVar("Saved", bound="DataclassInstance")
 
 
 class CheckpointError(ValueError):
@@ -38,15 +42,15 @@ def encode(value: Any) -> Any:
     return value
 
 
-def _saved(obj: Any) -> list[Field[Any]]:
+def _saved(obj: DataclassInstance) -> list[Field[Any]]:
     return [f for f in fields(obj) if f.metadata.get("checkpoint") != "skip"]
 
 
-def saved_fields(obj: Any) -> dict[str, Any]:
+def saved_fields(obj: DataclassInstance) -> dict[str, Any]:
     return {f.name: encode(getattr(obj, f.name)) for f in _saved(obj)}
 
 
-def load_fields(obj: Any, data: dict[str, Any]) -> Any:
+def load_fields(obj: Saved, data: dict[str, Any]) -> Saved:
     """Set each saved field of ``obj`` that ``data`` holds, decoded by its type; returns ``obj``."""
     if not isinstance(data, dict):
         raise CheckpointError(f"{type(obj).__name__}: expected an object, got {data!r}")

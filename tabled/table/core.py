@@ -41,6 +41,7 @@ Inputs (kind: payload):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -299,7 +300,8 @@ class TableCore:
             return effects + self._round_input(ROUND_ACTIONS[action], p)
         if action == "deck_checked":
             return effects + self._action_deck_checked(key=key, **p)
-        return effects + getattr(self, "_action_" + action)(**p)
+        handler: Callable[..., list[Effect]] = getattr(self, "_action_" + action)
+        return effects + handler(**p)
 
     def _action_open_table(self) -> list[Effect]:
         if self.is_open:
@@ -722,7 +724,7 @@ class TableCore:
         data = dict(settlement_as_dict(st))
         r.settlement = data
         from tabled.table.display import settlement_lines
-        return [Note("round.settled", data, r.round_id)] + settlement_lines(st)
+        return [Note("round.settled", data, r.round_id), *settlement_lines(st)]
 
     # -- progress: what follows from the state after every input ------------------------------------
 
@@ -744,7 +746,7 @@ class TableCore:
         if self.round is None:
             effects += self._start_round()
         r = self.round
-        if r is not None and r.phase == "preparing" and self._cards_ready():
+        if r is not None and r.phase == "preparing" and r.deck is not None and self._cards_ready(r.deck):
             if self.card_source == "shuffler":
                 self.decks[r.deck]["shuffled"] = False  # this deck is now in play
             else:
@@ -763,9 +765,9 @@ class TableCore:
         their cards face up (9.5), until the pool takes the awards when the link returns."""
         self.awards_held[r.round_id] = self.now
         held = [s.number for s in r.spots.values() if s.award_held]
-        return [Note("progressive.award_held", {"spots": held, "since_ms": self.now, "rule": "14.13"}, r.round_id)] \
-            + [Say(f"spot {n}: progressive award pending: the pool cannot be reached; leave the cards face up "
-                   "until it is paid", n, "9.5", "flag") for n in held]
+        return [Note("progressive.award_held", {"spots": held, "since_ms": self.now, "rule": "14.13"}, r.round_id),
+                *(Say(f"spot {n}: progressive award pending: the pool cannot be reached; leave the cards face up "
+                      "until it is paid", n, "9.5", "flag") for n in held)]
 
     def _end_round(self, r: Round) -> list[Effect]:
         effects: list[Effect] = []
@@ -813,10 +815,9 @@ class TableCore:
                                                  "progressive_offline": self.progressive_offline},
                                self.round.round_id)]
 
-    def _cards_ready(self) -> bool:
+    def _cards_ready(self, deck: str) -> bool:
         """4.1: shuffled before every round; 3.4: verified cards; 4.2: cut with the shoe."""
-        r = self.round
-        d = self.decks[r.deck]
+        d = self.decks[deck]
         if not d["verified"]:
             return False
         if self.card_source == "shuffler":

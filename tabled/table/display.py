@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from tabled.table.effects import Say
 from tabled.game.round_facts import SpotStatus
-from tabled.game.settlement import Outcome, Settlement, WagerSettlement, money
+from tabled.game.settlement import Outcome, Settlement, SpotSettlement, WagerSettlement, money
 
 #: spots whose wagers the dealer settled when it happened, on the line said then
 TOLD_WHEN_IT_HAPPENED = frozenset({SpotStatus.FOLDED, SpotStatus.CONCEDED, SpotStatus.ABSENT, SpotStatus.DEAD,
@@ -39,7 +39,7 @@ def wager_words(w: WagerSettlement) -> str:
     return words
 
 
-def spot_line(line) -> str:
+def spot_line(line: SpotSettlement) -> str:
     """One spot in the dealer's words: the net, then each wager."""
     parts = [wager_words(w) for w in line.wagers if w.outcome is not Outcome.NONE]
     net = line.net_cents

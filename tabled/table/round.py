@@ -41,6 +41,8 @@ from tabled.table.state import RoundState
 class Round(RoundState):
     """The rules applied to each input of one round; the model of its machine."""
 
+    state: str  # the phase's value, where python-statemachine keeps it on its model (not a saved field)
+
     def __post_init__(self) -> None:
         super().__post_init__()
         self.machine = RoundMachine(model=self)
@@ -150,7 +152,7 @@ class Round(RoundState):
                 up = HAND_SIZE - 1
             self.dealer_up = sorted(set(self.dealer_up) | {self.dealer_cards[up]})  # 7.4.2: bottom card up
         else:
-            s = self.spots[target]
+            s = self.spot(target)
             s.cards = list(cards)
             if len(cards) != HAND_SIZE:
                 s.status = SpotStatus.VOID  # 14.7: too few or too many cards
@@ -163,6 +165,7 @@ class Round(RoundState):
         """14.3, 14.5, 14.6 (NZ 14.4 - 14.6): one exposed card is turned over; one exposed on the
         dealer's hand (``card``) stays up as the dealer's up card, the fifth card dealt face down;
         two or more exposed during the deal is a misdeal."""
+        dealer_card: int | None = None
         if target == DEALER:
             if card is None:
                 raise Refused("14.6", "which card is exposed on the dealer's hand? none named")
@@ -170,14 +173,15 @@ class Round(RoundState):
             if card not in self.dealer_cards:
                 raise Refused("14.6", f"{card_text(card)} is not a card of the dealer's hand "
                                       f"({hand_text(self.dealer_cards) or 'none dealt yet'})")
+            dealer_card = card
         else:
             s = self.spot(target)
         self.exposed += 1
         if self.exposed >= 2:
             return self.void(RoundVoid.MISDEAL, "14.3", "two or more cards exposed during the deal")
-        if target == DEALER:
-            self.dealer_up = [card]
-            return [Say(f"{card_text(card)} exposed on the dealer's hand: it stays face up as the dealer's "
+        if dealer_card is not None:
+            self.dealer_up = [dealer_card]
+            return [Say(f"{card_text(dealer_card)} exposed on the dealer's hand: it stays face up as the dealer's "
                         "up card; deal the dealer's other cards face down, the fifth too", rule="14.6")]
         return [Say(f"spot {s.number}: exposed card: turn it over and continue", s.number, "14.5")]
 

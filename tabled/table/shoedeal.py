@@ -73,7 +73,7 @@ def card(r: RoundState, card: int, back: str | None = None, reader_seq: int | No
                 effects.append(Say(f"the dealer's fifth card face down: {card_text(r.dealer_up[0])} "
                                    "is the dealer's up card", rule="14.6"))
     else:
-        r.spots[target].cards.append(card)
+        r.spot(target).cards.append(card)
     return effects + r.dealt()
 
 
