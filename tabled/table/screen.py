@@ -155,7 +155,7 @@ def _settlement_shown(core: Any, effects: list[Effect], previous: Mapping[str, A
         return _shown(r.round_id, st, spots, finished=False, preview=True)
     settled = [e for e in effects if isinstance(e, Note) and e.kind == "round.settled"]
     if settled:
-        return _settlement(settled[-1].round_id, settled[-1].payload, None)
+        return _settlement(settled[-1].round_id or "", settled[-1].payload, None)
     if previous and (r is None or r.phase in ("preparing", "betting")):
         last = dict(previous)
         last["payments"] = [dict(p, state="done") for p in last["payments"]]  # the round is over
@@ -211,7 +211,7 @@ def _next_step(core: Any) -> str:
             first = order[0] if order else held[0].number
             return f"pay the progressive award on spot {first}, then confirm it on the panel (9.5, 12.2)"
         return "pay and collect (9.4)"
-    return PHASES.get(phase, phase)
+    return str(PHASES.get(phase, phase))
 
 
 def _faults(core: Any, since: Mapping[str, int]) -> list[dict[str, Any]]:
@@ -277,7 +277,7 @@ def screen_view(core: Any, effects: Iterable[Effect] = (), previous: Mapping[str
     effects = list(effects)
     previous = previous or {}
     r = core.round
-    phase = r.phase if r is not None else None
+    phase = str(r.phase) if r is not None else ""
     settlement = _settlement_shown(core, effects, previous.get("settlement"))
     settled_lines = settlement.pop("by_spot", {}) if settlement else {}
     if r is None or settlement is None or settlement["round_id"] != r.round_id:
