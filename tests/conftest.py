@@ -22,8 +22,9 @@ SESSIONS = ("simulated", "scripted")
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem):
     if inspect.iscoroutinefunction(pyfuncitem.obj):
-        # funcargs also holds fixtures the test only uses (autouse); pass the ones it names
-        args = {name: pyfuncitem.funcargs[name] for name in inspect.signature(pyfuncitem.obj).parameters}
+        # funcargs also holds the autouse fixtures the test does not name: pass it the ones it names
+        args = {name: pyfuncitem.funcargs[name] for name in inspect.signature(pyfuncitem.obj).parameters
+                if name in pyfuncitem.funcargs}
 
         async def bounded():
             await asyncio.wait_for(pyfuncitem.obj(**args), ASYNC_TEST_LIMIT)
