@@ -1,22 +1,30 @@
 """Run ``async def`` tests on a fresh asyncio loop each (no plugin needed), bounded in time, so a
 hung link or table fails its test instead of hanging the suite. A real PostgreSQL of the session's
 own (tests/pool/pgserver.py: started for the tests, removed after them) for every test that needs
-one, with a fresh database per test."""
+one, with a fresh database per test. The recorded journals (tests/fixtures/journals), unpacked
+once per test session, for the reports and the command that prints them."""
 
 import asyncio
+import gzip
 import inspect
+import shutil
+from pathlib import Path
 
 import pytest
 
 from tests.pool.pgserver import ThrowawayPostgres, create_database, drop_database, dsn_for
 
 ASYNC_TEST_LIMIT = 60.0  # seconds
+JOURNALS = Path(__file__).parent / "fixtures" / "journals"
+SESSIONS = ("simulated", "scripted")
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem):
     if inspect.iscoroutinefunction(pyfuncitem.obj):
-        args = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+        # funcargs also holds the autouse fixtures the test does not name: pass it the ones it names
+        args = {name: pyfuncitem.funcargs[name] for name in inspect.signature(pyfuncitem.obj).parameters
+                if name in pyfuncitem.funcargs}
 
         async def bounded():
             await asyncio.wait_for(pyfuncitem.obj(**args), ASYNC_TEST_LIMIT)
@@ -39,3 +47,15 @@ def pg_dsn(pg_admin_dsn):
         yield dsn_for(pg_admin_dsn, name)
     finally:
         drop_database(pg_admin_dsn, name)
+
+
+@pytest.fixture(scope="session")
+def journals(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("journals")
+    out = {}
+    for name in SESSIONS:
+        path = folder / f"{name}.db"
+        with gzip.open(JOURNALS / name / "journal.db.gz", "rb") as src, open(path, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        out[name] = path
+    return out

@@ -358,6 +358,12 @@ class DeviceLink(_FrameProtocol):
     def unacknowledged(self) -> int:
         return len(self._events)
 
+    @property
+    def commands_waiting(self) -> int:
+        """Commands that had to wait and go on in a task of their own; none are left once the
+        link is closed and their cancellations have landed."""
+        return len(self._tasks)
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
         if self._sender is None or self._sender.done():

@@ -82,7 +82,9 @@ class CommandDispatch:
         self.commands_seen: collections.deque[str] = collections.deque(maxlen=self.COMMANDS_KEPT)
         self.command_counts: collections.Counter[str] = collections.Counter()  # one key per command
 
-    async def _handle(self, code: int, payload: bytes) -> tuple[int, bytes]:
+    async def handle(self, code: int, payload: bytes) -> tuple[int, bytes]:
+        """One command frame's code and payload in, its status and response payload out (the
+        device link calls this for each command it has not answered yet)."""
         command = self.COMMANDS.get(code)
         handler = getattr(self, f"on_{command.name}", None) if command else None
         if command is None or handler is None:
@@ -118,7 +120,7 @@ class SimDevice(CommandDispatch):
         seed = self.script.get("seed", seed)
         self.rng = random.Random(seed)
         self.link = DeviceLink(type(self).__name__, int(self.KIND), self.rng.getrandbits(32),
-                               self._handle, timing)
+                               self.handle, timing)
         self._events_by_name = {spec.name: spec for spec in self.EVENTS.values()}
 
     @property

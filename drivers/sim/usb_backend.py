@@ -477,7 +477,7 @@ class UsbDeviceSimulator(CommandDispatch):
         self.gadget = SimUsbDevice(spec)
         if boot_id is None:  # a real device draws one at power-up
             boot_id = int.from_bytes(os.urandom(4), "big")
-        self.link = DeviceLink(name, int(kind), boot_id, self._handle, timing)
+        self.link = DeviceLink(name, int(kind), boot_id, self.handle, timing)
         self._backend: SimBackend | None = None
 
     # -- the bench

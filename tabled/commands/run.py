@@ -170,9 +170,9 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
         play = await _play(cfg, rounds, table, devices, sims, seams.hooks, out=out, stop=stop, pace_s=pace_s)
         if on_playing is not None:
             on_playing()
-        await _until_done(play, consumer, stop)
+        await until_done(play, consumer, stop)
         if not (stop and stop.is_set()):
-            await _until_done(table.idle.wait(), consumer, stop)
+            await until_done(table.idle.wait(), consumer, stop)
     finally:
         notifier.stopping("stopping")
         for task in (watchdog, meter, shipping):
@@ -254,7 +254,7 @@ async def _play(cfg: Config, rounds: int, table: Table, devices: TableDevices, s
     return asyncio.Event().wait()
 
 
-async def _until_done(coro: Awaitable[object], consumer: asyncio.Task[None], stop: asyncio.Event | None = None) -> None:
+async def until_done(coro: Awaitable[object], consumer: asyncio.Task[None], stop: asyncio.Event | None = None) -> None:
     """Run ``coro`` until it ends or ``stop`` is set; if the table's consumer dies first, raise
     its error instead of waiting. However it ends, ``coro`` is cancelled and given
     :data:`STOP_WAIT_S` to finish: a stop never waits on it for longer."""

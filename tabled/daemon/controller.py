@@ -35,6 +35,13 @@ log = structlog.get_logger("tabled.daemon.controller")
 CommandSink = Callable[[Command], Awaitable[None]]
 
 
+def log_dealer_line(e: Say, round_id: str | None) -> None:
+    """The log record of a line told to the dealer: a flag or a refusal is a warning
+    (tabled.host.log.dealer_line knows such a record by its ``kind``, ``rule`` and ``spot``)."""
+    level = {"info": "info", "flag": "warning", "refused": "warning"}[e.level]
+    getattr(log, level)(e.text, round_id=round_id, spot=e.spot, rule=e.rule, kind=e.level)
+
+
 class Table:
     """The consumer: the queue, the group commit, the acknowledgements after it, the fold and the
     effects. ``pool`` is the primary pool (awards, meter) and ``pools`` the others the table also
@@ -159,9 +166,8 @@ class Table:
             self.idle.set()  # nothing came back (or it is already folded): the table is idle
 
     def _say(self, e: Say, round_id: str | None = None) -> None:
-        level = {"info": "info", "flag": "warning", "refused": "warning"}[e.level]
         round_id = round_id or self.core.round_id
-        getattr(log, level)(e.text, round_id=round_id, spot=e.spot, rule=e.rule, kind=e.level)
+        log_dealer_line(e, round_id)
         if self.display is not None:
             self.display(e, round_id)
 

@@ -17,7 +17,7 @@ _CARD_KEYS = np.array(ranking.CARD_KEYS, dtype=np.int32)
 _RANK_BITS = 19
 # value table indexed by (rank-pattern sum << 1) | is_flush
 _VALUES = np.stack(
-    [np.array(ranking._PLAIN, dtype=np.int16), np.array(ranking._FLUSH, dtype=np.int16)], axis=1
+    [np.array(ranking.PLAIN_VALUES, dtype=np.int16), np.array(ranking.FLUSH_VALUES, dtype=np.int16)], axis=1
 ).ravel()
 _IS_FLUSH = np.zeros(5 * max(ranking.SUIT_KEYS) + 1, dtype=np.int32)
 _IS_FLUSH[list(ranking.FLUSH_SUIT_SUMS)] = 1

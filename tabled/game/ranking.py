@@ -122,7 +122,9 @@ def _build_tables() -> tuple[list[int], list[int], dict[int, tuple[Category, tup
     return plain, flush, describe
 
 
-_PLAIN, _FLUSH, _DESCRIBE = _build_tables()
+#: a hand's value by the sum of its cards' rank keys: PLAIN_VALUES when not all one suit, FLUSH_VALUES
+#: when a flush (0 where no hand has that sum)
+PLAIN_VALUES, FLUSH_VALUES, _DESCRIBE = _build_tables()
 DISTINCT_VALUES = len(_DESCRIBE)  # 7462
 
 #: lowest value of each category; a value v is in category c when CATEGORY_FLOOR[c] <= v < next
@@ -134,7 +136,7 @@ CATEGORY_FLOOR: tuple[int, ...] = tuple(
 # The single-hand path uses the same keys with the suit sum in the low 11 bits, and a table of
 # tables picked by that suit sum, so the hot path has no branch (measured fastest in CPython 3.11).
 _EVAL_KEYS = [SUIT_KEYS[c & 3] | (RANK_KEYS[c >> 2] << 11) for c in range(52)]
-_TABLE_BY_SUIT_SUM = [_FLUSH if s in FLUSH_SUIT_SUMS else _PLAIN for s in range(5 * SUIT_KEYS[-1] + 1)]
+_TABLE_BY_SUIT_SUM = [FLUSH_VALUES if s in FLUSH_SUIT_SUMS else PLAIN_VALUES for s in range(5 * SUIT_KEYS[-1] + 1)]
 
 
 def evaluate(hand: Sequence[int], _keys: list[int] = _EVAL_KEYS,
@@ -212,5 +214,5 @@ def dealer_qualifies(value: int) -> bool:
 __all__ = [
     "Category", "HandValue", "evaluate", "hand_value", "category_of", "tiebreak_of",
     "dealer_qualifies", "QUALIFYING_VALUE", "DISTINCT_VALUES", "CATEGORY_FLOOR", "CARD_KEYS",
-    "RANK_KEYS", "SUIT_KEYS", "FLUSH_SUIT_SUMS",
+    "RANK_KEYS", "SUIT_KEYS", "FLUSH_SUIT_SUMS", "PLAIN_VALUES", "FLUSH_VALUES",
 ]

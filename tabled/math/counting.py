@@ -43,7 +43,7 @@ QUALIFYING_VALUE = ranking.QUALIFYING_VALUE
 DISTINCT_VALUES = ranking.DISTINCT_VALUES  # 7462
 
 _RANK_KEYS = np.array(ranking.RANK_KEYS, dtype=np.int64)
-_PLAIN_VALUES = np.array(ranking._PLAIN, dtype=np.int64)
+_PLAIN_VALUES = np.array(ranking.PLAIN_VALUES, dtype=np.int64)
 _SIZE_SHIFT = 19  # a k-multiset's code: sum of rank keys + (k << 19); sums are unique per size
 
 
@@ -72,10 +72,10 @@ def value_classes() -> _ValueClasses:
     flush = np.zeros(DISTINCT_VALUES + 1, dtype=bool)
     for m in _multisets(5):
         s = sum(ranking.RANK_KEYS[r] for r in m)
-        ranks[ranking._PLAIN[s]] = sorted(m, reverse=True)
+        ranks[ranking.PLAIN_VALUES[s]] = sorted(m, reverse=True)
         if len(set(m)) == 5:
-            ranks[ranking._FLUSH[s]] = sorted(m, reverse=True)
-            flush[ranking._FLUSH[s]] = True
+            ranks[ranking.FLUSH_VALUES[s]] = sorted(m, reverse=True)
+            flush[ranking.FLUSH_VALUES[s]] = True
     category = np.array([0] + [int(ranking.category_of(v)) for v in range(1, DISTINCT_VALUES + 1)])
     return _ValueClasses(ranks, flush, category)
 
@@ -98,7 +98,7 @@ def plain_tables() -> _PlainTables:
     for i, hand in enumerate(dealer):
         for r in hand:
             counts[i, r] += 1
-    values = np.array([ranking._PLAIN[sum(ranking.RANK_KEYS[r] for r in m)] for m in dealer])
+    values = np.array([ranking.PLAIN_VALUES[sum(ranking.RANK_KEYS[r] for r in m)] for m in dealer])
     order = np.argsort(values)
     counts, values = counts[order], values[order]
     # binom[a, k] = C(a, k), zero for k < 0 (offset by 4) or k > a
@@ -142,8 +142,8 @@ def flush_tables() -> _FlushTables:
     sets = list(itertools.combinations(range(13), 5))
     masks = np.array([sum(1 << r for r in s) for s in sets], dtype=np.int64)
     keys = [sum(ranking.RANK_KEYS[r] for r in s) for s in sets]
-    plain = np.array([ranking._PLAIN[k] for k in keys], dtype=np.int64)
-    flush = np.array([ranking._FLUSH[k] for k in keys], dtype=np.int64)
+    plain = np.array([ranking.PLAIN_VALUES[k] for k in keys], dtype=np.int64)
+    flush = np.array([ranking.FLUSH_VALUES[k] for k in keys], dtype=np.int64)
     po, fo = np.argsort(plain), np.argsort(flush)
     return _FlushTables(masks, plain, flush, plain[po], flush[fo], po, fo)
 

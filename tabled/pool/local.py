@@ -79,7 +79,7 @@ def _migrate(conn: sqlite3.Connection) -> None:
         raise
 
 
-async def _finish(work: Awaitable[object]) -> None:
+async def finish_even_if_cancelled(work: Awaitable[object]) -> None:
     """Await ``work`` to its end even if the awaiting task is cancelled meanwhile: a COMMIT handed
     to a thread goes on regardless, and the next BEGIN on this connection must not start before
     it is done (else "cannot start a transaction within a transaction"). The cancellation is
@@ -150,7 +150,8 @@ class LocalPool(LedgerPool):
                 except BaseException:
                     conn.execute("ROLLBACK")
                     raise
-                await _finish(asyncio.to_thread(conn.execute, "COMMIT"))  # waits for the disk (synchronous=FULL)
+                # the COMMIT waits for the disk (synchronous=FULL)
+                await finish_even_if_cancelled(asyncio.to_thread(conn.execute, "COMMIT"))
             except sqlite3.IntegrityError as exc:
                 raise PoolError(f"pool {self.name}: {exc}") from exc
             except sqlite3.DatabaseError as exc:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import argparse
+import contextlib
+import io
+import re
 import subprocess
 import sys
 from importlib.metadata import version
@@ -12,22 +14,54 @@ import pytest
 from tabled.cli import build_parser, command_names, main
 
 
-def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    return next((a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)), {})
+def help_text(*argv: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        build_parser().parse_args([*argv, "--help"])
+    return out.getvalue()
+
+
+def actions_in_help(text: str) -> list[str]:
+    """The actions a command's help lists under "positional arguments": a sub-subcommand is a line
+    of its own indented by four (``    verify    check ...``), a positional choice is one of the
+    braces' words (``  {status,history,...}``)."""
+    section = text.split("positional arguments:\n", 1)[1].split("\n\n", 1)[0] if "positional arguments:" in text else ""
+    found: list[str] = []
+    for line in section.splitlines():
+        if braces := re.match(r"  \{([^}]*)\}", line):
+            found += braces.group(1).split(",")
+        elif sub := re.match(r" {4}(\S+)", line):
+            found.append(sub.group(1))
+    return list(dict.fromkeys(found))
 
 
 def every_help_command() -> list[list[str]]:
     """`--help` and `-h` at the top, then on every command and on every action of a command (an
     action is a sub-subcommand such as `audit verify` or a positional choice such as `pool status`)."""
     lines = [["--help"], ["-h"]]
-    for name, sub in _subparsers(build_parser()).items():
+    for name in command_names():
         lines += [[name, "--help"], [name, "-h"]]
-        for action_name in _subparsers(sub):
-            lines.append([name, action_name, "--help"])
-        for action in sub._actions:
-            if not action.option_strings and action.choices and not isinstance(action, argparse._SubParsersAction):
-                lines += [[name, choice, "--help"] for choice in action.choices]
+        lines += [[name, action, "--help"] for action in actions_in_help(help_text(name))]
     return lines
+
+
+def test_the_help_shows_sub_subcommands_and_positional_choices():
+    text = """usage: tabled x [-h] ACTION ...
+
+positional arguments:
+  ACTION
+    verify    check every record's hash
+              and link
+    compare   compare the journal
+  {status,history}
+                        status: the meter
+  FILE        the round
+
+options:
+  -h, --help  show this help message and exit
+"""
+    assert actions_in_help(text) == ["verify", "compare", "status", "history"]
+    assert actions_in_help("usage: tabled rank [-h]\n\noptions:\n  -h, --help  show this\n") == []
 
 
 def test_the_walk_reaches_the_actions():

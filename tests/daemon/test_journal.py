@@ -36,18 +36,34 @@ def test_append_is_durable_and_chained_across_reopen(tmp_path, clock):
         assert j.verify().ok and j.verify().count == 3
 
 
-def test_settings_are_wal_and_synchronous_full(tmp_path):
+@pytest.fixture
+def connections(monkeypatch) -> list[sqlite3.Connection]:
+    """Every SQLite connection opened while the test runs, as the journal uses it."""
+    opened: list[sqlite3.Connection] = []
+    connect = sqlite3.connect
+
+    def recording(*args, **kwargs) -> sqlite3.Connection:
+        opened.append(connect(*args, **kwargs))
+        return opened[-1]
+
+    monkeypatch.setattr(sqlite3, "connect", recording)
+    return opened
+
+
+def test_settings_are_wal_and_synchronous_full(tmp_path, connections):
     path = tmp_path / "journal.db"
-    with Journal.open(path) as j:
-        assert j._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert j._conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    with Journal.open(path):
+        [conn] = connections
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
 
 
-def test_group_commit_writes_many_records_in_one_transaction(tmp_path, clock):
+def test_group_commit_writes_many_records_in_one_transaction(tmp_path, clock, connections):
     path = tmp_path / "journal.db"
     with Journal.open(path, clock=clock) as j:
         commits = []
-        j._conn.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
+        [conn] = connections
+        conn.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
         recs = j.append_many([("bet.placed", {"spot": s, "ante_cents": 500}, "R1") for s in range(1, 8)])
         assert len(commits) == 1
         assert [r.seq for r in recs] == list(range(1, 8))

@@ -32,12 +32,13 @@ async def test_each_area_reports_its_stacks_5_8():
     await driver.stop()
 
 
-def test_the_largest_reading_fits_one_frame():
+async def test_the_largest_reading_fits_one_frame():
     """A u8 per area makes the reading 229 bytes for 8 spots: within the 240-byte payload."""
     sim = BetSpotsSim({"spots": MAX_SPOTS})
     for spot in range(1, MAX_SPOTS + 1):
         sim.place(spot, ante=10**6, ante_tokens=1, bet=2 * 10**6, progressive=100, ante_stacks=MAX_STACKS)
-    payload = m.pack(POLL.response, sim._reading())
+    status, payload = await sim.handle(POLL.code, b"")
+    assert status == m.Status.OK
     assert 1 + len(payload) == 229  # with the status byte
     encode(9, m.response_type(POLL.code), bytes([m.Status.OK]) + payload)  # the codec takes it
     reading = parse_reading(m.unpack(POLL.response, payload), MAX_SPOTS)
@@ -73,14 +74,15 @@ def test_stack_script_errors_name_the_key(script, words):
     assert words in str(exc.value)
 
 
-def test_the_documented_reading_example_is_what_the_simulator_sends():
+async def test_the_documented_reading_example_is_what_the_simulator_sends():
     """docs/protocols.md's POLL response example: two antes on spot 2 (5.8), byte by byte."""
     from pathlib import Path
 
     from tabled_drivers.link.codec import Decoder
     doc = (Path(__file__).resolve().parents[2] / "docs" / "protocols.md").read_text()
     sim = BetSpotsSim({"spots": 2, "place": [{"spot": 1, "ante": 500}, {"spot": 2, "ante": 1000, "ante_stacks": 2}]})
-    wire = encode(5, m.response_type(POLL.code), bytes([m.Status.OK]) + m.pack(POLL.response, sim._reading()))
+    status, payload = await sim.handle(POLL.code, b"")
+    wire = encode(5, m.response_type(POLL.code), bytes([status]) + payload)
     assert wire.hex(" ") in doc
     (frame,) = Decoder().decode(wire)
     reading = parse_reading(m.unpack(POLL.response, frame.payload[1:]), 2)

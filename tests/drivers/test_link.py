@@ -287,7 +287,7 @@ async def test_closing_a_device_cancels_a_waiting_command_inside_its_handler():
     await _until(lambda: ("start", 1) in dev.trace)
     dev.link.close()
     await _until(lambda: ("cancelled", 1) in dev.trace)  # the cancellation reached the handler
-    assert ("end", 1) not in dev.trace and not dev.link._tasks
+    assert ("end", 1) not in dev.trace and dev.link.commands_waiting == 0
     with pytest.raises(NoAnswerError):
         await pending
     await driver.stop()

@@ -11,8 +11,8 @@ from tabled.game.cards import CardError, parse_card, parse_cards
 from tabled.math import counting
 
 _KEYS = np.array(ranking.CARD_KEYS, dtype=np.int64)
-_PLAIN = np.array(ranking._PLAIN)
-_FLUSH = np.array(ranking._FLUSH)
+_PLAIN = np.array(ranking.PLAIN_VALUES)
+_FLUSH = np.array(ranking.FLUSH_VALUES)
 
 
 def brute_force(hand, up):

@@ -6,8 +6,11 @@ contribution is missing or doubled, and every hit appears once, in order."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import random
-from collections import Counter
+import socket
+from collections import Counter, defaultdict
 
 import psycopg
 import pytest
@@ -15,11 +18,11 @@ import pytest
 from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import Category
 from tabled.pool.base import PoolError, PoolUnavailable
-from tabled.pool.postgresql import PostgresPool, _shut
+from tabled.pool.postgresql import PostgresPool
 from tabled.pool.records import result_from_json
 from tabled.pool.settings import PoolSettings
 
-from .test_contract import NSW
+from tests.pool.test_contract import NSW
 
 pytestmark = pytest.mark.postgres
 
@@ -43,15 +46,44 @@ def plan_for(table_id: str, rounds: int, rng: random.Random) -> list[tuple]:
     return ops
 
 
+Connections = dict[str | None, list[psycopg.AsyncConnection]]
+
+
+@pytest.fixture
+def connections(monkeypatch) -> Connections:
+    """Every connection opened while the test runs, by its application name ("tabled T01 main")."""
+    opened: Connections = defaultdict(list)
+    connect = psycopg.AsyncConnection.connect
+
+    async def recording(*args, **kwargs) -> psycopg.AsyncConnection:
+        conn = await connect(*args, **kwargs)
+        opened[kwargs.get("application_name")].append(conn)
+        return conn
+
+    monkeypatch.setattr(psycopg.AsyncConnection, "connect", recording)
+    return opened
+
+
+def shut(conn: psycopg.AsyncConnection) -> None:
+    """The connection's socket shut as a dying process's is (not closed: the event loop of the
+    pool still watches the descriptor)."""
+    with contextlib.suppress(OSError, ValueError, psycopg.Error):
+        sock = socket.socket(fileno=os.dup(conn.pgconn.socket))
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        finally:
+            sock.close()
+
+
 class SimTable:
-    def __init__(self, table_id: str, dsn: str, rng: random.Random) -> None:
+    def __init__(self, table_id: str, dsn: str, rng: random.Random, connections: Connections) -> None:
         self.table_id = table_id
         self.dsn = dsn
+        self.connections = connections
         self.journal = plan_for(table_id, ROUNDS, rng)
         self.done = 0           # the journal's position the table knows the pool confirmed
         self.restarts = 0
         self.unavailable = 0
-        self.pool: PostgresPool | None = None
         self.generation = 0
 
     async def play(self, generation: int) -> None:
@@ -61,7 +93,7 @@ class SimTable:
             while self.generation == generation and self.done < len(self.journal):
                 try:
                     if pool is None:
-                        pool = self.pool = await PostgresPool.open(self.dsn, "main", self.table_id, op_timeout=5)
+                        pool = await PostgresPool.open(self.dsn, "main", self.table_id, op_timeout=5)
                     if self.generation != generation:
                         return  # killed while connecting
                     await self._send(pool, self.journal[self.done])
@@ -89,9 +121,9 @@ class SimTable:
         socket dies with it; whatever the server was doing for it finishes or rolls back on its own."""
         self.generation += 1
         self.restarts += 1
-        if self.pool is not None and self.pool._conn is not None:
-            _shut(self.pool._conn)
-        self.pool = None
+        for conn in self.connections[f"tabled {self.table_id} main"]:
+            if not conn.closed:
+                shut(conn)
 
 
 async def chaos(dsn: str, tables: list[SimTable], tasks: dict[str, asyncio.Task], rng: random.Random,
@@ -118,12 +150,12 @@ async def chaos(dsn: str, tables: list[SimTable], tasks: dict[str, asyncio.Task]
                 stats["killed"] += 1
 
 
-def test_twenty_tables_with_cut_connections_and_killed_daemons(pg_harness):
+def test_twenty_tables_with_cut_connections_and_killed_daemons(pg_harness, connections):
     rng = random.Random(20250101)
 
     async def scenario(h):
         first = await h.open(settings=PoolSettings(BP, RESET))
-        tables = [SimTable(f"T{i:02}", h.where, random.Random(rng.random())) for i in range(1, TABLES + 1)]
+        tables = [SimTable(f"T{i:02}", h.where, random.Random(rng.random()), connections) for i in range(1, TABLES + 1)]
         tasks = {t.table_id: asyncio.create_task(t.play(0)) for t in tables}
         stats: Counter = Counter()
         dead: list[asyncio.Task] = []

@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from tabled.pool.local import _finish
+from tabled.pool.local import finish_even_if_cancelled
 
 
 def test_a_cancelled_caller_still_waits_for_the_commit_to_end():
@@ -17,7 +17,7 @@ def test_a_cancelled_caller_still_waits_for_the_commit_to_end():
         done.set()
 
     async def main():
-        caller = asyncio.ensure_future(_finish(asyncio.to_thread(commit)))
+        caller = asyncio.ensure_future(finish_even_if_cancelled(asyncio.to_thread(commit)))
         await asyncio.sleep(0.01)
         caller.cancel()                   # the table is stopped mid-commit
         await asyncio.sleep(0.01)
@@ -35,4 +35,4 @@ def test_the_commits_own_error_reaches_the_caller():
         raise OSError("disk full")
 
     with pytest.raises(OSError, match="disk full"):
-        asyncio.run(_finish(asyncio.to_thread(commit)))
+        asyncio.run(finish_even_if_cancelled(asyncio.to_thread(commit)))

@@ -14,7 +14,7 @@ import pytest
 
 from tabled.cli import main as tabled_main
 
-from .conftest import SESSIONS
+from tests.conftest import SESSIONS
 
 EVERYTHING = ["--from", "2000-01-01T00:00", "--to", "2100-01-01T00:00"]
 

@@ -66,15 +66,16 @@ def test_read_with_nothing_pending_times_out_with_the_real_timeout_error(bench):
 
 
 def test_wrong_direction_or_unconfigured_device_is_a_pipe_error(bench):
+    """Straight on the backend (pyusb's IBackend calls), as usb.core would call it."""
     backend, _, _ = bench
-    dev = find(backend)
+    [attached] = backend.enumerate_devices()
+    handle = backend.open_device(attached)
     with pytest.raises(usb.core.USBError) as caught:
-        dev._ctx.managed_open()
-        backend.bulk_read(dev._ctx.handle, 0x81, 0, bytearray(4), 10)
+        backend.bulk_read(handle, 0x81, 0, bytearray(4), 10)
     assert caught.value.errno == errno.EPIPE
-    dev.set_configuration()
+    backend.set_configuration(handle, 1)
     with pytest.raises(usb.core.USBError) as caught:
-        backend.bulk_write(dev._ctx.handle, 0x81, 0, b"x", 10)
+        backend.bulk_write(handle, 0x81, 0, b"x", 10)
     assert caught.value.errno == errno.EPIPE
 
 

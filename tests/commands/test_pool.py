@@ -16,7 +16,7 @@ from tabled.pool.local import LocalPool
 from tabled.pool.postgresql import PostgresPool
 from tabled.pool.settings import PoolSettings
 
-from .test_contract import MAIN, NSW
+from tests.pool.test_contract import MAIN, NSW
 
 
 async def _fill(pool) -> None:

@@ -13,7 +13,7 @@ from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
 from tabled.daemon.journal import Journal
 from tabled.sim.players import Player
-from tests.table.floor import SimulatedFloor
+from tests.daemon.floor import SimulatedFloor
 from tabled.pool.local import LocalPool
 from tabled.pool.settings import PoolSettings
 from tabled.daemon.controller import Table

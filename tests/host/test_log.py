@@ -6,14 +6,13 @@ from __future__ import annotations
 import io
 import json
 import re
-from types import SimpleNamespace
 
 import pytest
 import structlog
 
 from tabled.table.effects import Say
 from tabled.host.log import configure_logging, dealer_line, get_logger
-from tabled.daemon.controller import Table
+from tabled.daemon.controller import log_dealer_line
 
 
 class Terminal(io.StringIO):
@@ -29,7 +28,7 @@ def _restore_structlog():
 
 def say_as_the_table_logs_it(say: Say) -> None:
     """The record tabled/daemon/controller.py writes for each line told to the dealer."""
-    Table._say(SimpleNamespace(core=SimpleNamespace(round_id="SIM01-000002"), display=None), say, "SIM01-000002")
+    log_dealer_line(say, "SIM01-000002")
 
 
 PAST_POSTING = Say("spot 1: PAST POSTING: ante changed from $5.00 to $0.00 after no more bets", 1, "5.6", "flag")

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
-from tabled.commands.run import STOP_WAIT_S, _until_done
+from tabled.commands.run import STOP_WAIT_S, until_done
 from tabled.sim.players import DeviceFloor
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +59,7 @@ async def test_a_stop_ends_play_even_if_play_ignores_its_cancellation():
     loop = asyncio.get_running_loop()
     loop.call_later(0.05, stop.set)
     t0 = loop.time()
-    await _until_done(stubborn(), consumer, stop)
+    await until_done(stubborn(), consumer, stop)
     assert loop.time() - t0 < STOP_WAIT_S + 1
     released.set()
     consumer.cancel()

@@ -1,9 +1,9 @@
-"""An in-process stand-in for everything on the casino side of the table, for the table's own
-tests (tests/table), which run without devices: it submits table inputs directly, numbered and
-repeated until acknowledged as a device would, and acts only when the table has gone idle, so a run
-is deterministic for a seed. Players ante and wager on the progressive, decide by a strategy of
-tabled.math.strategy and bet twice the ante (5.5) or fold; the dealer presses the panel and deals
-from a seeded two-deck shuffler (3.2, 7.4) or shoe (7.3)."""
+"""An in-process stand-in for everything on the casino side of the table, for the daemon's
+recovery tests (tests/daemon/test_recovery.py), which run without devices: it submits table inputs
+directly, numbered and repeated until acknowledged as a device would, and acts only when the table
+has gone idle, so a run is deterministic for a seed. Players ante and wager on the progressive,
+decide by a strategy of tabled.math.strategy and bet twice the ante (5.5) or fold; the dealer
+presses the panel and deals from a seeded two-deck shuffler (3.2, 7.4) or shoe (7.3)."""
 
 from __future__ import annotations
 
