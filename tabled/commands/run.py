@@ -120,7 +120,6 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
     tmp = devices = consumer = watchdog = meter = shipping = screen = None
     screen_line: str | None = None
     try:
-        screen, screen_line = await _start_screen(start_screen, cfg, table, human)
         if cfg.journal.ship_to:  # the journal shipped to the central server, beside play
             from tabled.daemon.shipping import Shipper, connector
             shipper = Shipper(journal_path, cfg.table.id, connector(cfg.journal.ship_to))
@@ -129,6 +128,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
         table.listeners.append(session)
         table.listeners.append(report.RoundPrinter(out, quiet) if human else report.RoundLogger())
         report.announce(cfg, core, journal_path, opened.replayed, out, human)
+        screen, screen_line = await _start_screen(start_screen, cfg, table, human)
         if cfg.simulation.enabled:
             if sims is None:
                 notifier.status("starting the simulated devices")
@@ -222,7 +222,7 @@ async def _simulators(cfg: Config, state_dir: Path, timing: LinkTiming, opened: 
     from tabled.sim.table import SimulatedTable
     sim = cfg.simulation
     sims = await SimulatedTable(state_dir, seed=sim.seed, spots=cfg.table.spots, timing=timing,
-                                power_up=opened.journal.count()).start()
+                                power_up=opened.found).start()
     try:
         await sims.lay_felt(felt_as_journaled(opened.table.core, sim.seed))
     except BaseException:

@@ -91,7 +91,8 @@ class Opened:
     pools: list[ProgressivePool]
     table: Table
     missing: list[Note]  # notes a crash lost: written by the resume
-    replayed: int        # journal records replayed
+    replayed: int        # journal records replayed (of those the start found)
+    found: int = 0       # records the journal held when this start opened it
 
     async def close(self) -> None:
         for pool in self.pools:
@@ -108,7 +109,9 @@ async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], flo
     journal, and replay it.
     ``pool_retry``: seconds between attempts to reach a pool that is down (14.13)."""
     journal = Journal.open(journal_path, clock=clock, exclusive=True)
+    found = journal.count()
     try:
+        # what this start runs with is journaled before play (the fold takes nothing from it)
         record_start(journal, cfg)
         key = find_signing_key(cfg.journal.signing_key)
         if key is not None:
@@ -133,9 +136,10 @@ async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], flo
         journal.close()
         raise
     core, missing, replayed = Table.replay(journal, lambda snap: make_core(cfg, snap))
+    replayed -= journal.count() - found  # the start's own records are not the journal it found
     table = Table(core, journal, pool, checkpoint_every=cfg.journal.checkpoint_every_rounds, pools=others,
                   retry_interval=pool_retry, seal_with=key)
-    return Opened(journal, [pool, *others], table, missing, replayed)
+    return Opened(journal, [pool, *others], table, missing, replayed, found)
 
 
 def configured_drivers(cfg: Config, *, timing: LinkTiming, poll_interval: float) -> Callable[[Any], dict[str, Any]]:

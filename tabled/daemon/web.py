@@ -273,7 +273,8 @@ class ScreenServer:
                 if event is not None:
                     await response.write(event)
                 try:
-                    await asyncio.wait_for(client.wake.wait(), HEARTBEAT_S)
+                    async with asyncio.timeout(HEARTBEAT_S):  # never swallows a cancellation (3.11)
+                        await client.wake.wait()
                 except TimeoutError:
                     await response.write(b"event: beat\ndata: \n\n")  # a comment would not reach the page
         except ConnectionResetError:
