@@ -89,9 +89,11 @@ class Bench:
         self.elapsed = time.perf_counter() - t0
 
 
-def rounds_over_ptys(rounds: int, d: Path):
+def rounds_over_ptys(rounds: int, d: Path, screen: bool = True):
     cfg = load_config(None)
     cfg = dataclasses.replace(cfg, pools=tuple(dataclasses.replace(p, path=d / "pool.db") for p in cfg.pools))
+    if not screen:  # the table alone, as before it had a screen: the same work as an older tabled
+        cfg = dataclasses.replace(cfg, screen=dataclasses.replace(cfg.screen, enabled=False))
     bench = Bench(rounds)
     asyncio.run(run_table(cfg, 0, out=io.StringIO(),
                           seams=Seams(journal_path=d / "journal.db", state_dir=d / "dev", hooks=bench)))
@@ -167,6 +169,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=300)
     ap.add_argument("--restart-rounds", type=int, default=100_000)
+    ap.add_argument("--no-screen", action="store_true", help="without the dealer's screen (docs/screen.md)")
     args = ap.parse_args()
     every = load_config(None).journal.checkpoint_every_rounds
     if args.rounds < every:
@@ -175,8 +178,9 @@ def main() -> None:
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
-        cfg, b = rounds_over_ptys(args.rounds, d)
-        print(f"rounds over ptys: {args.rounds} with 7 spots in {b.elapsed:.2f} s = "
+        cfg, b = rounds_over_ptys(args.rounds, d, screen=not args.no_screen)
+        print(f"rounds over ptys{' (no screen)' if args.no_screen else ''}: {args.rounds} with 7 spots in "
+              f"{b.elapsed:.2f} s = "
               f"{args.rounds / b.elapsed:.1f} rounds/s (serial sims in 3 processes, USB sims on SimBackend, "
               f"board polled every 50 ms and at once when the simulated players move chips)")
         print(f"event -> effects (group commit synchronous=FULL, ack, fold, display, commands queued): "

@@ -119,12 +119,24 @@ class ScreenServer:
         self._done: asyncio.Event | None = None
         self._stop_asked = threading.Event()  # set by stop(), which may come before the loop is up
         self._stopping = False
+        self._effects: list[Effect] = []  # carried out since the screen was last made
+        self._due = False                 # a remake is scheduled in the table's loop
 
     # -- the table's side (its loop) ---------------------------------------------------------------
 
     def listener(self, effects: list[Effect]) -> None:
-        """After each journaled, folded input: the screen as it now stands, to every page. A screen
-        that cannot be made is logged and the pages keep the last one: the table never stops for it."""
+        """After each journaled, folded input: the screen is made again once the table's loop has
+        carried out this batch (off the path from a device's frame to its effects), from every
+        effect since the last one made."""
+        self._effects.extend(effects)
+        if not self._due:
+            self._due = True
+            asyncio.get_running_loop().call_soon(self._remake)
+
+    def _remake(self) -> None:
+        """The screen as it now stands, to every page. A screen that cannot be made is logged and
+        the pages keep the last one: the table never stops for it."""
+        effects, self._effects, self._due = self._effects, [], False
         try:
             self.view = screen_view(self.table.core, effects, self.view)
             data = json.dumps(self.view, separators=(",", ":"), ensure_ascii=True)

@@ -109,15 +109,52 @@ OUT_OF_PHASE: dict[str, tuple[str, str]] = {
 }
 
 
+def _taken_in_place() -> dict[str, frozenset[str]]:
+    """Read off the machine: each event whose every transition keeps the phase, with no condition and
+    no validator, and the phases that take it. Sending such an event changes nothing but the
+    answer, so :func:`step` answers from this table, which is the machine's own diagram."""
+    phases: dict[str, set[str]] = {}
+    moving: set[str] = set()
+    for state in RoundMachine.states:
+        for t in state.transitions:
+            for event in t.events:
+                name = str(event)
+                if t.internal and t.is_self and not list(t.cond) and not list(t.validators):
+                    phases.setdefault(name, set()).add(str(state.value))
+                else:
+                    moving.add(name)
+    return {name: frozenset(p) for name, p in phases.items() if name not in moving}
+
+
+#: event -> the phases that take it in place (the machine's self-transitions without conditions)
+TAKEN_IN_PLACE = _taken_in_place()
+#: event -> the names of the model's conditions on it (read off the machine)
+CONDITIONS: dict[str, tuple[str, ...]] = {
+    str(event): tuple(str(getattr(c, "attr_name", c)) for c in t.cond)
+    for state in RoundMachine.states for t in state.transitions for event in t.events if list(t.cond)}
+#: event -> the phases it may leave from (read off the machine): elsewhere it is not tried at all
+SOURCES: dict[str, frozenset[str]] = {
+    str(event): frozenset(str(s.value) for s in RoundMachine.states for t in s.transitions if event in t.events)
+    for state in RoundMachine.states for t in state.transitions for event in t.events}
+
+
 def step(machine: RoundMachine, event: str, round_id: str, rule: str | None = None) -> None:
     """Send ``event``; the machine's refusal becomes :class:`Refused` with the rule of :data:`OUT_OF_PHASE`
-    (or ``rule``: a void refused under the rule that asked for it)."""
-    try:
-        machine.send(event)
-    except TransitionNotAllowed:
-        placed, what = OUT_OF_PHASE[event]
-        raise Refused(rule or placed, f"{what} is not possible while round {round_id} is "
-                                      f"{machine.current_state_value}") from None
+    (or ``rule``: a void refused under the rule that asked for it). An event the machine takes in
+    place is answered from its diagram (:data:`TAKEN_IN_PLACE`) without running the machine."""
+    in_place = TAKEN_IN_PLACE.get(event)
+    if in_place is not None:
+        if machine.current_state_value in in_place:
+            return
+    else:
+        try:
+            machine.send(event)
+            return
+        except TransitionNotAllowed:
+            pass
+    placed, what = OUT_OF_PHASE[event]
+    raise Refused(rule or placed, f"{what} is not possible while round {round_id} is "
+                                  f"{machine.current_state_value}")
 
 
-__all__ = ["Phase", "FINISHED", "RoundMachine", "OUT_OF_PHASE", "step"]
+__all__ = ["Phase", "FINISHED", "RoundMachine", "OUT_OF_PHASE", "TAKEN_IN_PLACE", "SOURCES", "CONDITIONS", "step"]

@@ -17,6 +17,7 @@ and the voids.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -37,6 +38,12 @@ from tabled.table.refused import Refused
 from tabled.table.spot import DEALER
 from tabled.table.state import RoundState
 
+
+
+@functools.cache
+def _signature(handler: Callable[..., list[Effect]]) -> inspect.Signature:
+    """A handler's signature, read once: every input's fields are checked against it."""
+    return inspect.signature(handler)
 
 class Round(RoundState):
     """The rules applied to each input of one round; the model of its machine."""
@@ -92,7 +99,7 @@ class Round(RoundState):
         if handler is None:
             return [Say(f"round {self.round_id}: no such input {kind!r}", level="refused")]
         try:
-            inspect.signature(handler).bind(self, **data)  # fields checked before the machine moves
+            _signature(handler).bind(self, **data)  # fields checked before the machine moves
             if kind == "dead_hand" and not self.profile.dead_hands:  # not this profile's rule, in any phase
                 raise Refused("NZ 14.1", f"profile {self.profile.name} has no dead hands")
             if kind in OUT_OF_PHASE:

@@ -15,7 +15,7 @@ from tabled.game.profiles import Profile
 from tabled.game.round_facts import RoundVoid
 from tabled.table.checkpoint import SKIP
 from tabled.table.effects import Command, Effect, Note, PoolOp, Say
-from tabled.table.phase import FINISHED, Phase, RoundMachine, step
+from tabled.table.phase import CONDITIONS, FINISHED, SOURCES, Phase, RoundMachine, step
 from tabled.table.refused import Refused
 from tabled.table.spot import Spot
 
@@ -85,7 +85,12 @@ class RoundState:
     # -- steps the inputs share ---------------------------------------------------------------
 
     def advance(self, event: str) -> bool:
-        """A step the machine takes only once its condition holds (the deal done, the awards paid)."""
+        """A step the machine takes only once its condition holds (the deal done, the awards paid);
+        from a phase it cannot leave by ``event`` it is not tried (the machine's own diagram)."""
+        if self.machine.current_state_value not in SOURCES[event]:
+            return False
+        if not all(getattr(self, name)() for name in CONDITIONS.get(event, ())):
+            return False  # the machine's own condition, asked without running the machine
         try:
             self.machine.send(event)
         except TransitionNotAllowed:
