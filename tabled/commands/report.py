@@ -42,8 +42,9 @@ CHUNK = 20_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("period", choices=("shift", "day", "range"),
-                        help="shift or day (the last one in the journal, or each from --from to --to), or range")
+    parser.add_argument("period", choices=("shift", "day", "range", "shuffles"),
+                        help="shift or day (the last one in the journal, or each from --from to --to), range, "
+                             "or shuffles (the shuffling device's randomness over the whole journal, 15.1)")
     add_journal_arguments(parser)
     parser.add_argument("--from", dest="start", metavar="WHEN",
                         help="shift/day: the first gaming day (YYYY-MM-DD); range: the start (YYYY-MM-DDTHH:MM)")
@@ -259,6 +260,8 @@ def _check_pdf_path(pdf: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.period == "shuffles":
+        return _shuffles(args)
     args, path = with_config_defaults(args)
     if args.pdf:
         _check_pdf_path(args.pdf)
@@ -282,4 +285,23 @@ def run(args: argparse.Namespace) -> int:
 
         write_pdf(reports, cal.zone, args.pdf)
         print(f"\ncharts: {args.pdf}")
+    return 0
+
+
+def _shuffles(args: argparse.Namespace) -> int:
+    """``tabled report shuffles``: each deck's shuffles judged again, and the table's alarms."""
+    from tabled.commands.audit import journal_path
+    from tabled.reports.shuffles import shuffles, shuffles_data, shuffles_text
+    path = journal_path(args)
+    try:
+        with Journal.open(path, readonly=True, verify=False) as journal:
+            decks = shuffles(journal.records_after(0))
+    except sqlite3.DatabaseError as exc:
+        raise UserError(f"{path}: the journal file is damaged ({exc}); run `tabled audit verify`") from None
+    except JournalError as exc:
+        raise UserError(f"{path}: {exc}") from None
+    if args.json:
+        print(json.dumps(shuffles_data(decks)))
+    else:
+        print(shuffles_text(decks))
     return 0
