@@ -27,7 +27,7 @@ from tabled.math.progressive import progressive_math
 from .integrity import Integrity, integrity
 from .periods import Period
 from .rounds import Gathered, PlayedRound, SettledRound
-from .theory import DEALER_HANDS, HandTheory, theory_of_hands
+from .theory import DEALER_HANDS, HandTheory, Scaled, theory_of_hands
 
 WAGERS = ("ante", "bet", "progressive")
 HOUR_US = 3_600_000_000
@@ -104,7 +104,7 @@ class Play:
 
 
 @dataclass
-class Theory:
+class Theory(Scaled):
     hands: int = 0
     left_out: int = 0               # hands with no exact figure (void, absent, conceded, dead, 2 up cards)
     actual_cents: int = 0           # ante and bet of the hands counted
@@ -116,17 +116,6 @@ class Theory:
     sigmas: float = 3.0
     running: list[tuple[int, int, float, float]] = field(default_factory=list)  # (time, actual, expected, sd)
 
-    @property
-    def expected(self) -> Fraction:
-        return Fraction(self.expected_n, DEALER_HANDS)
-
-    @property
-    def optimal(self) -> Fraction:
-        return Fraction(self.optimal_n, DEALER_HANDS)
-
-    @property
-    def variance(self) -> Fraction:
-        return Fraction(self.variance_n, DEALER_HANDS * DEALER_HANDS)
 
     @property
     def std_dev_cents(self) -> float:

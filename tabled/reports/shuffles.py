@@ -10,20 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from tabled.game.shuffle_watch import ShuffleWatch, check_order
 
-
-class JournalRecord(Protocol):
-    @property
-    def seq(self) -> int: ...
-    @property
-    def time_us(self) -> int: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def payload(self) -> dict[str, Any]: ...
+from .rounds import JournalRecord
 
 
 @dataclass

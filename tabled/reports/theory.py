@@ -32,18 +32,13 @@ from .rounds import SpotLine
 DEALER_HANDS = counting.DEALER_HANDS_PER_UP_CARD
 
 
-@dataclass(frozen=True)
-class HandTheory:
-    """One hand: the house's actual result (cents), its expected result for the decision made and
-    for the better decision, and the variance of its result over the dealer's hole cards. Kept as
-    whole numbers over :data:`DEALER_HANDS` (expectations) and its square (variance), so that sums
-    over a day stay exact and quick."""
+class Scaled:
+    """Expectations kept as whole numbers over :data:`DEALER_HANDS` (variance: over its square),
+    read as exact fractions."""
 
-    actual_cents: int
-    expected_n: int             # expected result x DEALER_HANDS
-    optimal_n: int              # had the player made the better decision (betting twice the ante) x DEALER_HANDS
-    variance_n: int             # variance (cents squared) x DEALER_HANDS ** 2
-    ante_cents: int
+    expected_n: int
+    optimal_n: int
+    variance_n: int
 
     @property
     def expected(self) -> Fraction:
@@ -56,6 +51,21 @@ class HandTheory:
     @property
     def variance(self) -> Fraction:
         return Fraction(self.variance_n, DEALER_HANDS * DEALER_HANDS)
+
+
+@dataclass(frozen=True)
+class HandTheory(Scaled):
+    """One hand: the house's actual result (cents), its expected result for the decision made and
+    for the better decision, and the variance of its result over the dealer's hole cards. Kept as
+    whole numbers over :data:`DEALER_HANDS` (expectations) and its square (variance), so that sums
+    over a day stay exact and quick."""
+
+    actual_cents: int
+    expected_n: int             # expected result x DEALER_HANDS
+    optimal_n: int              # had the player made the better decision (betting twice the ante) x DEALER_HANDS
+    variance_n: int             # variance (cents squared) x DEALER_HANDS ** 2
+    ante_cents: int
+
 
 
 def _kept_token(token_cents: int, profile: Profile) -> int:

@@ -3,8 +3,6 @@ named by number; a seal not made by the key is found; each stretch names the key
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -15,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tabled.cli import main
-from tabled.daemon.journal import Journal, JournalError, canonical_payload, record_hash
+from tabled.daemon.journal import Journal, JournalError
 from tabled.daemon.seals import SealChecker, SealError, SigningKey, find_signing_key, public_keys
+from tests.daemon.tamper import rewrite
 
 PEM = serialization.Encoding.PEM
 
@@ -38,25 +37,6 @@ def play(journal: Journal, key: SigningKey, rounds: int) -> None:
             journal.append("wager", {"spot": spot, "area": "bet", "cents": 5000}, rid)
         journal.append("round.finished", {"round_no": n}, rid)
         journal.seal(key)
-
-
-def rewrite(path: Path, seq: int, change) -> None:
-    """What someone who can write the file does: change a record, then hash every record after it
-    again with the journal's own functions, so the chain is intact."""
-    conn = sqlite3.connect(path)
-    rows = conn.execute("SELECT seq, time_us, round_id, kind, payload, prev_hash FROM records WHERE seq >= ? "
-                        "ORDER BY seq", (seq,)).fetchall()
-    prev = None
-    for number, time_us, round_id, kind, text, prev_hash in rows:
-        if number == seq:
-            text = canonical_payload(change(json.loads(text)))
-        prev_hash = prev if prev is not None else prev_hash
-        digest = record_hash(number, time_us, round_id, kind, text, prev_hash)
-        conn.execute("UPDATE records SET payload = ?, prev_hash = ?, hash = ? WHERE seq = ?",
-                     (text, prev_hash, digest, number))
-        prev = digest
-    conn.commit()
-    conn.close()
 
 
 def check(path: Path, *publics: Path):

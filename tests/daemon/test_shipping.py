@@ -5,10 +5,8 @@ cut connection, refused when it does not follow; each table's role may only add 
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import shutil
-import sqlite3
 from pathlib import Path
 
 import psycopg
@@ -16,7 +14,8 @@ import pytest
 
 from tabled.cli import main
 from tabled.daemon import shipping
-from tabled.daemon.journal import Journal, canonical_payload, record_hash
+from tests.daemon.tamper import rewrite
+from tabled.daemon.journal import Journal
 from tests.pool.proxy import LinkProxy
 
 pytestmark = pytest.mark.postgres
@@ -160,23 +159,6 @@ def test_a_table_may_not_write_or_read_another_tables_records(tmp_path, central)
                                   record.hash))
 
 
-def rewrite(path: Path, seq: int) -> None:
-    conn = sqlite3.connect(path)
-    rows = conn.execute("SELECT seq, time_us, round_id, kind, payload, prev_hash FROM records WHERE seq >= ? "
-                        "ORDER BY seq", (seq,)).fetchall()
-    prev = None
-    for number, time_us, round_id, kind, text, prev_hash in rows:
-        if number == seq:
-            text = canonical_payload({**json.loads(text), "cents": 9000})
-        prev_hash = prev or prev_hash
-        digest = record_hash(number, time_us, round_id, kind, text, prev_hash)
-        conn.execute("UPDATE records SET payload = ?, prev_hash = ?, hash = ? WHERE seq = ?",
-                     (text, prev_hash, digest, number))
-        prev = digest
-    conn.commit()
-    conn.close()
-
-
 def test_compare_names_a_rewrite_a_cut_tail_and_an_older_copy(tmp_path, central, capsys):
     path = tmp_path / "j.db"
     write_rounds(path, 10)
@@ -191,7 +173,7 @@ def test_compare_names_a_rewrite_a_cut_tail_and_an_older_copy(tmp_path, central,
 
     rewritten = tmp_path / "rewritten.db"
     shutil.copy(path, rewritten)
-    rewrite(rewritten, 14)
+    rewrite(rewritten, 14, lambda p: {**p, "cents": 9000})
     assert main([*compare, str(rewritten)]) == 1
     assert "record 14 is not the same record on both sides" in capsys.readouterr().out
 
