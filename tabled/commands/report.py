@@ -29,7 +29,7 @@ from tabled.profiles import load_profile
 from tabled.reports.figures import Report, report
 from tabled.reports.periods import Calendar, CalendarError, Period, parse_clock, range_period
 from tabled.reports.render import csv_text, data, text
-from tabled.reports.rounds import gather
+from tabled.reports.rounds import REPORT_KINDS, gather
 
 NAME = "report"
 HELP = "shift, day or range reports from the journal: play, money, win against the mathematics, integrity"
@@ -190,7 +190,7 @@ def _records(journal: Journal, start_us: int, end_us: int) -> Iterator[Record]:
     head = journal.head[0]
     seq = _free_of_faults_before(journal, _first_at_or_after(journal, head, start_us), start_us - LEAD_US)
     while seq <= head:
-        chunk = journal.records_between(seq, min(seq + CHUNK - 1, head))
+        chunk = journal.records_between(seq, min(seq + CHUNK - 1, head), REPORT_KINDS)
         for r in chunk:
             if r.time_us >= end_us + TAIL_US:
                 return

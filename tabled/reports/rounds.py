@@ -25,6 +25,11 @@ EVENT_KINDS = frozenset({
 })
 
 
+#: every kind of record a report reads (tabled.daemon.journal reads no other)
+REPORT_KINDS = EVENT_KINDS | {"round.started", "round.dealt", "round.settled", "round.void", "round.finished",
+                              "pool.contributed", "pool.reversed"}
+
+
 class SettlementError(ValueError):
     """A ``round.settled`` payload that is not a settlement as tabled journals it."""
 

@@ -3,7 +3,9 @@ device read (``shuffler.shuffled`` with its cards), judged again as the table ju
 (tabled/game/shuffle_watch.py), and the alarms the table raised (``shuffle.alarm``, 15.1 / 15.2).
 
 Per deck: the shuffles judged, the mean rising sequences and pairs kept (a random shuffle of 52
-gives about 26.5 and 51/52), the smallest tail probability seen, and the alarms.
+gives about 26.5 and 51/52), the smallest tail probability seen, the alarms, and whether every card
+was equally likely at every position over the period's shuffles (a chi-square test over the
+card-by-position counts, given from MIN_FOR_POSITIONS shuffles on).
 """
 
 from __future__ import annotations
@@ -12,9 +14,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tabled.game.shuffle_watch import ShuffleWatch, check_order
+from tabled.game.shuffle_watch import DECK, ShuffleWatch, check_order, positions_uniform
 
 from .rounds import JournalRecord
+
+#: shuffles a deck needs before the positions' test is given: about 5 expected in each count
+MIN_FOR_POSITIONS = 5 * DECK
 
 
 @dataclass
@@ -25,6 +30,13 @@ class DeckShuffles:
     kept_total: int = 0
     least_p: float = 1.0
     alarms: list[dict[str, Any]] = field(default_factory=list)
+    orders: list[list[int]] = field(default_factory=list, repr=False)
+
+    @property
+    def positions(self) -> tuple[float, int, float] | None:
+        """(chi-square, degrees of freedom, tail probability) of the cards' positions, or None
+        with fewer than MIN_FOR_POSITIONS shuffles."""
+        return positions_uniform(self.orders) if len(self.orders) >= MIN_FOR_POSITIONS else None
 
     @property
     def mean_rising(self) -> float | None:
@@ -50,6 +62,8 @@ def shuffles(records: Iterable[JournalRecord]) -> dict[str, DeckShuffles]:
         if r.kind != "shuffler.shuffled" or not isinstance(p.get("cards"), list):
             continue
         deck, cards = str(p.get("deck")), p["cards"]
+        if not check_order(list(range(DECK)), cards):
+            decks.setdefault(deck, DeckShuffles(deck)).orders.append(list(cards))
         before = last.get(deck)
         if before is None or check_order(before, cards):
             last[deck] = list(cards)
@@ -67,11 +81,15 @@ def shuffles(records: Iterable[JournalRecord]) -> dict[str, DeckShuffles]:
 def shuffles_text(decks: dict[str, DeckShuffles]) -> str:
     if not decks:
         return "no shuffle whose order the device read (a device without card recognition reports none)"
-    lines = ["deck  shuffles judged  mean rising sequences  mean pairs kept  least tail probability  alarms"]
+    lines = ["deck  shuffles judged  mean rising sequences  mean pairs kept  least tail probability  alarms"
+             "  positions (chi-square, P)"]
     for d in decks.values():
         rising = f"{d.mean_rising:.2f}" if d.mean_rising is not None else "-"
         kept = f"{d.mean_kept:.2f}" if d.mean_kept is not None else "-"
-        lines.append(f"{d.deck:4}  {d.judged:15}  {rising:>21}  {kept:>15}  {d.least_p:22.2e}  {len(d.alarms):6}")
+        pos = d.positions
+        shown = f"{pos[0]:.0f} on {pos[1]}, {pos[2]:.2g}" if pos else f"under {MIN_FOR_POSITIONS} shuffles"
+        lines.append(f"{d.deck:4}  {d.judged:15}  {rising:>21}  {kept:>15}  {d.least_p:22.2e}  {len(d.alarms):6}"
+                     f"  {shown}")
     for d in decks.values():
         for a in d.alarms:
             lines.append(f"  deck {d.deck}: alarm at record {a['seq']} ({a['rule']}): {a['why']}")
@@ -81,9 +99,14 @@ def shuffles_text(decks: dict[str, DeckShuffles]) -> str:
 
 
 def shuffles_data(decks: dict[str, DeckShuffles]) -> list[dict[str, Any]]:
-    return [{"deck": d.deck, "judged": d.judged, "mean_rising_sequences": d.mean_rising,
-             "mean_pairs_kept": d.mean_kept, "least_tail_probability": d.least_p, "alarms": d.alarms}
-            for d in decks.values()]
+    out = []
+    for d in decks.values():
+        pos = d.positions
+        out.append({"deck": d.deck, "judged": d.judged, "mean_rising_sequences": d.mean_rising,
+                    "mean_pairs_kept": d.mean_kept, "least_tail_probability": d.least_p, "alarms": d.alarms,
+                    "positions": None if pos is None else {"chi_square": pos[0], "degrees": pos[1],
+                                                           "tail_probability": pos[2]}})
+    return out
 
 
-__all__ = ["DeckShuffles", "shuffles", "shuffles_text", "shuffles_data"]
+__all__ = ["DeckShuffles", "shuffles", "shuffles_text", "shuffles_data", "MIN_FOR_POSITIONS"]
