@@ -91,7 +91,7 @@ class Opened:
     pools: list[ProgressivePool]
     table: Table
     missing: list[Note]  # notes a crash lost: written by the resume
-    replayed: int        # journal records replayed (of those the start found)
+    replayed: int        # journal records replayed
     found: int = 0       # records the journal held when this start opened it
 
     async def close(self) -> None:
@@ -103,15 +103,16 @@ class Opened:
 async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], float],
                      pool_retry: float) -> Opened:
     """Open the journal (a second controller is refused, naming the first; verified from the last
-    checkpoint), journal what this start runs with (the software checked against its release, the
-    configuration: tabled/daemon/provenance.py; a refusal stops the start), seal the journal with the
-    table's key when it has one (tabled/daemon/seals.py), open the pools, check them against the
-    journal, and replay it.
+    checkpoint) and replay it; journal what this start runs with (the software checked against its
+    release, the configuration: tabled/daemon/provenance.py; a refusal stops the start) and seal the
+    journal with the table's key when it has one (tabled/daemon/seals.py); open the pools and check
+    them against the journal.
     ``pool_retry``: seconds between attempts to reach a pool that is down (14.13)."""
     journal = Journal.open(journal_path, clock=clock, exclusive=True)
-    found = journal.count()
     try:
-        # what this start runs with is journaled before play (the fold takes nothing from it)
+        core, missing, replayed = Table.replay(journal, lambda snap: make_core(cfg, snap))
+        found = journal.count()
+        # what this start runs with, journaled before play; the fold takes nothing from it
         record_start(journal, cfg)
         key = find_signing_key(cfg.journal.signing_key)
         if key is not None:
@@ -135,8 +136,6 @@ async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], flo
             await p.close()
         journal.close()
         raise
-    core, missing, replayed = Table.replay(journal, lambda snap: make_core(cfg, snap))
-    replayed -= journal.count() - found  # the start's own records are not the journal it found
     table = Table(core, journal, pool, checkpoint_every=cfg.journal.checkpoint_every_rounds, pools=others,
                   retry_interval=pool_retry, seal_with=key)
     return Opened(journal, [pool, *others], table, missing, replayed, found)

@@ -103,12 +103,12 @@ class Run:
 async def play(tmp: Path, scenario, *, sims: SimulatedTable | None = None, **cfg_kw) -> Run:
     run = Run(scenario)
     cfg = config(tmp, **cfg_kw)
-    await run_table(cfg, 0, out=_Discard(), human=True,
+    await run_table(cfg, 0, out=Discard(), human=True,
                     seams=Seams(timing=FAST, poll_interval=POLL, state_dir=tmp / "dev", sims=sims, hooks=run))
     return run
 
 
-class _Discard(io.TextIOBase):
+class Discard(io.TextIOBase):
     """The round printer's terminal: read nothing back (the journal is the record)."""
 
     def write(self, text: str) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tabled.commands.run import Seams, run_table
 from tabled.profiles import load_profile
-from tests.integration.harness import FAST, POLL, Run, _Discard, config, journal_records
+from tests.integration.harness import FAST, POLL, Run, Discard, config, journal_records
 
 START = 1_700_000_040.0  # the injected clock's start, POSIX seconds: on a whole minute (the sign's)
 
@@ -37,7 +37,7 @@ async def play_at(tmp: Path, scenario, *, clock=None, profile: str | None = None
     if profile:
         cfg = dataclasses.replace(cfg, table=dataclasses.replace(cfg.table, profile=load_profile(profile),
                                                                  profile_name=profile))
-    await run_table(cfg, 0, out=_Discard(), human=True,
+    await run_table(cfg, 0, out=Discard(), human=True,
                     seams=Seams(clock=clock or Clock(), timing=FAST, poll_interval=POLL, state_dir=tmp / "dev",
                                 sims=sims, hooks=run))
     return run

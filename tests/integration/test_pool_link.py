@@ -593,7 +593,7 @@ async def test_tabled_run_starts_with_the_pool_unreachable_plays_once_an_inspect
     approves, and when the pool answers every contribution arrives once and the meter shows it."""
     from tabled_drivers.meter import MeterMessage
     from tabled.commands.run import Seams, run_table
-    from tests.integration.harness import FAST, POLL, Run, _Discard
+    from tests.integration.harness import FAST, POLL, Run, Discard
 
     proxy = await LinkProxy(pg_dsn).start()
     proxy.cut()
@@ -629,7 +629,7 @@ async def test_tabled_run_starts_with_the_pool_unreachable_plays_once_an_inspect
 
     try:
         run = Run(scenario)
-        await run_table(cfg, 0, out=_Discard(), human=True,
+        await run_table(cfg, 0, out=Discard(), human=True,
                         seams=Seams(state_dir=tmp_path / "dev", timing=FAST, poll_interval=POLL, hooks=run,
                                     pool_retry=0.05))
     finally:

@@ -21,7 +21,7 @@ from tabled.daemon import shipping
 from tabled.daemon.assemble import CannotStart
 from tabled.daemon.config import SoftwareConfig
 from tabled.host import software
-from tests.integration.harness import FAST, POLL, Run, _Discard, config, journal_records
+from tests.integration.harness import FAST, POLL, Run, Discard, config, journal_records
 
 PEM = serialization.Encoding.PEM
 
@@ -38,7 +38,7 @@ async def rounds(cfg, tmp: Path, n: int) -> Run:
     async def scenario(run: Run) -> None:
         await run.rounds(n)
     run = Run(scenario)
-    await run_table(cfg, 0, out=_Discard(), human=True,
+    await run_table(cfg, 0, out=Discard(), human=True,
                     seams=Seams(timing=FAST, poll_interval=POLL, state_dir=tmp / "dev", hooks=run))
     return run
 
