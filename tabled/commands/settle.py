@@ -11,10 +11,10 @@ import json
 from typing import Any
 
 from tabled.host.documents import parse_json, read_text
-from tabled.game.cards import hand_text
 from tabled.profiles import load_profile
 from tabled.game.round_facts import RoundError, round_from_json
-from tabled.game.settlement import Settlement, money, settle, settlement_as_dict
+from tabled.game.settlement import settle, settlement_as_dict
+from tabled.game.settlement_text import render
 
 NAME = "settle"
 HELP = "settle one round from a round JSON file (or - for stdin): what to pay or collect, and why"
@@ -32,48 +32,6 @@ def read_round(source: str) -> Any:
     where = "standard input" if source == "-" else source
     problem = lambda text: RoundError(f"{where}: {text}")  # noqa: E731
     return parse_json(read_text(source, problem), problem)
-
-
-def _signed(cents: int) -> str:
-    return ("+" if cents > 0 else "") + money(cents)
-
-
-def render(st: Settlement) -> str:
-    out: list[str] = [f"Settlement (profile {st.profile})"]
-    if st.void:
-        out.append(f"ROUND VOID ({st.void}): every wager returned, progressive wagers paid back")
-    if st.dealer_hand is not None:
-        q = "qualifies (9.1)" if st.dealer_qualifies else "does not qualify (9.1): \"no hand\", bets void (9.2)"
-        out.append(f"Dealer: {hand_text(st.dealer_cards)}  {st.dealer_hand}  -> {q}")
-    out.append("Spots in payment order, spot N (dealer's immediate right) to spot 1 (12.2):")
-    for s in st.spots:
-        cards = hand_text(s.cards) if s.cards else "no cards"
-        hand = f"  {s.hand}" if s.hand else ""
-        out.append(f"spot {s.spot}  {s.status}  {cards}{hand}" + (f"  [{s.note}]" if s.note else ""))
-        for w in s.wagers:
-            if w.outcome.value == "none":
-                continue
-            out.append(f"    {w.wager:<12} {w.action:<52} {_signed(w.net_cents):>13}   {w.rule}")
-        if s.award:
-            a = s.award
-            text = f"{a.category.label} {money(a.amount_cents)}, on top of ante and bet (11.8)"
-            out.append(f"    {'jackpot':<12} {text:<52} {_signed(a.amount_cents):>13}   {a.rule}")
-        if s.contribution_reversed:
-            out.append("    (progressive contribution reversed)")
-        verdict = "pay" if s.total_cents > 0 else "collect" if s.total_cents < 0 else "nothing changes hands"
-        out.append(f"    {'TOTAL':<12} {verdict:<52} {_signed(s.total_cents):>13}")
-    pr = st.progressive
-    out.append(f"Progressive pool before awards: {money(pr.pool_before_cents)}")
-    if pr.awards:
-        out.append("Progressive awards in payment order (12.2, 12.4):")
-        for i, a in enumerate(pr.awards, 1):
-            out.append(f"  {i}. spot {a.spot}  {a.category.label:<15} {money(a.amount_cents):>14}"
-                       f"  from pool {money(a.from_pool_cents)}, operator {money(a.operator_topup_cents)}  ({a.rule})")
-    out.append(f"Progressive pool after: {money(pr.pool_after_cents)}"
-               + (f" (reset, {money(pr.reset_funding_cents)} put back)" if pr.reset else ""))
-    out.append(f"House pays {money(st.house_pays_cents)}, collects {money(st.house_collects_cents)}: "
-               f"net {_signed(st.net_cents)} to players")
-    return "\n".join(out)
 
 
 def run(args: argparse.Namespace) -> int:

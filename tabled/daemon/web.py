@@ -1,13 +1,19 @@
-"""The dealer's screen, served by the daemon over HTTP: read-only, pushed, never ahead of the journal.
+"""The dealer's screen and the pit's view, served by the daemon over HTTP: read-only, pushed,
+never ahead of the journal.
 
 aiohttp serves it because it is a well-kept asyncio HTTP server with streaming responses, so
 Server-Sent Events need nothing more.
 
 - ``/`` the page (``tabled/web_assets/``, shipped in the package: nothing from the internet),
   ``/events`` the stream of the screen (tabled/table/screen.py) as Server-Sent Events,
-  ``/screen.json`` the latest screen once. Only GET and HEAD: no request changes the table.
+  ``/screen.json`` the latest screen once; ``/pit``, ``/pit/events`` and ``/pit.json`` the same
+  for the pit's view (tabled/table/pit.py). Only GET and HEAD: no request changes the table.
 - The screen is made by a listener of the controller, which runs after an input is journaled
   and folded, so the page never shows a state the journal does not hold.
+- The pit's view is made from the same screen in a thread of its own, which reads the journal's
+  new records on a connection of its own and checks their chain (tabled/daemon/pit.py): the
+  journal's reads are never on the table's path. While one is being made the next waits as
+  one (the latest): a slow read skips states, never queues them.
 - The server runs in its own thread with its own event loop: a slow or stalled browser cannot
   hold up the table. Each client keeps only the latest screen (a slow one skips states, never
   queues them), and a heartbeat every :data:`HEARTBEAT_S` lets the page notice a dead connection.
@@ -32,7 +38,9 @@ import structlog
 from aiohttp import web
 
 from tabled.daemon.config import ScreenConfig, Viewer
+from tabled.daemon.pit import PitReader, standing_since
 from tabled.table.effects import Effect
+from tabled.table.pit import pit_devices, pit_view
 from tabled.table.screen import screen_view
 
 log = structlog.get_logger("tabled.daemon.web")
@@ -40,7 +48,10 @@ log = structlog.get_logger("tabled.daemon.web")
 HEARTBEAT_S = 0.5      # the page calls the daemon lost after 1.5 s without a word
 RETRY_MS = 500         # how soon EventSource connects again
 COOKIE = "tabled_screen"
-ASSETS = {"screen.js": "text/javascript", "screen.css": "text/css"}
+ASSETS = {"screen.js": "text/javascript", "screen.css": "text/css", "pit.js": "text/javascript",
+          "pit.css": "text/css"}
+PAGES = {"/": "index.html", "/pit": "pit.html"}  # the dealer's screen, the pit's view
+SCREEN, PIT = "screen", "pit"  # what a page follows
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
                                "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
@@ -94,11 +105,19 @@ def presented_token(request: web.Request) -> str | None:
 # -- the server ------------------------------------------------------------------------------------
 
 class _Client:
-    """One open page: the latest screen it has not been sent yet, and a wake-up."""
+    """One open page: what it follows (the screen or the pit's view), the latest state it has not
+    been sent yet, and a wake-up."""
 
-    def __init__(self, latest: bytes | None) -> None:
-        self.latest = latest
+    def __init__(self, follows: str) -> None:
+        self.follows = follows
+        self.latest: bytes | None = None
+        self.sent: bytes | None = None  # the last one written
         self.wake = asyncio.Event()
+
+
+def _event(seq: int, name: str, view: dict[str, Any]) -> bytes:
+    data = json.dumps(view, separators=(",", ":"), ensure_ascii=True)
+    return f"id: {seq}\nevent: {name}\ndata: {data}\n\n".encode()
 
 
 class ScreenServer:
@@ -121,6 +140,13 @@ class ScreenServer:
         self._stopping = False
         self._effects: list[Effect] = []  # carried out since the screen was last made
         self._due = False                 # a remake is scheduled in the table's loop
+        # the pit's view: made in its own thread from the latest screen and the devices' links
+        self.pit: dict[str, Any] | None = None
+        self.pit_seq = 0
+        self.pit_latest: bytes | None = None
+        self._pit_job: tuple[dict[str, Any], list[dict[str, Any]]] | None = None
+        self._pit_wake = threading.Event()
+        self._pit_thread: threading.Thread | None = None
 
     # -- the table's side (its loop) ---------------------------------------------------------------
 
@@ -139,34 +165,71 @@ class ScreenServer:
         effects, self._effects, self._due = self._effects, [], False
         try:
             self.view = screen_view(self.table.core, effects, self.view)
-            data = json.dumps(self.view, separators=(",", ":"), ensure_ascii=True)
+            event = _event(self.seq + 1, SCREEN, self.view)
         except Exception as exc:  # noqa: BLE001 (the table goes on; the log says what the screen missed)
             log.error("screen.not_made", error=repr(exc), round_id=self.table.core.round_id)
             return
-        self.seq += 1
-        self.latest = f"id: {self.seq}\nevent: screen\ndata: {data}\n\n".encode()
+        self.seq, self.latest = self.seq + 1, event
+        self._pit_job = (self.view, pit_devices(self.table.core))
+        self._pit_wake.set()
+        self._wake_pages()
+
+    def _wake_pages(self) -> None:
         loop = self._loop
         if self._clients and loop is not None and not loop.is_closed():
-            # only a page needs the server's thread woken (a page that opens later reads self.latest)
+            # only a page needs the server's thread woken (a page that opens later reads the latest)
             try:
                 loop.call_soon_threadsafe(self._publish)
             except RuntimeError:  # the server's loop closed meanwhile (a stop)
                 pass
 
     def _publish(self) -> None:
-        event = self.latest  # the newest made, whichever call this is: a page never steps back
+        # the newest made, whichever call this is: a page never steps back
+        latest = {SCREEN: self.latest, PIT: self.pit_latest}
         for c in self._clients:
-            c.latest = event  # only the latest: a page that is behind skips to it
-            c.wake.set()
+            event = latest[c.follows]
+            if event is not None and event is not c.sent:
+                c.latest = event  # only the latest: a page that is behind skips to it
+                c.wake.set()
+
+    # -- the pit's view (its own thread) -------------------------------------------------------------
+
+    def _make_pits(self, reader: PitReader) -> None:
+        """Each time the screen is made, the pit's view from it and the journal's new records. A
+        view that cannot be made is logged and the pit's pages keep the last one."""
+        try:
+            while True:
+                self._pit_wake.wait()
+                self._pit_wake.clear()
+                job = self._pit_job
+                if self._stop_asked.is_set():
+                    return
+                if job is None:
+                    continue
+                try:
+                    journal = reader.read()
+                    view = pit_view(job[0], job[1], reader.log, journal)
+                    event = _event(self.pit_seq + 1, PIT, view)
+                except Exception as exc:  # noqa: BLE001 (the table goes on; the log says what the pit missed)
+                    log.error("pit.not_made", error=repr(exc))
+                    continue
+                self.pit, self.pit_seq, self.pit_latest = view, self.pit_seq + 1, event
+                self._wake_pages()
+        finally:
+            reader.close()
 
     # -- serving (the server's own loop) -------------------------------------------------------------
 
     async def start(self) -> str:
         """Serve from a thread of its own; returns the screen's address (``http://host:port/``)."""
-        self.view = screen_view(self.table.core, (), None)
+        core = self.table.core
+        journal = getattr(self.table, "journal", None)  # a view of a bare core has no pit's view
+        self.view = screen_view(core, (), None)
+        if self.view["faults"] and journal is not None:
+            # faults that stood before this start have stood since their records (a restart)
+            self.view = screen_view(core, (), None, standing_since(journal, self.view["faults"]))
         self.seq += 1
-        first = json.dumps(self.view, separators=(",", ":"), ensure_ascii=True)
-        self.latest = f"id: {self.seq}\nevent: screen\ndata: {first}\n\n".encode()
+        self.latest = _event(self.seq, SCREEN, self.view)
         started: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         caller = asyncio.get_running_loop()
 
@@ -194,6 +257,12 @@ class ScreenServer:
         except BaseException:  # a stop while starting: the server does not outlive it
             self._stop_asked.set()
             raise
+        if journal is not None:
+            self._pit_job = (self.view, pit_devices(core))
+            self._pit_wake.set()
+            self._pit_thread = threading.Thread(target=self._make_pits, args=(PitReader(journal.path),),
+                                                name="tabled-pit", daemon=True)
+            self._pit_thread.start()
         return self.url
 
     async def _serve(self, report) -> None:
@@ -223,6 +292,7 @@ class ScreenServer:
     async def stop(self) -> None:
         """Close every page's stream and stop serving (the pages show "disconnected")."""
         self._stop_asked.set()
+        self._pit_wake.set()
         loop, thread = self._loop, self._thread
         if loop is not None and self._done is not None and not loop.is_closed():
             try:
@@ -231,13 +301,18 @@ class ScreenServer:
                 pass
         if thread is not None:
             await asyncio.to_thread(thread.join, 5.0)
-        self._thread = None
+        if self._pit_thread is not None:
+            await asyncio.to_thread(self._pit_thread.join, 5.0)
+        self._thread = self._pit_thread = None
 
     def _app(self) -> web.Application:
         app = web.Application(middlewares=[self._guard])
-        app.router.add_get("/", self._page)
+        for path in PAGES:
+            app.router.add_get(path, self._page)
         app.router.add_get("/events", self._events)
+        app.router.add_get("/pit/events", self._events)
         app.router.add_get("/screen.json", self._json)
+        app.router.add_get("/pit.json", self._json)
         for name in ASSETS:
             app.router.add_get(f"/{name}", self._asset)
         return app
@@ -252,13 +327,13 @@ class ScreenServer:
             return web.Response(status=decision.status, text=decision.reason + "\n",
                                 headers={**SECURITY_HEADERS, **headers})
         response = await handler(request)
-        if decision.viewer != "local" and request.query.get("token") and request.path == "/":
+        if decision.viewer != "local" and request.query.get("token") and request.path in PAGES:
             # the page's own requests (script, style, events) carry the token as a cookie
             response.set_cookie(COOKIE, request.query["token"], httponly=True, samesite="Strict", path="/")
         return response
 
     async def _page(self, request: web.Request) -> web.Response:
-        return web.Response(body=_asset("index.html"), content_type="text/html", charset="utf-8",
+        return web.Response(body=_asset(PAGES[request.path]), content_type="text/html", charset="utf-8",
                             headers=SECURITY_HEADERS)
 
     async def _asset(self, request: web.Request) -> web.Response:
@@ -266,7 +341,7 @@ class ScreenServer:
         return web.Response(body=_asset(name), content_type=ASSETS[name], charset="utf-8", headers=SECURITY_HEADERS)
 
     async def _json(self, request: web.Request) -> web.Response:
-        latest = self.latest or b""
+        latest = (self.pit_latest if request.path == "/pit.json" else self.latest) or b""
         data = latest.split(b"data: ", 1)[1].strip() if b"data: " in latest else b"null"
         return web.Response(body=data, content_type="application/json", headers=SECURITY_HEADERS)
 
@@ -274,15 +349,17 @@ class ScreenServer:
         response = web.StreamResponse(headers={**SECURITY_HEADERS, "Content-Type": "text/event-stream",
                                                "X-Accel-Buffering": "no"})
         await response.prepare(request)
-        client = _Client(None)
+        client = _Client(PIT if request.path.startswith("/pit") else SCREEN)
         self._clients.add(client)
-        client.latest = self.latest  # after joining: a screen made meanwhile is published to it
+        # after joining: one made meanwhile is published to it
+        client.latest = self.pit_latest if client.follows == PIT else self.latest
         try:
             await response.write(f"retry: {RETRY_MS}\n\n".encode())
             while not self._stopping:
                 event, client.latest = client.latest, None
                 client.wake.clear()
-                if event is not None:
+                if event is not None and event is not client.sent:
+                    client.sent = event
                     await response.write(event)
                 try:
                     async with asyncio.timeout(HEARTBEAT_S):  # never swallows a cancellation (3.11)

@@ -4,8 +4,8 @@ was journaled and folded, and the effects that input caused. Pure: no clock, no 
 ``screen_view(core, effects, previous)`` is called once per folded input; ``previous`` is the
 view it replaces, which carries what the state itself no longer holds: the settlement of a round
 that has just finished (shown until the next round's cards are dealt), the dealer's latest lines
-and when each standing fault was first shown (how long it has stood). Every amount is integer
-cents beside the words the dealer reads.
+and when each standing fault was raised (how long it has stood; after a restart, from its journal
+record's time, see ``raised``). Every amount is integer cents beside the words the dealer reads.
 
 What is shown when (the felt as the dealer sees it):
 
@@ -272,8 +272,11 @@ def _meter(core: Any) -> dict[str, Any]:
             "meter_fault": core.faults.get("meter")}
 
 
-def screen_view(core: Any, effects: Iterable[Effect] = (), previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The dealer's screen after ``effects`` (see the module docstring). ``core`` is read, never changed."""
+def screen_view(core: Any, effects: Iterable[Effect] = (), previous: Mapping[str, Any] | None = None,
+                raised: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """The dealer's screen after ``effects`` (see the module docstring). ``core`` is read, never
+    changed. ``raised``: fault id -> when its journal record raised it (ms), for the faults that
+    stood before the first screen (a restart): they have stood since then, not since the start."""
     effects = list(effects)
     previous = previous or {}
     r = core.round
@@ -282,7 +285,7 @@ def screen_view(core: Any, effects: Iterable[Effect] = (), previous: Mapping[str
     settled_lines = settlement.pop("by_spot", {}) if settlement else {}
     if r is None or settlement is None or settlement["round_id"] != r.round_id:
         settled_lines = {}
-    faults_before = {f["id"]: f["since_ms"] for f in previous.get("faults", [])}
+    faults_before = {**(raised or {}), **{f["id"]: f["since_ms"] for f in previous.get("faults", [])}}
     dealer: dict[str, Any] = {"cards": [], "up": [], "hand": None}
     if r is not None and phase in UP_CARD_SEEN:
         dealer["up"] = [card_text(c) for c in r.dealer_up]

@@ -1,0 +1,166 @@
+// The pit's view: shows what the daemon pushes (Server-Sent Events), nothing else.
+// Every text from the table goes in with textContent: data is never markup.
+"use strict";
+
+const LOST_AFTER_MS = 1500;   // the daemon sends a heartbeat every 0.5 s
+let source = null;
+let lastHeard = 0;
+let pit = null;
+let receivedAt = 0;
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function byId(id) { return document.getElementById(id); }
+
+function setText(id, text) { byId(id).textContent = text === undefined || text === null ? "" : String(text); }
+
+function withRule(node, rule) {
+  if (rule) node.appendChild(el("span", "rule", "(" + rule + ")"));
+  return node;
+}
+
+// a journal record's time, UTC, and its number
+function when(w) {
+  return new Date(w.time_ms).toISOString().slice(0, 19).replace("T", " ") + " UTC #" + w.record;
+}
+
+function minutes(ms) {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const m = Math.floor(s / 60);
+  return m > 0 ? m + " min " + (s % 60) + " s" : s + " s";
+}
+
+function showLink(up) {
+  const link = byId("link");
+  link.textContent = up ? "live" : "disconnected";
+  link.className = up ? "link-up" : "link-down";
+  document.body.dataset.link = up ? "up" : "down";
+}
+
+function list(id, items, make) {
+  const box = byId(id);
+  box.replaceChildren();
+  for (const item of items) box.appendChild(make(item));
+}
+
+function renderJournal(j) {
+  setText("head-seq", j.head_seq);
+  setText("head-hash", j.head_hash);
+  const chain = byId("chain");
+  chain.className = j.ok ? "ok" : "broken";
+  chain.textContent = j.ok ? "hash chain verified to record " + j.verified_seq
+    : "HASH CHAIN BROKEN: " + j.problem + " (run tabled audit verify)";
+  document.body.dataset.head = String(j.head_seq);
+}
+
+function renderDevices(devices) {
+  const body = byId("devices").tBodies[0];
+  body.replaceChildren();
+  for (const d of devices) {
+    const row = el("tr", d.up && !d.fault ? "up" : "down");
+    row.dataset.device = d.device;
+    row.appendChild(el("td", "name", d.name));
+    row.appendChild(el("td", "link", "link " + d.link));
+    row.appendChild(el("td", "fault", d.fault ? "fault (14.13): " + d.fault : ""));
+    body.appendChild(row);
+  }
+}
+
+function renderFaults(faults) {
+  list("faults-open", faults.open, (f) => {
+    const li = withRule(el("li", "fault", f.what), f.rule);
+    li.dataset.since = String(f.since_ms);
+    li.appendChild(el("div", "does", f.dealer_does + (f.key ? "; key: " + f.key : "")));
+    li.appendChild(el("div", "for", ""));
+    return li;
+  });
+  list("faults-cleared", faults.cleared, (c) => {
+    const li = el("li", "cleared");
+    li.dataset.equipment = c.equipment;
+    li.appendChild(el("span", "what", c.name + (c.reason ? ": " + c.reason : "")));
+    li.appendChild(el("div", "raised", c.raised ? "raised " + when(c.raised) : ""));
+    li.appendChild(el("div", "by", "cleared " + when(c.cleared) + " by " + c.by_text +
+                      (c.by ? " at " + when(c.by) : "")));
+    return li;
+  });
+  tickFaults();
+}
+
+function tickFaults() {
+  if (!pit) return;
+  const now = pit.now_ms + (Date.now() - receivedAt);
+  for (const li of byId("faults-open").children) {
+    li.querySelector(".for").textContent = "for " + minutes(now - Number(li.dataset.since));
+  }
+}
+
+function renderRounds(rounds) {
+  list("rounds", rounds, (r) => {
+    const box = el("section", "round");
+    box.dataset.round = r.round_id || "";
+    box.appendChild(el("h3", "", "round " + r.round_id + "  " + when(r) + (r.totals ? "  " + r.totals : "")));
+    box.appendChild(el("pre", "settlement", r.table || r.problem));
+    return box;
+  });
+}
+
+function render(p) {
+  const s = p.screen;
+  setText("table-id", "table " + s.table.id);
+  setText("profile", "profile " + s.table.profile + (s.table.open ? "" : " - closed"));
+  setText("limits", s.limits.text);
+  setText("round-id", s.round ? "round " + s.round.id : "no round");
+  setText("phase", s.round ? s.round.phase_text : "");
+  setText("next", s.next);
+  renderJournal(p.journal);
+  renderDevices(p.devices);
+  setText("pool-meter", s.meter.text + (s.meter.locked ? "  (progressive locked, 14.13)" : ""));
+  list("hits", p.pool.hits, (h) => {
+    const li = el("li", "hit");
+    li.appendChild(el("span", "when", when(h)));
+    li.appendChild(el("span", "text", "round " + h.round_id + " " + h.text));
+    return withRule(li, h.rule);
+  });
+  renderFaults(p.faults);
+  list("decisions", p.decisions, (d) => {
+    const li = el("li", d.verdict);
+    li.appendChild(el("span", "when", when(d)));
+    li.appendChild(el("span", "text", d.key + " key: " + d.action + " " + d.verdict));
+    return withRule(li, d.rule);
+  });
+  renderRounds(p.rounds);
+}
+
+function connect() {
+  if (source) source.close();
+  source = new EventSource("/pit/events");
+  source.addEventListener("pit", (ev) => {
+    lastHeard = Date.now();
+    showLink(true);
+    pit = JSON.parse(ev.data);
+    receivedAt = Date.now();
+    render(pit);
+    document.body.dataset.seq = ev.lastEventId;
+  });
+  source.addEventListener("beat", () => { lastHeard = Date.now(); showLink(true); });
+  source.onerror = () => { showLink(false); };
+  lastHeard = Date.now();
+}
+
+function watch() {
+  tickFaults();
+  if (Date.now() - lastHeard > LOST_AFTER_MS || (source && source.readyState === EventSource.CLOSED)) {
+    // no word from the daemon: the connection is dead even if the socket is not closed yet
+    showLink(false);
+    connect();
+  }
+}
+
+showLink(false);
+connect();
+setInterval(watch, 250);

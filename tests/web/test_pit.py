@@ -1,0 +1,135 @@
+"""The pit's view in a real browser (Debian's chromium through Playwright) against the daemon and
+its simulated devices: the last rounds as `tabled settle` prints them (16.11), a 14.13 fault shown
+and who let it clear, the key's approval, the devices' links, and the journal's head as the
+journal holds it, its chain verified."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from tabled.cli import main as tabled_main
+from tests.integration.harness import journal_records
+from tests.web.daemon import browser, play, screen_of
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def tabled(*argv: str, stdin: str | None = None) -> str:
+    out = io.StringIO()
+    real = sys.stdin
+    try:
+        if stdin is not None:
+            sys.stdin = io.StringIO(stdin)
+        with contextlib.redirect_stdout(out):
+            code = tabled_main(list(argv))
+    finally:
+        sys.stdin = real
+    assert code == 0, out.getvalue()
+    return out.getvalue()
+
+
+async def pit_shows(page, seq: int, timeout_ms: float = 5000) -> None:
+    """Wait until the page shows the pit's view numbered ``seq`` or a later one."""
+    await page.wait_for_function(f"Number(document.body.dataset.seq || 0) >= {seq}", timeout=timeout_ms)
+
+
+async def caught_up(run, page) -> None:
+    """The floor stands still: the page shows the pit's view made from the journal's head."""
+    server = screen_of(run)
+    async with asyncio.timeout(10):
+        while True:
+            await run.table.idle.wait()
+            head = run.table.journal.head[0]
+            if server.pit is not None and server.pit["journal"]["head_seq"] == head:
+                await pit_shows(page, server.pit_seq)
+                if run.table.journal.head[0] == head:
+                    return
+            await asyncio.sleep(0.02)
+
+
+async def test_the_pit_shows_the_last_rounds_a_fault_and_who_cleared_it_and_the_journal_head(tmp_path):
+    seen: dict = {}
+
+    async def scenario(run):
+        async with browser() as b:
+            page = await b.new_page()
+            await page.goto(screen_of(run).url + "pit")
+            await page.wait_for_selector("body[data-link=up]")
+            assert await page.text_content("#table-id") == "table SIM01"
+            await run.rounds(3)
+            # a 14.13 fault: shown within 1 s, with its rule and the key that must act
+            loop = asyncio.get_running_loop()
+            run.table.submit("equipment.fault", {"equipment": "meter", "reason": "display dark"})
+            raised_at = loop.time()
+            await page.wait_for_selector("#faults-open li:has-text('meter failed: display dark')", timeout=1000)
+            assert loop.time() - raised_at <= 1.0
+            shown = await page.text_content("#faults-open")
+            assert "(14.13)" in shown and "key: inspector" in shown
+            assert "fault (14.13): display dark" in await page.text_content("#devices tr[data-device=meter]")
+            # the inspector approves play (14.13); the meter works again and its fault clears
+            run.table.submit("panel", {"action": "approve_play", "key": "inspector"})
+            run.table.submit("equipment.ok", {"equipment": "meter"})
+            await run.until(lambda: "meter" not in run.core.faults, act=False)
+            await run.rounds(1)
+            run.floor.paused = True
+            await caught_up(run, page)
+            seen["cleared"] = await page.text_content("#faults-cleared li[data-equipment=meter]")
+            seen["decisions"] = await page.text_content("#decisions")
+            seen["open"] = await page.text_content("#faults-open")
+            seen["head"] = (await page.text_content("#head-seq"), await page.text_content("#head-hash"))
+            seen["journal_head"] = run.table.journal.head
+            seen["chain"] = await page.text_content("#chain")
+            seen["rounds"] = await page.eval_on_selector_all(
+                ".round", "rs => rs.map(r => [r.dataset.round, r.querySelector('pre').textContent])")
+            seen["finished"] = run.core.rounds_finished
+            await page.screenshot(path=str(tmp_path / "pit.png"), full_page=True)
+
+    await play(tmp_path, scenario)
+    print(f"screenshot: {tmp_path / 'pit.png'}")
+    assert (tmp_path / "pit.png").stat().st_size > 10_000
+    # the journal's head, number and hash, as the journal held it; its chain verified to it
+    assert seen["head"] == (str(seen["journal_head"][0]), seen["journal_head"][1])
+    assert seen["chain"] == f"hash chain verified to record {seen['journal_head'][0]}"
+    # the last rounds, newest first, each the table `tabled settle` prints for it (16.11)
+    settled = journal_records(tmp_path, "round.settled")
+    assert len(seen["rounds"]) == min(10, len(settled)) >= 4
+    assert [rid for rid, _ in seen["rounds"]] == [r.round_id for r in reversed(settled)][:10]
+    journal = str(tmp_path / "journal.db")
+    for rid, table in seen["rounds"]:
+        facts = tabled("recall", "--journal", journal, "--round", rid, "--round-json")
+        assert table == tabled("settle", "-", stdin=facts).rstrip("\n")
+    # the fault and who let it clear: the inspector's approval, by record number
+    raised, = journal_records(tmp_path, "fault.raised")
+    cleared, = journal_records(tmp_path, "fault.cleared")
+    approval, = [r for r in journal_records(tmp_path, "panel.approved") if r.payload["action"] == "approve_play"]
+    assert raised.seq < approval.seq < cleared.seq
+    assert f"#{raised.seq}" in seen["cleared"] and f"#{cleared.seq}" in seen["cleared"]
+    assert f"by inspector approved play (14.13) at {approval.time:%Y-%m-%d %H:%M:%S} UTC #{approval.seq}" \
+        in seen["cleared"]
+    assert f"inspector key: approve_play approved(14.13)" in seen["decisions"]
+    assert seen["open"] == ""
+
+
+async def test_a_page_from_the_pit_is_data_as_text(tmp_path):
+    hostile = '<img src=x onerror="window.__owned = 1">'
+
+    async def scenario(run):
+        async with browser() as b:
+            page = await b.new_page()
+            await page.goto(screen_of(run).url + "pit")
+            await page.wait_for_selector("body[data-link=up]")
+            run.table.submit("equipment.fault", {"equipment": "betspots", "reason": hostile})
+            await page.wait_for_selector("#faults-open li", timeout=2000)
+            assert hostile in await page.text_content("#faults-open")
+            assert hostile in await page.text_content("#devices")
+            assert await page.query_selector("#faults-open img, #devices img") is None
+            assert await page.evaluate("window.__owned") is None
+        run.floor.paused = True
+
+    await play(tmp_path, scenario)
