@@ -103,10 +103,9 @@ def standing_since(journal: Journal, faults: Iterable[Mapping[str, Any]]) -> dic
     for fault in faults:
         fid = str(fault["id"])
         if fid.startswith("equipment:"):
-            equipment = fid.split(":", 1)[1]
-            record = _last(journal, "fault.raised", lambda r: r.payload.get("equipment") == equipment)
+            record = _last(journal, "fault.raised", fid.split(":", 1)[1])
         elif fid in RAISED_BY:
-            record = _last(journal, RAISED_BY[fid], lambda r: True)
+            record = _last(journal, RAISED_BY[fid])
         else:
             continue
         if record is not None:
@@ -114,14 +113,15 @@ def standing_since(journal: Journal, faults: Iterable[Mapping[str, Any]]) -> dic
     return since
 
 
-def _last(journal: Journal, kind: str, match) -> Record | None:
+def _last(journal: Journal, kind: str, equipment: str | None = None) -> Record | None:
+    """The last record of ``kind`` (of ``equipment``'s, when given)."""
     before = None
     for _ in range(LOOKED_BACK):
         try:
             record = journal.last_of_kind(kind, before=before)
         except JournalError:
             return None
-        if record is None or match(record):
+        if record is None or equipment is None or record.payload.get("equipment") == equipment:
             return record
         before = record.seq
     return None

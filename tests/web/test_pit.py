@@ -9,7 +9,6 @@ import asyncio
 import contextlib
 import io
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -112,7 +111,7 @@ async def test_the_pit_shows_the_last_rounds_a_fault_and_who_cleared_it_and_the_
     assert f"#{raised.seq}" in seen["cleared"] and f"#{cleared.seq}" in seen["cleared"]
     assert f"by inspector approved play (14.13) at {approval.time:%Y-%m-%d %H:%M:%S} UTC #{approval.seq}" \
         in seen["cleared"]
-    assert f"inspector key: approve_play approved(14.13)" in seen["decisions"]
+    assert "inspector key: approve_play approved(14.13)" in seen["decisions"]
     assert seen["open"] == ""
 
 
