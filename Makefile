@@ -19,6 +19,7 @@ run: $(BIN)/.installed
 test: $(BIN)/.installed
 	bash .ci/ensure-postgres.sh
 	bash .ci/ensure-chromium.sh
+	bash .ci/ensure-systemd.sh
 	$(BIN)/python -m pytest -q
 
 bench: $(BIN)/.installed

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,9 @@ import pytest
 from tabled.host.log import configure_logging, get_logger, log_context
 
 SYSTEMD = Path(__file__).resolve().parents[2] / "systemd"
+INSTALL = SYSTEMD.parent / "packaging" / "install.sh"
+SYSTEMD_ANALYZE = Path("/usr/bin/systemd-analyze")  # the `systemd` package; make test: .ci/ensure-systemd.sh
+MOST_EXPOSED = 2.0
 
 
 def unit() -> dict[str, list[str]]:
@@ -35,6 +39,47 @@ def test_unit_is_notify_with_watchdog_and_a_dedicated_user():
     assert u["User"] == ["tabled"] and u["DynamicUser"] == ["no"] and u["StateDirectory"] == ["tabled"]
     assert u["DevicePolicy"] == ["closed"] and u["ProtectSystem"] == ["strict"]
     assert u["CapabilityBoundingSet"] == [""] and u["NoNewPrivileges"] == ["yes"]
+
+
+def drop_ins() -> dict[str, str]:
+    """The unit's drop-ins as packaging/install.sh writes them: file name -> contents."""
+    written = re.findall(r"printf '(\[Service\][^']*)'\s*\\?\s*>\s*\"\$root/etc/systemd/system/tabled\.service\.d/"
+                         r"([\w.-]+\.conf)\"", INSTALL.read_text())
+    return {name: text.replace("\\n", "\n") for text, name in written}
+
+
+def exposure(root: Path) -> float:
+    """systemd-analyze's overall exposure of the unit installed under ``root``, with its drop-ins."""
+    assert SYSTEMD_ANALYZE.exists(), (f"{SYSTEMD_ANALYZE} is missing: install the 'systemd' package "
+                                      "(make test runs .ci/ensure-systemd.sh)")
+    done = subprocess.run([str(SYSTEMD_ANALYZE), "security", "--offline=true", f"--root={root}", "--no-pager",
+                           "tabled.service"], capture_output=True, text=True, timeout=60)
+    found = re.search(r"Overall exposure level for tabled\.service: (\d+\.\d+)", done.stdout)
+    assert found, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return float(found.group(1))
+
+
+def install_unit(root: Path, extra: dict[str, str]) -> None:
+    units = root / "etc" / "systemd" / "system"
+    (units / "tabled.service.d").mkdir(parents=True, exist_ok=True)
+    (units / "tabled.service").write_text((SYSTEMD / "tabled.service").read_text())
+    for name, text in extra.items():
+        (units / "tabled.service.d" / name).write_text(text)
+
+
+def test_the_installed_unit_with_its_credentials_keeps_its_hardening(tmp_path):
+    written = drop_ins()
+    credentials = {line.split("=", 1)[1].split(":", 1)[0] for text in written.values()
+                   for line in text.splitlines() if line.startswith("LoadCredential=")}
+    assert credentials == {"journal-signing-key", "journal-central-password"}
+    install_unit(tmp_path / "installed", written)
+    score = exposure(tmp_path / "installed")
+    print(f"Overall exposure level for tabled.service with {', '.join(sorted(written))}: {score}")
+    assert score <= MOST_EXPOSED
+    # the drop-ins are part of what was measured: one that loosens the unit shows in the score
+    install_unit(tmp_path / "loosened", {**written, "zz-loosened.conf": "[Service]\nNoNewPrivileges=no\n"
+                                         "ProtectSystem=no\nCapabilityBoundingSet=CAP_SYS_ADMIN\n"})
+    assert exposure(tmp_path / "loosened") > score
 
 
 def test_a_bad_config_is_checked_before_the_start_and_never_restarted_in_a_loop():
