@@ -1,16 +1,19 @@
-"""Dealer's screen benchmark (measured, not asserted), the whole daemon over real ports with its
-screen served (tabled/daemon/web.py) and looked at by Debian's chromium:
+"""Dealer's screen and pit's view benchmark (measured, not asserted), the whole daemon over real
+ports with its screen served (tabled/daemon/web.py) and looked at by Debian's chromium:
 
 1. device event -> the page's DOM showing it: from the input handed to the table (the driver's
    consumer submits it as the frame is decoded) until a page's DOM holds the screen made after
    that input was journaled and folded (or a later one: a page that is behind skips to the
    latest), p50 and p99 (target p99 <= 100 ms);
 2. event -> effects (journaled, acknowledged, folded, carried out, the screen made and handed to
-   the server) with 0 pages open and with 5, p50 and p99: what the pages cost the table.
+   the server) with 0 pages open and with 5, p50 and p99: what the pages cost the table;
+3. device event -> the pit's view (``/pit``) in a page's DOM: the pit's view is made in a thread of
+   its own from the journal's new records after each screen, so it comes later than the screen;
+   its pages (``--pit-pages``, 1 by default) are open beside the dealer's in the run with pages.
 
 The simulated people act every ``--pace-ms`` (a real table is far slower than full speed).
 
-    .venv/bin/python benchmarks/bench_screen.py [--rounds 30] [--pages 5] [--pace-ms 20]
+    .venv/bin/python benchmarks/bench_screen.py [--rounds 30] [--pages 5] [--pit-pages 1] [--pace-ms 20]
 """
 
 from __future__ import annotations
@@ -38,12 +41,15 @@ from tabled.daemon.web import ScreenServer  # noqa: E402
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--no-first-run"] + (["--no-sandbox"] if os.geteuid() == 0 else [])
-#: each page notes when its DOM took each screen (the wall clock, as the daemon's time.time())
+#: each page notes when its DOM took each screen (the wall clock, as the daemon's time.time()); a
+#: pit's page, the screen its view was made with
 WATCH_DOM = """
 window.__shown = [];
+const pit = location.pathname === "/pit";
 new MutationObserver(() => {
-  window.__shown.push([Number(document.body.dataset.seq), performance.timeOrigin + performance.now()]);
-}).observe(document, {subtree: true, attributes: true, attributeFilter: ["data-seq"]});
+  const seq = pit ? document.body.dataset.screenSeq : document.body.dataset.seq;
+  window.__shown.push([Number(seq), performance.timeOrigin + performance.now()]);
+}).observe(document, {subtree: true, attributes: true, attributeFilter: [pit ? "data-screen-seq" : "data-seq"]});
 """
 
 
@@ -55,11 +61,13 @@ def pct(values: list[float], q: float) -> float:
 class Bench:
     """Hooks into run_table: stamps every input, notes the screen made after it, opens the pages."""
 
-    def __init__(self, rounds: int, pages: int, pace_s: float, warm_up: int = 2) -> None:
+    def __init__(self, rounds: int, pages: int, pace_s: float, warm_up: int = 2, pit_pages: int = 0) -> None:
         self.rounds, self.pages, self.pace_s, self.warm_up = rounds, pages, pace_s, warm_up
+        self.pit_pages = pit_pages
         self.effect_ms: list[float] = []
         self.inputs: list[tuple[float, int]] = []  # (submitted, wall clock s; the screen after it)
         self.shown: list[list[tuple[int, float]]] = []
+        self.pit_shown: list[list[tuple[int, float]]] = []
         self.measuring = False
 
     async def started(self, *, table, devices, sims, floor) -> None:
@@ -91,8 +99,12 @@ class Bench:
             context = await browser.new_context(bypass_csp=True, viewport={"width": 1600, "height": 1000})
             await context.add_init_script(WATCH_DOM)
             pages = [await context.new_page() for _ in range(self.pages)]
+            pits = [await context.new_page() for _ in range(self.pit_pages)]
             for page in pages:
                 await page.goto(self.url)
+                await page.wait_for_selector("body[data-link=up]")
+            for page in pits:
+                await page.goto(self.url + "pit")
                 await page.wait_for_selector("body[data-link=up]")
             await self.floor.play(self.warm_up, pace_s=self.pace_s)
             self.measuring = True
@@ -103,12 +115,15 @@ class Bench:
             await asyncio.sleep(0.5)  # the last screens reach the pages
             for page in pages:
                 self.shown.append([(int(s), t / 1000) for s, t in await page.evaluate("window.__shown")])
+            for page in pits:
+                self.pit_shown.append([(int(s), t / 1000) for s, t in await page.evaluate("window.__shown")])
             await browser.close()
 
-    def dom_ms(self) -> list[float]:
-        """Per input and page: until the page's DOM first held this input's screen or a later one."""
+    def dom_ms(self, pit: bool = False) -> list[float]:
+        """Per input and page: until the page's DOM first held this input's screen or a later one
+        (``pit``: the pit's view made with it or a later one)."""
         out: list[float] = []
-        for shown in self.shown:
+        for shown in self.pit_shown if pit else self.shown:
             for submitted, seq in self.inputs:
                 at = next((t for s, t in shown if s >= seq), None)
                 if at is not None:
@@ -116,11 +131,11 @@ class Bench:
         return out
 
 
-def run(rounds: int, pages: int, pace_s: float, d: Path) -> Bench:
+def run(rounds: int, pages: int, pace_s: float, d: Path, pit_pages: int = 0) -> Bench:
     cfg = load_config(None)
     cfg = dataclasses.replace(cfg, pools=tuple(dataclasses.replace(p, path=d / "pool.db") for p in cfg.pools),
                               screen=ScreenConfig(port=0))
-    bench = Bench(rounds, pages, pace_s)
+    bench = Bench(rounds, pages, pace_s, pit_pages=pit_pages)
     asyncio.run(run_table(cfg, 0, out=io.StringIO(),
                           seams=Seams(journal_path=d / "journal.db", state_dir=d / "dev", hooks=bench,
                                       poll_interval=0.05)))
@@ -131,6 +146,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--pages", type=int, default=5)
+    ap.add_argument("--pit-pages", type=int, default=1, help="pit's pages open beside the dealer's")
     ap.add_argument("--pace-ms", type=int, default=20)
     args = ap.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
@@ -138,10 +154,11 @@ def main() -> None:
     results = {}
     for pages in (0, args.pages):
         with tempfile.TemporaryDirectory() as tmp:
-            results[pages] = run(args.rounds, pages, pace, Path(tmp))
+            results[pages] = run(args.rounds, pages, pace, Path(tmp), args.pit_pages if pages else 0)
     for pages, b in results.items():
         e = b.effect_ms
-        print(f"event -> effects, {pages} page(s) open: {len(e)} inputs in {args.rounds} rounds "
+        shown = f"{pages} page(s)" + (f" and {b.pit_pages} pit's" if b.pit_pages else "")
+        print(f"event -> effects, {shown} open: {len(e)} inputs in {args.rounds} rounds "
               f"(pace {args.pace_ms} ms), p50 {pct(e, .5):.2f} ms, p99 {pct(e, .99):.2f} ms, max {max(e):.2f} ms")
     b = results[args.pages]
     dom = b.dom_ms()
@@ -150,6 +167,10 @@ def main() -> None:
         print(f"device event -> page DOM ({args.pages} pages, every input on every page): {len(dom)} samples, "
               f"p50 {pct(dom, .5):.2f} ms, p99 {p99:.2f} ms, max {max(dom):.2f} ms "
               f"(target p99 <= 100 ms: {'met' if p99 <= 100 else 'not met'})")
+    pit = b.dom_ms(pit=True)
+    if pit:
+        print(f"device event -> pit's view in the DOM ({b.pit_pages} page(s)): {len(pit)} samples, "
+              f"p50 {pct(pit, .5):.2f} ms, p99 {pct(pit, .99):.2f} ms, max {max(pit):.2f} ms")
 
 
 if __name__ == "__main__":

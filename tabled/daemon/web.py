@@ -144,7 +144,7 @@ class ScreenServer:
         self.pit: dict[str, Any] | None = None
         self.pit_seq = 0
         self.pit_latest: bytes | None = None
-        self._pit_job: tuple[dict[str, Any], list[dict[str, Any]]] | None = None
+        self._pit_job: tuple[dict[str, Any], list[dict[str, Any]], int] | None = None  # screen, devices, seq
         self._pit_wake = threading.Event()
         self._pit_thread: threading.Thread | None = None
 
@@ -170,7 +170,7 @@ class ScreenServer:
             log.error("screen.not_made", error=repr(exc), round_id=self.table.core.round_id)
             return
         self.seq, self.latest = self.seq + 1, event
-        self._pit_job = (self.view, pit_devices(self.table.core))
+        self._pit_job = (self.view, pit_devices(self.table.core), self.seq)
         self._pit_wake.set()
         self._wake_pages()
 
@@ -208,7 +208,7 @@ class ScreenServer:
                     continue
                 try:
                     journal = reader.read()
-                    view = pit_view(job[0], job[1], reader.log, journal)
+                    view = pit_view(job[0], job[1], reader.log, journal, job[2])
                     event = _event(self.pit_seq + 1, PIT, view)
                 except Exception as exc:  # noqa: BLE001 (the table goes on; the log says what the pit missed)
                     log.error("pit.not_made", error=repr(exc))
@@ -225,7 +225,7 @@ class ScreenServer:
         core = self.table.core
         journal = getattr(self.table, "journal", None)  # a view of a bare core has no pit's view
         self.view = screen_view(core, (), None)
-        if self.view["faults"] and journal is not None:
+        if self.view.get("faults") and journal is not None:
             # faults that stood before this start have stood since their records (a restart)
             self.view = screen_view(core, (), None, standing_since(journal, self.view["faults"]))
         self.seq += 1
@@ -258,7 +258,7 @@ class ScreenServer:
             self._stop_asked.set()
             raise
         if journal is not None:
-            self._pit_job = (self.view, pit_devices(core))
+            self._pit_job = (self.view, pit_devices(core), self.seq)
             self._pit_wake.set()
             self._pit_thread = threading.Thread(target=self._make_pits, args=(PitReader(journal.path),),
                                                 name="tabled-pit", daemon=True)

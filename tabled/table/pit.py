@@ -140,12 +140,13 @@ def pit_devices(core: Any) -> list[dict[str, Any]]:
 
 
 def pit_view(screen: Mapping[str, Any], devices: list[dict[str, Any]], log: PitLog,
-             journal: Mapping[str, Any]) -> dict[str, Any]:
-    """The pit's view: ``screen`` (the dealer's screen, as made for the same batch), ``devices``
-    (:func:`pit_devices`), what ``log`` holds and ``journal``: the head and its verification as
-    the shell found them (head_seq, head_hash, verified_seq, ok, problem)."""
+             journal: Mapping[str, Any], screen_seq: int = 0) -> dict[str, Any]:
+    """The pit's view: ``screen`` (the dealer's screen, as made for the same batch, numbered
+    ``screen_seq``), ``devices`` (:func:`pit_devices`), what ``log`` holds and ``journal``: the head
+    and its verification as the shell found them (head_seq, head_hash, verified_seq, ok, problem)."""
     return {
         "screen": screen,
+        "screen_seq": screen_seq,
         "rounds": list(reversed(log.rounds)),           # newest first
         "faults": {"open": screen.get("faults", []), "cleared": list(reversed(log.cleared))},
         "decisions": list(reversed(log.decisions)),

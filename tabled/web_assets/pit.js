@@ -146,6 +146,7 @@ function connect() {
     receivedAt = Date.now();
     render(pit);
     document.body.dataset.seq = ev.lastEventId;
+    document.body.dataset.screenSeq = String(pit.screen_seq);  // the dealer's screen it was made with
   });
   source.addEventListener("beat", () => { lastHeard = Date.now(); showLink(true); });
   source.onerror = () => { showLink(false); };
