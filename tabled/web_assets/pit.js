@@ -99,12 +99,29 @@ function tickFaults() {
   }
 }
 
+// the rounds the supervisor opened or closed, kept across pushes (the newest is open unless closed)
+const opened = new Set();
+const closed = new Set();
+let roundsShown = "";
+
 function renderRounds(rounds) {
+  const key = rounds.map((r) => r.record).join(",");
+  if (key === roundsShown) return;  // the same rounds: the page is left as the supervisor set it
+  roundsShown = key;
   list("rounds", rounds, (r) => {
-    const box = el("section", "round");
-    box.dataset.round = r.round_id || "";
-    box.appendChild(el("h3", "", "round " + r.round_id + "  " + when(r) + (r.totals ? "  " + r.totals : "")));
+    const id = r.round_id || "";
+    const box = el("details", "round");
+    box.dataset.round = id;
+    let shown = opened.has(id) || (r === rounds[0] && !closed.has(id));
+    box.open = shown;
+    box.appendChild(el("summary", "", "round " + id + "  " + when(r) + (r.totals ? "  " + r.totals : "")));
     box.appendChild(el("pre", "settlement", r.table || r.problem));
+    box.addEventListener("toggle", () => {
+      if (box.open === shown) return;  // the page's own setting, not the supervisor's
+      shown = box.open;
+      (box.open ? opened : closed).add(id);
+      (box.open ? closed : opened).delete(id);
+    });
     return box;
   });
 }

@@ -5,6 +5,7 @@ listening on every address from this machine's own non-loopback address."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import ipaddress
@@ -105,7 +106,7 @@ async def test_a_request_from_another_address_needs_a_viewers_token(tmp_path):
         port = int(screen_of(run).url.rsplit(":", 1)[1].strip("/"))
         base = f"http://{address}:{port}"
         async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:  # cookies of an IP
-            for path in ("/", "/events", "/screen.json", "/screen.js"):
+            for path in ("/", "/events", "/screen.json", "/screen.js", "/pit", "/pit/events", "/pit.json", "/pit.js"):
                 async with http.get(base + path) as r:
                     body = await r.text()
                     assert r.status == 401 and "SIM01" not in body and "token" in body
@@ -116,6 +117,11 @@ async def test_a_request_from_another_address_needs_a_viewers_token(tmp_path):
                 assert r.status == 200 and (await r.json())["table"]["id"] == "SIM01"
             async with http.get(base + "/", params={"token": BOSS.token}) as r:
                 assert r.status == 200 and "tabled" in await r.text()
+            async with asyncio.timeout(5):
+                while screen_of(run).pit is None:
+                    await asyncio.sleep(0.02)
+            async with http.get(base + "/pit.json", headers={"Authorization": "Bearer " + PIT.token}) as r:
+                assert r.status == 200 and (await r.json())["screen"]["table"]["id"] == "SIM01"
             # the page's own requests carry the token as the cookie it was given
             async with http.get(base + "/screen.json") as r:
                 assert r.status == 200
@@ -124,8 +130,9 @@ async def test_a_request_from_another_address_needs_a_viewers_token(tmp_path):
                 assert r.status == 200
             # read-only: nothing but GET (and HEAD) is served
             for method in ("POST", "PUT", "DELETE", "PATCH"):
-                async with http.request(method, f"http://127.0.0.1:{port}/screen.json", data=b"{}") as r:
-                    assert r.status == 405
+                for path in ("/screen.json", "/pit.json", "/pit"):
+                    async with http.request(method, f"http://127.0.0.1:{port}{path}", data=b"{}") as r:
+                        assert r.status == 405
         run.floor.paused = True
 
     await play(tmp_path, scenario, screen=ScreenConfig(True, "0.0.0.0", 0, VIEWERS))

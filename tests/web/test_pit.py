@@ -86,8 +86,20 @@ async def test_the_pit_shows_the_last_rounds_a_fault_and_who_cleared_it_and_the_
             seen["chain"] = await page.text_content("#chain")
             seen["rounds"] = await page.eval_on_selector_all(
                 ".round", "rs => rs.map(r => [r.dataset.round, r.querySelector('pre').textContent])")
-            seen["finished"] = run.core.rounds_finished
+            # the newest round open, the others one line each until the supervisor opens them
+            seen["opened"] = await page.eval_on_selector_all(".round[open]", "rs => rs.map(r => r.dataset.round)")
             await page.screenshot(path=str(tmp_path / "pit.png"), full_page=True)
+            # a round the supervisor opens stays open while new rounds come in
+            older = seen["rounds"][1][0]
+            await page.click(f".round[data-round='{older}'] summary")
+            run.floor.paused = False
+            await run.rounds(1)
+            run.floor.paused = True
+            await caught_up(run, page)
+            newest = await page.get_attribute(".round", "data-round")
+            assert newest != seen["rounds"][0][0]
+            assert await page.eval_on_selector_all(".round[open]", "rs => rs.map(r => r.dataset.round)") == [
+                newest, older]
 
     await play(tmp_path, scenario)
     print(f"screenshot: {tmp_path / 'pit.png'}")
@@ -96,9 +108,10 @@ async def test_the_pit_shows_the_last_rounds_a_fault_and_who_cleared_it_and_the_
     assert seen["head"] == (str(seen["journal_head"][0]), seen["journal_head"][1])
     assert seen["chain"] == f"hash chain verified to record {seen['journal_head'][0]}"
     # the last rounds, newest first, each the table `tabled settle` prints for it (16.11)
-    settled = journal_records(tmp_path, "round.settled")
+    settled = [r for r in journal_records(tmp_path, "round.settled") if r.seq <= seen["journal_head"][0]]
     assert len(seen["rounds"]) == min(10, len(settled)) >= 4
     assert [rid for rid, _ in seen["rounds"]] == [r.round_id for r in reversed(settled)][:10]
+    assert seen["opened"] == [settled[-1].round_id]
     journal = str(tmp_path / "journal.db")
     for rid, table in seen["rounds"]:
         facts = tabled("recall", "--journal", journal, "--round", rid, "--round-json")
