@@ -9,7 +9,10 @@ ports with its screen served (tabled/daemon/web.py) and looked at by Debian's ch
    the server) with 0 pages open and with 5, p50 and p99: what the pages cost the table;
 3. device event -> the pit's view (``/pit``) in a page's DOM: the pit's view is made in a thread of
    its own from the journal's new records after each screen, so it comes later than the screen;
-   its pages (``--pit-pages``, 1 by default) are open beside the dealer's in the run with pages.
+   its pages (``--pit-pages``, 1 by default) are open beside the dealer's in the run with pages;
+4. what making one pit's view costs its thread, on a copy of the run's journal: the first read
+   (the whole chain checked once) and one made after a batch of new records (read, checked from
+   the last record verified, the view and its JSON).
 
 The simulated people act every ``--pace-ms`` (a real table is far slower than full speed).
 
@@ -24,7 +27,10 @@ import collections
 import dataclasses
 import io
 import logging
+import json
 import os
+import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -36,7 +42,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tabled.commands.run import Seams, run_table  # noqa: E402
 from tabled.daemon.config import ScreenConfig, load_config  # noqa: E402
+from tabled.daemon.journal import Journal  # noqa: E402
+from tabled.daemon.pit import PitReader  # noqa: E402
 from tabled.daemon.web import ScreenServer  # noqa: E402
+from tabled.table.pit import pit_view  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -142,6 +151,31 @@ def run(rounds: int, pages: int, pace_s: float, d: Path, pit_pages: int = 0) -> 
     return bench
 
 
+def pit_cost(journal: Path, d: Path, batch: int = 20, times: int = 50) -> str:
+    """Making the pit's view on a copy of ``journal``: the first read, then one per batch of
+    ``batch`` new records (the kinds the pit reads among them)."""
+    copy = d / "pit-journal.db"
+    shutil.copy(journal, copy)
+    reader = PitReader(copy)
+    t0 = time.perf_counter()
+    reader.read()
+    first_ms = (time.perf_counter() - t0) * 1000
+    records = reader.verified_seq
+    made: list[float] = []
+    with Journal.open(copy) as writer:
+        for _ in range(times):
+            writer.append_many([("panel.refused", {"action": "approve_play", "key": "dealer", "rule": "14.13"}, None)]
+                               + [("bench.input", {"i": i}, None) for i in range(batch - 1)])
+            t0 = time.perf_counter()
+            state = reader.read()
+            json.dumps(pit_view({}, [], reader.log, state), separators=(",", ":"))
+            made.append((time.perf_counter() - t0) * 1000)
+    reader.close()
+    return (f"making the pit's view: first read of a {records}-record journal {first_ms:.1f} ms; after each "
+            f"batch of {batch} records: p50 {statistics.median(made):.2f} ms, max {max(made):.2f} ms "
+            f"({len(reader.log.rounds)} rounds shown)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=30)
@@ -152,9 +186,11 @@ def main() -> None:
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
     pace = args.pace_ms / 1000
     results = {}
+    cost = ""
     for pages in (0, args.pages):
         with tempfile.TemporaryDirectory() as tmp:
             results[pages] = run(args.rounds, pages, pace, Path(tmp), args.pit_pages if pages else 0)
+            cost = pit_cost(Path(tmp) / "journal.db", Path(tmp))
     for pages, b in results.items():
         e = b.effect_ms
         shown = f"{pages} page(s)" + (f" and {b.pit_pages} pit's" if b.pit_pages else "")
@@ -171,6 +207,7 @@ def main() -> None:
     if pit:
         print(f"device event -> pit's view in the DOM ({b.pit_pages} page(s)): {len(pit)} samples, "
               f"p50 {pct(pit, .5):.2f} ms, p99 {pct(pit, .99):.2f} ms, max {max(pit):.2f} ms")
+    print(cost)
 
 
 if __name__ == "__main__":
