@@ -121,8 +121,9 @@ def _event(seq: int, name: str, view: dict[str, Any]) -> bytes:
 
 
 class ScreenServer:
-    """The dealer's screen of one table. ``listener`` goes in the controller's listeners (it runs
-    in the table's loop); :meth:`start` serves from a thread of its own."""
+    """The dealer's screen and the pit's view of one table. ``listener`` goes in the controller's
+    listeners (it runs in the table's loop); :meth:`start` serves from a thread of its own and
+    makes the pit's view in another (for a table with a journal)."""
 
     def __init__(self, table: Any, config: ScreenConfig):
         self.table = table
