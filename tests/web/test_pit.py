@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from tabled.cli import main as tabled_main
+from tests.daemon.tamper import rewrite
 from tests.integration.harness import journal_records
 from tests.web.daemon import browser, play, screen_of
 
@@ -142,6 +143,29 @@ async def test_a_page_from_the_pit_is_data_as_text(tmp_path):
             assert hostile in await page.text_content("#devices")
             assert await page.query_selector("#faults-open img, #devices img") is None
             assert await page.evaluate("window.__owned") is None
+        run.floor.paused = True
+
+    await play(tmp_path, scenario)
+
+
+async def test_a_journal_changed_under_the_daemon_shows_its_chain_broken(tmp_path):
+    async def scenario(run):
+        async with browser() as b:
+            page = await b.new_page()
+            await page.goto(screen_of(run).url + "pit")
+            await run.rounds(1)
+            run.floor.paused = True
+            await caught_up(run, page)
+            assert (await page.text_content("#chain")).startswith("hash chain verified to record ")
+            verified = screen_of(run).pit["journal"]["verified_seq"]
+            # someone who can write the file changes an early record and hashes the chain again
+            rewrite(tmp_path / "journal.db", 5, lambda p: {**p, "changed": True})
+            run.floor.paused = False
+            await run.rounds(1)  # play goes on: the next push finds it
+            await page.wait_for_selector("#chain.broken", timeout=5000)
+            assert await page.text_content("#chain") == (
+                f"HASH CHAIN BROKEN: record {verified} changed after it was verified (run tabled audit verify)")
+            await page.screenshot(path=str(tmp_path / "pit-broken.png"), full_page=True)
         run.floor.paused = True
 
     await play(tmp_path, scenario)
