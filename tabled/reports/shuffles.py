@@ -4,8 +4,8 @@ device read (``shuffler.shuffled`` with its cards), judged again as the table ju
 
 Per deck: the shuffles judged, the mean rising sequences and pairs kept (a random shuffle of 52
 gives about 26.5 and 51/52), the smallest tail probability seen, the alarms, and whether every card
-was equally likely at every position over the period's shuffles (a chi-square test over the
-card-by-position counts, given from MIN_FOR_POSITIONS shuffles on).
+was equally likely at every position over the period's shuffles (the chi-square over the
+card-by-position counts against its simulated null, :mod:`tabled.reports.positions`).
 """
 
 from __future__ import annotations
@@ -14,12 +14,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tabled.game.shuffle_watch import DECK, ShuffleWatch, check_order, positions_uniform
+from tabled.game.shuffle_watch import DECK, ShuffleWatch, check_order
 
+from .positions import MIN_SHUFFLES, PositionsTest, positions_test
 from .rounds import JournalRecord
-
-#: shuffles a deck needs before the positions' test is given: about 5 expected in each count
-MIN_FOR_POSITIONS = 5 * DECK
 
 
 @dataclass
@@ -33,10 +31,10 @@ class DeckShuffles:
     orders: list[list[int]] = field(default_factory=list, repr=False)
 
     @property
-    def positions(self) -> tuple[float, int, float] | None:
-        """(chi-square, degrees of freedom, tail probability) of the cards' positions, or None
-        with fewer than MIN_FOR_POSITIONS shuffles."""
-        return positions_uniform(self.orders) if len(self.orders) >= MIN_FOR_POSITIONS else None
+    def positions(self) -> PositionsTest | None:
+        """Every card equally likely at every position over the period, or None under MIN_SHUFFLES
+        shuffles read."""
+        return positions_test(self.orders)
 
     @property
     def mean_rising(self) -> float | None:
@@ -87,7 +85,7 @@ def shuffles_text(decks: dict[str, DeckShuffles]) -> str:
         rising = f"{d.mean_rising:.2f}" if d.mean_rising is not None else "-"
         kept = f"{d.mean_kept:.2f}" if d.mean_kept is not None else "-"
         pos = d.positions
-        shown = f"{pos[0]:.0f} on {pos[1]}, {pos[2]:.2g}" if pos else f"under {MIN_FOR_POSITIONS} shuffles"
+        shown = pos.describe() if pos else f"under {MIN_SHUFFLES} shuffles"
         lines.append(f"{d.deck:4}  {d.judged:15}  {rising:>21}  {kept:>15}  {d.least_p:22.2e}  {len(d.alarms):6}"
                      f"  {shown}")
     for d in decks.values():
@@ -104,9 +102,11 @@ def shuffles_data(decks: dict[str, DeckShuffles]) -> list[dict[str, Any]]:
         pos = d.positions
         out.append({"deck": d.deck, "judged": d.judged, "mean_rising_sequences": d.mean_rising,
                     "mean_pairs_kept": d.mean_kept, "least_tail_probability": d.least_p, "alarms": d.alarms,
-                    "positions": None if pos is None else {"chi_square": pos[0], "degrees": pos[1],
-                                                           "tail_probability": pos[2]}})
+                    "positions": None if pos is None else {
+                        "shuffles": pos.shuffles, "chi_square": pos.chi_square, "degrees": pos.degrees,
+                        "simulated_as_large": pos.as_large, "replicates": pos.replicates,
+                        "p_value": pos.p_value}})
     return out
 
 
-__all__ = ["DeckShuffles", "shuffles", "shuffles_text", "shuffles_data", "MIN_FOR_POSITIONS"]
+__all__ = ["DeckShuffles", "shuffles", "shuffles_text", "shuffles_data"]
