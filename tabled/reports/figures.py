@@ -26,7 +26,7 @@ from tabled.math.progressive import progressive_math
 
 from .integrity import Integrity, integrity
 from .periods import Period
-from .rounds import Gathered, PlayedRound, SettledRound
+from .rounds import ConfigStart, Gathered, PlayedRound, SettledRound
 from .theory import DEALER_HANDS, HandTheory, Scaled, theory_of_hands
 
 WAGERS = ("ante", "bet", "progressive")
@@ -135,6 +135,15 @@ class Theory(Scaled):
         return d is not None and abs(d) > self.sigmas
 
 
+@dataclass(frozen=True)
+class ConfigChange:
+    """A start within the period with the configuration it ran with, between two rounds."""
+
+    start: ConfigStart
+    round_before: str | None        # the last round started before it (in the records read)
+    round_after: str | None         # the first round started after it
+
+
 @dataclass
 class Report:
     period: Period
@@ -148,6 +157,7 @@ class Report:
     problems: list[str]
     hourly: dict[int, int]          # hour's start (us) -> rounds started
     round_ids: list[str]
+    configs: list[ConfigChange] = field(default_factory=list)  # the starts within the period
 
     @property
     def total(self) -> WagerMoney:
@@ -270,7 +280,21 @@ def report(period: Period, gathered: Gathered, profile_of: Callable[[str], Profi
     events = [e for e in gathered.events if e.time_us < period.end_us]
     return Report(period, table, ", ".join(sorted(profiles)) or None, play, money, progressive, theory,
                   integrity(period, events, rounds), _problems(period, gathered, rounds), hourly,
-                  [r.round_id for r in rounds])
+                  [r.round_id for r in rounds], _configs(period, gathered, table))
+
+
+def _configs(period: Period, gathered: Gathered, table: str | None) -> list[ConfigChange]:
+    """Each start within the period, with the rounds of the table either side of it."""
+    starts = [c for c in gathered.configs if period.holds(c.time_us)]
+    if not starts:
+        return []
+    ours = [r for r in gathered.rounds.values() if table is None or r.round_id.startswith(f"{table}-")]
+    out = []
+    for c in starts:
+        before = [r.round_id for r in ours if r.started_us <= c.time_us]
+        after = [r.round_id for r in ours if r.started_us > c.time_us]
+        out.append(ConfigChange(c, before[-1] if before else None, after[0] if after else None))
+    return out
 
 
 def _problems(period: Period, gathered: Gathered, rounds: list[PlayedRound]) -> list[str]:

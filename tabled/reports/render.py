@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Sequence
 from datetime import datetime, tzinfo
 from fractions import Fraction
@@ -13,7 +14,7 @@ from typing import Any
 
 from tabled.game.settlement import money
 
-from .figures import WAGERS, Report, WagerMoney
+from .figures import WAGERS, ConfigChange, Report, WagerMoney
 
 
 def _cents_text(value: Fraction | int) -> str:
@@ -92,9 +93,47 @@ def text(r: Report, zone: tzinfo) -> str:
                                               for k, v in sorted(ig.keys.items())) or "none"))
     out.append("  refusals: " + ("; ".join(f"{k}: " + ", ".join(f"{a} {n}" for a, n in sorted(v.items()))
                                            for k, v in sorted(ig.refusals.items())) or "none"))
+    out += _config_lines(r.configs, zone)
     for p in r.problems:
         out.append(f"PROBLEM: {p}")
     return "\n".join(out)
+
+
+def setting_text(key: str, value: Any) -> str:
+    """A setting's value for people: cents as dollars, absent as such, the rest as JSON."""
+    if value is None:
+        return "(not set)"
+    if key.endswith("_cents") and type(value) is int:  # noqa: E721 (a bool is not cents)
+        return money(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def change_text(c: ConfigChange) -> str:
+    """What a start changed, in one line."""
+    if c.start.first:
+        return "the journal's first configuration"
+    if not c.start.changes:
+        return "the same settings as the start before"
+    return "; ".join(f"{d['key']} {setting_text(d['key'], d.get('before'))} -> {setting_text(d['key'], d.get('after'))}"
+                     for d in c.start.changes)
+
+
+def _config_lines(configs: Sequence[ConfigChange], zone: tzinfo) -> list[str]:
+    if not configs:
+        return ["configuration: no start in the period (the configuration of the start before it)"]
+    out = ["configuration:"]
+    for c in configs:
+        between = f"after round {c.round_before or '-'}, before round {c.round_after or '-'}"
+        out.append(f"  start at {_when(c.start.time_us, zone)} (record #{c.start.seq}, configuration "
+                   f"{c.start.sha256[:16]}, {c.start.source}), {between}: "
+                   + ("CHANGED " if c.start.changes and not c.start.first else "") + change_text(c))
+    return out
+
+
+def _config_data(c: ConfigChange) -> dict[str, Any]:
+    return {"record": c.start.seq, "time_us": c.start.time_us, "sha256": c.start.sha256, "source": c.start.source,
+            "first": c.start.first, "round_before": c.round_before, "round_after": c.round_after,
+            "changes": [dict(d) for d in c.start.changes]}
 
 
 def _money_line(name: str, m: WagerMoney) -> str:
@@ -145,6 +184,7 @@ def data(r: Report) -> dict[str, Any]:
                       "fault_minutes": ig.fault_minutes, "keys": ig.keys, "refusals": ig.refusals,
                       "stops_14_13": [{"start_us": s.start_us, "end_us": s.end_us, "approvals": s.approvals,
                                        "rounds_offline": s.rounds_offline} for s in ig.stops]},
+        "configuration_starts": [_config_data(c) for c in r.configs],
         "problems": r.problems,
         "rounds": r.round_ids,
     }
@@ -156,7 +196,8 @@ CSV_COLUMNS = ["period", "start_us", "end_us", "rounds", "void_rounds", "rounds_
                                                                      "returned_cents", "win_cents", "hold")],
                "progressive_contributed_cents", "progressive_reversed_cents", "progressive_awards_cents",
                "theoretical_hands", "actual_win_cents", "theoretical_win_cents", "optimal_play_win_cents",
-               "std_dev_cents", "deviation", "flagged", "irregularities", "fault_minutes", "refusals"]
+               "std_dev_cents", "deviation", "flagged", "irregularities", "fault_minutes", "refusals",
+               "configuration_starts", "settings_changed"]
 
 
 def csv_text(reports: Sequence[Report]) -> str:
@@ -175,7 +216,9 @@ def csv_text(reports: Sequence[Report]) -> str:
         row += [r.progressive.contributed_cents, r.progressive.reversed_cents, r.progressive.awards_cents,
                 t["hands"], t["actual_win_cents"], t["theoretical_win_cents"], t["optimal_play_win_cents"],
                 t["std_dev_cents"], t["deviation"], t["flagged"], sum(r.integrity.irregularities.values()),
-                r.integrity.fault_minutes, sum(sum(v.values()) for v in r.integrity.refusals.values())]
+                r.integrity.fault_minutes, sum(sum(v.values()) for v in r.integrity.refusals.values()),
+                len(r.configs), " ".join(sorted({str(d["key"]) for c in r.configs if not c.start.first
+                                                 for d in c.start.changes}))]
         writer.writerow(row)
     return buffer.getvalue()
 

@@ -27,7 +27,7 @@ EVENT_KINDS = frozenset({
 
 #: every kind of record a report reads (tabled.daemon.journal reads no other)
 REPORT_KINDS = EVENT_KINDS | {"round.started", "round.dealt", "round.settled", "round.void", "round.finished",
-                              "pool.contributed", "pool.reversed"}
+                              "pool.contributed", "pool.reversed", "config.started"}
 
 
 class SettlementError(ValueError):
@@ -200,11 +200,25 @@ class Problem:
     text: str
 
 
+@dataclass(frozen=True)
+class ConfigStart:
+    """A start of the daemon and the configuration it ran with (``config.started``, written by
+    tabled/daemon/config_record.py before the start's first round)."""
+
+    seq: int
+    time_us: int
+    sha256: str
+    source: str
+    first: bool                                 # the journal's first configuration: nothing to compare
+    changes: tuple[Mapping[str, Any], ...]      # {key, before, after} since the configuration before it
+
+
 @dataclass
 class Gathered:
     rounds: dict[str, PlayedRound] = field(default_factory=dict)   # in the order they started
     events: list[Event] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    configs: list[ConfigStart] = field(default_factory=list)       # in time order
 
 
 def _up_card(payload: Mapping[str, Any]) -> int | None:
@@ -228,6 +242,12 @@ def gather(records: Iterable[JournalRecord]) -> Gathered:
             continue
         if kind in EVENT_KINDS:
             out.events.append(Event(r.seq, r.time_us, r.round_id, kind, p))
+            continue
+        if kind == "config.started":
+            changes = p.get("changes")
+            out.configs.append(ConfigStart(
+                r.seq, r.time_us, str(p.get("sha256", "?")), str(p.get("source", "?")), p.get("first") is True,
+                tuple(c for c in changes if isinstance(c, dict) and "key" in c) if isinstance(changes, list) else ()))
             continue
         if kind in ("pool.contributed", "pool.reversed"):
             rid = p.get("round_id") or r.round_id
