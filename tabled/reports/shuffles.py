@@ -45,28 +45,40 @@ class DeckShuffles:
         return self.kept_total / self.judged if self.judged else None
 
 
-def shuffles(records: Iterable[JournalRecord]) -> dict[str, DeckShuffles]:
-    """Each deck's shuffles judged again in journal order, with the table's alarms."""
+def shuffles(records: Iterable[JournalRecord], start_us: int | None = None,
+             end_us: int | None = None) -> dict[str, DeckShuffles]:
+    """Each deck's shuffles judged again in journal order, with the table's alarms; with a span
+    [start_us, end_us), only the shuffles and alarms in it (the order before it is still each
+    deck's first reference, and the watch's window runs on from before it, as the table's did)."""
+    def inside(time_us: int) -> bool:
+        return (start_us is None or time_us >= start_us) and (end_us is None or time_us < end_us)
+
     decks: dict[str, DeckShuffles] = {}
     last: dict[str, list[int]] = {}
     watches: dict[str, ShuffleWatch] = {}
     for r in records:
         p = r.payload
         if r.kind == "shuffle.alarm":
+            if not inside(r.time_us):
+                watches.pop(str(p.get("deck")), None)
+                continue
             found = decks.setdefault(str(p.get("deck")), DeckShuffles(str(p.get("deck"))))
             found.alarms.append({"seq": r.seq, "time_us": r.time_us, "rule": p.get("rule"), "why": p.get("why")})
             watches.pop(str(p.get("deck")), None)  # the table starts the deck's window again
             continue
         if r.kind != "shuffler.shuffled" or not isinstance(p.get("cards"), list):
             continue
-        deck, cards = str(p.get("deck")), p["cards"]
-        if not check_order(list(range(DECK)), cards):
+        deck, cards, counted = str(p.get("deck")), p["cards"], inside(r.time_us)
+        if counted and not check_order(list(range(DECK)), cards):
             decks.setdefault(deck, DeckShuffles(deck)).orders.append(list(cards))
         before = last.get(deck)
         if before is None or check_order(before, cards):
             last[deck] = list(cards)
             continue
         verdict = watches.setdefault(deck, ShuffleWatch()).judge(before, cards)
+        if not counted:
+            last[deck] = list(cards)
+            continue
         found = decks.setdefault(deck, DeckShuffles(deck))
         found.judged += 1
         found.rising_total += verdict.rising

@@ -191,3 +191,20 @@ def test_a_report_names_the_configuration_changed_between_two_starts(tmp_path, c
 def test_a_period_without_a_start_says_so(journals):
     shown = run("report", "day", "--journal", str(journals["scripted"]))
     assert "configuration: " in shown
+
+
+@pytest.mark.parametrize("options, says", [
+    (["--to", "2026-11-30"], "--to goes with --from"),
+    (["--from", "2026-11-30T06:00"], "shuffles --from a date-time needs --to"),
+    (["--from", "2026-11-30T06:00", "--to", "2026-11-30T05:00"], "the end is not after the start"),
+    (["--from", "2026-02-30"], "--from '2026-02-30': not a gaming day"),
+])
+def test_a_bad_shuffles_span_is_one_line(capsys, journals, options, says):
+    assert says in one_line_error(capsys, ["report", "shuffles", "--journal", str(journals["scripted"]), *options])
+
+
+def test_shuffles_over_gaming_days_name_their_span(journals):
+    path = str(journals["simulated"])
+    shown = run("report", "shuffles", "--journal", path, "--from", "2000-01-01")
+    assert shown.startswith("shuffles: gaming day 2000-01-01\n") and "without card recognition" in shown
+    assert run("report", "shuffles", "--journal", path).startswith("shuffles: the whole journal\n")

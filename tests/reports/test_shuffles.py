@@ -58,3 +58,18 @@ def test_one_shuffle_gives_no_positions_figure():
     records = [record(1, "shuffler.shuffled", deck="A", cards=list(range(52)))]
     assert shuffles(records)["A"].positions is None
     assert "under 2 shuffles" in shuffles_text(shuffles(records))
+
+
+def test_a_span_judges_only_its_shuffles_and_alarms_with_the_order_before_it_as_reference():
+    rng, records = random.Random(7), []
+    for seq in range(1, 21):
+        new = list(range(52))
+        rng.shuffle(new)
+        records.append(record(seq, "shuffler.shuffled", deck="A", cards=new))
+    records.append(record(21, "shuffle.alarm", deck="A", rule="15.1", why="cut"))
+    records.insert(5, record(5.5, "shuffle.alarm", deck="A", rule="15.1", why="before the span"))
+    span = shuffles(records, start_us=10_000, end_us=21_500)   # records 10 .. 21
+    assert span["A"].judged == 11 and len(span["A"].orders) == 11  # record 10 judged against record 9
+    assert [a["seq"] for a in span["A"].alarms] == [21]
+    whole = shuffles(records)
+    assert whole["A"].judged == 19 and len(whole["A"].alarms) == 2
