@@ -86,6 +86,13 @@ def text(r: Report, zone: tzinfo) -> str:
                        f"{f.minutes:.2f} minutes in the period: {f.reason}")
     else:
         out.append("  faults: none")
+    if ig.closures:
+        for c in ig.closures:
+            out.append(f"  table closed (16.8): announced {_when(c.announced_us, zone)}, closed from "
+                       f"{_when(c.closes_us, zone)} to {_when(c.opened_us, zone) if c.opened_us else 'the end'}, "
+                       f"{c.minutes:.2f} minutes in the period")
+    else:
+        out.append("  table closed (16.8): not in the period")
     for s in ig.stops:
         out.append(f"  14.13 period {_when(s.start_us, zone)} to {_when(s.end_us, zone)}: {s.approvals} inspector "
                    f"approvals, {s.rounds_offline} rounds with the progressive offline")
@@ -182,6 +189,8 @@ def data(r: Report) -> dict[str, Any]:
                                   "raised_us": f.raised_us, "cleared_us": f.cleared_us, "minutes": f.minutes}
                                  for f in ig.faults],
                       "fault_minutes": ig.fault_minutes, "keys": ig.keys, "refusals": ig.refusals,
+                      "closures_16_8": [{"announced_us": c.announced_us, "closes_us": c.closes_us,
+                                         "opened_us": c.opened_us, "minutes": c.minutes} for c in ig.closures],
                       "stops_14_13": [{"start_us": s.start_us, "end_us": s.end_us, "approvals": s.approvals,
                                        "rounds_offline": s.rounds_offline} for s in ig.stops]},
         "configuration_starts": [_config_data(c) for c in r.configs],
@@ -197,7 +206,7 @@ CSV_COLUMNS = ["period", "start_us", "end_us", "rounds", "void_rounds", "rounds_
                "progressive_contributed_cents", "progressive_reversed_cents", "progressive_awards_cents",
                "theoretical_hands", "actual_win_cents", "theoretical_win_cents", "optimal_play_win_cents",
                "std_dev_cents", "deviation", "flagged", "irregularities", "fault_minutes", "refusals",
-               "configuration_starts", "settings_changed"]
+               "closed_minutes", "configuration_starts", "settings_changed"]
 
 
 def csv_text(reports: Sequence[Report]) -> str:
@@ -217,8 +226,9 @@ def csv_text(reports: Sequence[Report]) -> str:
                 t["hands"], t["actual_win_cents"], t["theoretical_win_cents"], t["optimal_play_win_cents"],
                 t["std_dev_cents"], t["deviation"], t["flagged"], sum(r.integrity.irregularities.values()),
                 r.integrity.fault_minutes, sum(sum(v.values()) for v in r.integrity.refusals.values()),
-                len(r.configs), " ".join(sorted({str(d["key"]) for c in r.configs if not c.start.first
-                                                 for d in c.start.changes}))]
+                sum(c.minutes for c in r.integrity.closures), len(r.configs),
+                " ".join(sorted({str(change["key"]) for c in r.configs if not c.start.first
+                                 for change in c.start.changes}))]
         writer.writerow(row)
     return buffer.getvalue()
 

@@ -20,7 +20,7 @@ from tabled.game.round_facts import SpotStatus
 
 #: the happenings the integrity section reads, in time order
 EVENT_KINDS = frozenset({
-    "panel", "panel.approved", "panel.refused", "fault.raised", "fault.cleared", "equipment.fault",
+    "panel", "panel.button", "panel.approved", "panel.refused", "fault.raised", "fault.cleared", "equipment.fault",
     "equipment.ok", "shuffler.fault", "progressive.award_held", "progressive.award_released",
 })
 
