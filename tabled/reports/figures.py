@@ -77,7 +77,23 @@ class Progressive:
     from_pool_cents: int = 0
     operator_topup_cents: int = 0
     by_category: dict[str, int] = field(default_factory=dict)  # category -> awards
+    reset_funding_cents: int = 0    # the operator's funding of the pool's resets
+    pool_start_cents: int | None = None  # the pool as the period's first settled round opened
+    pool_end_cents: int | None = None    # after the last one's settlement
+    by_round: dict[str, int] = field(default_factory=dict)  # round id -> progressive wagers (the drop slot's count)
     expected_win: Fraction = Fraction(0)  # the mathematics at each round's meter (11.7, 12.1)
+
+    @property
+    def pool_movement_cents(self) -> int | None:
+        if self.pool_start_cents is None or self.pool_end_cents is None:
+            return None
+        return self.pool_end_cents - self.pool_start_cents
+
+    @property
+    def table_pool_cents(self) -> int:
+        """What this table's rounds moved the pool by: contributions - reversals - awards from the
+        pool + reset funding. The rest of the movement is other tables' on a linked pool."""
+        return self.contributed_cents - self.reversed_cents - self.from_pool_cents + self.reset_funding_cents
 
 
 @dataclass
@@ -253,6 +269,12 @@ def report(period: Period, gathered: Gathered, profile_of: Callable[[str], Profi
         progressive_wagers = sum(1 for s in st.spots if s.progressive.placed_cents)
         progressive.wagers += progressive_wagers
         progressive.rounds_with_wagers += progressive_wagers > 0
+        progressive.by_round[r.round_id] = progressive_wagers
+        progressive.reset_funding_cents += st.reset_funding_cents
+        if progressive.pool_start_cents is None:  # the pool before this round's own contributions
+            progressive.pool_start_cents = st.pool_before_cents - sum(int(c.get("pool_cents", 0))
+                                                                      for c in r.contributions)
+        progressive.pool_end_cents = st.pool_after_cents
         for a in st.awards:
             progressive.awards += 1
             progressive.awards_cents += a.amount_cents

@@ -14,7 +14,7 @@ from typing import Any
 
 from tabled.game.settlement import money
 
-from .figures import WAGERS, ConfigChange, Report, WagerMoney
+from .figures import WAGERS, ConfigChange, Progressive, Report, WagerMoney
 
 
 def _cents_text(value: Fraction | int) -> str:
@@ -64,6 +64,7 @@ def text(r: Report, zone: tzinfo) -> str:
                f"awards {pr.awards} = {money(pr.awards_cents)} ({money(pr.from_pool_cents)} from the pool, "
                f"{money(pr.operator_topup_cents)} by the operator)"
                + ("" if not pr.by_category else ": " + ", ".join(f"{k} {v}" for k, v in pr.by_category.items())))
+    out.append(_pool_line(pr))
     out.append(f"  progressive win {money(r.money['progressive'].win_cents)}, theoretical "
                f"{_cents_text(pr.expected_win)} at each round's meter (11.7, 12.1; no deviation: one royal "
                "flush outweighs a day)")
@@ -143,6 +144,16 @@ def _config_data(c: ConfigChange) -> dict[str, Any]:
             "changes": [dict(d) for d in c.start.changes]}
 
 
+def _pool_line(pr: Progressive) -> str:
+    if pr.pool_movement_cents is None or pr.pool_start_cents is None or pr.pool_end_cents is None:
+        return "  pool: no settled round with the pool's figures in the period"
+    other = pr.pool_movement_cents - pr.table_pool_cents
+    return (f"  pool: {money(pr.pool_start_cents)} as the first round opened, {money(pr.pool_end_cents)} after the "
+            f"last: moved {money(pr.pool_movement_cents)}; this table's contributions - reversals - awards from the "
+            f"pool + reset funding ({money(pr.reset_funding_cents)}) = {money(pr.table_pool_cents)}"
+            + ("" if other == 0 else f"; {money(other)} from elsewhere (other tables of a linked pool)"))
+
+
 def _money_line(name: str, m: WagerMoney) -> str:
     return (f"{name:<12}{m.wagers:>8}{money(m.chips_cents):>16}{money(m.tokens_cents):>12}{money(m.paid_cents):>16}"
             f"{money(m.collected_cents):>16}{money(m.returned_cents):>14}{money(m.tokens_taken_cents):>14}"
@@ -177,6 +188,10 @@ def data(r: Report) -> dict[str, Any]:
                         "reversed_cents": pr.reversed_cents, "awards": pr.awards, "awards_cents": pr.awards_cents,
                         "from_pool_cents": pr.from_pool_cents, "operator_topup_cents": pr.operator_topup_cents,
                         "awards_by_category": dict(pr.by_category),
+                        "reset_funding_cents": pr.reset_funding_cents, "pool_start_cents": pr.pool_start_cents,
+                        "pool_end_cents": pr.pool_end_cents, "pool_movement_cents": pr.pool_movement_cents,
+                        "pool_movement_by_this_table_cents": pr.table_pool_cents,
+                        "wagers_by_round": dict(pr.by_round),
                         "theoretical_win_cents": _exact(pr.expected_win)},
         "theoretical": {"hands": t.hands, "left_out": t.left_out, "actual_win_cents": t.actual_cents,
                         "theoretical_win_cents": _exact(t.expected), "theoretical_win": float(t.expected),
@@ -203,7 +218,8 @@ CSV_COLUMNS = ["period", "start_us", "end_us", "rounds", "void_rounds", "rounds_
                *[f"{w}_{f}" for w in (*WAGERS, "total") for f in ("wagers", "chips_cents", "tokens_cents",
                                                                      "paid_cents", "collected_cents",
                                                                      "returned_cents", "win_cents", "hold")],
-               "progressive_contributed_cents", "progressive_reversed_cents", "progressive_awards_cents",
+               "progressive_rounds_with_wagers", "progressive_contributed_cents", "progressive_reversed_cents",
+               "progressive_awards_cents", "pool_start_cents", "pool_end_cents", "pool_movement_cents",
                "theoretical_hands", "actual_win_cents", "theoretical_win_cents", "optimal_play_win_cents",
                "std_dev_cents", "deviation", "flagged", "irregularities", "fault_minutes", "refusals",
                "closed_minutes", "configuration_starts", "settings_changed"]
@@ -222,7 +238,9 @@ def csv_text(reports: Sequence[Report]) -> str:
             row += [m["wagers"], m["chips_cents"], m["tokens_cents"], m["paid_cents"], m["collected_cents"],
                     m["returned_cents"], m["win_cents"], m["hold"]]
         t = d["theoretical"]
-        row += [r.progressive.contributed_cents, r.progressive.reversed_cents, r.progressive.awards_cents,
+        pr = r.progressive
+        row += [pr.rounds_with_wagers, pr.contributed_cents, pr.reversed_cents, pr.awards_cents, pr.pool_start_cents,
+                pr.pool_end_cents, pr.pool_movement_cents,
                 t["hands"], t["actual_win_cents"], t["theoretical_win_cents"], t["optimal_play_win_cents"],
                 t["std_dev_cents"], t["deviation"], t["flagged"], sum(r.integrity.irregularities.values()),
                 r.integrity.fault_minutes, sum(sum(v.values()) for v in r.integrity.refusals.values()),

@@ -112,6 +112,8 @@ class SettledRound:
     awards: tuple[Award, ...]
     pool_before_cents: int
     net_cents: int
+    pool_after_cents: int | None = None     # None: a journal from before settlements gave it
+    reset_funding_cents: int = 0            # the operator's funding of the pool's reset (12.1)
 
 
 def _award(d: Mapping[str, Any]) -> Award:
@@ -135,7 +137,10 @@ def read_settlement(data: Mapping[str, Any]) -> SettledRound:
         progressive = data["progressive"]
         settled = SettledRound(str(data["profile"]), data["void"], tuple(spots),
                                tuple(_award(a) for a in progressive["awards"]),
-                               _cents(progressive, "pool_before_cents"), _cents(data, "net_cents"))
+                               _cents(progressive, "pool_before_cents"), _cents(data, "net_cents"),
+                               _cents(progressive, "pool_after_cents") if "pool_after_cents" in progressive else None,
+                               _cents(progressive, "reset_funding_cents") if "reset_funding_cents" in progressive
+                               else 0)
         collected = _cents(data, "house_collects_cents")
     except SettlementError:
         raise
