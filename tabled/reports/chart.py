@@ -48,8 +48,10 @@ def write_pdf(reports: Sequence[Report], zone: tzinfo, path: str) -> None:
             mix.set_ylabel("wagered ($)")
             for i, w in enumerate(WAGERS):
                 mix.annotate(f"{r.money[w].wagers} wagers", (i, wagered[i]), ha="center", va="bottom")
+            short = len(when) > 1 and (when[-1] - when[0]).total_seconds() < 3600  # a table run at full speed
+            win.xaxis.set_major_formatter(DateFormatter("%H:%M:%S" if short else "%H:%M", tz=zone))
+            hours.xaxis.set_major_formatter(DateFormatter("%H:%M", tz=zone))
             for ax in (win, hours):
-                ax.xaxis.set_major_formatter(DateFormatter("%H:%M", tz=zone))
                 ax.set_xlabel(f"time ({zone})")
             notes = []
             for n, c in enumerate(r.configs, start=1):
