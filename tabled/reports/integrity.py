@@ -135,6 +135,11 @@ def integrity(period: Period, events: Iterable[Event], rounds: list[PlayedRound]
                 _count(out.irregularities, "14.13 progressive award held")
         elif e.kind == "shuffler.fault" and inside:
             _count(out.irregularities, f"15.1 shuffling device fault: {p.get('fault', '?')}")
+        elif e.kind == "shuffle.alarm" and inside:
+            # the shuffle watch: the order left too much of the deck's previous order (15.1); again
+            # and again of late, the device out of play (15.2)
+            what = "deck reshuffled" if p.get("rule") == "15.1" else "device out of play"
+            _count(out.irregularities, f"{p.get('rule', '?')} shuffle alarm, not intermixing: {what}")
         elif e.kind in ("panel", "panel.button"):
             pressed = e.kind
             key = str(p.get("key", "?"))

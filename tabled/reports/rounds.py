@@ -21,7 +21,7 @@ from tabled.game.round_facts import SpotStatus
 #: the happenings the integrity section reads, in time order
 EVENT_KINDS = frozenset({
     "panel", "panel.button", "panel.approved", "panel.refused", "fault.raised", "fault.cleared", "equipment.fault",
-    "equipment.ok", "shuffler.fault", "progressive.award_held", "progressive.award_released",
+    "equipment.ok", "shuffler.fault", "shuffle.alarm", "progressive.award_held", "progressive.award_released",
 })
 
 

@@ -66,3 +66,13 @@ def test_a_closure_stands_from_its_notice_to_the_table_opened_again_16_8():
 def test_a_closure_outside_the_period_is_left_out():
     events = [at(700, "panel", action="announce_closure", key="supervisor", minutes=20)]
     assert integrity(PERIOD, events, []).closures == []
+
+
+def test_the_shuffle_watchs_alarms_are_irregularities_under_15_1_and_15_2():
+    events = [at(1, "shuffle.alarm", deck="A", rule="15.1", why="2 rising sequences"),
+              at(2, "shuffler.fault", fault="not_intermixing", deck="A"),
+              at(3, "shuffle.alarm", deck="B", rule="15.2", why="2 rising sequences")]
+    assert integrity(PERIOD, events, []).irregularities == {
+        "15.1 shuffle alarm, not intermixing: deck reshuffled": 1,
+        "15.1 shuffling device fault: not_intermixing": 1,
+        "15.2 shuffle alarm, not intermixing: device out of play": 1}
