@@ -55,9 +55,9 @@ def test_the_p_value_counts_the_simulated_statistics_at_least_the_observed_one()
 def test_the_simulated_null_has_the_exact_mean_and_matches_the_scaled_chi_square_at_many_shuffles():
     """Each count is Binomial(n, 1/52), so E[sum c^2] = 51 n + n^2 and the statistic's mean is
     exactly 52 x 51 = 2,652 whatever n. The textbook chi-square on 51^2 = 2,601 degrees is wrong
-    here (a shuffle is a permutation matrix, not a multinomial draw): the statistic tends to 52/51
-    times it, which the simulated quantiles match; the unscaled one puts a random device's median at
-    a tail of about 0.24."""
+    here (a shuffle is a permutation matrix, not a multinomial draw; its indicators' covariance has
+    2,601 eigenvalues of 1/51): the statistic tends to 52/51 times it, which the simulated quantiles
+    match; the unscaled one puts a random device's median at a tail of about 0.24."""
     n = 300
     chi = simulated_squares(n) * 52 / n - 52 * n
     assert abs(chi.mean() - 52 * 51) < 4 * chi.std() / np.sqrt(len(chi))
@@ -92,3 +92,15 @@ def test_the_chi_square_tail_is_the_textbook_one():
 
 def test_fewer_than_two_shuffles_give_no_test():
     assert positions_test([]) is None and positions_test([list(range(52))]) is None
+
+
+def test_one_shuffles_indicators_have_equal_eigenvalues_1_over_deck_minus_1():
+    """The scaling of the approximation, on every order of a 5-card deck: the covariance of the
+    card-at-position indicators has (5 - 1)^2 eigenvalues of 1/4, the other 9 are 0 (for 52: 2,601
+    of 1/51, so Pearson's statistic tends to 52/51 x chi-square(2,601))."""
+    import itertools
+    n = 5
+    rows = [[1.0 if order[card] == position else 0.0 for card in range(n) for position in range(n)]
+            for order in itertools.permutations(range(n))]
+    eigen = np.sort(np.linalg.eigvalsh(np.cov(np.array(rows).T, bias=True)))
+    assert np.allclose(eigen[-(n - 1) ** 2:], 1 / (n - 1)) and np.allclose(eigen[:-(n - 1) ** 2], 0)
