@@ -315,6 +315,13 @@ def shuffle_span(args: argparse.Namespace, cal: Calendar) -> tuple[int | None, i
 def _shuffles(args: argparse.Namespace) -> int:
     """``tabled report shuffles``: each deck's shuffles judged again, and the table's alarms."""
     from tabled.reports.shuffles import shuffles, shuffles_data, shuffles_text
+    for option, given in (("--shift", args.shift is not None), ("--table", args.table is not None),
+                          ("--shifts", args.shifts is not None), ("--sigmas", args.sigmas is not None),
+                          ("--par-sheet", args.par_sheet), ("--profile", args.profile is not None),
+                          ("--csv", args.csv), ("--pdf", args.pdf is not None)):
+        if given:
+            raise UserError(f"{option} does not go with `tabled report shuffles` (its options: --from, --to, "
+                            "--tz, --day-start, --json)")
     args, path = with_config_defaults(args)
     start, end, name = shuffle_span(args, calendar(args))
     try:

@@ -198,6 +198,9 @@ def test_a_period_without_a_start_says_so(journals):
     (["--from", "2026-11-30T06:00"], "shuffles --from a date-time needs --to"),
     (["--from", "2026-11-30T06:00", "--to", "2026-11-30T05:00"], "the end is not after the start"),
     (["--from", "2026-02-30"], "--from '2026-02-30': not a gaming day"),
+    (["--shift", "1"], "--shift does not go with `tabled report shuffles`"),
+    (["--pdf", "x.pdf"], "--pdf does not go with `tabled report shuffles`"),
+    (["--csv"], "--csv does not go with `tabled report shuffles`"),
 ])
 def test_a_bad_shuffles_span_is_one_line(capsys, journals, options, says):
     assert says in one_line_error(capsys, ["report", "shuffles", "--journal", str(journals["scripted"]), *options])
