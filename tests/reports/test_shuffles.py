@@ -73,3 +73,36 @@ def test_a_span_judges_only_its_shuffles_and_alarms_with_the_order_before_it_as_
     assert [a["seq"] for a in span["A"].alarms] == [21]
     whole = shuffles(records)
     assert whole["A"].judged == 19 and len(whole["A"].alarms) == 2
+
+
+def test_new_cards_start_again_and_another_device_is_reported_apart_15_2_2_3_6():
+    rng, records, seq = random.Random(9), [], 0
+
+    def shuffled(deck):
+        nonlocal seq
+        seq += 1
+        new = list(range(52))
+        rng.shuffle(new)
+        records.append(record(seq, "shuffler.shuffled", deck=deck, cards=new))
+
+    def action(kind, **payload):
+        nonlocal seq
+        seq += 1
+        records.append(record(seq, kind, key="supervisor", **payload))
+
+    for _ in range(4):
+        shuffled("A")
+    action("panel.approved", action="new_cards", deck="A", rule="3.6")
+    for _ in range(3):
+        shuffled("A")                                   # the first of the new cards is judged against nothing
+    action("panel", action="use_card_source", source="shuffler")       # an earlier journal: the action,
+    action("panel.approved", action="use_card_source", source="shuffler", rule="15.2.2")  # then its note
+    for _ in range(5):
+        shuffled("A")
+    records.append(record(seq + 1, "shuffle.alarm", deck="A", rule="15.1", why="cut"))
+    decks = shuffles(records)
+    assert list(decks) == ["A", "A (device 2)"]
+    first, second = decks["A"], decks["A (device 2)"]
+    assert (first.device, first.judged, len(first.orders)) == (1, 3 + 2, 7)
+    assert (second.device, second.judged, len(second.orders), len(second.alarms)) == (2, 4, 5, 1)
+    assert "A (device 2)" in shuffles_text(decks) and "deck A (device 2): alarm at record" in shuffles_text(decks)
