@@ -7,7 +7,9 @@ False alarms: a working device's shuffles are independent, uniformly random perm
 watch's statistics are computed for many of them at once in NumPy (the same statistics as
 tabled.game.shuffle_watch, checked against it on the first shuffles) and compared with its
 thresholds. Detection: devices that fail each way of drivers/sim/mixing.py from their first shuffle,
-judged by the watch itself. The per-shuffle cost of the watch is timed too.
+judged by the watch itself. The per-shuffle cost of the watch is timed too. Last, the simulated
+null of the report's positions test (tabled/reports/positions.py) for several numbers of shuffles,
+beside the chi-square approximations it replaces, and the time it takes.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import time
 import numpy as np
 
 from tabled.game import shuffle_watch as sw
+from tabled.reports import positions
 from tabled_drivers.sim import mixing
 
 CHUNK = 100_000
@@ -86,6 +89,19 @@ def detection(fault: str, devices: int = 200) -> tuple[int, float, int]:
     return min(delays), sum(delays) / len(delays), max(delays)
 
 
+def positions_null(shuffles: int) -> str:
+    """One row of docs/mathematics.md's table: the simulated null's moments and points, the tails
+    the textbook chi-square(2,601) and the scaled (52/51) chi-square(2,601) give at its 95% point, and
+    the time the simulation took."""
+    started = time.perf_counter()
+    chi = positions.simulated_squares(shuffles) * 52 / shuffles - 52 * shuffles
+    seconds = time.perf_counter() - started
+    q = [float(np.quantile(chi, p)) for p in (0.05, 0.5, 0.95, 0.99)]
+    tails = positions.chi_square_tail(q[2], 51 * 51), positions.chi_square_tail(q[2] * 51 / 52, 51 * 51)
+    return (f"| {shuffles:,} | {chi.mean():,.0f} | {chi.std():.0f} | " + " | ".join(f"{x:,.0f}" for x in q)
+            + f" | {tails[0]:.3f} | {tails[1]:.3f} | {seconds:.2f} s |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shuffles", type=int, default=1_000_000)
@@ -104,6 +120,10 @@ def main() -> None:
         watch.judge(deck, new)
         deck = new
     print(f"the watch judges a shuffle in {(time.perf_counter() - started) / len(orders) * 1e6:.0f} us")
+    print(f"positions test, simulated null ({positions.REPLICATES} sets): shuffles | mean | sd | 5% | 50% | 95% | 99% "
+          "| chi-square(2,601) tail at the 95% point | (52/51) chi-square(2,601) tail there | time")
+    for shuffles in (60, 300, 1000, 7000):
+        print(positions_null(shuffles))
 
 
 if __name__ == "__main__":

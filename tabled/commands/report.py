@@ -288,20 +288,51 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def shuffle_span(args: argparse.Namespace, cal: Calendar) -> tuple[int | None, int | None, str]:
+    """The span ``tabled report shuffles`` judges: the whole journal; gaming days --from [--to]
+    (YYYY-MM-DD); or --from --to as date-times (YYYY-MM-DDTHH:MM, the end excluded)."""
+    if args.start is None:
+        if args.end is not None:
+            raise UserError("--to goes with --from")
+        return None, None, "the whole journal"
+    if "T" in args.start:
+        if not args.end:
+            raise UserError("shuffles --from a date-time needs --to (or give gaming days: --from YYYY-MM-DD)")
+        start, end = _moment_us(args.start, "--from", cal), _moment_us(args.end, "--to", cal)
+        if end <= start:
+            raise UserError(f"--from {args.start} --to {args.end}: the end is not after the start")
+        return start, end, f"{args.start} to {args.end}"
+    first = _date(args.start, "--from")
+    last = _date(args.end, "--to") if args.end else first
+    try:
+        days = cal.days(first, last)
+    except CalendarError as exc:
+        raise UserError(str(exc)) from None
+    name = f"gaming day {first}" + ("" if last == first else f" to {last}")
+    return cal.day(days[0]).start_us, cal.day(days[-1]).end_us, name
+
+
 def _shuffles(args: argparse.Namespace) -> int:
     """``tabled report shuffles``: each deck's shuffles judged again, and the table's alarms."""
-    from tabled.commands.audit import journal_path
     from tabled.reports.shuffles import shuffles, shuffles_data, shuffles_text
-    path = journal_path(args)
+    for option, given in (("--shift", args.shift is not None), ("--table", args.table is not None),
+                          ("--shifts", args.shifts is not None), ("--sigmas", args.sigmas is not None),
+                          ("--par-sheet", args.par_sheet), ("--profile", args.profile is not None),
+                          ("--csv", args.csv), ("--pdf", args.pdf is not None)):
+        if given:
+            raise UserError(f"{option} does not go with `tabled report shuffles` (its options: --from, --to, "
+                            "--tz, --day-start, --json)")
+    args, path = with_config_defaults(args)
+    start, end, name = shuffle_span(args, calendar(args))
     try:
         with Journal.open(path, readonly=True, verify=False) as journal:
-            decks = shuffles(journal.records_after(0))
+            decks = shuffles(journal.records_after(0), start, end)
     except sqlite3.DatabaseError as exc:
         raise UserError(f"{path}: the journal file is damaged ({exc}); run `tabled audit verify`") from None
     except JournalError as exc:
         raise UserError(f"{path}: {exc}") from None
     if args.json:
-        print(json.dumps(shuffles_data(decks)))
+        print(json.dumps([{"span": name, "start_us": start, "end_us": end, **d} for d in shuffles_data(decks)]))
     else:
-        print(shuffles_text(decks))
+        print(f"shuffles: {name}\n{shuffles_text(decks)}")
     return 0

@@ -27,7 +27,6 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-import math
 from functools import cache
 from math import comb, factorial
 from typing import NamedTuple
@@ -148,58 +147,6 @@ class Verdict:
         return "; ".join(found) or "random as far as these tests see"
 
 
-def chi_square_tail(statistic: float, degrees: int) -> float:
-    """P(X >= statistic) for X chi-square with ``degrees`` degrees of freedom: the regularized upper
-    incomplete gamma Q(degrees / 2, statistic / 2), by its series below the mean and its continued
-    fraction above (the standard pair; accurate to about 1e-12 here)."""
-    a, x = degrees / 2, statistic / 2
-    if x <= 0:
-        return 1.0
-    log_front = a * math.log(x) - x - math.lgamma(a)
-    if x < a + 1:  # the series of P, then Q = 1 - P
-        term = total = 1 / a
-        n = a
-        while abs(term) > abs(total) * 1e-15:
-            n += 1
-            term *= x / n
-            total += term
-        return max(0.0, 1 - total * math.exp(log_front))
-    b = x + 1 - a  # Lentz's continued fraction for Q
-    c, d = 1 / 1e-300, 1 / b
-    h = d
-    for i in range(1, 100_000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = 1e-300 if abs(d) < 1e-300 else d
-        c = b + an / c
-        c = 1e-300 if abs(c) < 1e-300 else c
-        d = 1 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1) < 1e-15:
-            break
-    return min(1.0, math.exp(log_front) * h)
-
-
-def positions_uniform(orders: Sequence[Sequence[int]]) -> tuple[float, int, float]:
-    """Whether every card is equally likely at every position over many shuffles: Pearson's
-    chi-square over the 52 x 52 counts of (card, position), with (52 - 1)^2 degrees of freedom
-    (the rows and columns each sum to the number of shuffles), and its tail probability. Returns
-    (statistic, degrees of freedom, tail probability). Reliable from about 5 x 52 shuffles on."""
-    n = len(orders)
-    if n == 0:
-        return 0.0, (DECK - 1) ** 2, 1.0
-    counts = [[0] * DECK for _ in range(DECK)]
-    for order in orders:
-        for position, card in enumerate(order):
-            counts[card][position] += 1
-    expected = n / DECK
-    statistic = sum((c - expected) ** 2 for row in counts for c in row) / expected
-    degrees = (DECK - 1) ** 2
-    return statistic, degrees, chi_square_tail(statistic, degrees)
-
-
 class ShuffleWatch:
     """The watch over one device's shuffles of one deck: feed each shuffle's order in turn."""
 
@@ -226,6 +173,5 @@ class ShuffleWatch:
         self.window.clear()
 
 
-__all__ = ["ShuffleWatch", "Verdict", "Tails", "tail_tables", "positions_uniform", "chi_square_tail",
-           "rising_sequences", "pairs_kept", "eulerian_counts", "succession_counts", "check_order", "WINDOW",
-           "ALPHA", "DECK"]
+__all__ = ["ShuffleWatch", "Verdict", "Tails", "tail_tables", "rising_sequences", "pairs_kept", "eulerian_counts",
+           "succession_counts", "check_order", "WINDOW", "ALPHA", "DECK"]

@@ -1,6 +1,7 @@
 """The report's charts in one PDF (matplotlib, the ``plot`` extra), a page per period: the win
 against the theoretical win as the rounds went, with its band of the flag's standard deviations;
-rounds started in each hour; the wager mix."""
+rounds started in each hour; the wager mix. A start of the daemon within the period is a dotted
+line on the first two, and what its configuration changed is written under the page."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime, tzinfo
 
 from .figures import WAGERS, Report
+from .render import change_text
 
 
 def write_pdf(reports: Sequence[Report], zone: tzinfo, path: str) -> None:
@@ -46,9 +48,21 @@ def write_pdf(reports: Sequence[Report], zone: tzinfo, path: str) -> None:
             mix.set_ylabel("wagered ($)")
             for i, w in enumerate(WAGERS):
                 mix.annotate(f"{r.money[w].wagers} wagers", (i, wagered[i]), ha="center", va="bottom")
+            short = len(when) > 1 and (when[-1] - when[0]).total_seconds() < 3600  # a table run at full speed
+            win.xaxis.set_major_formatter(DateFormatter("%H:%M:%S" if short else "%H:%M", tz=zone))
+            hours.xaxis.set_major_formatter(DateFormatter("%H:%M", tz=zone))
             for ax in (win, hours):
-                ax.xaxis.set_major_formatter(DateFormatter("%H:%M", tz=zone))
                 ax.set_xlabel(f"time ({zone})")
-            fig.tight_layout()
+            notes = []
+            for n, c in enumerate(r.configs, start=1):
+                at = datetime.fromtimestamp(c.start.time_us / 1_000_000, zone)
+                for ax in (win, hours):
+                    ax.axvline(at, color="tab:red", linestyle=":", linewidth=1)
+                win.annotate(f"start {n}", (at, 1), xycoords=("data", "axes fraction"), rotation=90, va="top",
+                             ha="right", fontsize=7, color="tab:red")
+                notes.append(f"start {n} at {at:%H:%M:%S} (record #{c.start.seq}): {change_text(c)}")
+            fig.tight_layout(rect=(0, 0.02 * len(notes), 1, 1))
+            for n, note in enumerate(notes):
+                fig.text(0.02, 0.02 * (len(notes) - n) - 0.012, note[:150], fontsize=7, color="tab:red")
             pdf.savefig(fig)
             plt.close(fig)

@@ -26,7 +26,7 @@ from tabled.math.progressive import progressive_math
 
 from .integrity import Integrity, integrity
 from .periods import Period
-from .rounds import Gathered, PlayedRound, SettledRound
+from .rounds import ConfigStart, Gathered, PlayedRound, SettledRound
 from .theory import DEALER_HANDS, HandTheory, Scaled, theory_of_hands
 
 WAGERS = ("ante", "bet", "progressive")
@@ -77,7 +77,23 @@ class Progressive:
     from_pool_cents: int = 0
     operator_topup_cents: int = 0
     by_category: dict[str, int] = field(default_factory=dict)  # category -> awards
+    reset_funding_cents: int = 0    # the operator's funding of the pool's resets
+    pool_start_cents: int | None = None  # the pool as the period's first settled round opened
+    pool_end_cents: int | None = None    # after the last one's settlement
+    by_round: dict[str, int] = field(default_factory=dict)  # round id -> progressive wagers (the drop slot's count)
     expected_win: Fraction = Fraction(0)  # the mathematics at each round's meter (11.7, 12.1)
+
+    @property
+    def pool_movement_cents(self) -> int | None:
+        if self.pool_start_cents is None or self.pool_end_cents is None:
+            return None
+        return self.pool_end_cents - self.pool_start_cents
+
+    @property
+    def table_pool_cents(self) -> int:
+        """What this table's rounds moved the pool by: contributions - reversals - awards from the
+        pool + reset funding. The rest of the movement is other tables' on a linked pool."""
+        return self.contributed_cents - self.reversed_cents - self.from_pool_cents + self.reset_funding_cents
 
 
 @dataclass
@@ -135,6 +151,15 @@ class Theory(Scaled):
         return d is not None and abs(d) > self.sigmas
 
 
+@dataclass(frozen=True)
+class ConfigChange:
+    """A start within the period with the configuration it ran with, between two rounds."""
+
+    start: ConfigStart
+    round_before: str | None        # the last round started before it (in the records read)
+    round_after: str | None         # the first round started after it
+
+
 @dataclass
 class Report:
     period: Period
@@ -148,6 +173,7 @@ class Report:
     problems: list[str]
     hourly: dict[int, int]          # hour's start (us) -> rounds started
     round_ids: list[str]
+    configs: list[ConfigChange] = field(default_factory=list)  # the starts within the period
 
     @property
     def total(self) -> WagerMoney:
@@ -243,6 +269,12 @@ def report(period: Period, gathered: Gathered, profile_of: Callable[[str], Profi
         progressive_wagers = sum(1 for s in st.spots if s.progressive.placed_cents)
         progressive.wagers += progressive_wagers
         progressive.rounds_with_wagers += progressive_wagers > 0
+        progressive.by_round[r.round_id] = progressive_wagers
+        progressive.reset_funding_cents += st.reset_funding_cents
+        if progressive.pool_start_cents is None:  # the pool before this round's own contributions
+            progressive.pool_start_cents = st.pool_before_cents - sum(int(c.get("pool_cents", 0))
+                                                                      for c in r.contributions)
+        progressive.pool_end_cents = st.pool_after_cents
         for a in st.awards:
             progressive.awards += 1
             progressive.awards_cents += a.amount_cents
@@ -270,7 +302,21 @@ def report(period: Period, gathered: Gathered, profile_of: Callable[[str], Profi
     events = [e for e in gathered.events if e.time_us < period.end_us]
     return Report(period, table, ", ".join(sorted(profiles)) or None, play, money, progressive, theory,
                   integrity(period, events, rounds), _problems(period, gathered, rounds), hourly,
-                  [r.round_id for r in rounds])
+                  [r.round_id for r in rounds], _configs(period, gathered, table))
+
+
+def _configs(period: Period, gathered: Gathered, table: str | None) -> list[ConfigChange]:
+    """Each start within the period, with the rounds of the table either side of it."""
+    starts = [c for c in gathered.configs if period.holds(c.time_us)]
+    if not starts:
+        return []
+    ours = [r for r in gathered.rounds.values() if table is None or r.round_id.startswith(f"{table}-")]
+    out = []
+    for c in starts:
+        before = [r.round_id for r in ours if r.started_us <= c.time_us]
+        after = [r.round_id for r in ours if r.started_us > c.time_us]
+        out.append(ConfigChange(c, before[-1] if before else None, after[0] if after else None))
+    return out
 
 
 def _problems(period: Period, gathered: Gathered, rounds: list[PlayedRound]) -> list[str]:

@@ -1,6 +1,12 @@
 """Integrity of a period: voids and irregularities by rule, faults and how long they stood, the
-panel's key actions and refusals by key, and the 14.13 periods (an equipment fault stops play
-until an inspector approves play with the progressive offline).
+panel's key actions and refusals by key, the table's closures (16.8), and the 14.13 periods (an
+equipment fault stops play until an inspector approves play with the progressive offline).
+
+The panel is journaled two ways: a journal of today's daemon holds each press (``panel.button``:
+the button and the key turned) and, for an action under the supervisor's or inspector's key, the
+action it became (``panel.approved``); earlier journals hold the action itself (``panel``), also
+followed by ``panel.approved``. A press is counted once: by its button, and its irregular action
+from the note that follows it (or, under the dealer's key, which gets no note, from the button).
 
 Happenings count in the period in which they happened; a fault raised before the period and still
 standing counts from the period's start, one cleared after it up to the period's end.
@@ -8,8 +14,9 @@ standing counts from the period's start, one cleared after it up to the period's
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from tabled.game import keys
 from tabled.game.round_facts import SpotStatus
@@ -22,6 +29,10 @@ SPOT_RULES = {SpotStatus.VOID: "14.7", SpotStatus.ABSENT: "14.12", SpotStatus.DE
 #: panel actions that are irregularities (their rule from tabled/game/keys.py)
 IRREGULAR_ACTIONS = ("misdeal", "exposed_card", "hand_without_ante", "invalidate_round", "void_player",
                      "dead_hand", "resolve_past_posting", "count_cards", "use_card_source")
+#: buttons the dealer's key may press that are irregular actions (tabled/table/buttons.py): the
+#: dealer's actions get no ``panel.approved`` note
+DEALER_IRREGULAR_BUTTONS = {"misdeal": "misdeal", "exposed_card": "exposed_card", "no_ante_hand": "hand_without_ante",
+                            "verify_count": "count_cards"}
 
 
 @dataclass
@@ -45,6 +56,17 @@ class Stop:
 
 
 @dataclass
+class Closure:
+    """The table closed (16.8): announced, closed from ``closes_us`` (the notice's end; the round
+    under way then finishes first) until a supervisor opened it again."""
+
+    announced_us: int
+    closes_us: int
+    opened_us: int | None           # None: still closed at the end of the records read
+    minutes: float = 0.0            # closed within the period
+
+
+@dataclass
 class Integrity:
     void_rounds: dict[str, int] = field(default_factory=dict)       # rule -> rounds
     irregularities: dict[str, int] = field(default_factory=dict)    # "rule what" -> count
@@ -52,6 +74,7 @@ class Integrity:
     keys: dict[str, dict[str, int]] = field(default_factory=dict)   # key -> action -> times
     refusals: dict[str, dict[str, int]] = field(default_factory=dict)  # key -> "action (rule)" -> times
     stops: list[Stop] = field(default_factory=list)
+    closures: list[Closure] = field(default_factory=list)
 
     @property
     def fault_minutes(self) -> float:
@@ -84,6 +107,8 @@ def integrity(period: Period, events: Iterable[Event], rounds: list[PlayedRound]
                 _count(out.irregularities, f"{rule} hand {spot.status.value}")
     standing: dict[str, FaultSpell] = {}
     stop: Stop | None = None
+    pressed = ""        # how the last press was journaled: "panel.button" or "panel"
+    closure: Closure | None = None
     for e in events:
         inside = period.holds(e.time_us)
         p = e.payload
@@ -110,14 +135,32 @@ def integrity(period: Period, events: Iterable[Event], rounds: list[PlayedRound]
                 _count(out.irregularities, "14.13 progressive award held")
         elif e.kind == "shuffler.fault" and inside:
             _count(out.irregularities, f"15.1 shuffling device fault: {p.get('fault', '?')}")
-        elif e.kind == "panel" and inside:
-            key, action = str(p.get("key", "?")), str(p.get("action", "?"))
-            out.keys.setdefault(key, {})
-            _count(out.keys[key], action)
-            if action in IRREGULAR_ACTIONS:
-                _count(out.irregularities, f"{keys.ACTIONS[action][1]} {action.replace('_', ' ')}")
-            if action == "approve_play" and stop is not None:
-                stop.approvals += 1
+        elif e.kind == "shuffle.alarm" and inside:
+            # the shuffle watch: the order left too much of the deck's previous order (15.1); again
+            # and again of late, the device out of play (15.2)
+            what = "deck reshuffled" if p.get("rule") == "15.1" else "device out of play"
+            _count(out.irregularities, f"{p.get('rule', '?')} shuffle alarm, not intermixing: {what}")
+        elif e.kind in ("panel", "panel.button"):
+            pressed = e.kind
+            key = str(p.get("key", "?"))
+            action = str(p.get("action" if e.kind == "panel" else "button", "?"))
+            if e.kind == "panel" and action in ("open_table", "announce_closure"):
+                closure = _closing(out, closure, action, p, e.time_us, period)
+            if not inside:
+                continue
+            _count(out.keys.setdefault(key, {}), action)
+            if e.kind == "panel.button":
+                irregular = DEALER_IRREGULAR_BUTTONS.get(action) if key == keys.Key.DEALER else None
+                if irregular is not None:
+                    _count(out.irregularities, f"{keys.ACTIONS[irregular][1]} {irregular.replace('_', ' ')}")
+                continue
+            _action_done(out, action, stop)
+        elif e.kind == "panel.approved" and pressed == "panel.button":
+            action = str(p.get("action", "?"))
+            if action in ("open_table", "announce_closure"):
+                closure = _closing(out, closure, action, p, e.time_us, period)
+            if inside:
+                _action_done(out, action, stop)
         elif e.kind == "panel.refused" and inside:
             key = str(p.get("key", "?"))
             out.refusals.setdefault(key, {})
@@ -126,10 +169,48 @@ def integrity(period: Period, events: Iterable[Event], rounds: list[PlayedRound]
         _close(out, spell, period)
     if stop is not None:
         _keep_stop(out, stop, period)
+    if closure is not None:
+        _keep_closure(out, closure, period)
     for s in out.stops:
         s.rounds_offline = sum(1 for r in rounds if r.progressive_offline
                                and s.start_us <= r.started_us < (s.end_us if s.end_us is not None else period.end_us))
     return out
+
+
+def _action_done(out: Integrity, action: str, stop: Stop | None) -> None:
+    """An action the table took under a key: an irregularity, or an inspector's approval (14.13)."""
+    if action in IRREGULAR_ACTIONS:
+        _count(out.irregularities, f"{keys.ACTIONS[action][1]} {action.replace('_', ' ')}")
+    if action == "approve_play" and stop is not None:
+        stop.approvals += 1
+
+
+def _closing(out: Integrity, closure: Closure | None, action: str, p: Mapping[str, Any], time_us: int,
+             period: Period) -> Closure | None:
+    """16.8: a closure announced (effective after its notice, ``minutes`` from now or at ``at_ms``),
+    or the table opened again (the end of the closure, once it has taken effect)."""
+    if action == "announce_closure":
+        minutes, at_ms = p.get("minutes"), p.get("at_ms")
+        if type(minutes) is int:  # noqa: E721 (a bool is not minutes)
+            closes = time_us + minutes * 60_000_000
+        elif type(at_ms) is int:  # noqa: E721
+            closes = at_ms * 1000
+        else:
+            return closure
+        if closure is not None and closure.opened_us is None and closure.closes_us <= time_us:
+            return closure  # already closed: a closure announced while closed changes nothing
+        return Closure(time_us, closes, None)
+    if closure is not None and closure.closes_us <= time_us:
+        closure.opened_us = time_us
+        _keep_closure(out, closure, period)
+        return None
+    return closure  # opened while still open (the table refuses it): the closure still comes
+
+
+def _keep_closure(out: Integrity, closure: Closure, period: Period) -> None:
+    closure.minutes = _overlap_minutes(closure.closes_us, closure.opened_us, period)
+    if closure.minutes > 0 or period.holds(closure.announced_us):
+        out.closures.append(closure)
 
 
 def _close(out: Integrity, spell: FaultSpell, period: Period) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Sequence
 from datetime import datetime, tzinfo
 from fractions import Fraction
@@ -13,7 +14,7 @@ from typing import Any
 
 from tabled.game.settlement import money
 
-from .figures import WAGERS, Report, WagerMoney
+from .figures import WAGERS, ConfigChange, Progressive, Report, WagerMoney
 
 
 def _cents_text(value: Fraction | int) -> str:
@@ -63,6 +64,7 @@ def text(r: Report, zone: tzinfo) -> str:
                f"awards {pr.awards} = {money(pr.awards_cents)} ({money(pr.from_pool_cents)} from the pool, "
                f"{money(pr.operator_topup_cents)} by the operator)"
                + ("" if not pr.by_category else ": " + ", ".join(f"{k} {v}" for k, v in pr.by_category.items())))
+    out.append(_pool_line(pr))
     out.append(f"  progressive win {money(r.money['progressive'].win_cents)}, theoretical "
                f"{_cents_text(pr.expected_win)} at each round's meter (11.7, 12.1; no deviation: one royal "
                "flush outweighs a day)")
@@ -85,6 +87,13 @@ def text(r: Report, zone: tzinfo) -> str:
                        f"{f.minutes:.2f} minutes in the period: {f.reason}")
     else:
         out.append("  faults: none")
+    if ig.closures:
+        for c in ig.closures:
+            out.append(f"  table closed (16.8): announced {_when(c.announced_us, zone)}, closed from "
+                       f"{_when(c.closes_us, zone)} to {_when(c.opened_us, zone) if c.opened_us else 'the end'}, "
+                       f"{c.minutes:.2f} minutes in the period")
+    else:
+        out.append("  table closed (16.8): not in the period")
     for s in ig.stops:
         out.append(f"  14.13 period {_when(s.start_us, zone)} to {_when(s.end_us, zone)}: {s.approvals} inspector "
                    f"approvals, {s.rounds_offline} rounds with the progressive offline")
@@ -92,9 +101,57 @@ def text(r: Report, zone: tzinfo) -> str:
                                               for k, v in sorted(ig.keys.items())) or "none"))
     out.append("  refusals: " + ("; ".join(f"{k}: " + ", ".join(f"{a} {n}" for a, n in sorted(v.items()))
                                            for k, v in sorted(ig.refusals.items())) or "none"))
+    out += _config_lines(r.configs, zone)
     for p in r.problems:
         out.append(f"PROBLEM: {p}")
     return "\n".join(out)
+
+
+def setting_text(key: str, value: Any) -> str:
+    """A setting's value for people: cents as dollars, absent as such, the rest as JSON."""
+    if value is None:
+        return "(not set)"
+    if key.endswith("_cents") and type(value) is int:  # noqa: E721 (a bool is not cents)
+        return money(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def change_text(c: ConfigChange) -> str:
+    """What a start changed, in one line."""
+    if c.start.first:
+        return "the journal's first configuration"
+    if not c.start.changes:
+        return "the same settings as the start before"
+    return "; ".join(f"{d['key']} {setting_text(d['key'], d.get('before'))} -> {setting_text(d['key'], d.get('after'))}"
+                     for d in c.start.changes)
+
+
+def _config_lines(configs: Sequence[ConfigChange], zone: tzinfo) -> list[str]:
+    if not configs:
+        return ["configuration: no start in the period (the configuration of the start before it)"]
+    out = ["configuration:"]
+    for c in configs:
+        between = f"after round {c.round_before or '-'}, before round {c.round_after or '-'}"
+        out.append(f"  start at {_when(c.start.time_us, zone)} (record #{c.start.seq}, configuration "
+                   f"{c.start.sha256[:16]}, {c.start.source}), {between}: "
+                   + ("CHANGED " if c.start.changes and not c.start.first else "") + change_text(c))
+    return out
+
+
+def _config_data(c: ConfigChange) -> dict[str, Any]:
+    return {"record": c.start.seq, "time_us": c.start.time_us, "sha256": c.start.sha256, "source": c.start.source,
+            "first": c.start.first, "round_before": c.round_before, "round_after": c.round_after,
+            "changes": [dict(d) for d in c.start.changes]}
+
+
+def _pool_line(pr: Progressive) -> str:
+    if pr.pool_movement_cents is None or pr.pool_start_cents is None or pr.pool_end_cents is None:
+        return "  pool: no settled round with the pool's figures in the period"
+    other = pr.pool_movement_cents - pr.table_pool_cents
+    return (f"  pool: {money(pr.pool_start_cents)} as the first round opened, {money(pr.pool_end_cents)} after the "
+            f"last: moved {money(pr.pool_movement_cents)}; this table's contributions - reversals - awards from the "
+            f"pool + reset funding ({money(pr.reset_funding_cents)}) = {money(pr.table_pool_cents)}"
+            + ("" if other == 0 else f"; {money(other)} from elsewhere (other tables of a linked pool)"))
 
 
 def _money_line(name: str, m: WagerMoney) -> str:
@@ -131,6 +188,10 @@ def data(r: Report) -> dict[str, Any]:
                         "reversed_cents": pr.reversed_cents, "awards": pr.awards, "awards_cents": pr.awards_cents,
                         "from_pool_cents": pr.from_pool_cents, "operator_topup_cents": pr.operator_topup_cents,
                         "awards_by_category": dict(pr.by_category),
+                        "reset_funding_cents": pr.reset_funding_cents, "pool_start_cents": pr.pool_start_cents,
+                        "pool_end_cents": pr.pool_end_cents, "pool_movement_cents": pr.pool_movement_cents,
+                        "pool_movement_by_this_table_cents": pr.table_pool_cents,
+                        "wagers_by_round": dict(pr.by_round),
                         "theoretical_win_cents": _exact(pr.expected_win)},
         "theoretical": {"hands": t.hands, "left_out": t.left_out, "actual_win_cents": t.actual_cents,
                         "theoretical_win_cents": _exact(t.expected), "theoretical_win": float(t.expected),
@@ -143,8 +204,11 @@ def data(r: Report) -> dict[str, Any]:
                                   "raised_us": f.raised_us, "cleared_us": f.cleared_us, "minutes": f.minutes}
                                  for f in ig.faults],
                       "fault_minutes": ig.fault_minutes, "keys": ig.keys, "refusals": ig.refusals,
+                      "closures_16_8": [{"announced_us": c.announced_us, "closes_us": c.closes_us,
+                                         "opened_us": c.opened_us, "minutes": c.minutes} for c in ig.closures],
                       "stops_14_13": [{"start_us": s.start_us, "end_us": s.end_us, "approvals": s.approvals,
                                        "rounds_offline": s.rounds_offline} for s in ig.stops]},
+        "configuration_starts": [_config_data(c) for c in r.configs],
         "problems": r.problems,
         "rounds": r.round_ids,
     }
@@ -154,9 +218,11 @@ CSV_COLUMNS = ["period", "start_us", "end_us", "rounds", "void_rounds", "rounds_
                *[f"{w}_{f}" for w in (*WAGERS, "total") for f in ("wagers", "chips_cents", "tokens_cents",
                                                                      "paid_cents", "collected_cents",
                                                                      "returned_cents", "win_cents", "hold")],
-               "progressive_contributed_cents", "progressive_reversed_cents", "progressive_awards_cents",
+               "progressive_rounds_with_wagers", "progressive_contributed_cents", "progressive_reversed_cents",
+               "progressive_awards_cents", "pool_start_cents", "pool_end_cents", "pool_movement_cents",
                "theoretical_hands", "actual_win_cents", "theoretical_win_cents", "optimal_play_win_cents",
-               "std_dev_cents", "deviation", "flagged", "irregularities", "fault_minutes", "refusals"]
+               "std_dev_cents", "deviation", "flagged", "irregularities", "fault_minutes", "refusals",
+               "closed_minutes", "configuration_starts", "settings_changed"]
 
 
 def csv_text(reports: Sequence[Report]) -> str:
@@ -172,10 +238,15 @@ def csv_text(reports: Sequence[Report]) -> str:
             row += [m["wagers"], m["chips_cents"], m["tokens_cents"], m["paid_cents"], m["collected_cents"],
                     m["returned_cents"], m["win_cents"], m["hold"]]
         t = d["theoretical"]
-        row += [r.progressive.contributed_cents, r.progressive.reversed_cents, r.progressive.awards_cents,
+        pr = r.progressive
+        row += [pr.rounds_with_wagers, pr.contributed_cents, pr.reversed_cents, pr.awards_cents, pr.pool_start_cents,
+                pr.pool_end_cents, pr.pool_movement_cents,
                 t["hands"], t["actual_win_cents"], t["theoretical_win_cents"], t["optimal_play_win_cents"],
                 t["std_dev_cents"], t["deviation"], t["flagged"], sum(r.integrity.irregularities.values()),
-                r.integrity.fault_minutes, sum(sum(v.values()) for v in r.integrity.refusals.values())]
+                r.integrity.fault_minutes, sum(sum(v.values()) for v in r.integrity.refusals.values()),
+                sum(c.minutes for c in r.integrity.closures), len(r.configs),
+                " ".join(sorted({str(change["key"]) for c in r.configs if not c.start.first
+                                 for change in c.start.changes}))]
         writer.writerow(row)
     return buffer.getvalue()
 

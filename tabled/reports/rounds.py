@@ -20,14 +20,14 @@ from tabled.game.round_facts import SpotStatus
 
 #: the happenings the integrity section reads, in time order
 EVENT_KINDS = frozenset({
-    "panel", "panel.approved", "panel.refused", "fault.raised", "fault.cleared", "equipment.fault",
-    "equipment.ok", "shuffler.fault", "progressive.award_held", "progressive.award_released",
+    "panel", "panel.button", "panel.approved", "panel.refused", "fault.raised", "fault.cleared", "equipment.fault",
+    "equipment.ok", "shuffler.fault", "shuffle.alarm", "progressive.award_held", "progressive.award_released",
 })
 
 
 #: every kind of record a report reads (tabled.daemon.journal reads no other)
 REPORT_KINDS = EVENT_KINDS | {"round.started", "round.dealt", "round.settled", "round.void", "round.finished",
-                              "pool.contributed", "pool.reversed"}
+                              "pool.contributed", "pool.reversed", "config.started"}
 
 
 class SettlementError(ValueError):
@@ -112,6 +112,8 @@ class SettledRound:
     awards: tuple[Award, ...]
     pool_before_cents: int
     net_cents: int
+    pool_after_cents: int | None = None     # None: a journal from before settlements gave it
+    reset_funding_cents: int = 0            # the operator's funding of the pool's reset (12.1)
 
 
 def _award(d: Mapping[str, Any]) -> Award:
@@ -135,7 +137,10 @@ def read_settlement(data: Mapping[str, Any]) -> SettledRound:
         progressive = data["progressive"]
         settled = SettledRound(str(data["profile"]), data["void"], tuple(spots),
                                tuple(_award(a) for a in progressive["awards"]),
-                               _cents(progressive, "pool_before_cents"), _cents(data, "net_cents"))
+                               _cents(progressive, "pool_before_cents"), _cents(data, "net_cents"),
+                               _cents(progressive, "pool_after_cents") if "pool_after_cents" in progressive else None,
+                               _cents(progressive, "reset_funding_cents") if "reset_funding_cents" in progressive
+                               else 0)
         collected = _cents(data, "house_collects_cents")
     except SettlementError:
         raise
@@ -200,11 +205,25 @@ class Problem:
     text: str
 
 
+@dataclass(frozen=True)
+class ConfigStart:
+    """A start of the daemon and the configuration it ran with (``config.started``, written by
+    tabled/daemon/config_record.py before the start's first round)."""
+
+    seq: int
+    time_us: int
+    sha256: str
+    source: str
+    first: bool                                 # the journal's first configuration: nothing to compare
+    changes: tuple[Mapping[str, Any], ...]      # {key, before, after} since the configuration before it
+
+
 @dataclass
 class Gathered:
     rounds: dict[str, PlayedRound] = field(default_factory=dict)   # in the order they started
     events: list[Event] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    configs: list[ConfigStart] = field(default_factory=list)       # in time order
 
 
 def _up_card(payload: Mapping[str, Any]) -> int | None:
@@ -228,6 +247,12 @@ def gather(records: Iterable[JournalRecord]) -> Gathered:
             continue
         if kind in EVENT_KINDS:
             out.events.append(Event(r.seq, r.time_us, r.round_id, kind, p))
+            continue
+        if kind == "config.started":
+            changes = p.get("changes")
+            out.configs.append(ConfigStart(
+                r.seq, r.time_us, str(p.get("sha256", "?")), str(p.get("source", "?")), p.get("first") is True,
+                tuple(c for c in changes if isinstance(c, dict) and "key" in c) if isinstance(changes, list) else ()))
             continue
         if kind in ("pool.contributed", "pool.reversed"):
             rid = p.get("round_id") or r.round_id

@@ -137,3 +137,77 @@ def test_table_keeps_the_rounds_of_that_table(journals):
                 .splitlines()]
     assert table["table"] == "SIM01" and table["rounds"] == everything["rounds"] != []
     assert table["money"] == everything["money"]
+
+
+def test_a_report_names_the_configuration_changed_between_two_starts(tmp_path, capsys):
+    """Two runs of the simulated table on one journal, the table's minimum lowered in between
+    (6.1): the report over both names the start, the rounds either side of it and the change, in
+    text, JSON, CSV and the PDF; `tabled recall` shows it at the first round after it."""
+    import subprocess
+    from datetime import UTC, datetime, timedelta
+
+    from tests.integration.test_restart_sim import child_env, sim_config, tabled_argv
+
+    config = sim_config(tmp_path / "sim")
+    began = datetime.now(UTC)
+    for minimum in (500, 300):
+        config.write_text(config.read_text().replace("minimum_cents = 500", f"minimum_cents = {minimum}"))
+        done = subprocess.run(tabled_argv("run", "--config", str(config), "--rounds", "2", "--pace-ms", "0"),
+                              capture_output=True, text=True, env=child_env(tmp_path), timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+    journal = str(tmp_path / "sim" / "journal.db")
+    span = ["report", "range", "--journal", journal, "--tz", "UTC",
+            "--from", (began - timedelta(minutes=5)).strftime("%Y-%m-%dT%H:%M"),
+            "--to", (datetime.now(UTC) + timedelta(minutes=5)).strftime("%Y-%m-%dT%H:%M")]
+
+    (data,) = [json.loads(line) for line in run(*span, "--json").splitlines()]
+    first, second = data["configuration_starts"]
+    assert first["first"] and first["round_before"] is None and first["round_after"] == "SIM01-000001"
+    assert second["changes"] == [{"key": "table.minimum_cents", "before": 500, "after": 300}]
+    # the rounds either side of the start were started under the old minimum and the new one
+    from tabled.daemon.journal import Journal
+    with Journal.open(tmp_path / "sim" / "journal.db", readonly=True) as j:
+        minimum = {r.round_id: r.payload["limits"]["minimum_cents"]
+                   for r in j.records_after(0) if r.kind == "round.started"}
+    assert (minimum[second["round_before"]], minimum[second["round_after"]]) == (500, 300)
+
+    shown = run(*span)
+    assert (f"after round {second['round_before']}, before round {second['round_after']}: CHANGED "
+            "table.minimum_cents $5.00 -> $3.00" in shown), shown
+    assert "the journal's first configuration" in shown
+
+    (row,) = list(csv.DictReader(io.StringIO(run(*span, "--csv"))))
+    assert row["configuration_starts"] == "2" and row["settings_changed"] == "table.minimum_cents"
+
+    pdf = tmp_path / "span.pdf"
+    run(*span, "--pdf", str(pdf))
+    assert pdf.read_bytes().startswith(b"%PDF")
+
+    assert main(["recall", "--journal", journal, "--last", "4"]) == 0
+    recalled = capsys.readouterr().out
+    assert "CHANGED since the round before: table.minimum_cents $5.00 -> $3.00" in recalled
+
+
+def test_a_period_without_a_start_says_so(journals):
+    shown = run("report", "day", "--journal", str(journals["scripted"]))
+    assert "configuration: " in shown
+
+
+@pytest.mark.parametrize("options, says", [
+    (["--to", "2026-11-30"], "--to goes with --from"),
+    (["--from", "2026-11-30T06:00"], "shuffles --from a date-time needs --to"),
+    (["--from", "2026-11-30T06:00", "--to", "2026-11-30T05:00"], "the end is not after the start"),
+    (["--from", "2026-02-30"], "--from '2026-02-30': not a gaming day"),
+    (["--shift", "1"], "--shift does not go with `tabled report shuffles`"),
+    (["--pdf", "x.pdf"], "--pdf does not go with `tabled report shuffles`"),
+    (["--csv"], "--csv does not go with `tabled report shuffles`"),
+])
+def test_a_bad_shuffles_span_is_one_line(capsys, journals, options, says):
+    assert says in one_line_error(capsys, ["report", "shuffles", "--journal", str(journals["scripted"]), *options])
+
+
+def test_shuffles_over_gaming_days_name_their_span(journals):
+    path = str(journals["simulated"])
+    shown = run("report", "shuffles", "--journal", path, "--from", "2000-01-01")
+    assert shown.startswith("shuffles: gaming day 2000-01-01\n") and "without card recognition" in shown
+    assert run("report", "shuffles", "--journal", path).startswith("shuffles: the whole journal\n")

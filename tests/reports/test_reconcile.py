@@ -147,3 +147,26 @@ def test_a_fault_standing_when_the_period_starts_counts_from_its_start(journals)
     assert len(meter) == 1 and meter[0]["raised_us"] == raised and meter[0]["cleared_us"] == cleared
     assert report["period"]["start_us"] > raised
     assert meter[0]["minutes"] == (cleared - report["period"]["start_us"]) / 60_000_000
+
+
+@pytest.mark.parametrize("session", SESSIONS)
+def test_the_pools_movement_and_the_progressive_wagers_by_round_reconcile(journals, session):
+    """The pool's movement over the period is this table's (a local pool): contributions - reversals
+    - awards from the pool + the operator's reset funding; the progressive wagers of each round, which
+    the drop slot counts, add up to the wagers."""
+    path = journals[session]
+    (report,) = tabled_json("report", "range", "--journal", str(path), *EVERYTHING, "--json")
+    pr = report["progressive"]
+    settled = rows(path, "round.settled")
+    first_rid = settled[0][0]
+    first_own = sum(p["pool_cents"] for rid, p in rows(path, "pool.contributed") if p["round_id"] == first_rid)
+    start = settled[0][1]["progressive"]["pool_before_cents"] - first_own
+    end = settled[-1][1]["progressive"]["pool_after_cents"]
+    assert (pr["pool_start_cents"], pr["pool_end_cents"], pr["pool_movement_cents"]) == (start, end, end - start)
+    contributed = sum(p["pool_cents"] for _, p in rows(path, "pool.contributed"))
+    reversed_ = sum(p["reversed_cents"] for _, p in rows(path, "pool.reversed"))
+    from_pool = sum(p["progressive"]["paid_from_pool_cents"] for _, p in settled)
+    funding = sum(p["progressive"]["reset_funding_cents"] for _, p in settled)
+    assert end - start == contributed - reversed_ - from_pool + funding == pr["pool_movement_by_this_table_cents"]
+    by_round = {rid: sum(1 for s in p["spots"] if s["progressive"]["placed_cents"]) for rid, p in settled}
+    assert pr["wagers_by_round"] == by_round and sum(by_round.values()) == pr["wagers"]

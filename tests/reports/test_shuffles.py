@@ -36,8 +36,8 @@ def test_a_device_without_card_recognition_gives_nothing_to_judge():
 
 
 def test_every_card_equally_likely_at_every_position_and_a_device_that_leaves_half_in_place():
-    """The positions' chi-square: random shuffles pass; a device that riffles only the top half
-    leaves the bottom half where it was, and fails at once."""
+    """The positions' test against its simulated null: random shuffles pass; a device that riffles
+    only the top half leaves the bottom half where it was, and no simulated set comes near it."""
     from tabled_drivers.sim import mixing
     rng = random.Random(11)
     for mixer, random_device in ((mixing.random_order, True), (mixing.partial_riffle, False)):
@@ -45,19 +45,64 @@ def test_every_card_equally_likely_at_every_position_and_a_device_that_leaves_ha
         for seq in range(1, 400):
             order = mixer(order, rng)
             records.append(record(seq, "shuffler.shuffled", deck="A", cards=order))
-        chi, degrees, p = shuffles(records)["A"].positions
-        assert degrees == 51 * 51
-        assert (p > 1e-3) if random_device else (p < 1e-12), (mixer.__name__, chi, p)
+        found = shuffles(records)["A"].positions
+        assert found is not None and found.shuffles == 399 and found.degrees == 51 * 51
+        if random_device:
+            assert found.p_value > 1e-2, found
+        else:
+            assert found.as_large == 0 and found.p_value == 1 / (1 + found.replicates), found
+        assert f"{found.as_large} of {found.replicates} simulated as large" in shuffles_text(shuffles(records))
 
 
-def test_the_chi_square_tail_is_the_textbook_one():
-    from tabled.game.shuffle_watch import chi_square_tail
-    assert abs(chi_square_tail(3.841458820694124, 1) - 0.05) < 1e-9       # the 95% quantile, 1 degree
-    assert abs(chi_square_tail(18.307038053275146, 10) - 0.05) < 1e-9     # 10 degrees
-    assert abs(chi_square_tail(2601, 2601) - 0.4963) < 1e-3                # about a half at the mean
-    assert chi_square_tail(0, 5) == 1.0
-
-
-def test_fewer_shuffles_than_the_test_needs_give_no_positions_figure():
-    records = [record(s, "shuffler.shuffled", deck="A", cards=list(range(52))) for s in range(1, 10)]
+def test_one_shuffle_gives_no_positions_figure():
+    records = [record(1, "shuffler.shuffled", deck="A", cards=list(range(52)))]
     assert shuffles(records)["A"].positions is None
+    assert "under 2 shuffles" in shuffles_text(shuffles(records))
+
+
+def test_a_span_judges_only_its_shuffles_and_alarms_with_the_order_before_it_as_reference():
+    rng, records = random.Random(7), []
+    for seq in range(1, 21):
+        new = list(range(52))
+        rng.shuffle(new)
+        records.append(record(seq, "shuffler.shuffled", deck="A", cards=new))
+    records.append(record(21, "shuffle.alarm", deck="A", rule="15.1", why="cut"))
+    records.insert(5, record(5.5, "shuffle.alarm", deck="A", rule="15.1", why="before the span"))
+    span = shuffles(records, start_us=10_000, end_us=21_500)   # records 10 .. 21
+    assert span["A"].judged == 11 and len(span["A"].orders) == 11  # record 10 judged against record 9
+    assert [a["seq"] for a in span["A"].alarms] == [21]
+    whole = shuffles(records)
+    assert whole["A"].judged == 19 and len(whole["A"].alarms) == 2
+
+
+def test_new_cards_start_again_and_another_device_is_reported_apart_15_2_2_3_6():
+    rng, records, seq = random.Random(9), [], 0
+
+    def shuffled(deck):
+        nonlocal seq
+        seq += 1
+        new = list(range(52))
+        rng.shuffle(new)
+        records.append(record(seq, "shuffler.shuffled", deck=deck, cards=new))
+
+    def action(kind, **payload):
+        nonlocal seq
+        seq += 1
+        records.append(record(seq, kind, key="supervisor", **payload))
+
+    for _ in range(4):
+        shuffled("A")
+    action("panel.approved", action="new_cards", deck="A", rule="3.6")
+    for _ in range(3):
+        shuffled("A")                                   # the first of the new cards is judged against nothing
+    action("panel", action="use_card_source", source="shuffler")       # an earlier journal: the action,
+    action("panel.approved", action="use_card_source", source="shuffler", rule="15.2.2")  # then its note
+    for _ in range(5):
+        shuffled("A")
+    records.append(record(seq + 1, "shuffle.alarm", deck="A", rule="15.1", why="cut"))
+    decks = shuffles(records)
+    assert list(decks) == ["A", "A (device 2)"]
+    first, second = decks["A"], decks["A (device 2)"]
+    assert (first.device, first.judged, len(first.orders)) == (1, 3 + 2, 7)
+    assert (second.device, second.judged, len(second.orders), len(second.alarms)) == (2, 4, 5, 1)
+    assert "A (device 2)" in shuffles_text(decks) and "deck A (device 2): alarm at record" in shuffles_text(decks)

@@ -1,0 +1,78 @@
+"""The integrity section from the panel as today's daemon journals it (``panel.button`` presses,
+``panel.approved`` notes for the supervisor's and inspector's actions) and as earlier journals hold
+it (``panel`` actions), counted once either way; the table's closures (16.8) and how long they stood."""
+
+from __future__ import annotations
+
+from tabled.reports.integrity import integrity
+from tabled.reports.periods import range_period
+from tabled.reports.rounds import Event
+
+MINUTE = 60_000_000
+PERIOD = range_period(0, 600 * MINUTE, "ten hours")
+
+
+def at(minute: float, kind: str, **payload) -> Event:
+    return Event(int(minute * 10), int(minute * MINUTE), None, kind, payload)
+
+
+def test_presses_are_key_actions_by_button_and_irregular_ones_counted_once():
+    events = [
+        at(1, "panel.button", button="approve", key="supervisor"),
+        at(1.01, "panel.approved", action="open_table", key="supervisor", rule="16.8"),
+        at(2, "panel.button", button="no_more_bets", key="dealer"),
+        at(3, "panel.button", button="misdeal", key="dealer"),               # the dealer's: no note (14.1)
+        at(4, "panel.button", button="void_round", key="supervisor"),
+        at(4.01, "panel.approved", action="invalidate_round", key="supervisor", rule="16.4"),
+        at(5, "panel.button", button="void_round", key="dealer"),            # refused: needs the supervisor
+        at(5.01, "panel.refused", action="invalidate_round", key="dealer", rule="16.4"),
+    ]
+    ig = integrity(PERIOD, events, [])
+    assert ig.keys == {"supervisor": {"approve": 1, "void_round": 1},
+                       "dealer": {"no_more_bets": 1, "misdeal": 1, "void_round": 1}}
+    assert ig.irregularities == {"14.1 misdeal": 1, "16.4 invalidate round": 1}
+    assert ig.refusals == {"dealer": {"invalidate_round (16.4)": 1}}
+
+
+def test_an_earlier_journals_actions_are_counted_once_with_their_notes():
+    events = [at(1, "panel", action="invalidate_round", key="supervisor"),
+              at(1.01, "panel.approved", action="invalidate_round", key="supervisor", rule="16.4")]
+    ig = integrity(PERIOD, events, [])
+    assert ig.keys == {"supervisor": {"invalidate_round": 1}} and ig.irregularities == {"16.4 invalidate round": 1}
+
+
+def test_an_inspectors_approval_by_button_counts_in_its_14_13_period():
+    events = [at(10, "fault.raised", equipment="pool", rule="14.13", reason="link lost"),
+              at(12, "panel.button", button="approve", key="inspector"),
+              at(12.01, "panel.approved", action="approve_play", key="inspector", rule="14.13"),
+              at(40, "fault.cleared", equipment="pool")]
+    (stop,) = integrity(PERIOD, events, []).stops
+    assert stop.approvals == 1 and (stop.start_us, stop.end_us) == (10 * MINUTE, 40 * MINUTE)
+
+
+def test_a_closure_stands_from_its_notice_to_the_table_opened_again_16_8():
+    events = [at(100, "panel.button", button="announce_closure", key="supervisor", minutes=20),
+              at(100.01, "panel.approved", action="announce_closure", key="supervisor", rule="16.8", minutes=20),
+              at(110, "panel.approved", action="open_table", key="supervisor", rule="16.8"),  # still open: no effect
+              at(200, "panel.button", button="approve", key="supervisor"),
+              at(200.01, "panel.approved", action="open_table", key="supervisor", rule="16.8"),
+              at(500, "panel", action="announce_closure", key="supervisor", minutes=30)]  # an earlier journal's
+    first, second = integrity(PERIOD, events, []).closures
+    assert (first.closes_us, first.opened_us) == (int(100.01 * MINUTE) + 20 * MINUTE, int(200.01 * MINUTE))
+    assert abs(first.minutes - 80) < 1e-9
+    assert second.opened_us is None and second.closes_us == 530 * MINUTE and second.minutes == 70
+
+
+def test_a_closure_outside_the_period_is_left_out():
+    events = [at(700, "panel", action="announce_closure", key="supervisor", minutes=20)]
+    assert integrity(PERIOD, events, []).closures == []
+
+
+def test_the_shuffle_watchs_alarms_are_irregularities_under_15_1_and_15_2():
+    events = [at(1, "shuffle.alarm", deck="A", rule="15.1", why="2 rising sequences"),
+              at(2, "shuffler.fault", fault="not_intermixing", deck="A"),
+              at(3, "shuffle.alarm", deck="B", rule="15.2", why="2 rising sequences")]
+    assert integrity(PERIOD, events, []).irregularities == {
+        "15.1 shuffle alarm, not intermixing: deck reshuffled": 1,
+        "15.1 shuffling device fault: not_intermixing": 1,
+        "15.2 shuffle alarm, not intermixing: device out of play": 1}
