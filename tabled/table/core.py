@@ -53,6 +53,7 @@ from tabled.table.effects import Command, Effect, Note, PoolOp, Say
 from tabled.table.felt import Felt, parse_reading
 from tabled.table.links import Links, equipment_verdict, read_link, working_again
 from tabled.table.shuffles import Shuffles
+from tabled.table.staff import Staff
 from tabled.game.cards import card_text
 from tabled.game.profiles import Profile
 from tabled.game.progressive import ProgressiveResult
@@ -79,6 +80,7 @@ POOL_ANSWERS = {"pool.contributed": "contribute", "pool.reversed": "reverse", "p
 POOL_DOWN_KINDS = ("award", "reversal", "fund_reset", "reset", "settings", "correction")
 SHOE_HAPPENINGS = ("shoe.unreadable", "shoe.removed", "shoe.replaced", "shoe.empty")
 MINUTE_MS = 60_000
+STAFF_INPUTS = ("staff.roster", "staff.sign_in", "staff.sign_out")
 
 
 def clock_text(t_ms: int) -> str:
@@ -143,6 +145,8 @@ class TableCore:
         self.links = Links()                        # the devices' links (tabled/table/links.py)
         self.cards = CardSource()                   # what the shuffling device was asked (cardsource.py)
         self.shuffles = Shuffles()                  # each shuffle's order judged (15.1, shuffles.py)
+        self.staff = Staff()                        # who is signed in at the panel (staff.py)
+        self.round_dealer: int | None = None        # the badge of the dealer who dealt the round in play
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -232,6 +236,8 @@ class TableCore:
             return self._awards(p)
         if kind == "pool.meter":
             return self._meter_reading(p["balance_cents"], p["seq"], p.get("change", ""))
+        if kind in STAFF_INPUTS:
+            return self._staff(kind, p)
         if kind in ("tick", "software.checked", "config.started"):
             return []  # what the daemon started with is evidence for people; the table plays on
         return [Say(f"unknown input {kind!r}", level="refused")]
@@ -283,23 +289,35 @@ class TableCore:
 
     # -- panel (keys) -------------------------------------------------------------------------------
 
+    def _staff(self, kind: str, p: dict[str, Any]) -> list[Effect]:
+        """The staff list a start runs with, and sign-ins and sign-outs at the panel (staff.py)."""
+        judge = {"staff.roster": self.staff.roster, "staff.sign_in": self.staff.sign_in,
+                 "staff.sign_out": self.staff.sign_out}[kind]
+        return judge(p, self.now, self.round_id)
+
     def _panel(self, p: dict[str, Any]) -> list[Effect]:
         action, key = p.pop("action"), p.pop("key", None)
         try:
             positions, rule = keys.required(action)
         except ValueError as exc:
             return [Say(str(exc), level="refused")]
+        person = self.staff.who(key) if isinstance(key, str) else {}  # with a staff list: who turned it
         if key not in positions:
             need = " or ".join(sorted(positions))
             return [Say(f"{action}: refused: needs the {need} key (key is {key})", p.get("spot"), rule, "refused"),
-                    Note("panel.refused", {"action": action, "key": key, "rule": rule}, self.round_id)]
-        approved = Note("panel.approved", {"action": action, "key": key, "rule": rule, **p}, self.round_id) \
-            if key != keys.Key.DEALER else None
+                    Note("panel.refused", {"action": action, "key": key, "rule": rule, **person}, self.round_id)]
+        if self.staff.listed and key != keys.Key.DEALER and not person:
+            # a privileged action is a person's: the key alone does not say whose
+            return [Say(f"{action}: refused: {key}: sign in at the panel first", p.get("spot"), rule, "refused"),
+                    Note("panel.refused", {"action": action, "key": key, "rule": rule,
+                                           "reason": f"no {key} signed in"}, self.round_id)]
+        approved = Note("panel.approved", {"action": action, "key": key, "rule": rule, **person, **p},
+                        self.round_id) if key != keys.Key.DEALER else None
         effects = [approved] if approved else []
         if action in ROUND_ACTIONS:
             return effects + self._round_input(ROUND_ACTIONS[action], p)
         if action == "deck_checked":
-            return effects + self._action_deck_checked(key=key, **p)
+            return effects + self._action_deck_checked(key=key, person=person, **p)
         handler: Callable[..., list[Effect]] = getattr(self, "_action_" + action)
         return effects + handler(**p)
 
@@ -456,7 +474,7 @@ class TableCore:
             return r.deck
         return waiting[0] if waiting else None
 
-    def _action_deck_checked(self, key: str, deck: Any) -> list[Effect]:
+    def _action_deck_checked(self, key: str, deck: Any, person: dict[str, Any]) -> list[Effect]:
         """3.4: "cards shall be checked by a dealer or a game supervisor" -- with a shuffling device
         that does not read its cards, their word on the panel is the deck's verification; a device
         that reads them verifies each deck itself, from the order it reports."""
@@ -472,7 +490,7 @@ class TableCore:
             return [Say(f"deck {deck} is already verified", rule="3.4", level="refused")]
         self.decks[deck]["verified"] = True
         return [Say(f"deck {deck} ({DECKS[deck]} backs) checked by the {key}: verified", rule="3.4"),
-                Note("deck.checked", {"deck": deck, "key": key, "rule": "3.4"}, self.round_id)]
+                Note("deck.checked", {"deck": deck, "key": key, **person, "rule": "3.4"}, self.round_id)]
 
     def back_of(self, deck: str) -> str | None:
         """3.2.2: the shuffling device's decks have fixed colours; the shoe's is learned (3.1)."""
@@ -724,7 +742,7 @@ class TableCore:
         data = dict(settlement_as_dict(st))
         r.settlement = data
         from tabled.table.display import settlement_lines
-        return [Note("round.settled", data, r.round_id), *settlement_lines(st)]
+        return [Note("round.settled", {**data, **self._dealt_by()}, r.round_id), *settlement_lines(st)]
 
     # -- progress: what follows from the state after every input ------------------------------------
 
@@ -774,7 +792,7 @@ class TableCore:
         if r.phase == "void" and r.settlement is None:
             st = settle(r.facts(self.pool_cents or 0), self.profile)
             r.settlement = dict(settlement_as_dict(st))
-            effects.append(Note("round.settled", r.settlement, r.round_id))
+            effects.append(Note("round.settled", {**r.settlement, **self._dealt_by()}, r.round_id))
         self.abstained, flagged = seats.after_round(self.abstained, self.spot_count, r.wagering_spots())
         for spot in flagged:
             effects.append(Say(f"spot {spot} has not wagered for {self.abstained[spot]} rounds while every "
@@ -803,6 +821,9 @@ class TableCore:
             return effects  # 14.13: no new round until an inspector approves
         if self.shuffler_failed and self.card_source == "shuffler":
             return effects  # 15.2.2: waiting for another device or the shoe
+        if self.staff.listed and keys.Key.DEALER.value not in self.staff.on:
+            return effects  # a round is dealt by a person: none starts until a dealer signs in
+        self.round_dealer = self.staff.on.get(keys.Key.DEALER.value)
         self.round_no += 1
         deck = self.next_deck if self.card_source == "shuffler" else "S"
         if self.card_source == "shuffler":
@@ -812,8 +833,15 @@ class TableCore:
         return effects + [Note("round.started", {"deck": deck, "back": self.back_of(deck),
                                                  "card_source": self.card_source,
                                                  "limits": vars(self.limits).copy(),
-                                                 "progressive_offline": self.progressive_offline},
+                                                 "progressive_offline": self.progressive_offline,
+                                                 **self._dealt_by()},
                                self.round.round_id)]
+
+    def _dealt_by(self) -> dict[str, Any]:
+        """With a staff list, the dealer who dealt the round in play (badge and name)."""
+        if not self.staff.listed:
+            return {}
+        return {"dealer": self.round_dealer, "dealer_name": self.staff.name(self.round_dealer)}
 
     def _cards_ready(self, deck: str) -> bool:
         """4.1: shuffled before every round; 3.4: verified cards; 4.2: cut with the shoe."""
@@ -868,6 +896,7 @@ class TableCore:
             # the same table state as before they were folded; the links follow from the faults
             **({"felt": self.felt.snapshot()} if self.felt else {}),
             **({"shuffles": self.shuffles.snapshot()} if self.shuffles else {}),
+            **({"staff": self.staff.snapshot(), "round_dealer": self.round_dealer} if self.staff else {}),
         }
 
     @classmethod
@@ -887,6 +916,8 @@ class TableCore:
         core.abstained = {int(k): v for k, v in snap["abstained"].items()}
         core.felt = Felt.from_snapshot(snap.get("felt"))
         core.shuffles = Shuffles.from_snapshot(snap.get("shuffles"))
+        core.staff = Staff.from_snapshot(snap.get("staff"))
+        core.round_dealer = snap.get("round_dealer")
         if snap["round"]:
             core.round = Round.from_snapshot(snap["round"], spots, limits, profile)
         core.cards = CardSource.restored(core)
