@@ -117,6 +117,15 @@ class StaffConfig:
                 "attempts": self.attempts, "lockout_minutes": self.lockout_minutes}
 
 
+def roster_input(staff: StaffConfig | None, listed: bool) -> dict[str, Any] | None:
+    """The ``staff.roster`` input a start journals: the list in force, or an empty one when the
+    config no longer has one but the journal's table still does (``listed``); None: no staff list
+    before or now, nothing to say."""
+    if staff is not None:
+        return staff.roster()
+    return {"people": []} if listed else None
+
+
 def read_staff(path: Path, attempts: int, lockout_minutes: int) -> StaffConfig:
     """Read and check a staff file; every problem is a :class:`StaffError` naming the file and the key."""
     problem = lambda text: StaffError(f"{path}: {text}")  # noqa: E731
@@ -150,4 +159,4 @@ def read_staff(path: Path, attempts: int, lockout_minutes: int) -> StaffConfig:
 
 
 __all__ = ["StaffError", "StaffConfig", "Person", "hash_pin", "pin_matches", "parse_pin_hash", "read_staff",
-           "check_pin_digits", "MIN_PIN_DIGITS", "MAX_PIN_DIGITS"]
+           "check_pin_digits", "roster_input", "MIN_PIN_DIGITS", "MAX_PIN_DIGITS"]

@@ -841,7 +841,7 @@ class TableCore:
         """With a staff list, the dealer who dealt the round in play (badge and name)."""
         if not self.staff.listed:
             return {}
-        return {"dealer": self.round_dealer, "dealer_name": self.staff.name(self.round_dealer)}
+        return {"dealt_by": self.round_dealer, "dealt_by_name": self.staff.name(self.round_dealer)}
 
     def _cards_ready(self, deck: str) -> bool:
         """4.1: shuffled before every round; 3.4: verified cards; 4.2: cut with the shoe."""

@@ -147,7 +147,8 @@ class Staff:
         self.wrong.pop(badge, None)
         self.locked_until.pop(badge, None)
         if role not in person["roles"]:
-            return refused("role not held", f"{self.called(badge)} is not a {role} on the staff list")
+            article = "an" if role[0] in "aeiou" else "a"
+            return refused("role not held", f"{self.called(badge)} is not {article} {role} on the staff list")
         before = self.on.get(role)
         if before == badge:
             return [Say(f"{role} {self.called(badge)} is already signed in")]
