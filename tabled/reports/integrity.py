@@ -51,11 +51,21 @@ class Integrity:
     faults: list[FaultSpell] = field(default_factory=list)
     keys: dict[str, dict[str, int]] = field(default_factory=dict)   # key -> action -> times
     refusals: dict[str, dict[str, int]] = field(default_factory=dict)  # key -> "action (rule)" -> times
+    # with a staff list (docs/staff.md): "key name (badge N)" -> action -> times, carried out and refused
+    people: dict[str, dict[str, int]] = field(default_factory=dict)
+    people_refused: dict[str, dict[str, int]] = field(default_factory=dict)
     stops: list[Stop] = field(default_factory=list)
 
     @property
     def fault_minutes(self) -> float:
         return sum(f.minutes for f in self.faults)
+
+
+def _person(p: dict) -> str | None:
+    """The person a key action or refusal names, as the reports show them; None without a staff list."""
+    if "person" not in p:
+        return None
+    return f"{p.get('key', '?')} {p.get('name') or '?'} (badge {p['person']})"
 
 
 def _count(table: dict[str, int], key: str) -> None:
@@ -118,7 +128,11 @@ def integrity(period: Period, events: Iterable[Event], rounds: list[PlayedRound]
                 _count(out.irregularities, f"{keys.ACTIONS[action][1]} {action.replace('_', ' ')}")
             if action == "approve_play" and stop is not None:
                 stop.approvals += 1
+        elif e.kind == "panel.approved" and inside and _person(p):
+            _count(out.people.setdefault(str(_person(p)), {}), str(p.get("action", "?")))
         elif e.kind == "panel.refused" and inside:
+            if _person(p):
+                _count(out.people_refused.setdefault(str(_person(p)), {}), f"{p.get('action', '?')} ({p.get('rule', '?')})")
             key = str(p.get("key", "?"))
             out.refusals.setdefault(key, {})
             _count(out.refusals[key], f"{p.get('action', '?')} ({p.get('rule', '?')})")

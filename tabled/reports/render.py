@@ -92,6 +92,11 @@ def text(r: Report, zone: tzinfo) -> str:
                                               for k, v in sorted(ig.keys.items())) or "none"))
     out.append("  refusals: " + ("; ".join(f"{k}: " + ", ".join(f"{a} {n}" for a, n in sorted(v.items()))
                                            for k, v in sorted(ig.refusals.items())) or "none"))
+    if ig.people or ig.people_refused:  # a table with a staff list: who turned each key
+        out.append("  key actions by person: " + ("; ".join(f"{k}: " + ", ".join(f"{a} {n}" for a, n in sorted(
+            v.items())) for k, v in sorted(ig.people.items())) or "none"))
+        out.append("  refusals by person: " + ("; ".join(f"{k}: " + ", ".join(f"{a} {n}" for a, n in sorted(
+            v.items())) for k, v in sorted(ig.people_refused.items())) or "none"))
     for p in r.problems:
         out.append(f"PROBLEM: {p}")
     return "\n".join(out)
@@ -143,6 +148,7 @@ def data(r: Report) -> dict[str, Any]:
                                   "raised_us": f.raised_us, "cleared_us": f.cleared_us, "minutes": f.minutes}
                                  for f in ig.faults],
                       "fault_minutes": ig.fault_minutes, "keys": ig.keys, "refusals": ig.refusals,
+                      "people": ig.people, "people_refusals": ig.people_refused,
                       "stops_14_13": [{"start_us": s.start_us, "end_us": s.end_us, "approvals": s.approvals,
                                        "rounds_offline": s.rounds_offline} for s in ig.stops]},
         "problems": r.problems,

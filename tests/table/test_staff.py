@@ -71,7 +71,8 @@ def test_an_unknown_badge_and_a_role_not_held_are_refused_with_the_reason():
     assert refused(out)[0].text == "dealer sign-in refused: badge 4242 is not on the staff list"
     out = h.feed("staff.sign_in", badge=1001, role="inspector", pin_ok=True)
     assert notes(out, "staff.refused")[0].payload["reason"] == "role not held"
-    assert refused(out)[0].text == "inspector sign-in refused: Alex Morgan (badge 1001) is not an inspector on the staff list"
+    assert refused(out)[0].text == ("inspector sign-in refused: Alex Morgan (badge 1001) is not an inspector "
+                                    "on the staff list")
     assert h.core.staff.on == {"dealer": 1001, "supervisor": 2001}
 
 

@@ -12,7 +12,7 @@ from tabled_drivers.panel import (SIGN_IN, SIGN_OUT, Button, ButtonPressed, KeyP
                                   pin_digits)
 from tabled_drivers.sim.panel import PanelSimulator
 
-from .support import FAST, Journal, plugged_in
+from .support import FAST, plugged_in
 
 DOC = (Path(__file__).resolve().parents[3] / "docs" / "protocols-usb.md").read_text()
 
