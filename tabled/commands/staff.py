@@ -21,11 +21,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=["hash-pin"], help="hash-pin: read a PIN, print its salted hash")
 
 
-def read_pin() -> str:
+def read_pin(confirm: bool = False) -> str:
+    """A PIN typed at the terminal without echo (twice when ``confirm``), else one line of stdin."""
     if sys.stdin.isatty():
         pin = getpass.getpass("PIN: ")
-        if getpass.getpass("PIN again: ") != pin:
-            raise UserError("the two PINs differ: nothing printed")
+        if confirm and getpass.getpass("PIN again: ") != pin:
+            raise UserError("the two PINs differ")
         return pin
     return sys.stdin.readline().rstrip("\r\n")
 
@@ -34,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from tabled.daemon.staff import StaffError, hash_pin
 
     try:
-        print(hash_pin(read_pin()))
+        print(hash_pin(read_pin(confirm=True)))
     except StaffError as exc:
         raise UserError(str(exc)) from None
     return 0
