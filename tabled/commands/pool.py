@@ -198,9 +198,10 @@ def _authority(args: argparse.Namespace) -> str:
     """Who proposes, as the settings version records them: with a staff list, the badge's person
     holding ``pool_admin`` who typed their PIN; without one, --who as given."""
     from tabled.commands.staff import read_pin
-    from tabled.daemon.staff import StaffError, read_staff
+    from tabled.daemon.staff import StaffConfig, StaffError, read_staff
 
     who = args.who.strip()
+    staff: StaffConfig | None
     try:
         if args.staff:
             staff = read_staff(Path(args.staff), 5, 15)

@@ -8,8 +8,9 @@ standing counts from the period's start, one cleared after it up to the period's
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from tabled.game import keys
 from tabled.game.round_facts import SpotStatus
@@ -61,7 +62,7 @@ class Integrity:
         return sum(f.minutes for f in self.faults)
 
 
-def _person(p: dict) -> str | None:
+def _person(p: Mapping[str, Any]) -> str | None:
     """The person a key action or refusal names, as the reports show them; None without a staff list."""
     if "person" not in p:
         return None
@@ -128,11 +129,11 @@ def integrity(period: Period, events: Iterable[Event], rounds: list[PlayedRound]
                 _count(out.irregularities, f"{keys.ACTIONS[action][1]} {action.replace('_', ' ')}")
             if action == "approve_play" and stop is not None:
                 stop.approvals += 1
-        elif e.kind == "panel.approved" and inside and _person(p):
-            _count(out.people.setdefault(str(_person(p)), {}), str(p.get("action", "?")))
+        elif e.kind == "panel.approved" and inside and (person := _person(p)):
+            _count(out.people.setdefault(person, {}), str(p.get("action", "?")))
         elif e.kind == "panel.refused" and inside:
-            if _person(p):
-                _count(out.people_refused.setdefault(str(_person(p)), {}), f"{p.get('action', '?')} ({p.get('rule', '?')})")
+            if person := _person(p):
+                _count(out.people_refused.setdefault(person, {}), f"{p.get('action', '?')} ({p.get('rule', '?')})")
             key = str(p.get("key", "?"))
             out.refusals.setdefault(key, {})
             _count(out.refusals[key], f"{p.get('action', '?')} ({p.get('rule', '?')})")
