@@ -68,3 +68,7 @@ async def test_a_recorded_simulated_session_names_a_person_for_every_privileged_
     out = capsys.readouterr().out
     assert "  dealt by Sim Dealer (badge 1001)" in out
     assert "  supervisor Sim Supervisor (badge 2001): void_player" in out
+    assert main(["report", "day", "--journal", str(tmp_path / "journal.db")]) == 0
+    out = capsys.readouterr().out
+    assert "key actions by person: " in out and "supervisor Sim Supervisor (badge 2001): " in out
+    assert "inspector Sim Inspector (badge 3001): approve_play 1" in out
