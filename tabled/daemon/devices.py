@@ -327,7 +327,8 @@ class TableDevices:
         if isinstance(e, ButtonPressed):
             return [button_input(e)]
         if isinstance(e, SignIn):
-            # the PIN stops here: the journal hears only whether it was right
+            # the PIN stops here: the journal hears only whether it was right (scrypt: some 50 ms,
+            # once per sign-in, which is a person's pace)
             pin_ok = self.staff is not None and self.staff.check(e.badge, e.pin)
             return [("staff.sign_in", {"badge": e.badge, "role": e.key.name.lower(), "pin_ok": pin_ok})]
         if isinstance(e, SignOut):

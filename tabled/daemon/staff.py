@@ -22,7 +22,7 @@ import hashlib
 import hmac
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -87,10 +87,8 @@ class Person:
     badge: int
     name: str
     roles: tuple[str, ...]
-    pin_hash: str = ""  # never journaled (tabled/daemon/config_record.py leaves it out)
-
-    def __repr__(self) -> str:
-        return f"Person(badge={self.badge}, name={self.name!r}, roles={self.roles})"
+    # never journaled (tabled/daemon/config_record.py leaves it out) nor shown
+    pin_hash: str = field(default="", repr=False)
 
 
 @dataclass(frozen=True)

@@ -146,7 +146,6 @@ class TableCore:
         self.cards = CardSource()                   # what the shuffling device was asked (cardsource.py)
         self.shuffles = Shuffles()                  # each shuffle's order judged (15.1, shuffles.py)
         self.staff = Staff()                        # who is signed in at the panel (staff.py)
-        self.round_dealer: int | None = None        # the badge of the dealer who dealt the round in play
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -742,7 +741,7 @@ class TableCore:
         data = dict(settlement_as_dict(st))
         r.settlement = data
         from tabled.table.display import settlement_lines
-        return [Note("round.settled", {**data, **self._dealt_by()}, r.round_id), *settlement_lines(st)]
+        return [Note("round.settled", data, r.round_id), *settlement_lines(st)]
 
     # -- progress: what follows from the state after every input ------------------------------------
 
@@ -792,7 +791,7 @@ class TableCore:
         if r.phase == "void" and r.settlement is None:
             st = settle(r.facts(self.pool_cents or 0), self.profile)
             r.settlement = dict(settlement_as_dict(st))
-            effects.append(Note("round.settled", {**r.settlement, **self._dealt_by()}, r.round_id))
+            effects.append(Note("round.settled", r.settlement, r.round_id))
         self.abstained, flagged = seats.after_round(self.abstained, self.spot_count, r.wagering_spots())
         for spot in flagged:
             effects.append(Say(f"spot {spot} has not wagered for {self.abstained[spot]} rounds while every "
@@ -823,7 +822,6 @@ class TableCore:
             return effects  # 15.2.2: waiting for another device or the shoe
         if self.staff.listed and keys.Key.DEALER.value not in self.staff.on:
             return effects  # a round is dealt by a person: none starts until a dealer signs in
-        self.round_dealer = self.staff.on.get(keys.Key.DEALER.value)
         self.round_no += 1
         deck = self.next_deck if self.card_source == "shuffler" else "S"
         if self.card_source == "shuffler":
@@ -838,10 +836,13 @@ class TableCore:
                                self.round.round_id)]
 
     def _dealt_by(self) -> dict[str, Any]:
-        """With a staff list, the dealer who dealt the round in play (badge and name)."""
+        """With a staff list, the dealer who deals the round (badge and name), for its
+        ``round.started`` (the settlement stays exactly the game's, which recall and disputes
+        recompute)."""
         if not self.staff.listed:
             return {}
-        return {"dealt_by": self.round_dealer, "dealt_by_name": self.staff.name(self.round_dealer)}
+        dealer = self.staff.on.get(keys.Key.DEALER.value)
+        return {"dealt_by": dealer, "dealt_by_name": self.staff.name(dealer)}
 
     def _cards_ready(self, deck: str) -> bool:
         """4.1: shuffled before every round; 3.4: verified cards; 4.2: cut with the shoe."""
@@ -896,7 +897,7 @@ class TableCore:
             # the same table state as before they were folded; the links follow from the faults
             **({"felt": self.felt.snapshot()} if self.felt else {}),
             **({"shuffles": self.shuffles.snapshot()} if self.shuffles else {}),
-            **({"staff": self.staff.snapshot(), "round_dealer": self.round_dealer} if self.staff else {}),
+            **({"staff": self.staff.snapshot()} if self.staff else {}),
         }
 
     @classmethod
@@ -917,7 +918,6 @@ class TableCore:
         core.felt = Felt.from_snapshot(snap.get("felt"))
         core.shuffles = Shuffles.from_snapshot(snap.get("shuffles"))
         core.staff = Staff.from_snapshot(snap.get("staff"))
-        core.round_dealer = snap.get("round_dealer")
         if snap["round"]:
             core.round = Round.from_snapshot(snap["round"], spots, limits, profile)
         core.cards = CardSource.restored(core)
