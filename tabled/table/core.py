@@ -37,6 +37,10 @@ Inputs (kind: payload):
 * ``pool.contributed`` / ``pool.reversed`` / ``pool.awards``: results of pool operations
 * ``pool.meter``: balance_cents, seq, change (the ledger kind) -- the primary pool's reading (2.4.3), in ledger order
 * ``tick``: time passes (closure and announced minimum take effect)
+* ``staff.roster``: people (badge, name, roles), attempts, lockout_minutes -- the staff list a start
+  runs with; ``staff.sign_in``: badge, role, pin_ok; ``staff.sign_out``: badge, role -- who is
+  signed in at the panel (tabled/table/staff.py). With a list, a supervisor's or inspector's
+  action needs the person signed in to that role and carries them; no round starts without a dealer
 """
 
 from __future__ import annotations
