@@ -12,6 +12,12 @@ buttons and keypad hold that choice in the panel itself and send it *in the same
 action button and the key position: one frame is one journaled input, so a key turned between
 choosing and pressing, a lost frame or a restart can never pair an action with a stale spot.
 
+A person signs in at the panel with the badge number and the PIN keyed on its keypad and the key
+turned to the role they sign in to (SIGN IN), and out with the badge (SIGN OUT). The PIN goes to
+the host as its digits in the sign-in frame and nowhere else: the daemon checks it against the
+staff list's salted hash and keeps only whether it was right (docs/staff.md); the typed event
+never shows it (``repr``, ``str``).
+
 The wire messages are the tables below (byte by byte in docs/protocols-usb.md); frames,
 acknowledgements and reconnection are the common link (docs/protocols.md) carried over USB
 interrupt endpoints (:mod:`tabled_drivers.link.usb`).
@@ -19,7 +25,7 @@ interrupt endpoints (:mod:`tabled_drivers.link.usb`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
@@ -76,6 +82,8 @@ SPOTS_BUTTONS = frozenset({Button.VOID_ROUND})  # 16.4.2, 16.5: the players whos
 PLAIN_BUTTONS = frozenset(Button) - SPOT_BUTTONS - NUMBER_BUTTONS
 DEALER_HAND = 0  # the spot number of the dealer's own hand in spot_action
 MAX_SPOT = 7
+MAX_BADGE = 999_999       # a badge number keyed on the panel
+PIN_DIGITS = range(4, 9)  # a PIN keyed on the panel: 4 to 8 digits
 
 
 class KeyPosition(IntEnum):
@@ -107,8 +115,10 @@ KEY_TURNED = m.EventSpec("key_turned", 0x81, (("position", m.U8),))
 SPOT_ACTION = m.EventSpec("spot_action", 0x82, (("button", m.U8), ("key", m.U8), ("spot", m.U8)))
 NUMBER_ENTERED = m.EventSpec("number_entered", 0x83, (("button", m.U8), ("key", m.U8), ("value", m.U32)))
 SPOTS_ACTION = m.EventSpec("spots_action", 0x84, (("button", m.U8), ("key", m.U8), ("spots", m.U8)))
+SIGN_IN = m.EventSpec("sign_in", 0x85, (("key", m.U8), ("badge", m.U32), ("pin", m.U8_LIST)))
+SIGN_OUT = m.EventSpec("sign_out", 0x86, (("key", m.U8), ("badge", m.U32)))
 
-EVENTS = m.table(BUTTON_PRESSED, KEY_TURNED, SPOT_ACTION, NUMBER_ENTERED, SPOTS_ACTION)
+EVENTS = m.table(BUTTON_PRESSED, KEY_TURNED, SPOT_ACTION, NUMBER_ENTERED, SPOTS_ACTION, SIGN_IN, SIGN_OUT)
 
 
 # -- typed events -----------------------------------------------------------------------------------
@@ -153,6 +163,37 @@ class KeyTurned(DeviceEvent):
     position: KeyPosition
 
 
+@dataclass(frozen=True, kw_only=True)
+class SignIn(DeviceEvent):
+    """A badge and its PIN keyed to sign in to the role the key is turned to. The PIN is for the
+    staff list's check only: it is left out of ``repr`` and ``str``, so no log line shows it."""
+
+    key: KeyPosition
+    badge: int
+    pin: str = field(repr=False)
+
+    def __str__(self) -> str:
+        return f"{self.device}: badge {self.badge} signs in (key at {self.key.name})"
+
+
+@dataclass(frozen=True, kw_only=True)
+class SignOut(DeviceEvent):
+    """A badge signed out of the role the key is turned to."""
+
+    key: KeyPosition
+    badge: int
+
+    def __str__(self) -> str:
+        return f"{self.device}: badge {self.badge} signs out (key at {self.key.name})"
+
+
+def pin_digits(pin: str) -> list[int]:
+    """A PIN as the sign-in frame's digits (each 0-9, 4 to 8 of them)."""
+    if not pin.isascii() or not pin.isdigit() or len(pin) not in PIN_DIGITS:
+        raise ValueError(f"a PIN is {PIN_DIGITS.start} to {PIN_DIGITS.stop - 1} digits")
+    return [int(c) for c in pin]
+
+
 def spots_mask(spots) -> int:
     """Spots 1..7 as the ``spots`` byte: bit n-1 is spot n."""
     mask = 0
@@ -183,6 +224,8 @@ class PanelDriver(UsbDriver):
         if spec is KEY_TURNED:
             return KeyTurned(device=self.name,
                              position=_decode(KeyPosition, values["position"], "key position"))
+        if spec in (SIGN_IN, SIGN_OUT):
+            return self._staff_event(spec, values)
         button = _decode(Button, values["button"], "button")
         key = _decode(KeyPosition, values["key"], "key position")
         family = {BUTTON_PRESSED: PLAIN_BUTTONS | SPOTS_BUTTONS, SPOT_ACTION: SPOT_BUTTONS,
@@ -207,6 +250,20 @@ class PanelDriver(UsbDriver):
             raise DeviceDataError(f"spots byte {mask:#04x} names a spot above {MAX_SPOT}")
         return SpotsAction(device=self.name, button=button, key=key,
                            spots=tuple(n for n in range(1, MAX_SPOT + 1) if mask >> (n - 1) & 1))
+
+    def _staff_event(self, spec: m.EventSpec, values: dict) -> DeviceEvent:
+        key = _decode(KeyPosition, values["key"], "key position")
+        badge = values["badge"]
+        if not 1 <= badge <= MAX_BADGE:
+            raise DeviceDataError(f"badge number {badge}: badges are 1 to {MAX_BADGE}")
+        if spec is SIGN_OUT:
+            return SignOut(device=self.name, key=key, badge=badge)
+        digits = values["pin"]
+        if len(digits) not in PIN_DIGITS or any(d > 9 for d in digits):
+            # the PIN's digits are never put in the message: it may be a real PIN mistyped
+            raise DeviceDataError(f"sign-in of badge {badge}: a PIN is {PIN_DIGITS.start} to "
+                                  f"{PIN_DIGITS.stop - 1} digits 0-9")
+        return SignIn(device=self.name, key=key, badge=badge, pin="".join(map(str, digits)))
 
     async def key_position(self) -> KeyPosition:
         r = await self.call(KEY_POSITION)

@@ -16,6 +16,8 @@ a button needs (typed first, as on the panel's spot-select buttons and keypad)::
       l  announce closure (minutes)
       i  announce minimum (cents)     digits  0-9 build the entry; Backspace deletes; Esc clears
       y  enter card (rank x 4 + suit) ?  this map
+    signing in (docs/staff.md): the badge then j, the PIN (shown as *) then j: sign in to the
+      key's role; the badge then J: sign out of it
 
 :class:`PanelKeys` turns one key into a panel action and says what it did; :class:`ShoeKeys` does
 the same for the card shoe (``tabled sim shoe``: Space deals the next card, ``u`` an unreadable
@@ -37,7 +39,8 @@ import tty
 from typing import Any, TextIO
 
 from tabled_drivers.cards import card_text
-from tabled_drivers.panel import MAX_SPOT, NUMBER_BUTTONS, SPOT_BUTTONS, SPOTS_BUTTONS, Button, KeyPosition
+from tabled_drivers.panel import (MAX_BADGE, MAX_SPOT, NUMBER_BUTTONS, SPOT_BUTTONS, SPOTS_BUTTONS, Button,
+                                  KeyPosition, pin_digits)
 from tabled_drivers.shoe import ShoeState
 
 KEYMAP: dict[str, Button] = {
@@ -51,6 +54,7 @@ KEYMAP: dict[str, Button] = {
 }
 KEY_SWITCH: dict[str, KeyPosition] = {"D": KeyPosition.DEALER, "S": KeyPosition.SUPERVISOR,
                                       "I": KeyPosition.INSPECTOR}
+SIGN_IN, SIGN_OUT = "j", "J"  # badge, j, PIN, j; badge, J
 BACKSPACE = ("\x7f", "\x08")
 ESCAPE = "\x1b"
 MAX_ENTRY = 9  # digits: the largest number a button takes fits (cents of a minimum, u32)
@@ -65,7 +69,8 @@ def key_map_text() -> str:
     buttons = ", ".join(f"{k} {_name(b)}" for k, b in KEYMAP.items())
     switch = ", ".join(f"{k} {_name(p)}" for k, p in KEY_SWITCH.items())
     return (f"panel keys: {buttons}; key switch: {switch}; type the spot (0 = dealer's hand) or the "
-            "number first, Backspace deletes, Esc clears, ? shows this")
+            f"number first, Backspace deletes, Esc clears, ? shows this; sign in: badge {SIGN_IN} PIN "
+            f"{SIGN_IN}, sign out: badge {SIGN_OUT}")
 
 
 class PanelKeys:
@@ -75,6 +80,7 @@ class PanelKeys:
     def __init__(self, panel: Any) -> None:
         self.panel = panel
         self.entry = ""
+        self.badge: int | None = None  # a sign-in's badge, keyed: the entry is its PIN (never shown)
 
     @staticmethod
     def help() -> str:
@@ -86,13 +92,15 @@ class PanelKeys:
             if len(self.entry) >= MAX_ENTRY:
                 return f"entry {self.entry}: at most {MAX_ENTRY} digits"
             self.entry += key
-            return f"entry {self.entry}"
+            return self._entry()
         if key in BACKSPACE:
             self.entry = self.entry[:-1]
-            return f"entry {self.entry or '(empty)'}"
+            return self._entry()
         if key == ESCAPE:
-            self.entry = ""
+            self.entry, self.badge = "", None
             return "entry cleared"
+        if key in (SIGN_IN, SIGN_OUT):
+            return self._staff(key)
         if key == "?":
             return key_map_text()
         if key in KEY_SWITCH:
@@ -100,9 +108,34 @@ class PanelKeys:
             self.panel.turn_key(position)
             return f"key switch: {_name(position)}"
         button = KEYMAP.get(key)
+        if button is not None and self.badge is not None:  # the entry is a PIN: never a spot or a number
+            return f"badge {self.badge} is signing in: type the PIN then {SIGN_IN}, or Esc"
         if button is None:
             return None if key.isspace() else f"key {key!r} is not a panel button (? shows the keys)"
         return self._press(button)
+
+    def _entry(self) -> str:
+        if self.badge is not None:
+            return f"PIN for badge {self.badge}: {'*' * len(self.entry) or '(empty)'}"
+        return f"entry {self.entry or '(empty)'}"
+
+    def _staff(self, key: str) -> str:
+        entry, self.entry = self.entry, ""
+        if self.badge is not None:  # the PIN keyed: sign in
+            badge, self.badge = self.badge, None
+            try:
+                pin_digits(entry)
+            except ValueError as exc:
+                return f"sign in: {exc}; type the badge again"
+            self.panel.sign_in(badge, entry)
+            return f"badge {badge}: sign in sent"
+        if not entry or not 1 <= int(entry) <= MAX_BADGE:
+            return f"type the badge number (1-{MAX_BADGE}) first"
+        if key == SIGN_OUT:
+            self.panel.sign_out(int(entry))
+            return f"badge {int(entry)}: sign out sent"
+        self.badge = int(entry)
+        return f"badge {self.badge}: type the PIN, then {SIGN_IN}"
 
     def _press(self, button: Button) -> str:
         entry, name = self.entry, _name(button)

@@ -10,6 +10,8 @@ Built from the panel driver's own tables in the device role. Scriptable::
     panel.press("exposed-card", spot=0)     # 0: the dealer's hand
     panel.press("announce-minimum", value=2500)  # keyed on the keypad (number_entered)
     panel.press("void-round", spots=[2, 5])  # forfeiting spots 2 and 5 (spots_action)
+    panel.sign_in(1001, "2468")             # badge and PIN keyed, SIGN IN (the key says the role)
+    panel.sign_out(1001)
     panel.lamps[Lamp.DEAL]                  # what the host last set
     panel.unplug(); panel.replug()
 """
@@ -73,6 +75,13 @@ class PanelSimulator(UsbDeviceSimulator):
             raise ValueError(f"{b.name.lower().replace('_', '-')} needs a "
                              + ("spot" if b in proto.SPOT_BUTTONS else "number") + " first")
         return self.send_event(proto.BUTTON_PRESSED, button=b, key=self.key)
+
+    def sign_in(self, badge: int, pin: str) -> int:
+        """The badge number and the PIN keyed, then SIGN IN, for the role the key is turned to."""
+        return self.send_event(proto.SIGN_IN, key=self.key, badge=badge, pin=proto.pin_digits(pin))
+
+    def sign_out(self, badge: int) -> int:
+        return self.send_event(proto.SIGN_OUT, key=self.key, badge=badge)
 
     def turn_key(self, position: KeyPosition | str) -> int:
         self.key = _named(KeyPosition, position)

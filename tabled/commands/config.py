@@ -86,6 +86,9 @@ def effective_toml(cfg: Config) -> str:
     # a viewer's token is a password: never printed
     out.insert(len(out) - 1, "viewers = [" + "".join(
         f"\n    {_value({'name': v.name, 'token': '***'})}," for v in sc.viewers) + ("\n]" if sc.viewers else "]"))
+    if cfg.staff is not None:  # the people are in the staff file (their PINs' hashes stay there)
+        out += _table("[staff]", {"file": cfg.staff.file, "attempts": cfg.staff.attempts,
+                                  "lockout_minutes": cfg.staff.lockout_minutes})
     return "\n".join(out)
 
 

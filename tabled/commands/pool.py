@@ -3,7 +3,10 @@
 The pool is the one the daemon's config names (``--config``, else $TABLED_CONFIG, else
 /etc/tabled/tabled.toml), or one given directly with ``--path`` (local)
 or ``--dsn`` (linked) and ``--name``. Only ``propose`` writes: a new settings version, recorded with
-who and why, that takes effect after the current jackpot is won. ``--json`` prints one JSON
+who and why, that takes effect after the current jackpot is won. With a staff list (the config's
+``[staff]``, or ``--staff FILE``) ``--who`` is a badge number: the person must hold the
+``pool_admin`` role and type their PIN (stdin, never argv), and the version records their name and
+badge (docs/staff.md). ``--json`` prints one JSON
 document. Exit status: 0 fine; 1 ``verify`` or ``reconcile`` found a difference (named); 2 bad
 input or the pool cannot be reached (rule 14.13).
 """
@@ -61,7 +64,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="the pool grows no further (0: no limit)")
     new.add_argument("--overflow-to", metavar="POOL", help="the pool that takes what is above the limit ('' none)")
     new.add_argument("--reset-from", metavar="POOL", help="the reserve that funds the reset ('' none)")
-    new.add_argument("--who", help="the person making the change (recorded)")
+    new.add_argument("--who", help="the person making the change (recorded); with a staff list their badge "
+                     "number (role pool_admin; the PIN is read from stdin)")
+    new.add_argument("--staff", metavar="FILE", help="the staff list --who is checked against (default: the "
+                     "config's [staff], when the pool comes from the config)")
     new.add_argument("--why", help="the reason (recorded)")
 
 
@@ -95,6 +101,8 @@ def _config(args: argparse.Namespace) -> Any:
 
 async def _main(args: argparse.Namespace) -> int:
     entries, table_id, journal = _targets(args)
+    if args.action == "propose" and args.who and args.who.strip():
+        args.who = _authority(args)  # once, whatever the number of pools
     status, out = 0, []
     for entry in entries:
         try:
@@ -178,6 +186,43 @@ async def _reconcile(args: argparse.Namespace, pool: LedgerPool, table_id: str,
     lines += [f"  {d}" for d in r.differences]
     lines += [f"  {n}" for n in seen.notes]
     return (0 if r.ok else 1), {"pool": pool.name, **r.as_dict()}, "\n".join(lines)
+
+
+#: the staff role that may change the pool's settings: the operator's authority over its own
+#: progressive (contribution, reset value, limits), neither a floor supervisor's nor the
+#: regulator's inspector's (tabled/table/staff.py)
+POOL_AUTHORITY = "pool_admin"
+
+
+def _authority(args: argparse.Namespace) -> str:
+    """Who proposes, as the settings version records them: with a staff list, the badge's person
+    holding ``pool_admin`` who typed their PIN; without one, --who as given."""
+    from tabled.commands.staff import read_pin
+    from tabled.daemon.staff import StaffConfig, StaffError, read_staff
+
+    who = args.who.strip()
+    staff: StaffConfig | None
+    try:
+        if args.staff:
+            staff = read_staff(Path(args.staff), 5, 15)
+        else:
+            staff = None if (args.path or args.dsn) else _config(args).staff
+    except StaffError as exc:
+        raise UserError(str(exc)) from None
+    if staff is None:
+        return who
+    if not who.isdigit():
+        raise UserError(f"--who {who!r}: with a staff list, --who is the badge number of a {POOL_AUTHORITY}")
+    person = staff.person(int(who))
+    if person is None:
+        raise UserError(f"--who {who}: no badge {who} on the staff list ({staff.file}): nothing recorded")
+    if POOL_AUTHORITY not in person.roles:
+        raise UserError(f"--who {who}: {person.name} (badge {who}) is not a {POOL_AUTHORITY} on the staff list "
+                        f"(roles: {', '.join(person.roles)}): only a {POOL_AUTHORITY} changes the pool's settings; "
+                        "nothing recorded")
+    if not staff.check(person.badge, read_pin()):
+        raise UserError(f"--who {who}: wrong PIN for {person.name} (badge {who}): nothing recorded")
+    return f"{person.name} (badge {person.badge}, {POOL_AUTHORITY})"
 
 
 async def _propose(args: argparse.Namespace, pool: LedgerPool) -> tuple[int, dict, str]:

@@ -260,12 +260,32 @@ def config_lines(config: Record | None, before: Record | None) -> list[str]:
     return [line + f": CHANGED since the round before: {shown}"]
 
 
+def people_lines(records: list[Record]) -> list[str]:
+    """Who dealt the round and who acted in it with a privileged key, by name, from the round's own
+    records (a table with a staff list journals the names with them: docs/staff.md)."""
+    out: list[str] = []
+    started = next((r for r in records if r.kind == "round.started"), None)
+    if started is not None and "dealt_by" in started.payload:
+        badge, name = started.payload["dealt_by"], started.payload.get("dealt_by_name")
+        out.append(f"  dealt by {name} (badge {badge})" if badge is not None else "  dealt by: no dealer signed in")
+    acted: dict[tuple[str, Any, Any], list[str]] = {}
+    for r in records:
+        if r.kind in ("panel.approved", "panel.refused") and "person" in r.payload:
+            who = (str(r.payload.get("key")), r.payload["person"], r.payload.get("name"))
+            action = str(r.payload.get("action"))
+            acted.setdefault(who, []).append(action if r.kind == "panel.approved" else f"{action} (refused)")
+    for (key, badge, name), actions in acted.items():
+        out.append(f"  {key} {name} (badge {badge}): {', '.join(actions)}")
+    return out
+
+
 def show_round(rid: str, records: list[Record], config: Record | None = None,
                config_before: Record | None = None) -> list[str]:
     first, last = records[0], records[-1]
     out = [f"round {rid}: {len(records)} records (#{first.seq} to #{last.seq}), "
            f"{first.time:%Y-%m-%d %H:%M:%S} to {last.time:%H:%M:%S} UTC, last: {last.kind}"]
     out += config_lines(config, config_before)
+    out += people_lines(records)
     tables = []
     for record in records:
         if record.kind == SETTLED:

@@ -106,6 +106,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
     from tabled.daemon import report
     from tabled.daemon.assemble import configured_drivers, open_table
     from tabled.daemon.devices import TableDevices, build_drivers
+    from tabled.daemon.staff import roster_input
     from tabled.daemon.systemd import Notifier, feed_watchdog, watchdog_period
     from tabled.daemon.web import start_screen  # loaded before the table starts: a stop never waits on it
 
@@ -143,7 +144,10 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
                 poll_interval=seams.poll_interval)
         else:
             make = configured_drivers(cfg, timing=timing, poll_interval=seams.poll_interval)
-        devices = TableDevices(table, make)
+        roster = roster_input(cfg.staff, core.staff.listed)
+        if roster is not None:  # who may sign in at the panel, folded before any frame of this start
+            table.submit("staff.roster", roster)
+        devices = TableDevices(table, make, cfg.staff)
         table.commands = devices.command
         consumer = asyncio.create_task(table.run(), name="table")
         await devices.start()

@@ -36,6 +36,9 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
     [log]            -> Config.log: LogConfig(format, level)
     [reports]        -> Config.reports: ReportsConfig(time_zone, day_start, shifts, flag_sigmas): the
                         casino's gaming day and shifts for ``tabled report`` (docs/reports.md)
+    [staff]          -> Config.staff: StaffConfig(file, people: tuple[Person(badge, name, roles,
+                        pin_hash)], attempts, lockout_minutes) or None: who signs in at the panel
+                        (tabled/daemon/staff.py, docs/staff.md); without it the key alone acts
     [screen]         -> Config.screen: ScreenConfig(enabled, host, port, viewers: tuple[Viewer(name,
                         token)]): the dealer's screen (tabled/daemon/web.py); loopback unless a
                         token per viewer is configured
@@ -64,6 +67,7 @@ from tabled.profiles import load_profile
 from tabled.pool.base import PoolError
 from tabled.pool.settings import PoolSettings, check_pool_name
 from tabled.game.seats import MAX_SPOTS, MIN_SPOTS
+from tabled.daemon.staff import StaffConfig, StaffError, read_staff
 
 CARD_SOURCES = ("shuffler", "shoe")          # 2.4.1
 POOL_BACKENDS = ("local", "postgresql")
@@ -272,6 +276,7 @@ class Config:
     software: SoftwareConfig = SoftwareConfig()
     reports: ReportsConfig = ReportsConfig()
     screen: ScreenConfig = ScreenConfig()
+    staff: StaffConfig | None = None
 
     @property
     def primary_pool(self) -> PoolConfig:
@@ -591,6 +596,20 @@ def _screen(sec: Section) -> ScreenConfig:
     return screen
 
 
+def _staff(sec: Section, base: Path) -> StaffConfig:
+    text = sec.text("file")
+    if "\0" in text:
+        raise sec.fail("file", "must not contain a NUL character")
+    attempts = sec.integer("attempts", 1, 20, 5)
+    minutes = sec.integer("lockout_minutes", 1, 24 * 60, 15)
+    sec.finish()
+    path = Path(text) if Path(text).is_absolute() else Path(os.path.normpath(base / text))
+    try:
+        return read_staff(path, attempts, minutes)
+    except StaffError as exc:
+        raise sec.fail("file", str(exc)) from None
+
+
 def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     """Check already-parsed TOML; ``base`` is the directory relative paths are resolved against."""
     top = _file(data, where)
@@ -605,8 +624,9 @@ def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     software = _software(top.section("software", {}), base)
     reports = _reports(top.section("reports", {}))
     screen = _screen(top.section("screen", {}))
+    staff = _staff(top.section("staff"), base) if "staff" in data else None
     top.finish()
-    return Config(None, table, journal, pools, devices, simulation, log, software, reports, screen)
+    return Config(None, table, journal, pools, devices, simulation, log, software, reports, screen, staff)
 
 
 SYSTEM_CONFIG = Path("/etc/tabled/tabled.toml")
@@ -662,6 +682,6 @@ __all__ = [
     "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig", "SoftwareConfig",
     "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig", "ReportsConfig",
     "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig",
-    "ScreenConfig", "Viewer", "listen_address",
+    "ScreenConfig", "Viewer", "listen_address", "StaffConfig",
     "load_config", "parse_config", "find_config", "check_may_start", "started_by_systemd", "DEFAULT_TOML",
 ]

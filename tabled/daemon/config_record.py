@@ -23,6 +23,8 @@ from tabled.host.log import scrub_secrets
 KIND = "config.started"
 #: not settings of the table: where the files were read from
 LEFT_OUT = frozenset({"source", "table.profile_path", "table.profile.source", "table.profile.notes"})
+#: never journaled: a PIN's salted hash would let a reader of the journal try PINs against it
+SECRET_SUFFIXES = (".pin_hash",)
 
 
 def _flatten(value: Any, prefix: str, into: dict[str, Any]) -> None:
@@ -38,7 +40,7 @@ def _flatten(value: Any, prefix: str, into: dict[str, Any]) -> None:
             _flatten(v, f"{prefix}{i}.", into)
     else:
         key = prefix[:-1]
-        if key not in LEFT_OUT:
+        if key not in LEFT_OUT and not key.endswith(SECRET_SUFFIXES):
             into[key] = _scalar(value, key)
 
 

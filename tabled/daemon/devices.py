@@ -10,6 +10,11 @@ after a crash. Each device frame's input carries ``src`` (device and boot id) an
 grows by one per frame; the core ignores a ``seq`` it has already folded (tabled/table/core.py), and the
 adapter drops a frame it can see is a repeat before translating it again.
 
+A sign-in at the panel is the one frame the shell does more than translate: the PIN keyed is
+checked here against the staff list's salted hash (tabled/daemon/staff.py) and goes no further:
+the input is ``staff.sign_in`` with the badge, the role (the key's position) and whether the PIN
+was right; who may sign in, and a badge's lockout, are the fold's judgement (tabled/table/staff.py).
+
 The panel and the felt are translated, never judged: a button press becomes one ``panel.button``
 input (the button, the key turned, the spot, spots or number keyed), and each of the bet-spot
 board's readings one ``board.reading`` input (every spot's areas). What a press means in the
@@ -51,12 +56,13 @@ from tabled_drivers.link.messages import Status
 from tabled_drivers.link.usb import UsbAddress
 from tabled_drivers.meter import MeterDriver, MeterFault, MeterFaultCleared
 from tabled_drivers.panel import (Button, ButtonPressed, KeyTurned, Lamp, LampState, NumberEntered, PanelDriver,
-                           SpotAction, SpotsAction)
+                           SignIn, SignOut, SpotAction, SpotsAction)
 from tabled_drivers.shoe import (BackColour, CardDrawn, CardUnreadable, ShoeDriver, ShoeEmpty, ShoeRemoved,
                           ShoeReplaced)
 from tabled_drivers.shuffler import (DECK_SIZE, CardCountWrong, DeckColour, DoorClosed, DoorOpen, HandDelivered,
                               NotIntermixing, ShuffleComplete, ShuffleCycleFailed, ShufflerDriver, ShufflerJam,
                               ShufflerStatus)
+from tabled.daemon.staff import StaffConfig
 from tabled.table.core import TableCore
 from tabled.table.effects import Command, Note
 from tabled.game.cards import HAND_SIZE
@@ -157,8 +163,10 @@ def build_drivers(consumer_for: Callable[[str], Consumer], *, spots: int, ports:
 class TableDevices:
     """Joins the drivers to a :class:`tabled.daemon.controller.Table` (whose ``commands`` sink is :meth:`command`)."""
 
-    def __init__(self, table: Table, make_drivers: Callable[[Callable[[str], Consumer]], dict[str, Driver]]) -> None:
+    def __init__(self, table: Table, make_drivers: Callable[[Callable[[str], Consumer]], dict[str, Driver]],
+                 staff: StaffConfig | None = None) -> None:
         self.table = table
+        self.staff = staff  # whose PINs a sign-in is checked against (none: no staff list)
         self.drivers = make_drivers(self._consumer_for)
         self.boots: dict[str, int] = {}
         self.up: set[str] = set()
@@ -318,6 +326,13 @@ class TableDevices:
             return [("shuffler.door", {"open": isinstance(e, DoorOpen)})]
         if isinstance(e, ButtonPressed):
             return [button_input(e)]
+        if isinstance(e, SignIn):
+            # the PIN stops here: the journal hears only whether it was right (scrypt: some 50 ms,
+            # once per sign-in, which is a person's pace)
+            pin_ok = self.staff is not None and self.staff.check(e.badge, e.pin)
+            return [("staff.sign_in", {"badge": e.badge, "role": e.key.name.lower(), "pin_ok": pin_ok})]
+        if isinstance(e, SignOut):
+            return [("staff.sign_out", {"badge": e.badge, "role": e.key.name.lower()})]
         if isinstance(e, KeyTurned):
             log.info("panel.key_turned", position=e.position.name.lower(), round_id=self.core.round_id)
             return []

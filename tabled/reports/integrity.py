@@ -73,12 +73,22 @@ class Integrity:
     faults: list[FaultSpell] = field(default_factory=list)
     keys: dict[str, dict[str, int]] = field(default_factory=dict)   # key -> action -> times
     refusals: dict[str, dict[str, int]] = field(default_factory=dict)  # key -> "action (rule)" -> times
+    # with a staff list (docs/staff.md): "key name (badge N)" -> action -> times, carried out and refused
+    people: dict[str, dict[str, int]] = field(default_factory=dict)
+    people_refused: dict[str, dict[str, int]] = field(default_factory=dict)
     stops: list[Stop] = field(default_factory=list)
     closures: list[Closure] = field(default_factory=list)
 
     @property
     def fault_minutes(self) -> float:
         return sum(f.minutes for f in self.faults)
+
+
+def _person(p: Mapping[str, Any]) -> str | None:
+    """The person a key action or refusal names, as the reports show them; None without a staff list."""
+    if "person" not in p:
+        return None
+    return f"{p.get('key', '?')} {p.get('name') or '?'} (badge {p['person']})"
 
 
 def _count(table: dict[str, int], key: str) -> None:
@@ -155,13 +165,19 @@ def integrity(period: Period, events: Iterable[Event], rounds: list[PlayedRound]
                     _count(out.irregularities, f"{keys.ACTIONS[irregular][1]} {irregular.replace('_', ' ')}")
                 continue
             _action_done(out, action, stop)
-        elif e.kind == "panel.approved" and pressed == "panel.button":
+        elif e.kind == "panel.approved":
+            if inside and (person := _person(p)):
+                _count(out.people.setdefault(person, {}), str(p.get("action", "?")))
+            if pressed != "panel.button":
+                continue
             action = str(p.get("action", "?"))
             if action in ("open_table", "announce_closure"):
                 closure = _closing(out, closure, action, p, e.time_us, period)
             if inside:
                 _action_done(out, action, stop)
         elif e.kind == "panel.refused" and inside:
+            if person := _person(p):
+                _count(out.people_refused.setdefault(person, {}), f"{p.get('action', '?')} ({p.get('rule', '?')})")
             key = str(p.get("key", "?"))
             out.refusals.setdefault(key, {})
             _count(out.refusals[key], f"{p.get('action', '?')} ({p.get('rule', '?')})")

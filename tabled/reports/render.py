@@ -101,6 +101,11 @@ def text(r: Report, zone: tzinfo) -> str:
                                               for k, v in sorted(ig.keys.items())) or "none"))
     out.append("  refusals: " + ("; ".join(f"{k}: " + ", ".join(f"{a} {n}" for a, n in sorted(v.items()))
                                            for k, v in sorted(ig.refusals.items())) or "none"))
+    if ig.people or ig.people_refused:  # a table with a staff list: who turned each key
+        out.append("  key actions by person: " + ("; ".join(f"{k}: " + ", ".join(f"{a} {n}" for a, n in sorted(
+            v.items())) for k, v in sorted(ig.people.items())) or "none"))
+        out.append("  refusals by person: " + ("; ".join(f"{k}: " + ", ".join(f"{a} {n}" for a, n in sorted(
+            v.items())) for k, v in sorted(ig.people_refused.items())) or "none"))
     out += _config_lines(r.configs, zone)
     for p in r.problems:
         out.append(f"PROBLEM: {p}")
@@ -206,6 +211,7 @@ def data(r: Report) -> dict[str, Any]:
                       "fault_minutes": ig.fault_minutes, "keys": ig.keys, "refusals": ig.refusals,
                       "closures_16_8": [{"announced_us": c.announced_us, "closes_us": c.closes_us,
                                          "opened_us": c.opened_us, "minutes": c.minutes} for c in ig.closures],
+                      "people": ig.people, "people_refusals": ig.people_refused,
                       "stops_14_13": [{"start_us": s.start_us, "end_us": s.end_us, "approvals": s.approvals,
                                        "rounds_offline": s.rounds_offline} for s in ig.stops]},
         "configuration_starts": [_config_data(c) for c in r.configs],

@@ -90,6 +90,11 @@ def decide_all(hands: dict[int, tuple[str, tuple[int, ...]]], up: int) -> set[in
     return {spot for spot, (strategy, cards) in hands.items() if decide(strategy, cards, up)}
 
 
+#: the simulated staff's badges and PINs: those of config/sim-staff.toml (SIMULATION ONLY, docs/staff.md)
+SIMULATED_STAFF: dict[str, tuple[int, str]] = {"dealer": (1001, "2468"), "supervisor": (2001, "1357"),
+                                               "inspector": (3001, "9753")}
+
+
 class DeviceFloor:
     """Players and a dealer acting through the simulators: the board, the panel, the shoe.
 
@@ -138,9 +143,25 @@ class DeviceFloor:
         panel = self.sims.panel
         if panel.key is not KeyPosition[key.upper()]:
             panel.turn_key(key)
+        if key != "dealer":
+            self.sign_in(key)  # a supervisor's or inspector's action is theirs: they sign in first
         panel.press(button, spot=spot, value=value, spots=spots)
         if key != "dealer":
             panel.turn_key("dealer")
+
+    def sign_in(self, role: str) -> bool:
+        """With a staff list, the simulated person of ``role`` signs in at the panel (badge and PIN
+        keyed, the key turned to the role) unless they are signed in already. True if they did."""
+        from tabled_drivers.panel import KeyPosition
+        view = self.look()
+        badge, pin = SIMULATED_STAFF[role]
+        if not view.staff_listed or view.on_duty(role) == badge:
+            return False
+        panel = self.sims.panel
+        if panel.key is not KeyPosition[role.upper()]:
+            panel.turn_key(role)  # the key says the role signed in to (press turns it back)
+        panel.sign_in(badge, pin)
+        return True
 
     def plan(self, phase: str, button: str, key: str = "dealer", **fields: Any) -> None:
         """Script an action: pressed once, the next time a round is in ``phase``, before the floor's
@@ -216,6 +237,8 @@ class DeviceFloor:
         """Do the next thing people at the table would do now; False when waiting on the table."""
         v = self.look()
         r = v.round
+        if v.staff_listed and v.on_duty("dealer") is None and self.once("sign in", v.rounds_finished):
+            return self.sign_in("dealer")  # the dealer signs in before dealing
         if not v.is_open:
             if self.once("open", v.rounds_finished):
                 self.press("approve", key="supervisor")  # 16.8: a supervisor opens the table

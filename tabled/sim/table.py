@@ -275,6 +275,11 @@ async def dealt_by_hand(sims: SimulatedTable, floor: Any, out: Any = None, stdin
         print("manual dealer: stdin is not a terminal, so no key can press the panel's buttons", file=out,
               flush=True)
     floor.press = _a_person_presses  # the floor's own presses are the dealer's: a person's now
+    # with a staff list the person at the keys acts as the simulated staff: the floor signs in the
+    # dealer before the first round, and the supervisor and the inspector here, for the keys' S and I
+    for role in ("supervisor", "inspector"):
+        floor.sign_in(role)
+    sims.panel.turn_key("dealer")
     try:
         await floor.play(None, stall_s=None)  # a person takes the time they take
     finally:

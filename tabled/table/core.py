@@ -37,6 +37,10 @@ Inputs (kind: payload):
 * ``pool.contributed`` / ``pool.reversed`` / ``pool.awards``: results of pool operations
 * ``pool.meter``: balance_cents, seq, change (the ledger kind) -- the primary pool's reading (2.4.3), in ledger order
 * ``tick``: time passes (closure and announced minimum take effect)
+* ``staff.roster``: people (badge, name, roles), attempts, lockout_minutes -- the staff list a start
+  runs with; ``staff.sign_in``: badge, role, pin_ok; ``staff.sign_out``: badge, role -- who is
+  signed in at the panel (tabled/table/staff.py). With a list, a supervisor's or inspector's
+  action needs the person signed in to that role and carries them; no round starts without a dealer
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ from tabled.table.effects import Command, Effect, Note, PoolOp, Say
 from tabled.table.felt import Felt, parse_reading
 from tabled.table.links import Links, equipment_verdict, read_link, working_again
 from tabled.table.shuffles import Shuffles
+from tabled.table.staff import Staff
 from tabled.game.cards import card_text
 from tabled.game.profiles import Profile
 from tabled.game.progressive import ProgressiveResult
@@ -79,6 +84,7 @@ POOL_ANSWERS = {"pool.contributed": "contribute", "pool.reversed": "reverse", "p
 POOL_DOWN_KINDS = ("award", "reversal", "fund_reset", "reset", "settings", "correction")
 SHOE_HAPPENINGS = ("shoe.unreadable", "shoe.removed", "shoe.replaced", "shoe.empty")
 MINUTE_MS = 60_000
+STAFF_INPUTS = ("staff.roster", "staff.sign_in", "staff.sign_out")
 
 
 def clock_text(t_ms: int) -> str:
@@ -143,6 +149,7 @@ class TableCore:
         self.links = Links()                        # the devices' links (tabled/table/links.py)
         self.cards = CardSource()                   # what the shuffling device was asked (cardsource.py)
         self.shuffles = Shuffles()                  # each shuffle's order judged (15.1, shuffles.py)
+        self.staff = Staff()                        # who is signed in at the panel (staff.py)
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -232,6 +239,8 @@ class TableCore:
             return self._awards(p)
         if kind == "pool.meter":
             return self._meter_reading(p["balance_cents"], p["seq"], p.get("change", ""))
+        if kind in STAFF_INPUTS:
+            return self._staff(kind, p)
         if kind in ("tick", "software.checked", "config.started"):
             return []  # what the daemon started with is evidence for people; the table plays on
         return [Say(f"unknown input {kind!r}", level="refused")]
@@ -283,23 +292,35 @@ class TableCore:
 
     # -- panel (keys) -------------------------------------------------------------------------------
 
+    def _staff(self, kind: str, p: dict[str, Any]) -> list[Effect]:
+        """The staff list a start runs with, and sign-ins and sign-outs at the panel (staff.py)."""
+        judge = {"staff.roster": self.staff.roster, "staff.sign_in": self.staff.sign_in,
+                 "staff.sign_out": self.staff.sign_out}[kind]
+        return judge(p, self.now, self.round_id)
+
     def _panel(self, p: dict[str, Any]) -> list[Effect]:
         action, key = p.pop("action"), p.pop("key", None)
         try:
             positions, rule = keys.required(action)
         except ValueError as exc:
             return [Say(str(exc), level="refused")]
+        person = self.staff.who(key) if isinstance(key, str) else {}  # with a staff list: who turned it
         if key not in positions:
             need = " or ".join(sorted(positions))
             return [Say(f"{action}: refused: needs the {need} key (key is {key})", p.get("spot"), rule, "refused"),
-                    Note("panel.refused", {"action": action, "key": key, "rule": rule}, self.round_id)]
-        approved = Note("panel.approved", {"action": action, "key": key, "rule": rule, **p}, self.round_id) \
-            if key != keys.Key.DEALER else None
+                    Note("panel.refused", {"action": action, "key": key, "rule": rule, **person}, self.round_id)]
+        if self.staff.listed and key != keys.Key.DEALER and not person:
+            # a privileged action is a person's: the key alone does not say whose
+            return [Say(f"{action}: refused: {key}: sign in at the panel first", p.get("spot"), rule, "refused"),
+                    Note("panel.refused", {"action": action, "key": key, "rule": rule,
+                                           "reason": f"no {key} signed in"}, self.round_id)]
+        approved = Note("panel.approved", {"action": action, "key": key, "rule": rule, **person, **p},
+                        self.round_id) if key != keys.Key.DEALER else None
         effects = [approved] if approved else []
         if action in ROUND_ACTIONS:
             return effects + self._round_input(ROUND_ACTIONS[action], p)
         if action == "deck_checked":
-            return effects + self._action_deck_checked(key=key, **p)
+            return effects + self._action_deck_checked(key=key, person=person, **p)
         handler: Callable[..., list[Effect]] = getattr(self, "_action_" + action)
         return effects + handler(**p)
 
@@ -456,7 +477,7 @@ class TableCore:
             return r.deck
         return waiting[0] if waiting else None
 
-    def _action_deck_checked(self, key: str, deck: Any) -> list[Effect]:
+    def _action_deck_checked(self, key: str, deck: Any, person: dict[str, Any]) -> list[Effect]:
         """3.4: "cards shall be checked by a dealer or a game supervisor" -- with a shuffling device
         that does not read its cards, their word on the panel is the deck's verification; a device
         that reads them verifies each deck itself, from the order it reports."""
@@ -472,7 +493,7 @@ class TableCore:
             return [Say(f"deck {deck} is already verified", rule="3.4", level="refused")]
         self.decks[deck]["verified"] = True
         return [Say(f"deck {deck} ({DECKS[deck]} backs) checked by the {key}: verified", rule="3.4"),
-                Note("deck.checked", {"deck": deck, "key": key, "rule": "3.4"}, self.round_id)]
+                Note("deck.checked", {"deck": deck, "key": key, **person, "rule": "3.4"}, self.round_id)]
 
     def back_of(self, deck: str) -> str | None:
         """3.2.2: the shuffling device's decks have fixed colours; the shoe's is learned (3.1)."""
@@ -803,6 +824,8 @@ class TableCore:
             return effects  # 14.13: no new round until an inspector approves
         if self.shuffler_failed and self.card_source == "shuffler":
             return effects  # 15.2.2: waiting for another device or the shoe
+        if self.staff.listed and keys.Key.DEALER.value not in self.staff.on:
+            return effects  # a round is dealt by a person: none starts until a dealer signs in
         self.round_no += 1
         deck = self.next_deck if self.card_source == "shuffler" else "S"
         if self.card_source == "shuffler":
@@ -812,8 +835,18 @@ class TableCore:
         return effects + [Note("round.started", {"deck": deck, "back": self.back_of(deck),
                                                  "card_source": self.card_source,
                                                  "limits": vars(self.limits).copy(),
-                                                 "progressive_offline": self.progressive_offline},
+                                                 "progressive_offline": self.progressive_offline,
+                                                 **self._dealt_by()},
                                self.round.round_id)]
+
+    def _dealt_by(self) -> dict[str, Any]:
+        """With a staff list, the dealer who deals the round (badge and name), for its
+        ``round.started`` (the settlement stays exactly the game's, which recall and disputes
+        recompute)."""
+        if not self.staff.listed:
+            return {}
+        dealer = self.staff.on.get(keys.Key.DEALER.value)
+        return {"dealt_by": dealer, "dealt_by_name": self.staff.name(dealer)}
 
     def _cards_ready(self, deck: str) -> bool:
         """4.1: shuffled before every round; 3.4: verified cards; 4.2: cut with the shoe."""
@@ -868,6 +901,7 @@ class TableCore:
             # the same table state as before they were folded; the links follow from the faults
             **({"felt": self.felt.snapshot()} if self.felt else {}),
             **({"shuffles": self.shuffles.snapshot()} if self.shuffles else {}),
+            **({"staff": self.staff.snapshot()} if self.staff else {}),
         }
 
     @classmethod
@@ -887,6 +921,7 @@ class TableCore:
         core.abstained = {int(k): v for k, v in snap["abstained"].items()}
         core.felt = Felt.from_snapshot(snap.get("felt"))
         core.shuffles = Shuffles.from_snapshot(snap.get("shuffles"))
+        core.staff = Staff.from_snapshot(snap.get("staff"))
         if snap["round"]:
             core.round = Round.from_snapshot(snap["round"], spots, limits, profile)
         core.cards = CardSource.restored(core)

@@ -71,6 +71,9 @@ INPUTS: dict[str, Kind] = _kinds(False, {
     "pool.meter": "a reading of the pool for the meter",
     "software.checked": "the installed software checked at start against the signed release manifest",
     "config.started": "the configuration a start runs with: every setting, its hash, what changed since the last",
+    "staff.roster": "the staff list a start runs with: each person's badge, name and roles (no PIN), the lockout",
+    "staff.sign_in": "a badge and PIN keyed at the panel to sign in to the key's role: whether the PIN was right",
+    "staff.sign_out": "a person signed out of a role at the panel",
 })
 
 NOTES: dict[str, Kind] = _kinds(True, {
@@ -87,6 +90,10 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "fault.cleared": "a fault cleared",
     "progressive.award_held": "progressive awards held while the pool cannot be reached",
     "progressive.award_released": "held progressive awards sent to the pool",
+    "staff.signed_in": "a person signed in at the panel to a role (a dealer replacing the one before)",
+    "staff.signed_out": "a person left a role at the panel, or the staff list no longer gives it",
+    "staff.refused": "a sign-in refused: unknown badge, wrong PIN (counted), role not held or taken, locked",
+    "staff.locked": "a badge locked after wrong PINs in a row, until when",
 })
 
 JOURNAL_RECORDS: dict[str, Kind] = {

@@ -79,6 +79,12 @@ class TableView:
     deck_to_check: str | None        # 3.4: the deck the dealer's check on the panel would verify
     cut_done: bool                   # 4.2: the shoe's deck shuffled and cut
     round: RoundView | None
+    staff_listed: bool = False       # a staff list is in force: people sign in at the panel
+    signed_in: tuple[tuple[str, int], ...] = ()  # (role, badge) of each person signed in (the display says)
+
+    def on_duty(self, role: str) -> int | None:
+        """The badge signed in to ``role``, if any."""
+        return dict(self.signed_in).get(role)
 
     def describe(self) -> str:
         """Where the table stands, in a sentence (what a person would tell a supervisor)."""
@@ -86,6 +92,7 @@ class TableView:
         if r is not None:
             return f"round {r.round_id} is {r.phase}"
         why = ("the table is closed" if not self.is_open else
+               "no dealer signed in" if self.staff_listed and self.on_duty("dealer") is None else
                f"equipment fault {list(self.faults)} awaits an inspector (14.13)" if self.faults and not self.approved
                else "the shuffling device failed (15.2.2)" if self.shuffler_failed else "no round")
         return f"no round in play: {why}"
@@ -113,4 +120,5 @@ def dealer_view(core: TableCore) -> TableView:
         faults=tuple(sorted(core.faults)), approved=core.approved, shuffler_failed=core.shuffler_failed,
         decks_shuffled=frozenset(d for d in DECKS if core.decks[d]["shuffled"]),
         decks_verified=frozenset(d for d, state in core.decks.items() if state["verified"]),
-        deck_to_check=core.deck_to_check(), cut_done=core.cut_done, round=round_view)
+        deck_to_check=core.deck_to_check(), cut_done=core.cut_done, round=round_view,
+        staff_listed=core.staff.listed, signed_in=tuple(sorted(core.staff.on.items())))

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -156,3 +158,51 @@ def test_propose_records_a_version_that_waits_for_the_jackpot(local_db, capsys):
     assert "argument --contribution-bp: must be an integer from 0 to 10000, got 20000" in capsys.readouterr().err
     assert main(base + ["--who", "a", "--why", "b"]) == 2
     assert "at least one of" in capsys.readouterr().err
+
+
+# -- with a staff list: an authority's act (docs/staff.md) ----------------------------------------------
+
+SIM_STAFF = Path(__file__).resolve().parents[2] / "config" / "sim-staff.toml"
+
+
+def _typed(monkeypatch, text: str) -> None:
+    """What a person types when asked for the PIN (stdin, never the command line)."""
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+
+
+def test_propose_with_a_staff_list_needs_a_pool_admin_with_the_right_pin(local_db, capsys, monkeypatch):
+    base = ["pool", "propose", "--path", str(local_db), "--staff", str(SIM_STAFF), "--contribution-bp", "6000",
+            "--why", "new promotion"]
+    # the dealer, the supervisor and the inspector are no authority over the pool's settings
+    for badge, name in ((1001, "Sim Dealer"), (2001, "Sim Supervisor"), (3001, "Sim Inspector")):
+        _typed(monkeypatch, "2468\n")
+        assert main(base + ["--who", str(badge)]) == 2
+        err = capsys.readouterr().err
+        assert f"{name} (badge {badge}) is not a pool_admin on the staff list" in err and "nothing recorded" in err
+    _typed(monkeypatch, "8642\n")
+    assert main(base + ["--who", "9999"]) == 2
+    assert "no badge 9999 on the staff list" in capsys.readouterr().err
+    _typed(monkeypatch, "8642\n")
+    assert main(base + ["--who", "manager Ng"]) == 2
+    assert "--who is the badge number of a pool_admin" in capsys.readouterr().err
+    _typed(monkeypatch, "1111\n")
+    assert main(base + ["--who", "4001"]) == 2
+    assert "wrong PIN for Sim Pool Admin (badge 4001): nothing recorded" in capsys.readouterr().err
+    assert main(["pool", "status", "--path", str(local_db), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["pending_settings_version"] is None  # nothing was recorded
+    _typed(monkeypatch, "8642\n")
+    assert main(base + ["--who", "4001"]) == 0
+    assert "settings version 2 recorded by Sim Pool Admin (badge 4001, pool_admin)" in capsys.readouterr().out
+    assert main(["pool", "ledger", "--path", str(local_db)]) == 0
+    assert "by Sim Pool Admin (badge 4001, pool_admin)" in capsys.readouterr().out
+
+
+def test_propose_checks_the_configs_staff_list(tmp_path, local_db, capsys, monkeypatch):
+    config = tmp_path / "tabled.toml"
+    config.write_text(f'[table]\nid = "T01"\nspots = 7\nminimum_cents = 500\nmaximum_cents = 5000\n'
+                      f'[[pools]]\nname = "main"\nbackend = "local"\npath = "{local_db}"\nprimary = true\n'
+                      f'[staff]\nfile = "{SIM_STAFF}"\n')
+    _typed(monkeypatch, "1357\n")
+    assert main(["pool", "propose", "--config", str(config), "--contribution-bp", "6000", "--who", "2001",
+                 "--why", "x"]) == 2
+    assert "Sim Supervisor (badge 2001) is not a pool_admin" in capsys.readouterr().err

@@ -160,6 +160,7 @@ def test_check_prints_every_key_a_config_may_set(capsys, monkeypatch, tmp_path):
         monkeypatch.delenv(name, raising=False)
     path = tmp_path / "tabled.toml"
     path.write_text(SIM.read_text().replace("pace_ms = 400", "pace_ms = 25", 1)
+                    .replace('"sim-staff.toml"', f'"{SIM.parent}/sim-staff.toml"')
                     + '\n[devices.shoe]\nport = "/dev/tabled-shoe"\n')
     code, out, _ = cli(capsys, "config", "check", str(path))
     assert code == 0

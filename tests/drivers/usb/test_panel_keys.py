@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tabled_drivers.panel import (NUMBER_BUTTONS, SPOT_BUTTONS, SPOTS_BUTTONS, Button, ButtonPressed, KeyPosition,
-                           KeyTurned, NumberEntered, PanelDriver, SpotAction)
+                           KeyTurned, NumberEntered, PanelDriver, SignIn, SignOut, SpotAction)
 from tabled_drivers.sim.keys import KEY_SWITCH, KEYMAP, PanelKeys, TerminalKeys, key_map_text
 from tabled_drivers.sim.panel import PanelSimulator
 
@@ -236,3 +236,20 @@ def test_a_shoe_or_panel_given_a_port_is_driven_over_it(tmp_path):
                                                                 "panel": cfg.devices.panel.port})
     assert drivers["panel"].client.opener.port == "/dev/tabled-panel-serial"
     assert drivers["shoe"].client.opener.port.startswith("usb:")  # the shoe stays on USB
+
+
+async def test_a_person_signs_in_and_out_on_the_keys_and_the_pin_is_never_shown():
+    async with plugged_in(PanelSimulator(timing=FAST), PanelDriver) as (sim, driver, journal):
+        keys = PanelKeys(sim)
+        lines = [keys.feed(k) for k in "1001j"]
+        assert lines[-1] == "badge 1001: type the PIN, then j"
+        lines = [keys.feed(k) for k in "2468"]
+        assert lines == ["PIN for badge 1001: *", "PIN for badge 1001: **", "PIN for badge 1001: ***",
+                         "PIN for badge 1001: ****"]
+        assert keys.feed("c").startswith("badge 1001 is signing in")  # a button does not take the PIN
+        assert keys.feed("j") == "badge 1001: sign in sent"
+        assert [keys.feed(k) for k in "1001J"][-1] == "badge 1001: sign out sent"
+        assert keys.feed("j") == "type the badge number (1-999999) first"
+        assert [keys.feed(k) for k in "7j12j"][-1] == "sign in: a PIN is 4 to 8 digits; type the badge again"
+        await journal.until_count(SignOut, 1)
+        assert [(e.badge, e.pin) for e in journal.of(SignIn)] == [(1001, "2468")]
