@@ -214,9 +214,10 @@ async def _start_screen(start_screen: Callable, cfg: Config, table: Table, human
         return None, f"  screen  not served: {exc}"
     if screen is None:
         return None, None
+    pit = f"{screen.url}pit"
     if not human:
-        log.info("screen.serving", url=screen.url)
-    return screen, f"  screen  {screen.url}"
+        log.info("screen.serving", url=screen.url, pit=pit)
+    return screen, f"  screen  {screen.url}\n  pit     {pit}"
 
 
 async def _simulators(cfg: Config, state_dir: Path, timing: LinkTiming, opened: Opened) -> SimulatedTable:

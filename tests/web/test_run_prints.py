@@ -1,4 +1,4 @@
-"""``tabled run`` prints the screen's address at start; an address it cannot listen on is told,
+"""``tabled run`` prints the addresses of the dealer's screen and the pit's view at start; an address it cannot listen on is told,
 and the table runs without its screen (the journal and the devices do not depend on it)."""
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ async def test_tabled_run_prints_the_screens_address(tmp_path):
     assert f"  screen  {urls[0]}" in banner and urls[0].startswith("http://127.0.0.1:")
     pool = next(i for i, ln in enumerate(banner) if ln.startswith("  pool "))
     assert banner[pool + 1] == f"  screen  {urls[0]}"  # on the banner, after the pool
+    assert banner[pool + 2] == f"  pit     {urls[0]}pit"  # the pit's view beside it
 
 
 async def test_an_address_in_use_is_told_and_the_table_plays_on(tmp_path):
