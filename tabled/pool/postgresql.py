@@ -382,6 +382,21 @@ def register_table(admin: psycopg.Connection, table_id: str, role: str, password
                       " SET table_id = EXCLUDED.table_id", (role, table_id))
 
 
+def register_auditor(admin: psycopg.Connection, role: str, password: str | None = None) -> None:
+    """Give a person a login role that reads every pool and changes nothing (made if missing)."""
+    from psycopg import sql
+    if not _ROLE.match(role) or role in (TABLE_ROLE, AUDITOR_ROLE):
+        raise PoolError(f"role {role!r}: lower-case letters, digits and '_' only, at most 63, not a group role")
+    with admin.transaction():
+        if admin.execute("SELECT 1 FROM table_roles WHERE role = %s", (role,)).fetchone() is not None:
+            raise PoolError(f"role {role} is a table's role; an auditor needs a role of their own")
+        if admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone() is None:
+            admin.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
+        if password is not None:
+            admin.execute(sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(role), sql.Literal(password)))
+        admin.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(AUDITOR_ROLE), sql.Identifier(role)))
+
+
 async def _rollback(conn: psycopg.AsyncConnection) -> None:
     if conn.closed or conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
         return
