@@ -1,8 +1,9 @@
 """Run ``async def`` tests on a fresh asyncio loop each (no plugin needed), bounded in time, so a
 hung link or table fails its test instead of hanging the suite. A real PostgreSQL of the session's
 own (tests/pool/pgserver.py: started for the tests, removed after them) for every test that needs
-one, with a fresh database per test, its pool schema made as the administrator makes it. The recorded journals (tests/fixtures/journals), unpacked
-once per test session, for the reports and the command that prints them."""
+one, with a fresh database per test, its pool schema made as the administrator makes it. The
+recorded journals (tests/fixtures/journals), unpacked once per test session, for the reports and
+the command that prints them."""
 
 import asyncio
 import gzip

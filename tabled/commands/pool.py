@@ -267,9 +267,9 @@ def _admin_connection(args: argparse.Namespace) -> Any:
                        f" {ADMIN_CREDENTIAL}), never on the command line")
         raise UserError(f"--dsn: {problem}")
     password = credential_password(ADMIN_CREDENTIAL)
+    extra: dict[str, Any] = {"password": password} if password else {}
     try:
-        return psycopg.connect(args.dsn, autocommit=True, connect_timeout=10,
-                               **({"password": password} if password else {}))
+        return psycopg.connect(args.dsn, autocommit=True, connect_timeout=10, **extra)
     except psycopg.Error as exc:
         raise UserError(f"the pool database cannot be reached: {scrub_secrets(str(exc).strip().splitlines()[0])}"
                         ) from None

@@ -197,7 +197,7 @@ class PostgresPool(LedgerPool):
         return await super()._run(work)
 
     async def _connect(self, *, autocommit: bool = False) -> psycopg.AsyncConnection:
-        extra = {"password": self._given_password} if self._given_password else {}
+        extra: dict[str, Any] = {"password": self._given_password} if self._given_password else {}
         try:
             async with asyncio.timeout(self.connect_timeout + 1):  # never swallows a cancellation (3.11)
                 return await psycopg.AsyncConnection.connect(

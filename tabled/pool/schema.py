@@ -246,8 +246,8 @@ BEGIN
                 NEW.kind USING ERRCODE = 'insufficient_privilege';
         END IF;
         SELECT * INTO last FROM ledger WHERE pool = NEW.pool ORDER BY seq DESC LIMIT 1;
-        IF last.seq IS NULL OR NEW.seq <> last.seq + 1 OR NEW.balance_after_cents <> last.balance_after_cents + NEW.delta_cents
-           OR NEW.epoch < last.epoch THEN
+        IF last.seq IS NULL OR NEW.seq <> last.seq + 1 OR NEW.epoch < last.epoch
+           OR NEW.balance_after_cents <> last.balance_after_cents + NEW.delta_cents THEN
             RAISE EXCEPTION 'tabled: pool %: ledger row % does not follow row % (balance % cents)', NEW.pool,
                 NEW.seq, last.seq, last.balance_after_cents USING ERRCODE = 'check_violation';
         END IF;
