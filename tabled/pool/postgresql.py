@@ -251,6 +251,13 @@ class PostgresPool(LedgerPool):
                 async with asyncio.timeout(1):
                     await conn.close()
 
+    async def _create(self, tx: Any, name: str, settings: PoolSettings, who: str) -> None:
+        row = await tx.one("SELECT has_table_privilege('pools', 'INSERT')")
+        if not (row and row[0]):
+            raise PoolError(f"there is no pool named {name!r} in the pool database, and a table's role may not make"
+                            f" one: the administrator runs `tabled pool create --name {name} ...`")
+        await super()._create(tx, name, settings, who)
+
     async def _check_schema(self) -> None:
         """The schema is this tabled's: missing or older is the administrator's to migrate (14.13
         meanwhile), newer is refused."""
