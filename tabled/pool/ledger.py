@@ -233,6 +233,12 @@ class LedgerPool:
         settings change the configuration asks for (it takes effect after the jackpot is won)."""
         async def work(tx: Tx) -> None:
             settings = self._initial_settings
+            if settings is None:  # only reading: no lock (an auditor may not take one)
+                found = await tx.one("SELECT 1 FROM pools WHERE name = %s", (self.name,))
+                if found is None:
+                    raise PoolError(f"there is no pool named {self.name!r} in this database, and no settings"
+                                    " to create it with")
+                return
             if await tx.lock_pool(self.name) is None:
                 if settings is None:
                     raise PoolError(f"there is no pool named {self.name!r} in this database, and no settings"

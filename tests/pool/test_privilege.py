@@ -14,7 +14,9 @@ from urllib.parse import urlsplit
 import psycopg
 import pytest
 
+from tabled.cli import main
 from tabled.daemon import shipping
+from tabled.daemon.journal import Journal
 from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import Category
 from tabled.pool.base import PoolError, PoolUnavailable
@@ -152,12 +154,22 @@ def test_a_table_cannot_open_or_resettle_a_pool(casino):
         play(casino.t01, "T01", lambda pool: pool.propose_settings(PoolSettings(9000, 1), "T01", "more"))
 
 
-def test_the_auditor_reads_everything_and_writes_nothing(casino):
+def test_the_auditor_reads_everything_and_writes_nothing(casino, tmp_path, capsys):
     play(casino.t01, "T01", lambda pool: pool.contribute("T01", "R1", 1, 1000))
+    with Journal.open(tmp_path / "j.db") as journal:
+        journal.append("round.started", {"round_no": 1}, "R1")
+        ((record, text),) = journal.raw_records_after(0, 1)
+    with psycopg.connect(casino.t01) as conn:  # T01 ships a record of its journal
+        conn.execute("INSERT INTO journal_records (table_id, seq, time_us, round_id, kind, payload, prev_hash, hash)"
+                     " VALUES ('T01', %s, %s, %s, %s, %s, %s, %s)", (record.seq, record.time_us, record.round_id,
+                                                                     record.kind, text, record.prev_hash, record.hash))
     with psycopg.connect(casino.auditor) as conn:
         assert conn.execute("SELECT COUNT(*) FROM contributions").fetchone() == (1,)
         assert conn.execute("SELECT balance_cents FROM pools WHERE name = 'main'").fetchone() == (1_000_700,)
-        assert conn.execute("SELECT COUNT(*) FROM journal_records").fetchone() == (0,)
+        assert conn.execute("SELECT table_id, seq FROM journal_records").fetchall() == [("T01", 1)]
+    for action in ("status", "verify", "ledger"):  # the pool's reports, as the auditor
+        assert main(["pool", action, "--dsn", casino.auditor, "--name", "main"]) == 0, capsys.readouterr().err
+    assert "the ledger proves the meter: $10,007.00" in capsys.readouterr().out
     for attempt in [*WRITES.values(), "SELECT * FROM tabled_pool_lock('main')",
                     "INSERT INTO contributions (pool, table_id, round_id, spot, wager_cents, pool_cents,"
                     " retained_cents, overflow_cents, ledger_seq, at) VALUES ('main', 'T01', 'R9', 1, 1, 1, 0, 0, 9,"
