@@ -85,10 +85,15 @@ def test_a_tables_role_plays_contributions_reversals_and_awards(casino):
         await pool.reverse("T01", "R1", 2, "14.4 misdeal", round_key="a" * 64)
         result = await pool.apply_awards("T01", "R1", [ProgressiveHit(1, Category.ROYAL_FLUSH)], NSW,
                                          round_key="a" * 64)
-        return result, await pool.verify(), await pool.balance()
-    result, report, balance = play(casino.t01, "T01", scenario)
+        meter = pool.subscribe_meter()
+        try:
+            reading = await anext(meter)  # LISTEN and the meter's query, as the table's role
+        finally:
+            await meter.aclose()
+        return result, await pool.verify(), await pool.balance(), reading
+    result, report, balance, reading = play(casino.t01, "T01", scenario)
     assert result.awards and result.reset and report.ok, report.problems
-    assert balance == MAIN.reset_cents  # the jackpot won, the pool reset
+    assert balance == reading.balance_cents == MAIN.reset_cents  # the jackpot won, the pool reset
 
 
 WRITES = {
