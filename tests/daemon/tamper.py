@@ -7,7 +7,6 @@ Every tampering is built on two primitives: :func:`rows` reads the journal's log
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -90,8 +89,8 @@ def truncate(path: Path, keep: int) -> None:
 
 
 def swap_in(path: Path, older: Path) -> None:
-    """Put an older copy of the journal in its place."""
-    shutil.copyfile(older, path)
+    """Put an older copy of the journal's records in their place."""
+    write_rows(path, rows(older))
 
 
 def append_from(path: Path, other: Path, count: int | None = None) -> None:
