@@ -17,11 +17,15 @@ import pytest
 from tabled.cli import main
 from tabled.daemon import shipping
 from tabled.daemon.journal import Journal
+from tabled.daemon.controller import Table
+from tabled.game.limits import Limits
 from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import Category
 from tabled.pool.base import PoolError, PoolUnavailable
 from tabled.pool.postgresql import PostgresPool, migrate, register_auditor, register_table
 from tabled.pool.settings import PoolSettings
+from tabled.profiles import load_profile
+from tabled.table.core import TableCore
 from tests.pool.test_contract import MAIN, NSW
 
 pytestmark = pytest.mark.postgres
@@ -230,3 +234,35 @@ def test_an_older_schema_is_named_and_refused_without_changing_it(pg_empty_dsn, 
 def migrate_as_admin(dsn: str) -> None:
     with psycopg.connect(dsn, autocommit=True) as admin:
         migrate(admin)
+
+
+async def test_a_table_whose_pool_database_has_no_schema_plays_under_14_13_until_it_is_migrated(tmp_path,
+                                                                                                 pg_empty_dsn):
+    """The daemon's pool feed meets the missing schema as a 14.13 fault naming the command, journaled;
+    once the administrator migrates, the pool answers and the fault clears without a restart."""
+    profile = load_profile("nsw")
+    journal = Journal.open(tmp_path / "journal.db")
+    pool = await PostgresPool.open(pg_empty_dsn, "main", "T01", MAIN, wait_for_link=True)
+    core = TableCore("T01", 7, Limits(500, 50_000, 100, profile.progressive_wager_cents), profile)
+    table = Table(core, journal, pool, retry_interval=0.05)
+    task = asyncio.create_task(table.run())
+    try:
+        await table.resume([])
+        async with asyncio.timeout(20):
+            while "pool" not in table.core.faults:
+                await asyncio.sleep(0.01)
+        await asyncio.to_thread(migrate_as_admin, pg_empty_dsn)
+        async with asyncio.timeout(20):
+            while "pool" in table.core.faults:
+                await asyncio.sleep(0.01)
+        assert pool.ready and await pool.balance() == MAIN.reset_cents
+    finally:
+        table.stop()
+        async with asyncio.timeout(5):
+            await task
+        await pool.close()
+        journal.close()
+    with Journal.open(tmp_path / "journal.db", readonly=True) as done:
+        faults = [(r.kind, r.payload.get("reason", "")) for r in done.records_after(0) if r.kind.startswith("fault.")]
+    assert [kind for kind, _ in faults] == ["fault.raised", "fault.cleared"]
+    assert "has no tabled schema" in faults[0][1] and "`tabled pool migrate --dsn ...`" in faults[0][1]
