@@ -266,3 +266,14 @@ async def test_a_table_whose_pool_database_has_no_schema_plays_under_14_13_until
         faults = [(r.kind, r.payload.get("reason", "")) for r in done.records_after(0) if r.kind.startswith("fault.")]
     assert [kind for kind, _ in faults] == ["fault.raised", "fault.cleared"]
     assert "has no tabled schema" in faults[0][1] and "`tabled pool migrate --dsn ...`" in faults[0][1]
+
+
+def test_a_tables_role_cannot_migrate_or_register(casino, capsys, monkeypatch):
+    parts = urlsplit(casino.t01)
+    monkeypatch.setenv("PGPASSWORD", parts.password)
+    dsn = f"postgresql://{parts.username}@{parts.hostname}:{parts.port}{parts.path}"
+    for argv in (["pool", "migrate", "--dsn", dsn],
+                 ["pool", "register-table", "--dsn", dsn, "--table", "T09", "--role", "tabled_t09_x"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "the pool database refused it:" in err and err.count("\n") == 1, err
