@@ -38,7 +38,7 @@ from tabled.pool.local import LocalPool  # noqa: E402
 from tabled.pool.postgresql import PostgresPool  # noqa: E402
 from tabled.pool.settings import PoolSettings  # noqa: E402
 from tests.pool.pgserver import (DEFAULT_DSN, ThrowawayPostgres, create_database, drop_database,  # noqa: E402
-                                 dsn_for, reachable)
+                                 dsn_for, migrate_pool, reachable)
 
 NSW = ProgressiveSchedule(1_000_000, 100, 100_000, 10)
 SETTINGS = PoolSettings(7000, 1_000_000)
@@ -178,6 +178,7 @@ async def main(args: argparse.Namespace) -> None:
     name = create_database(admin)
     dsn = dsn_for(admin, name)
     try:
+        migrate_pool(dsn)  # what the administrator's `tabled pool migrate` does
         await (await PostgresPool.open(dsn, "main", "SETUP", SETTINGS)).close()
         n, elapsed, _ = await contribution_load(dsn, args.tables, args.seconds, hitter=False)
         print(f"contributions: {args.tables} tables, {n} in {elapsed:.2f} s = {n / elapsed:,.0f}/s"

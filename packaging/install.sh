@@ -81,6 +81,21 @@ if [ -e "$password" ]; then
         > "$root/etc/systemd/system/tabled.service.d/journal-central.conf"
 fi
 
+# the passwords of the table's own database roles (docs/linked-pools.md, "Least privilege"): the
+# linked pool's (pool-password) and the central journal's (journal-central-password), each in a
+# file only root reads, handed over as credentials: the config never holds a password. systemd
+# refuses to start a unit whose credential file is missing, so a line is written only for a file
+# that is there (put it there, then run this again).
+for credential in pool-password journal-central-password; do
+    conf="$root/etc/systemd/system/tabled.service.d/$credential.conf"
+    if [ -e "$root/etc/tabled/$credential" ]; then
+        chmod 0600 "$root/etc/tabled/$credential"
+        printf '[Service]\nLoadCredential=%s:/etc/tabled/%s\n' "$credential" "$credential" > "$conf"
+    else
+        rm -f "$conf"
+    fi
+done
+
 # devices and the unit
 install -D -m 0644 "$here/systemd/99-tabled.rules" "$root/etc/udev/rules.d/99-tabled.rules"
 install -D -m 0644 "$here/systemd/tabled.service" "$root/etc/systemd/system/tabled.service"

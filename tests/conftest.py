@@ -1,8 +1,9 @@
 """Run ``async def`` tests on a fresh asyncio loop each (no plugin needed), bounded in time, so a
 hung link or table fails its test instead of hanging the suite. A real PostgreSQL of the session's
 own (tests/pool/pgserver.py: started for the tests, removed after them) for every test that needs
-one, with a fresh database per test. The recorded journals (tests/fixtures/journals), unpacked
-once per test session, for the reports and the command that prints them."""
+one, with a fresh database per test, its pool schema made as the administrator makes it. The
+recorded journals (tests/fixtures/journals), unpacked once per test session, for the reports and
+the command that prints them."""
 
 import asyncio
 import gzip
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pool.pgserver import ThrowawayPostgres, create_database, drop_database, dsn_for
+from tests.pool.pgserver import ThrowawayPostgres, create_database, drop_database, dsn_for, migrate_pool
 
 ASYNC_TEST_LIMIT = 60.0  # seconds
 JOURNALS = Path(__file__).parent / "fixtures" / "journals"
@@ -41,12 +42,20 @@ def pg_admin_dsn():
 
 
 @pytest.fixture
-def pg_dsn(pg_admin_dsn):
+def pg_empty_dsn(pg_admin_dsn):
+    """A fresh database of the session's server, with no schema in it (the administrator's dsn)."""
     name = create_database(pg_admin_dsn)
     try:
         yield dsn_for(pg_admin_dsn, name)
     finally:
         drop_database(pg_admin_dsn, name)
+
+
+@pytest.fixture
+def pg_dsn(pg_empty_dsn):
+    """A fresh database with the pool schema, migrated by the administrator (tabled pool migrate)."""
+    migrate_pool(pg_empty_dsn)
+    return pg_empty_dsn
 
 
 @pytest.fixture(scope="session")

@@ -20,10 +20,11 @@ from pathlib import Path
 from tabled.commands._arguments import UserError
 from tabled.daemon.config import find_config, load_config
 from tabled.daemon.journal import Journal, damaged
-from tabled.daemon.seals import SealChecker, SealError, SealReport, public_keys
+from tabled.daemon.seals import SEAL, SealChecker, SealError, SealReport, public_keys
 from tabled.host.log import scrub_secrets
 
 SETTLED = "round.settled"  # one per round: the fold writes it once (tabled/table/kinds.py)
+ROUND_END = "round.finished"  # the daemon seals the chain after it (tabled/daemon/controller.py)
 
 NAME = "audit"
 HELP = "audit the journal: `tabled audit verify` checks the whole hash chain"
@@ -74,7 +75,29 @@ def _seal_checker(files: list[str]) -> SealChecker | None:
         raise UserError(str(exc)) from None
 
 
-def seal_lines(path: Path, report: SealReport) -> list[str]:
+class SealWatch:
+    """The seals' check, fed every record in order, and where the last round ended: the daemon seals
+    at every round's end, so a round that ended after the last seal was never sealed by it."""
+
+    def __init__(self, checker: SealChecker) -> None:
+        self.checker = checker
+        self.last_seal = 0
+        self.last_round_end = 0
+
+    def feed(self, seq: int, time_us: int, round_id: str | None, kind: str, text: str, digest: str) -> None:
+        self.checker.feed(seq, time_us, round_id, kind, text, digest)
+        if kind == SEAL:
+            self.last_seal = seq
+        elif kind == ROUND_END:
+            self.last_round_end = seq
+
+    @property
+    def unsealed_round_end(self) -> int | None:
+        """The last round's end when no seal follows it, else None."""
+        return self.last_round_end if self.last_round_end > self.last_seal else None
+
+
+def seal_lines(path: Path, report: SealReport, unsealed_round_end: int | None = None) -> list[str]:
     """What the seals say, one finding a line."""
     if report.seals == 0:
         return [f"journal {path}: NOT SEALED: no record is signed with the table's key"]
@@ -86,7 +109,11 @@ def seal_lines(path: Path, report: SealReport) -> list[str]:
         lines.append(f"journal {path}: FORGED SEAL at record {seq}: not signed by the key it names")
     for seq in report.rewritten:
         lines.append(f"journal {path}: record {seq} REWRITTEN: it is not the record that was sealed")
-    if report.unsealed_from is not None:
+    if unsealed_round_end is not None:
+        lines.append(f"journal {path}: records from {report.unsealed_from} on are NOT SEALED, though a round ended"
+                     f" at record {unsealed_round_end}: the daemon seals every round's end (records added by"
+                     " someone else, or the daemon stopped before sealing: its next start seals them)")
+    elif report.unsealed_from is not None:
         lines.append(f"journal {path}: records from {report.unsealed_from} on are not sealed yet")
     return lines
 
@@ -96,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         return _compare(args)
     path = journal_path(args)
     checker = _seal_checker(args.public_key)
+    watch = SealWatch(checker) if checker is not None else None
     try:
         with Journal.open(path, readonly=True, verify=False) as journal:
             file_problems = journal.file_problems()
@@ -105,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
                 bar = tqdm(total=journal.head[0], unit="records", file=sys.stderr, leave=False)
                 progress = lambda done: bar.update(done - bar.n)  # noqa: E731
             result = journal.verify(from_seq=0, progress=progress,
-                                    on_record=checker.feed if checker is not None else None)
+                                    on_record=watch.feed if watch is not None else None)
             if progress is not None:
                 bar.close()
             settled_twice = journal.repeated(SETTLED)
@@ -113,7 +141,9 @@ def run(args: argparse.Namespace) -> int:
     except sqlite3.DatabaseError as exc:  # a page SQLite cannot read, met while checking
         raise damaged(path, exc) from None
     seals = checker.finish() if checker is not None else None
-    sealed_ok = seals is None or (seals.ok and seals.seals > 0 and all(s.checked for s in seals.stretches))
+    unsealed_end = watch.unsealed_round_end if watch is not None else None
+    sealed_ok = seals is None or (seals.ok and seals.seals > 0 and all(s.checked for s in seals.stretches)
+                                  and unsealed_end is None)
     ok = result.ok and not file_problems and not settled_twice and sealed_ok
     if args.json:
         print(json.dumps({"journal": str(path), "ok": ok, "chain_ok": result.ok, "records_checked": result.count,
@@ -122,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
                           "file_problems": file_problems, "settled_twice": settled_twice,
                           "seals": None if seals is None else {
                               "count": seals.seals, "rewritten": seals.rewritten, "forged": seals.forged,
-                              "unsealed_from": seals.unsealed_from,
+                              "unsealed_from": seals.unsealed_from, "unsealed_round_end": unsealed_end,
                               "stretches": [vars(s) for s in seals.stretches]}}))
         return 0 if ok else 1
     for problem in file_problems:
@@ -135,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"records 1 to {result.head_seq} are intact ({result.count} checked); "
               f"the journal ends at record {last_seq}")
     if seals is not None:
-        print("\n".join(seal_lines(path, seals)))
+        print("\n".join(seal_lines(path, seals, unsealed_end)))
     for round_id, seqs in settled_twice.items():
         print(f"journal {path}: round {round_id} SETTLED {len(seqs)} TIMES (records "
               f"{', '.join(map(str, seqs))}): a round is settled once")

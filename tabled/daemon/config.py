@@ -62,6 +62,7 @@ from tabled_drivers import panel as panel_driver, shoe as shoe_driver
 
 from tabled.game.checks import Section, Wording
 from tabled.host.documents import parse_toml, read_text
+from tabled.host.dsn import dsn_problem
 from tabled.game.profiles import SHIPPED_PROFILES, Profile, ProfileError
 from tabled.profiles import load_profile
 from tabled.pool.base import PoolError
@@ -419,18 +420,23 @@ def _pools(top: Section, base: Path, profile: Profile) -> tuple[PoolConfig, ...]
 
 
 def _dsn(sec: Section) -> str:
-    """A connection string libpq can read (never shown back: it may hold a password)."""
+    """A connection string libpq can read (never shown back), without a password (systemd's
+    credential pool-password gives it) and, for a server off this machine, with its TLS
+    certificate verified (tabled.host.dsn)."""
     dsn = sec.get("dsn")
     if not isinstance(dsn, str) or not dsn.strip():
         raise sec.fail("dsn", "must be a PostgreSQL connection string (text)")
     try:
-        from tabled.pool.postgresql import parse_dsn  # noqa: PLC0415 (psycopg: linked pools only)
+        from tabled.pool.postgresql import PASSWORD_CREDENTIAL, parse_dsn  # noqa: PLC0415 (psycopg: linked pools)
     except ImportError:
         raise sec.fail("backend", "'postgresql' needs the psycopg package, which is not installed") from None
     try:
         parse_dsn(dsn)
     except PoolError as exc:
         raise sec.fail("dsn", str(exc)) from None
+    problem = dsn_problem(dsn, PASSWORD_CREDENTIAL)
+    if problem is not None:
+        raise sec.fail("dsn", problem)
     return dsn
 
 

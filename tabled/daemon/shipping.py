@@ -13,7 +13,7 @@ previous record's hash as its link, and a hash the server computes again itself 
 :data:`CENTRAL_SCHEMA`, the same bytes as ``tabled.daemon.journal.canonical_record``). Records are
 never changed or deleted there. Each table logs in with a role of its own that may insert and read
 only its own table's records (row-level security); the auditor's role reads all; only the
-administrator changes the schema (``tabled audit central --migrate``).
+administrator changes the schema (``tabled pool migrate``).
 
 The seals' signatures are checked on the central copy by ``tabled audit compare --public-key``
 (Ed25519 is not in PostgreSQL without extensions).
@@ -33,6 +33,7 @@ from typing import Any
 import structlog
 
 from tabled.daemon.journal import GENESIS_HASH, Journal, Record
+from tabled.host.dsn import dsn_problem as host_dsn_problem
 
 log = structlog.get_logger("tabled.daemon.shipping")
 
@@ -132,32 +133,12 @@ GRANT SELECT ON journal_records, journal_tables TO {AUDITOR};
 
 #: the credential systemd passes with the central role's password (tabled.service: LoadCredential=)
 PASSWORD_CREDENTIAL = "journal-central-password"
-LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", ""})
 
 
 def dsn_problem(dsn: object) -> str | None:
-    """What is wrong with a central database's connection string for a table, or None: a password
-    never comes from the config (systemd's credential gives it), and a server off this machine is
-    reached only with its TLS certificate verified."""
-    if not isinstance(dsn, str) or not dsn.strip():
-        return "must be a PostgreSQL connection string (text)"
-    try:
-        from psycopg.conninfo import conninfo_to_dict
-    except ImportError:
-        return "needs the psycopg package (the 'linked' extra), which is not installed"
-    try:
-        parts = conninfo_to_dict(dsn)
-    except Exception as exc:  # noqa: BLE001 (psycopg's ProgrammingError: any unreadable string)
-        return f"cannot be read as a connection string ({str(exc).splitlines()[0]})"
-    if parts.get("password"):
-        return (f"holds a password: the password comes from systemd's credential {PASSWORD_CREDENTIAL} "
-                "(LoadCredential=), never from the config")
-    hosts = str(parts.get("host") or "").split(",")
-    remote = [h for h in hosts if h not in LOOPBACK and not h.startswith("/")]
-    if remote and parts.get("sslmode") not in ("verify-full", "verify-ca"):
-        return (f"reaches {remote[0]} without verifying its TLS certificate: add sslmode=verify-full "
-                "(and sslrootcert)")
-    return None
+    """What is wrong with a central database's connection string for a table, or None
+    (tabled.host.dsn: no password in the config, a remote server's certificate verified)."""
+    return host_dsn_problem(dsn, PASSWORD_CREDENTIAL)
 
 
 def connector(dsn: str, environ: Mapping[str, str] | None = None) -> Callable[[], Any]:

@@ -151,6 +151,9 @@ class LedgerPool:
     #: version (local: the table's config is the one source). A linked pool does not: the tables'
     #: configs could disagree and take turns; its changes go through ``tabled pool propose``.
     config_proposes_changes = True
+    #: how the pool's row is written back (balance, epoch, settings version, ledger seq, hit seq, name)
+    _save_sql = ("UPDATE pools SET balance_cents = %s, epoch = %s, settings_version = %s, ledger_seq = %s,"
+                 " hit_seq = %s WHERE name = %s")
 
     def __init__(self, name: str, table_id: str, settings: PoolSettings | None = None, *,
                  clock: Clock = utc_now, who: str = "config") -> None:
@@ -221,9 +224,7 @@ class LedgerPool:
         for p in pools:
             if not p.dirty:
                 continue
-            await tx.run("UPDATE pools SET balance_cents = %s, epoch = %s, settings_version = %s,"
-                         " ledger_seq = %s, hit_seq = %s WHERE name = %s",
-                         (p.balance, p.epoch, p.settings_version, p.ledger_seq, p.hit_seq, p.name))
+            await tx.run(self._save_sql, (p.balance, p.epoch, p.settings_version, p.ledger_seq, p.hit_seq, p.name))
             tx.notify(MeterReading(p.name, p.balance, p.ledger_seq, p.last_kind, self._now()))
 
     # ---- opening ---------------------------------------------------------------------------------
@@ -232,6 +233,12 @@ class LedgerPool:
         settings change the configuration asks for (it takes effect after the jackpot is won)."""
         async def work(tx: Tx) -> None:
             settings = self._initial_settings
+            if settings is None:  # only reading: no lock (an auditor may not take one)
+                found = await tx.one("SELECT 1 FROM pools WHERE name = %s", (self.name,))
+                if found is None:
+                    raise PoolError(f"there is no pool named {self.name!r} in this database, and no settings"
+                                    " to create it with")
+                return
             if await tx.lock_pool(self.name) is None:
                 if settings is None:
                     raise PoolError(f"there is no pool named {self.name!r} in this database, and no settings"

@@ -14,10 +14,16 @@ back is not followed by a failure of its own. Every operation is idempotent unde
 the daemon re-sends what its journal holds once the link returns, and nothing counts twice.
 
 The same holds at start: opened with ``wait_for_link``, a pool whose database cannot be reached is
-returned all the same, not yet ready; its first call that reaches the database creates or migrates
-the schema and opens the pool before anything else, and until then every call raises
-:class:`PoolUnavailable` (unplayable rather than wrong). A schema that cannot be used (newer than
-this tabled) is a :class:`PoolError`, never a link failure.
+returned all the same, not yet ready; its first call that reaches the database checks the schema
+and opens the pool before anything else, and until then every call raises
+:class:`PoolUnavailable` (unplayable rather than wrong). A table never changes the schema: the
+administrator creates and migrates it (:func:`migrate`, ``tabled pool migrate``). A schema that is
+missing or older than this tabled is :class:`PoolUnavailable` naming that command (rule 14.13: the
+table plays on without the progressive and tries again); a newer one is a :class:`PoolError`.
+
+Each table logs in with a role of its own (:func:`register_table`), which may read the pool and
+insert its own rows, and nothing else (tabled/pool/schema.py, version 3): the pool's row is locked
+and written through two SECURITY DEFINER functions that take the meter from the ledger.
 """
 
 from __future__ import annotations
@@ -35,15 +41,19 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
 
+from tabled.host.dsn import credential_password
 from tabled.host.log import scrub_secrets
 
 from .base import MeterReading, PoolError, PoolUnavailable
-from .ledger import Clock, LedgerPool, Retry, utc_now
-from .schema import LATEST, MIGRATIONS
+from .ledger import Clock, LedgerPool, Retry, _check_id, utc_now
+from .schema import AUDITOR_ROLE, LATEST, MIGRATIONS, TABLE_ROLE
 from .settings import PoolSettings
 
-_SCHEMA_LOCK = 0x7461626C6564  # "tabled": one migrator at a time across every table
-_MIGRATE_TIMEOUT = 30.0         # s: creating or migrating the schema is more work than an operation
+_SCHEMA_LOCK = 0x7461626C6564  # "tabled": one migrator at a time
+#: the systemd credential holding the table's pool password (tabled.service: LoadCredential=)
+PASSWORD_CREDENTIAL = "pool-password"
+MIGRATE_COMMAND = "tabled pool migrate"
+_ROLE = re.compile(r"[a-z_][a-z0-9_]{0,62}\Z")
 
 
 def parse_dsn(dsn: str) -> dict[str, Any]:
@@ -65,8 +75,8 @@ def meter_channel(pool: str) -> str:
     return f"tabled_meter_{pool}"
 
 
-_LOCK_SQL = ("SELECT name, balance_cents, epoch, settings_version, ledger_seq, hit_seq"
-             " FROM pools WHERE name = %s FOR UPDATE")
+# a table's role may not UPDATE pools, so it locks the pool's row through the owner's function
+_LOCK_SQL = "SELECT * FROM tabled_pool_lock(%s)"
 
 
 class _PgTx:
@@ -125,12 +135,14 @@ class _PgTx:
 class PostgresPool(LedgerPool):
     dialect = "postgresql"
     config_proposes_changes = False
+    _save_sql = "SELECT tabled_pool_save(%s, %s, %s, %s, %s, %s)"  # checked against the ledger
 
     def __init__(self, dsn: str, name: str, table_id: str, settings: PoolSettings | None = None, *,
                  clock: Clock = utc_now, who: str = "config", connect_timeout: float = 3.0,
                  op_timeout: float = 5.0) -> None:
         super().__init__(name, table_id, settings, clock=clock, who=who)
-        self._password = str(parse_dsn(dsn).get("password") or "")
+        self._given_password = None if parse_dsn(dsn).get("password") else credential_password(PASSWORD_CREDENTIAL)
+        self._password = str(parse_dsn(dsn).get("password") or self._given_password or "")
         self.dsn = dsn
         self.connect_timeout = connect_timeout
         self.op_timeout = op_timeout
@@ -145,7 +157,7 @@ class PostgresPool(LedgerPool):
     @classmethod
     async def open(cls, dsn: str, name: str, table_id: str, settings: PoolSettings | None = None, *,
                    wait_for_link: bool = False, **kwargs: Any) -> PostgresPool:
-        """Connect, create or migrate the schema, and open (or create) the pool. With
+        """Connect, check the schema, and open (or create) the pool. With
         ``wait_for_link`` a database that cannot be reached is not an error: the pool is returned
         unready and gets ready on its first call that reaches the database (14.13 meanwhile)."""
         pool = cls(dsn, name, table_id, settings, **kwargs)
@@ -166,7 +178,7 @@ class PostgresPool(LedgerPool):
         return self._ready
 
     async def _get_ready(self) -> None:
-        """Create or migrate the schema and open the pool, once, before any other work."""
+        """Check the schema and open the pool, once, before any other work."""
         if self._ready or self._preparer is asyncio.current_task():
             return  # ready, or this is the preparation's own work
         async with self._ready_lock:
@@ -174,7 +186,7 @@ class PostgresPool(LedgerPool):
                 return
             self._preparer = asyncio.current_task()
             try:
-                await self._migrate()
+                await self._check_schema()
                 await self._open_pool()
                 self._ready = True
             finally:
@@ -185,10 +197,11 @@ class PostgresPool(LedgerPool):
         return await super()._run(work)
 
     async def _connect(self, *, autocommit: bool = False) -> psycopg.AsyncConnection:
+        extra: dict[str, Any] = {"password": self._given_password} if self._given_password else {}
         try:
             async with asyncio.timeout(self.connect_timeout + 1):  # never swallows a cancellation (3.11)
                 return await psycopg.AsyncConnection.connect(
-                    self.dsn, autocommit=autocommit, connect_timeout=max(1, int(self.connect_timeout)),
+                    self.dsn, autocommit=autocommit, **extra, connect_timeout=max(1, int(self.connect_timeout)),
                     application_name=f"tabled {self.table_id} {self.name}",
                     # a lost network is noticed within about keepalives_idle + interval x count seconds
                     keepalives=1, keepalives_idle=5, keepalives_interval=2, keepalives_count=3)
@@ -238,21 +251,26 @@ class PostgresPool(LedgerPool):
                 async with asyncio.timeout(1):
                     await conn.close()
 
-    async def _migrate(self) -> None:
-        async with self._transaction(max(self.op_timeout, _MIGRATE_TIMEOUT)) as tx:
-            await tx.run("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-            await tx.run("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-            row = await tx.one("SELECT version FROM schema_version")
-            version = row[0] if row else 0
-            if version > LATEST:
-                raise PoolError(f"the pool database is at schema version {version}; this tabled knows up to {LATEST}")
-            for statements in MIGRATIONS["postgresql"][version:]:
-                for statement in statements:
-                    await tx.run(statement)
-            if row is None:
-                await tx.run("INSERT INTO schema_version (version) VALUES (%s)", (LATEST,))
-            elif version != LATEST:
-                await tx.run("UPDATE schema_version SET version = %s", (LATEST,))
+    async def _create(self, tx: Any, name: str, settings: PoolSettings, who: str) -> None:
+        row = await tx.one("SELECT has_table_privilege('pools', 'INSERT')")
+        if not (row and row[0]):
+            raise PoolError(f"there is no pool named {name!r} in the pool database, and a table's role may not make"
+                            f" one: the administrator runs `tabled pool create --name {name} ...`")
+        await super()._create(tx, name, settings, who)
+
+    async def _check_schema(self) -> None:
+        """The schema is this tabled's: missing or older is the administrator's to migrate (14.13
+        meanwhile), newer is refused."""
+        async with self._transaction() as tx:
+            row = await tx.one("SELECT to_regclass('schema_version') IS NOT NULL")
+            found = await tx.one("SELECT MAX(version) FROM schema_version") if row and row[0] else None
+        version = int(found[0] or 0) if found else 0
+        if version > LATEST:
+            raise PoolError(f"the pool database is at schema version {version}; this tabled knows up to {LATEST}")
+        if version < LATEST:
+            state = "has no tabled schema" if version == 0 else f"is at schema version {version}"
+            raise PoolUnavailable(f"pool {self.name}: the pool database {state}; this tabled needs version {LATEST}:"
+                                  f" the administrator runs `{MIGRATE_COMMAND} --dsn ...` (a table never changes it)")
 
     @contextlib.asynccontextmanager
     async def _transaction(self, timeout: float | None = None) -> AsyncIterator[_PgTx]:
@@ -277,6 +295,10 @@ class PostgresPool(LedgerPool):
                     raise
             except (pg_errors.SerializationFailure, pg_errors.DeadlockDetected) as exc:
                 raise Retry() from exc
+            except pg_errors.InsufficientPrivilege as exc:
+                raise PoolError(f"pool {self.name}: the pool database refused this role: {self._said(exc)} (a table"
+                                f" adds its own rows only; pools, settings and the schema are the administrator's)"
+                                ) from exc
             except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
                 await self._drop()
                 if not severed:
@@ -324,6 +346,62 @@ class PostgresPool(LedgerPool):
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(1):
                     await conn.close()
+
+
+def migrate(admin: psycopg.Connection) -> int:
+    """Create the pool schema or bring it to this tabled's version, with the roles of version 3;
+    the administrator's connection. Returns the version it was at (0: none)."""
+    with admin.transaction():
+        admin.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+        admin.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = admin.execute("SELECT version FROM schema_version").fetchone()
+        version = row[0] if row else 0
+        if version > LATEST:
+            raise PoolError(f"the pool database is at schema version {version}; this tabled knows up to {LATEST}")
+        for statements in MIGRATIONS["postgresql"][version:]:
+            for statement in statements:
+                admin.execute(statement)
+        if row is None:
+            admin.execute("INSERT INTO schema_version (version) VALUES (%s)", (LATEST,))
+        elif version != LATEST:
+            admin.execute("UPDATE schema_version SET version = %s", (LATEST,))
+    return int(version)
+
+
+def register_table(admin: psycopg.Connection, table_id: str, role: str, password: str | None = None) -> None:
+    """Give ``table_id`` its own login role in the pool (made if missing): read the pool, add its
+    own contributions, reversals, awards and journal binding; nothing else."""
+    from psycopg import sql
+    _check_id("table id", table_id)
+    if not _ROLE.match(role) or role in (TABLE_ROLE, AUDITOR_ROLE):
+        raise PoolError(f"role {role!r}: lower-case letters, digits and '_' only, at most 63, not a group role")
+    with admin.transaction():
+        if admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone() is None:
+            admin.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
+        if password is not None:
+            admin.execute(sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(role), sql.Literal(password)))
+        admin.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(TABLE_ROLE), sql.Identifier(role)))
+        taken = admin.execute("SELECT role FROM table_roles WHERE table_id = %s AND role <> %s",
+                              (table_id, role)).fetchone()
+        if taken is not None:
+            raise PoolError(f"table {table_id} already has the role {taken[0]}; one role a table")
+        admin.execute("INSERT INTO table_roles (role, table_id) VALUES (%s, %s) ON CONFLICT (role) DO UPDATE"
+                      " SET table_id = EXCLUDED.table_id", (role, table_id))
+
+
+def register_auditor(admin: psycopg.Connection, role: str, password: str | None = None) -> None:
+    """Give a person a login role that reads every pool and changes nothing (made if missing)."""
+    from psycopg import sql
+    if not _ROLE.match(role) or role in (TABLE_ROLE, AUDITOR_ROLE):
+        raise PoolError(f"role {role!r}: lower-case letters, digits and '_' only, at most 63, not a group role")
+    with admin.transaction():
+        if admin.execute("SELECT 1 FROM table_roles WHERE role = %s", (role,)).fetchone() is not None:
+            raise PoolError(f"role {role} is a table's role; an auditor needs a role of their own")
+        if admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone() is None:
+            admin.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
+        if password is not None:
+            admin.execute(sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(role), sql.Literal(password)))
+        admin.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(AUDITOR_ROLE), sql.Identifier(role)))
 
 
 async def _rollback(conn: psycopg.AsyncConnection) -> None:

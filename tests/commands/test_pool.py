@@ -6,7 +6,9 @@ import asyncio
 import io
 import json
 import sqlite3
+import uuid
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -206,3 +208,73 @@ def test_propose_checks_the_configs_staff_list(tmp_path, local_db, capsys, monke
     assert main(["pool", "propose", "--config", str(config), "--contribution-bp", "6000", "--who", "2001",
                  "--why", "x"]) == 2
     assert "Sim Supervisor (badge 2001) is not a pool_admin" in capsys.readouterr().err
+
+
+def _no_password(dsn: str) -> tuple[str, str]:
+    """(the dsn without its password, the password): the password goes in PGPASSWORD."""
+    parts = urlsplit(dsn)
+    return f"postgresql://{parts.username}@{parts.hostname}:{parts.port}{parts.path}", parts.password or ""
+
+
+@pytest.mark.postgres
+def test_the_administrator_migrates_registers_a_table_and_creates_a_pool(pg_empty_dsn, tmp_path, capsys,
+                                                                         monkeypatch):
+    admin, password = _no_password(pg_empty_dsn)
+    monkeypatch.setenv("PGPASSWORD", password)
+    assert main(["pool", "migrate", "--dsn", admin]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "pool schema: version 3 (was 0)", "central journal schema: up to date",
+        "roles: tabled_table (each table's role is one; it may add its own rows only), tabled_auditor (reads"
+        " everything)"]
+    assert main(["pool", "migrate", "--dsn", admin]) == 0  # again: nothing to do, nothing broken
+    assert capsys.readouterr().out.startswith("pool schema: version 3 (already)\n")
+
+    role = "tabled_t01_" + uuid.uuid4().hex[:8]
+    secret = tmp_path / "t01-password"
+    secret.write_text("pw-of-T01\n")
+    assert main(["pool", "register-table", "--dsn", admin, "--table", "T01", "--role", role,
+                 "--password-file", str(secret)]) == 0
+    assert f"table T01: role {role} may read the pool and add its own" in capsys.readouterr().out
+    assert main(["pool", "create", "--dsn", admin, "--name", "main", "--contribution-bp", "7000",
+                 "--reset-cents", "1000000", "--who", "manager Kim", "--why", "new table games"]) == 0
+    assert "pool main: $10,000.00 on the meter (settings version 1, recorded by manager Kim)" \
+        in capsys.readouterr().out
+    assert main(["pool", "create", "--dsn", admin, "--name", "main", "--contribution-bp", "7000",
+                 "--reset-cents", "1000000", "--who", "manager Kim", "--why", "again"]) == 2
+    assert "pool main exists already" in capsys.readouterr().err
+
+    table = admin.replace("postgres@", f"{role}@")     # the table's own role, its password from the credential
+    credentials = tmp_path / "credentials"
+    credentials.mkdir()
+    (credentials / "pool-password").write_text("pw-of-T01\n")
+    monkeypatch.delenv("PGPASSWORD")
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(credentials))
+
+    async def play():
+        pool = await PostgresPool.open(table, "main", "T01", MAIN)
+        await pool.contribute("T01", "R1", 1, 1000)
+        await pool.close()
+    asyncio.run(play())
+    monkeypatch.delenv("CREDENTIALS_DIRECTORY")
+    monkeypatch.setenv("PGPASSWORD", password)
+    assert main(["pool", "status", "--dsn", admin, "--name", "main", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["balance_cents"] == 1_000_700
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["pool", "migrate", "--dsn", "postgresql://admin:s3cret@127.0.0.1/pool"],
+     "--dsn: holds a password: give it in PGPASSWORD or ~/.pgpass"),
+    (["pool", "migrate", "--dsn", "postgresql://admin@db.casino.lan/pool"],
+     "--dsn: reaches db.casino.lan without verifying its TLS certificate"),
+    (["pool", "migrate"], "migrate needs --dsn"),
+    (["pool", "register-table", "--dsn", "postgresql://admin@127.0.0.1/pool", "--table", "T01"],
+     "register-table needs --role"),
+    (["pool", "register-table", "--dsn", "postgresql://admin@127.0.0.1/pool", "--role", "t01"],
+     "register-table needs --table"),
+    (["pool", "create", "--dsn", "postgresql://admin@127.0.0.1/pool", "--name", "main"],
+     "create needs --name, --contribution-bp and --reset-cents"),
+])
+def test_the_administrators_actions_refuse_bad_input_in_one_line(capsys, argv, message):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "s3cret" not in err and err.count("\n") == 1

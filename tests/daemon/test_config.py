@@ -58,7 +58,7 @@ def test_linked_and_reserve_pools(tmp_path):
         [[pools]]
         name = "main"
         backend = "postgresql"
-        dsn = "postgresql://tabled@db/tabled"
+        dsn = "postgresql://tabled@db/tabled?sslmode=verify-full"
         contribution_bp = 7000
         primary = true
         [[pools]]
@@ -68,7 +68,7 @@ def test_linked_and_reserve_pools(tmp_path):
     """))
     main, reserve = cfg.pools
     assert (main.backend, main.dsn, main.path, main.contribution_bp) \
-        == ("postgresql", "postgresql://tabled@db/tabled", None, 7000)
+        == ("postgresql", "postgresql://tabled@db/tabled?sslmode=verify-full", None, 7000)
     assert (reserve.backend, reserve.path, reserve.primary, reserve.reset_cents) \
         == ("local", Path("/srv/reserve.db"), False, 0)
 

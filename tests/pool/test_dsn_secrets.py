@@ -160,3 +160,44 @@ async def test_a_connection_error_that_repeats_the_password_reaches_no_log_line_
         dump = "\n".join(db.iterdump())
     for piece in ("Hunter2", "Sesame"):
         assert piece not in dump and piece not in log.getvalue()
+
+
+@pytest.mark.parametrize("dsn, message", [
+    ("postgresql://tabled:S3cr3t@127.0.0.1/jackpot",
+     "pools[0].dsn: holds a password: the password comes from systemd's credential pool-password"),
+    ("host=pool.casino.lan user=tabled dbname=jackpot",
+     "pools[0].dsn: reaches pool.casino.lan without verifying its TLS certificate: add sslmode=verify-full"),
+    ("postgresql://tabled@pool.casino.lan/jackpot?sslmode=require",
+     "pools[0].dsn: reaches pool.casino.lan without verifying its TLS certificate"),
+])
+def test_a_pool_dsn_with_a_password_or_an_unverified_server_is_refused_at_config_load(tmp_path, capsys, dsn,
+                                                                                        message):
+    path = write(tmp_path, dsn)
+    with pytest.raises(ConfigError, match=message.replace("[0]", r"\[0\]")):
+        load_config(path)
+    assert main(["config", "check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "S3cr3t" not in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("dsn", ["postgresql://tabled@pool.casino.lan/jackpot?sslmode=verify-full&sslrootcert=ca.pem",
+                                 "host=pool.casino.lan sslmode=verify-ca user=tabled dbname=jackpot",
+                                 "postgresql://tabled@127.0.0.1:5432/jackpot", "host=/run/postgresql dbname=jackpot"])
+def test_a_pool_dsn_without_a_password_reaching_a_verified_or_local_server_loads(tmp_path, dsn):
+    assert load_config(write(tmp_path, dsn)).pools[0].dsn == dsn
+
+
+@pytest.mark.postgres
+def test_the_pool_password_comes_from_systemds_credential(pg_dsn, tmp_path, monkeypatch):
+    parts = psycopg.conninfo.conninfo_to_dict(pg_dsn)
+    without = make_conninfo(**{k: v for k, v in parts.items() if k != "password"})
+    (tmp_path / "pool-password").write_text(parts["password"] + "\n")
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(tmp_path))
+
+    async def use() -> int:
+        pool = await PostgresPool.open(without, "main", "T01", PoolSettings(2500, 1_000_000))
+        try:
+            return await pool.balance()
+        finally:
+            await pool.close()
+    assert asyncio.run(use()) == 1_000_000

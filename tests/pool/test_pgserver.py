@@ -15,7 +15,7 @@ import pytest
 
 from tabled.pool.postgresql import PostgresPool
 
-from .pgserver import ThrowawayPostgres, create_database, dsn_for, reachable, server_bindir
+from .pgserver import ThrowawayPostgres, create_database, dsn_for, migrate_pool, reachable, server_bindir
 from .test_contract import MAIN
 
 pytestmark = pytest.mark.postgres
@@ -27,6 +27,7 @@ def test_a_throwaway_server_starts_serves_a_pool_and_is_removed():
     try:
         assert reachable(server.dsn)
         dsn = dsn_for(server.dsn, create_database(server.dsn))
+        migrate_pool(dsn)
 
         async def use():
             pool = await PostgresPool.open(dsn, "main", "T01", MAIN)

@@ -1,5 +1,6 @@
-"""``tabled run`` prints the addresses of the dealer's screen and the pit's view at start; an address it cannot listen on is told,
-and the table runs without its screen (the journal and the devices do not depend on it)."""
+"""``tabled run`` prints the addresses of the dealer's screen and the pit's view at start; an
+address it cannot listen on is told, and the table runs without its screen (the journal and the
+devices do not depend on it)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,53 @@
+"""The rules for a connection string to a PostgreSQL server of the casino (the linked pool, the
+central journal): the password is never in the config (systemd's credential gives it, or libpq's
+PGPASSWORD / ~/.pgpass for a person at a shell), and a server off this machine is reached only with
+its TLS certificate verified."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", ""})
+VERIFIED = ("verify-full", "verify-ca")
+
+
+def dsn_problem(dsn: object, credential: str) -> str | None:
+    """What is wrong with ``dsn`` for a table, or None. ``credential``: the name of the systemd
+    credential its password comes from (said in the message)."""
+    if not isinstance(dsn, str) or not dsn.strip():
+        return "must be a PostgreSQL connection string (text)"
+    try:
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError:
+        return "needs the psycopg package (the 'linked' extra), which is not installed"
+    try:
+        parts = conninfo_to_dict(dsn)
+    except Exception as exc:  # noqa: BLE001 (psycopg's ProgrammingError: any unreadable string)
+        return f"cannot be read as a connection string ({str(exc).splitlines()[0]})"
+    if parts.get("password"):
+        return (f"holds a password: the password comes from systemd's credential {credential} "
+                "(LoadCredential=), never from the config")
+    hosts = str(parts.get("host") or "").split(",")
+    remote = [h for h in hosts if h not in LOOPBACK and not h.startswith("/")]
+    if remote and parts.get("sslmode") not in VERIFIED:
+        return (f"reaches {remote[0]} without verifying its TLS certificate: add sslmode=verify-full "
+                "(and sslrootcert)")
+    return None
+
+
+def credential_password(credential: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The password systemd handed over as ``credential`` ($CREDENTIALS_DIRECTORY), or None."""
+    environ = os.environ if environ is None else environ
+    folder = environ.get("CREDENTIALS_DIRECTORY")
+    if not folder:
+        return None
+    path = Path(folder) / credential
+    try:
+        return path.read_text().strip() or None
+    except OSError:
+        return None
+
+
+__all__ = ["LOOPBACK", "VERIFIED", "dsn_problem", "credential_password"]
