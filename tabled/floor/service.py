@@ -27,7 +27,7 @@ import structlog
 from aiohttp import web
 
 from tabled.daemon.seals import public_keys
-from tabled.daemon.web import SECURITY_HEADERS, may_view
+from tabled.daemon.web import SECURITY_HEADERS, Decision, may_view
 from tabled.floor.central import MAX_NAME
 from tabled.floor.config import FloorConfig
 from tabled.floor.watch import Alert, Row, TableWatch
@@ -233,7 +233,7 @@ class Floor:
 
     def _app(self) -> web.Application:
         app = web.Application(middlewares=[self._guard], client_max_size=4096)
-        app.router.add_get("/", lambda r: web.HTTPFound("/floor"))
+        app.router.add_get("/", self._home)
         app.router.add_get("/floor", self._page)
         app.router.add_get("/floor/events", self._events)
         app.router.add_get("/floor.json", self._json)
@@ -242,21 +242,26 @@ class Floor:
             app.router.add_get(f"/{name}", self._asset)
         return app
 
-    @web.middleware
-    async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+    def _decision(self, request: web.Request) -> Decision:
         token = request.headers.get("Authorization", "")
         presented = (token[7:].strip() if token.lower().startswith("bearer ") else None) \
             or request.query.get("token") or request.cookies.get(COOKIE)
-        decision = may_view(request.remote, presented, self.config.viewers)
+        return may_view(request.remote, presented, self.config.viewers)
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        decision = self._decision(request)
         if decision.status != 200:
             log.warning("floor.refused", peer=request.remote, path=request.path, status=decision.status)
             return web.Response(status=decision.status, text=decision.reason.replace("screen", "floor") + "\n",
                                 headers=SECURITY_HEADERS)
-        request["viewer"] = decision.viewer
         response = await handler(request)
         if decision.viewer != "local" and request.query.get("token") and request.path == "/floor":
             response.set_cookie(COOKIE, request.query["token"], httponly=True, samesite="Strict", path="/")
         return response
+
+    async def _home(self, request: web.Request) -> web.Response:
+        raise web.HTTPFound("/floor")
 
     async def _page(self, request: web.Request) -> web.Response:
         return web.Response(body=_asset("floor.html"), content_type="text/html", charset="utf-8",
@@ -282,7 +287,7 @@ class Floor:
             return web.json_response({"error": "send {\"alert\": ..., \"who\": ...}"}, status=400,
                                      headers=SECURITY_HEADERS)
         try:
-            ack = await self.acknowledge(body.get("alert"), body.get("who"), str(request["viewer"]))
+            ack = await self.acknowledge(body.get("alert"), body.get("who"), str(self._decision(request).viewer))
         except AckRefused as exc:
             return web.json_response({"error": str(exc)}, status=exc.status, headers=SECURITY_HEADERS)
         return web.json_response({"alert": body["alert"], **ack}, headers=SECURITY_HEADERS)

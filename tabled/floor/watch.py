@@ -193,7 +193,8 @@ class TableWatch:
             verdict, status = f"chain and {report.seals} seals verify through record {through}", "ok"
         elif report.seals:
             unknown = sorted({s.key for s in report.stretches if not s.checked})
-            verdict, status = f"chain verifies; seals by key {', '.join(unknown)} not checked (no public key)", "unknown"
+            verdict = f"chain verifies; seals by key {', '.join(unknown)} not checked (no public key)"
+            status = "unknown"
         else:
             verdict, status = ("chain verifies; no seal yet" if self.head else "no records yet"), "unknown"
         since = self.last_received_s

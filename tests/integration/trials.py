@@ -202,12 +202,13 @@ class Trials:
                     o.compare_disagree.append(t.table_id)
         return o
 
-    def lag_ms(self, since_s: float = 0.0) -> list[float]:
+    def lag_ms(self, since_s: float, until_s: float) -> list[float]:
         """Each record's time from the table's journal to the central server (one clock: one
-        machine), for records journaled after ``since_s``."""
+        machine), for the records journaled from ``since_s`` to ``until_s``."""
         with psycopg.connect(self.admin) as conn:
-            rows = conn.execute("SELECT (extract(epoch FROM received_at) * 1e6 - time_us) / 1000.0 FROM journal_records "
-                                "WHERE time_us >= %s", (int(since_s * 1e6),)).fetchall()
+            rows = conn.execute("SELECT (extract(epoch FROM received_at) * 1e6 - time_us) / 1000.0 "
+                                "FROM journal_records WHERE time_us BETWEEN %s AND %s",
+                                (int(since_s * 1e6), int(until_s * 1e6))).fetchall()
         return [float(r[0]) for r in rows]
 
 

@@ -44,8 +44,8 @@ def test_the_floor_shows_twenty_tables_a_fault_an_acknowledged_alert_and_a_broke
     floor_cfg = parse_floor_config(tomllib.loads(casino.floor_toml(poll_ms=200, silent_after_s=3600)),
                                    "floor.toml", tmp_path)
     shift = [0.0]
-    floor = Floor(floor_cfg, floor_connector(floor_cfg.central, {"CREDENTIALS_DIRECTORY": str(casino.floor_credentials)}),
-                  clock=lambda: time.time() + shift[0])
+    credentials = {"CREDENTIALS_DIRECTORY": str(casino.floor_credentials)}
+    floor = Floor(floor_cfg, floor_connector(floor_cfg.central, credentials), clock=lambda: time.time() + shift[0])
     seen: dict = {}
 
     async def on_the_floor(run: Run) -> None:
