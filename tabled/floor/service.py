@@ -121,6 +121,11 @@ class Floor:
                                 self.alerts.setdefault(alert.id, alert)
                         if len(rows) < BATCH or watch.chain_broken_at is not None:
                             break
+                for table_id, local_head, at in await (await conn.execute(
+                        "SELECT table_id, local_head, extract(epoch FROM reported_at)::float8 FROM journal_heads")
+                        ).fetchall():
+                    if table_id in self.tables:
+                        self.tables[table_id].reported_head = (local_head, at)
                 for alert, who, viewer, at in await (await conn.execute(
                         "SELECT alert, who, viewer, extract(epoch FROM acked_at)::float8 FROM floor_acks "
                         "ORDER BY id")).fetchall():

@@ -67,6 +67,7 @@ class TableWatch:
     head_hash: str = GENESIS_HASH
     last_record_s: float | None = None     # the table's clock on its last record
     last_received_s: float | None = None   # when the server took it
+    reported_head: tuple[int, float] | None = None  # the table's own journal head, and when it said so
     round_id: str | None = None
     phase: str = "no round yet"
     faults: dict[str, Fault] = field(default_factory=dict)
@@ -205,6 +206,7 @@ class TableWatch:
             "pending": [{**a, "stood_s": max(0, int(now_s - a["since_s"]))} for a in self.pending.values()],
             "today": {"rounds": today[0], "win_cents": today[1], "win": money(today[1])},
             "lag_s": None if since is None else max(0, int(now_s - since)),
+            "behind": None if self.reported_head is None else max(0, self.reported_head[0] - self.head),
             "verify": {"status": status, "text": verdict},
         }
 

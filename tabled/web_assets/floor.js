@@ -26,7 +26,8 @@ function tableCard(t) {
   card.appendChild(el("div", "state", (t.round || "no round") + ": " + t.phase));
   card.appendChild(el("div", "today", "today: " + t.today.rounds + " rounds, house win " + t.today.win));
   card.appendChild(el("div", "lag", t.lag_s === null ? "nothing shipped yet"
-    : "journal: record " + t.head + ", last shipped " + span(t.lag_s) + " ago"));
+    : "journal: record " + t.head + ", last shipped " + span(t.lag_s) + " ago"
+      + (t.behind === null ? "" : ", " + t.behind + " records behind")));
   card.appendChild(el("div", "verify verify-" + t.verify.status, t.verify.text));
   for (const f of t.faults) {
     card.appendChild(el("div", "fault-line", "FAULT " + f.equipment + ": " + f.reason + " - open for " + span(f.stood_s)));

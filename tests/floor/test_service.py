@@ -125,3 +125,25 @@ def test_tabled_floor_names_a_missing_config_or_key_file(tmp_path, capsys):
     config.write_text('[floor]\ncentral = "postgresql://f@127.0.0.1/c"\n[floor.keys]\nT01 = "T01.pub"\n')
     assert main(["floor", "--config", str(config)]) == 2
     assert "T01.pub" in capsys.readouterr().err
+
+
+def test_records_behind_are_what_the_tables_shipper_reported_past_the_central_copy(tmp_path, pg_dsn):
+    casino = Casino(pg_dsn, tmp_path / "casino", 2)
+    first, second = casino.tables
+    for t in casino.tables:
+        with Journal.open(t.journal) as j:
+            j.append_many([("round.started", {}, f"{t.table_id}-000001"), ("round.dealt", {}, f"{t.table_id}-000001")])
+
+    async def go() -> list:
+        await casino.catch_up()
+        # the table's role reports its own head only: the function finds the table by the role
+        with psycopg.connect(first.dsn, password=first.password, autocommit=True) as conn:
+            conn.execute("SELECT journal_report_head(9)")
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute("UPDATE journal_heads SET local_head = 1")
+        floor = floor_of(casino, tmp_path)
+        await floor.poll()
+        await floor.stop()
+        return [(t["table"], t["head"], t["behind"]) for t in floor.view()["tables"]]
+
+    assert asyncio.run(go()) == [("T01", 2, 7), ("T02", 2, 0)]

@@ -70,6 +70,7 @@ def test_the_floor_shows_twenty_tables_a_fault_an_acknowledged_alert_and_a_broke
             seen["state"] = await page.text_content(".table[data-table=T01] .state")
             seen["today"] = await page.text_content(".table[data-table=T01] .today")
             seen["verify"] = await page.text_content(".table[data-table=T01] .verify")
+            seen["lag"] = await page.text_content(".table[data-table=T01] .lag")
             bad = f".table[data-table={rewritten.table_id}]"
             await page.wait_for_selector(f"{bad}[data-verify=failed]")
             seen["broken"] = await page.text_content(f"{bad} .verify")
@@ -112,6 +113,7 @@ def test_the_floor_shows_twenty_tables_a_fault_an_acknowledged_alert_and_a_broke
     assert seen["fault"].startswith("FAULT meter: link lost") and "open for 12 min 3" in seen["fault"]
     assert seen["state"] == "T01-000004: betting"  # three rounds played, the fourth open for wagers
     assert seen["today"].startswith("today: 3 rounds, house win ")
+    assert seen["lag"].startswith("journal: record ") and seen["lag"].endswith(", 0 records behind")
     assert seen["verify"].startswith("chain and ") and "seals verify through record" in seen["verify"]
     assert seen["broken"] == f"seal check failed at record {seen['wager']}"
     assert "meter failed" in seen["alert"]
