@@ -26,6 +26,7 @@ async def serve(args: argparse.Namespace) -> int:
         floor = Floor(cfg, floor_connector(cfg.central))
     except (SealError, OSError) as exc:
         raise UserError(f"{args.config}: floor.keys: {exc}") from None
+    await floor.poll()  # the page has the tables from its first look
     try:
         url = await floor.start()
     except OSError as exc:

@@ -147,3 +147,29 @@ def test_records_behind_are_what_the_tables_shipper_reported_past_the_central_co
         return [(t["table"], t["head"], t["behind"]) for t in floor.view()["tables"]]
 
     assert asyncio.run(go()) == [("T01", 2, 7), ("T02", 2, 0)]
+
+
+def test_tabled_floor_prints_its_address_and_serves_the_floor(tmp_path, pg_dsn):
+    import json
+    import signal
+    import subprocess
+    import urllib.request
+
+    from tests.integration.test_restart_sim import ROOT, child_env, tabled_argv
+    casino = Casino(pg_dsn, tmp_path / "casino", 2)
+    config = tmp_path / "floor.toml"
+    config.write_text(casino.floor_toml(poll_ms=100))
+    env = {**child_env(tmp_path), "CREDENTIALS_DIRECTORY": str(casino.floor_credentials)}
+    proc = subprocess.Popen(tabled_argv("floor", "--config", str(config)), stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, cwd=ROOT, env=env)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("the floor: http://127.0.0.1:") and line.rstrip().endswith("/floor")
+        url = line.split(": ", 1)[1].strip()
+        with urllib.request.urlopen(url.replace("/floor", "/floor.json"), timeout=10) as answer:
+            view = json.load(answer)
+        assert [t["table"] for t in view["tables"]] == ["T01", "T02"] and view["central"] is None
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(10) == 130
+        proc.stdout.close()
