@@ -173,3 +173,33 @@ def test_tabled_floor_prints_its_address_and_serves_the_floor(tmp_path, pg_dsn):
         proc.send_signal(signal.SIGINT)
         assert proc.wait(10) == 130
         proc.stdout.close()
+
+
+def test_a_table_that_ships_nothing_for_too_long_raises_one_alert_until_it_ships_again(tmp_path, pg_dsn):
+    import time
+    casino = Casino(pg_dsn, tmp_path / "casino", 1)
+    table = casino.tables[0]
+    with Journal.open(table.journal) as j:
+        j.append("round.started", {}, "T01-000001")
+    later = [0.0]
+    cfg = parse_floor_config(tomllib.loads(casino.floor_toml(silent_after_s=120)), "floor.toml", tmp_path)
+    floor = Floor(cfg, floor_connector(cfg.central, {"CREDENTIALS_DIRECTORY": str(casino.floor_credentials)}),
+                  clock=lambda: time.time() + later[0])
+
+    async def go() -> list[list[str]]:
+        seen = []
+        await casino.catch_up()
+        for shift in (0, 121, 300):
+            later[0] = shift
+            await floor.poll()
+            seen.append(sorted(floor.alerts))
+        with Journal.open(table.journal) as j:
+            j.append("round.dealt", {}, "T01-000001")
+        await casino.catch_up()
+        later[0] = 121 + 300  # silent again, after record 2
+        await floor.poll()
+        seen.append(sorted(floor.alerts))
+        await floor.stop()
+        return seen
+
+    assert asyncio.run(go()) == [[], ["T01:silent:1"], ["T01:silent:1"], ["T01:silent:1", "T01:silent:2"]]
