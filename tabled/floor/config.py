@@ -5,6 +5,7 @@
     central = "postgresql://tabled_floor@127.0.0.1:5432/casino"   # no password: systemd's credential
     poll_ms = 1000                # how often the central copy is read
     silent_after_s = 120          # a table with no record shipped for this long raises an alert
+    recheck_s = 3600              # every table's copy checked again from its first record this often
 
     [floor.keys]                  # each table's journal public keys (PEM), by table id
     T01 = "/etc/tabled/floor/T01.pub"
@@ -44,6 +45,7 @@ class FloorConfig:
     port: int = 8760
     poll_s: float = 1.0
     silent_after_s: int = 120
+    recheck_s: int = 3600    # every copy checked again from its first record this often
     keys: dict[str, tuple[Path, ...]] = field(default_factory=dict)   # table id -> public key files
     viewers: tuple[Viewer, ...] = ()
 
@@ -73,6 +75,7 @@ def parse_floor_config(data: dict[str, Any], where: str, base: Path) -> FloorCon
         raise sec.fail("central", problem.replace("journal-central-password", "floor-central-password"))
     poll_ms = sec.integer("poll_ms", 50, 60_000, 1000)
     silent = sec.integer("silent_after_s", 1, 86_400, 120)
+    recheck = sec.integer("recheck_s", 60, 7 * 86_400, 3600)
     keys: dict[str, tuple[Path, ...]] = {}
     raw = sec.section("keys", {})
     for table_id in list(raw.data):
@@ -95,7 +98,7 @@ def parse_floor_config(data: dict[str, Any], where: str, base: Path) -> FloorCon
         v.finish()
         viewers.append(Viewer(name, token))
     sec.finish()
-    cfg = FloorConfig(central, host, port, poll_ms / 1000, silent, keys, tuple(viewers))
+    cfg = FloorConfig(central, host, port, poll_ms / 1000, silent, recheck, keys, tuple(viewers))
     if not cfg.loopback and not viewers:
         raise sec.fail("listen", f"{host} is reachable from other machines: configure [[floor.viewers]] "
                                  "with a token for each, or listen on 127.0.0.1")

@@ -110,17 +110,12 @@ class Floor:
                     watch = self.tables.get(table_id)
                     if watch is None:
                         watch = self.tables[table_id] = TableWatch(table_id, self.keys.get(table_id, {}))
-                    while True:
-                        cur = await conn.execute(
-                            "SELECT seq, time_us, round_id, kind, payload, prev_hash, hash, "
-                            "extract(epoch FROM received_at)::float8 FROM journal_records "
-                            "WHERE table_id = %s AND seq > %s ORDER BY seq LIMIT %s", (table_id, watch.head, BATCH))
-                        rows = await cur.fetchall()
-                        for r in rows:
-                            for alert in watch.feed(Row(*r)):
-                                self.alerts.setdefault(alert.id, alert)
-                        if len(rows) < BATCH or watch.chain_broken_at is not None:
-                            break
+                    elif watch.head:
+                        # the record checked last is still the one there: a change re-hashed to the end shows
+                        row = await (await conn.execute("SELECT hash FROM journal_records WHERE table_id = %s "
+                                                        "AND seq = %s", (table_id, watch.head))).fetchone()
+                        self._raise(watch.changed(None if row is None else row[0]))
+                    await self._read(conn, watch)
                 for table_id, local_head, at in await (await conn.execute(
                         "SELECT table_id, local_head, extract(epoch FROM reported_at)::float8 FROM journal_heads")
                         ).fetchall():
@@ -140,6 +135,43 @@ class Floor:
                 self._conn = None
         self._silent()
         self.polls += 1
+        self._publish()
+
+    async def _read(self, conn: Any, watch: TableWatch) -> None:
+        """Fold the table's records after the last one folded."""
+        while True:
+            cur = await conn.execute(
+                "SELECT seq, time_us, round_id, kind, payload, prev_hash, hash, "
+                "extract(epoch FROM received_at)::float8 FROM journal_records "
+                "WHERE table_id = %s AND seq > %s ORDER BY seq LIMIT %s", (watch.table_id, watch.head, BATCH))
+            rows = await cur.fetchall()
+            for r in rows:
+                self._raise(watch.feed(Row(*r)))
+            if len(rows) < BATCH or watch.chain_broken_at is not None:
+                return
+
+    def _raise(self, alerts: list[Alert]) -> None:
+        for alert in alerts:
+            self.alerts.setdefault(alert.id, alert)
+
+    async def recheck(self) -> None:
+        """Check every table's central copy again from its first record (a record changed after the
+        floor checked it, even without re-hashing, is found), then carry on from there."""
+        async with self._lock:
+            try:
+                conn = await self._connection()
+                fresh = {}
+                for table_id, old in self.tables.items():
+                    watch = fresh[table_id] = TableWatch(table_id, self.keys.get(table_id, {}))
+                    watch.reported_head = old.reported_head
+                    await self._read(conn, watch)
+                    if watch.chain_broken_at is None and old.chain_broken_at is not None:
+                        # a copy seen changed stays flagged, though it reads as whole now (re-hashed)
+                        watch.chain_broken_at, watch.chain_reason = old.chain_broken_at, old.chain_reason
+                self.tables = fresh
+            except Exception as exc:  # noqa: BLE001 (as a poll: shown, and tried again)
+                self.central_error = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+                self._conn = None
         self._publish()
 
     def _silent(self) -> None:
@@ -205,9 +237,13 @@ class Floor:
     # -- serving ------------------------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Poll until cancelled."""
+        """Poll until cancelled; check every copy again from its start each ``recheck_s``."""
+        due = self.clock() + self.config.recheck_s
         while True:
             await self.poll()
+            if self.clock() >= due:
+                await self.recheck()
+                due = self.clock() + self.config.recheck_s
             await asyncio.sleep(self.config.poll_s)
 
     async def start(self) -> str:

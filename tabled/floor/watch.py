@@ -101,6 +101,17 @@ class TableWatch:
             alerts += self._fold(row, payload)
         return alerts
 
+    def changed(self, digest: str | None) -> list[Alert]:
+        """The central copy's hash of the record folded last, read again: another than the one
+        checked means the copy was changed after the floor checked it."""
+        if self.chain_broken_at is not None or digest == self.head_hash:
+            return []
+        what = "is gone from" if digest is None else "was changed on"
+        self.chain_broken_at = self.head
+        self.chain_reason = f"record {self.head} {what} the central copy after the floor checked it"
+        return [Alert(f"{self.table_id}:changed:{self.head}", self.table_id, "chain",
+                      f"the central copy's chain is broken: {self.chain_reason}", self.last_record_s or 0.0)]
+
     def _chain(self, row: Row) -> list[Alert]:
         if self.chain_broken_at is not None:
             return []

@@ -17,7 +17,7 @@ from tabled.cli import main
 from tabled.daemon.journal import Journal
 from tabled.floor.config import FloorConfigError, parse_floor_config
 from tabled.floor.service import Floor, floor_connector
-from tests.floor.casino import Casino
+from tests.floor.casino import Casino, rewrite_central
 
 pytestmark = pytest.mark.postgres
 
@@ -203,3 +203,39 @@ def test_a_table_that_ships_nothing_for_too_long_raises_one_alert_until_it_ships
         return seen
 
     assert asyncio.run(go()) == [[], ["T01:silent:1"], ["T01:silent:1"], ["T01:silent:1", "T01:silent:2"]]
+
+
+def test_a_central_copy_changed_after_the_floor_checked_it_is_found(tmp_path, pg_dsn):
+    """Re-hashed to the end: the next poll sees the last record checked is not the one there. Not
+    re-hashed: the periodic check from the first record finds the record that does not hash."""
+    casino = Casino(pg_dsn, tmp_path / "casino", 2)
+    for t in casino.tables:
+        with Journal.open(t.journal) as j:
+            j.append_many([("round.started", {"n": 1}, f"{t.table_id}-000001"),
+                           ("round.settled", settled_payload(), f"{t.table_id}-000001")])
+
+    async def go() -> tuple[list[str], list[str], list[str]]:
+        await casino.catch_up()
+        floor = floor_of(casino, tmp_path)
+        await floor.poll()
+        before = sorted(floor.alerts)
+        rewrite_central(pg_dsn, "T01", 1, lambda p: {**p, "n": 2})
+        with psycopg.connect(pg_dsn, autocommit=True) as admin:
+            admin.execute("ALTER TABLE journal_records DISABLE TRIGGER journal_no_change")
+            admin.execute("""UPDATE journal_records SET payload = '{"n":3}' WHERE table_id = 'T02' AND seq = 1""")
+            admin.execute("ALTER TABLE journal_records ENABLE TRIGGER journal_no_change")
+        await floor.poll()
+        polled = sorted(floor.alerts)
+        await floor.recheck()
+        await floor.stop()
+        return before, polled, sorted(floor.alerts), [t["verify"]["text"] for t in floor.view()["tables"]]
+
+    before, polled, rechecked, verdicts = asyncio.run(go())
+    assert before == [] and polled == ["T01:changed:2"]
+    assert rechecked == ["T01:changed:2", "T02:chain:1"]
+    assert verdicts == ["chain broken: record 2 was changed on the central copy after the floor checked it",
+                        "chain broken: record 1 does not hash to the hash it carries"]
+
+
+def settled_payload() -> dict:
+    return {"house_collects_cents": 500, "house_pays_cents": 0}
