@@ -36,6 +36,7 @@ USER_ERRORS: tuple[tuple[str, str], ...] = (
     ("tabled.game.progressive", "ProgressiveError"),
     ("tabled.game.limits", "LimitError"),
     ("tabled.daemon.config", "ConfigError"),
+    ("tabled.floor.config", "FloorConfigError"),
     ("tabled.daemon.assemble", "CannotStart"),
     ("tabled.daemon.journal", "JournalError"),
     ("tabled.pool.base", "PoolError"),

@@ -30,6 +30,7 @@ from typing import Any
 from collections.abc import Callable
 
 from tabled.commands._arguments import UserError, whole_number
+from tabled import floor
 from tabled.daemon import shipping
 from tabled.daemon.config import find_config, load_config
 from tabled.game.settlement import money
@@ -76,6 +77,7 @@ def _pool_schema(admin: Any) -> str:
 SCHEMAS: list[tuple[str, Callable[[Any], object]]] = [
     ("pool", _pool_schema),
     ("central journal", shipping.migrate),
+    ("floor", floor.migrate),
 ]
 #: what `tabled pool register-table` does in each schema: (name, registrar(admin, table, role, password))
 REGISTRARS: list[tuple[str, Callable[[Any, str, str, str | None], None]]] = [

@@ -128,6 +128,28 @@ DROP POLICY IF EXISTS auditors_read ON journal_records;
 CREATE POLICY auditors_read ON journal_records FOR SELECT TO {AUDITOR} USING (true);
 REVOKE ALL ON journal_records, journal_tables FROM PUBLIC;
 GRANT SELECT ON journal_records, journal_tables TO {AUDITOR};
+
+-- how far each table's own journal goes, as its shipper last said: the floor shows how many records
+-- the central copy is behind. A table's role reports only its own (the function looks it up).
+CREATE TABLE IF NOT EXISTS journal_heads (
+    table_id    text PRIMARY KEY REFERENCES journal_tables(table_id),
+    local_head  bigint NOT NULL,
+    reported_at timestamptz NOT NULL
+);
+CREATE OR REPLACE FUNCTION journal_report_head(head bigint) RETURNS void LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, public AS $$
+DECLARE
+    owner text;
+BEGIN
+    SELECT t.table_id INTO owner FROM journal_tables t WHERE t.role = session_user;
+    IF owner IS NULL THEN
+        RAISE EXCEPTION 'role % ships no table''s journal', session_user USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    INSERT INTO journal_heads (table_id, local_head, reported_at) VALUES (owner, head, now())
+        ON CONFLICT (table_id) DO UPDATE SET local_head = EXCLUDED.local_head, reported_at = EXCLUDED.reported_at;
+END $$;
+REVOKE ALL ON journal_heads FROM PUBLIC;
+GRANT SELECT ON journal_heads TO {AUDITOR};
 """
 
 
@@ -216,6 +238,8 @@ class Shipper:
         self.local_head = 0
         self.diverged: Divergence | None = None
         self.failures = 0
+        self.reported = 0                # the local head last told to the server (journal_heads)
+        self._reporting = True           # False on a server whose schema has no journal_report_head
         self._wake = asyncio.Event()
         self._caught_up = asyncio.Event()
 
@@ -253,6 +277,8 @@ class Shipper:
                 sent = await asyncio.to_thread(self._read_after, seq, digest)
                 if sent is None:
                     return
+                if self._reporting and self.local_head != self.reported:
+                    await self._report_head(conn)
                 if not sent:
                     self._caught_up.set()
                     self._wake.clear()
@@ -268,6 +294,18 @@ class Shipper:
         finally:
             with contextlib.suppress(Exception):
                 await conn.close()
+
+    async def _report_head(self, conn: Any) -> None:
+        """Tell the server how far the table's journal goes (the floor shows records behind)."""
+        import psycopg
+        try:
+            await conn.execute("SELECT journal_report_head(%s)", (self.local_head,))
+            await conn.commit()
+            self.reported = self.local_head
+        except (psycopg.errors.UndefinedFunction, psycopg.errors.InsufficientPrivilege) as exc:
+            await conn.rollback()
+            self._reporting = False  # an older central schema: ship without reporting
+            log.warning("shipping.head_not_reported", table_id=self.table_id, error=str(exc).splitlines()[0])
 
     async def _head(self, conn: Any) -> tuple[int, str]:
         cur = await conn.execute("SELECT seq, hash FROM journal_records WHERE table_id = %s ORDER BY seq DESC "

@@ -1,0 +1,118 @@
+"""The floor service's config: one ``[floor]`` section.
+
+    [floor]
+    listen = "127.0.0.1:8760"     # this PC only; another address needs [[floor.viewers]] with tokens
+    central = "postgresql://tabled_floor@127.0.0.1:5432/casino"   # no password: systemd's credential
+    poll_ms = 1000                # how often the central copy is read
+    silent_after_s = 120          # a table with no record shipped for this long raises an alert
+    recheck_s = 3600              # every table's copy checked again from its first record this often
+
+    [floor.keys]                  # each table's journal public keys (PEM), by table id
+    T01 = "/etc/tabled/floor/T01.pub"
+    T02 = ["/etc/tabled/floor/T02.pub", "/etc/tabled/floor/T02-old.pub"]
+
+    [[floor.viewers]]
+    name = "surveillance"
+    token = "..."                 # at least 24 characters
+
+Relative paths are resolved against the config file's folder.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tabled.daemon.config import Viewer, listen_address
+from tabled.daemon.shipping import dsn_problem
+from tabled.game.checks import Section
+from tabled.host.documents import parse_toml, read_text
+
+LISTEN = "127.0.0.1:8760"
+MIN_TOKEN_CHARS = 24
+
+
+class FloorConfigError(ValueError):
+    """A floor config that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class FloorConfig:
+    central: str
+    host: str = "127.0.0.1"
+    port: int = 8760
+    poll_s: float = 1.0
+    silent_after_s: int = 120
+    recheck_s: int = 3600    # every copy checked again from its first record this often
+    keys: dict[str, tuple[Path, ...]] = field(default_factory=dict)   # table id -> public key files
+    viewers: tuple[Viewer, ...] = ()
+
+    @property
+    def loopback(self) -> bool:
+        return ipaddress.ip_address(self.host).is_loopback
+
+
+def parse_floor_config(data: dict[str, Any], where: str, base: Path) -> FloorConfig:
+    """Check parsed TOML (``base``: the folder relative paths start from)."""
+    def error(key: str, problem: str) -> FloorConfigError:
+        return FloorConfigError(f"{where}: {key}: {problem}")
+
+    top = Section(data, error)
+    sec = top.section("floor")
+    top.finish()
+    listen = sec.get("listen", LISTEN)
+    if not isinstance(listen, str):
+        raise sec.fail("listen", f"must be text such as {LISTEN!r}")
+    try:
+        host, port = listen_address(listen)
+    except ValueError as exc:
+        raise sec.fail("listen", str(exc)) from None
+    central = sec.text("central")
+    problem = dsn_problem(central)
+    if problem:
+        raise sec.fail("central", problem.replace("journal-central-password", "floor-central-password"))
+    poll_ms = sec.integer("poll_ms", 50, 60_000, 1000)
+    silent = sec.integer("silent_after_s", 1, 86_400, 120)
+    recheck = sec.integer("recheck_s", 60, 7 * 86_400, 3600)
+    keys: dict[str, tuple[Path, ...]] = {}
+    raw = sec.section("keys", {})
+    for table_id in list(raw.data):
+        value = raw.get(table_id)
+        paths = [value] if isinstance(value, str) else value
+        if not isinstance(paths, list) or not paths or not all(isinstance(p, str) and p.strip() for p in paths):
+            raise raw.fail(table_id, "must be a public key file (PEM) or a list of them")
+        keys[table_id] = tuple((base / p).resolve() for p in paths)
+    viewers: list[Viewer] = []
+    items = sec.get("viewers", [])
+    if not isinstance(items, list):
+        raise sec.fail("viewers", "must be a list of { name = ..., token = ... }")
+    for i, item in enumerate(items):
+        v = sec.entry(item, f"viewers[{i}]")
+        name, token = v.text("name"), v.text("token")
+        if len(token) < MIN_TOKEN_CHARS or not token.isascii() or not token.isprintable() or " " in token:
+            raise v.fail("token", f"must be at least {MIN_TOKEN_CHARS} printable ASCII characters without spaces")
+        if any(token == o.token or name == o.name for o in viewers):
+            raise v.fail("name", "each viewer has its own name and token")
+        v.finish()
+        viewers.append(Viewer(name, token))
+    sec.finish()
+    cfg = FloorConfig(central, host, port, poll_ms / 1000, silent, recheck, keys, tuple(viewers))
+    if not cfg.loopback and not viewers:
+        raise sec.fail("listen", f"{host} is reachable from other machines: configure [[floor.viewers]] "
+                                 "with a token for each, or listen on 127.0.0.1")
+    return cfg
+
+
+def load_floor_config(path: str | Path) -> FloorConfig:
+    path = Path(path)
+
+    def problem(text: str) -> FloorConfigError:
+        return FloorConfigError(f"{path}: {text}")
+
+    data = parse_toml(read_text(path, problem, missing="no such config file"), problem)
+    return parse_floor_config(data, str(path), path.resolve().parent)
+
+
+__all__ = ["FloorConfig", "FloorConfigError", "parse_floor_config", "load_floor_config", "LISTEN"]

@@ -1,0 +1,364 @@
+"""``tabled floor``: the pit's and the surveillance room's view of every table, served from the
+central PostgreSQL (never from a table: a table that is down or rewritten is exactly what it shows).
+
+- ``/floor`` the page (``tabled/web_assets/floor.*``, in the package), ``/floor/events`` the floor
+  as Server-Sent Events (the whole view each poll, only the latest to a slow page), ``/floor.json``
+  the view once, ``POST /floor/ack`` a named person acknowledges an alert (JSON
+  ``{"alert": ID, "who": NAME}``): the only write, and only to the floor's own ``floor_acks``.
+- Every :attr:`FloorConfig.poll_s` the records each table shipped since the last poll are read and
+  folded (tabled/floor/watch.py); a table with nothing shipped for ``silent_after_s`` raises an alert.
+- Who may look and acknowledge: this PC, or another machine with a viewer's token (as the dealer's
+  screen, tabled/daemon/web.py). An acknowledgement names the person typed in and the viewer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import time
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import structlog
+from aiohttp import web
+
+from tabled.daemon.seals import public_keys
+from tabled.daemon.web import SECURITY_HEADERS, Decision, may_view
+from tabled.floor.central import MAX_NAME
+from tabled.floor.config import FloorConfig
+from tabled.floor.watch import Alert, Row, TableWatch
+
+log = structlog.get_logger("tabled.floor")
+
+#: the credential systemd passes with the floor role's password (LoadCredential=)
+PASSWORD_CREDENTIAL = "floor-central-password"
+COOKIE = "tabled_floor"
+ASSETS = {"floor.js": "text/javascript", "floor.css": "text/css"}
+HEARTBEAT_S = 2.0
+BATCH = 5000  # records read a table a query
+
+
+def floor_connector(dsn: str, environ: dict[str, str] | None = None) -> Callable[[], Any]:
+    """Opens the floor's async connection (autocommit), with systemd's password credential if any."""
+    import psycopg
+    env = dict(os.environ) if environ is None else environ
+    extra: dict[str, Any] = {}
+    folder = env.get("CREDENTIALS_DIRECTORY")
+    if folder and (Path(folder) / PASSWORD_CREDENTIAL).exists():
+        extra["password"] = (Path(folder) / PASSWORD_CREDENTIAL).read_text().strip()
+
+    def connect() -> Any:
+        return psycopg.AsyncConnection.connect(dsn, connect_timeout=10, autocommit=True, **extra)
+    return connect
+
+
+class AckRefused(ValueError):
+    """An acknowledgement that cannot be taken; ``status`` is the HTTP answer."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+
+
+class _Client:
+    def __init__(self, latest: bytes | None) -> None:
+        self.latest = latest
+        self.wake = asyncio.Event()
+
+
+class Floor:
+    """The floor service: reads the central copy, folds it, serves the page."""
+
+    def __init__(self, config: FloorConfig, connect: Callable[[], Any], *,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.config, self.connect, self.clock = config, connect, clock
+        self.keys = {table: public_keys((str(p), p.read_bytes()) for p in paths)
+                     for table, paths in config.keys.items()}
+        self.tables: dict[str, TableWatch] = {}
+        self.alerts: dict[str, Alert] = {}
+        self.acks: dict[str, dict[str, Any]] = {}
+        self.central_error: str | None = None
+        self.polls = 0
+        self.url: str | None = None
+        self.latest: bytes | None = None
+        self._seq = 0
+        self._conn: Any = None
+        self._lock = asyncio.Lock()
+        self._clients: set[_Client] = set()
+        self._runner: web.AppRunner | None = None
+        self._polled = asyncio.Event()
+
+    # -- reading the central copy ---------------------------------------------------------------------
+
+    async def _connection(self) -> Any:
+        if self._conn is None or self._conn.closed:
+            self._conn = await self.connect()
+        return self._conn
+
+    async def poll(self) -> None:
+        """Read what every table shipped since the last poll, and the acknowledgements."""
+        async with self._lock:
+            try:
+                conn = await self._connection()
+                ids = [r[0] for r in await (await conn.execute(
+                    "SELECT table_id FROM journal_tables ORDER BY table_id")).fetchall()]
+                for table_id in sorted(set(ids) | set(self.config.keys)):
+                    watch = self.tables.get(table_id)
+                    if watch is None:
+                        watch = self.tables[table_id] = TableWatch(table_id, self.keys.get(table_id, {}))
+                    elif watch.head:
+                        # the record checked last is still the one there: a change re-hashed to the end shows
+                        row = await (await conn.execute("SELECT hash FROM journal_records WHERE table_id = %s "
+                                                        "AND seq = %s", (table_id, watch.head))).fetchone()
+                        self._raise(watch.changed(None if row is None else row[0]))
+                    await self._read(conn, watch)
+                for table_id, local_head, at in await (await conn.execute(
+                        "SELECT table_id, local_head, extract(epoch FROM reported_at)::float8 FROM journal_heads")
+                        ).fetchall():
+                    if table_id in self.tables:
+                        self.tables[table_id].reported_head = (local_head, at)
+                for alert, who, viewer, at in await (await conn.execute(
+                        "SELECT alert, who, viewer, extract(epoch FROM acked_at)::float8 FROM floor_acks "
+                        "ORDER BY id")).fetchall():
+                    self.acks.setdefault(alert, {"who": who, "viewer": viewer, "at_s": at})
+                self.central_error = None
+            except Exception as exc:  # noqa: BLE001 (a lost server is shown, and tried again next poll)
+                self.central_error = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+                log.warning("floor.central_unreachable", error=self.central_error)
+                if self._conn is not None:
+                    with contextlib.suppress(Exception):
+                        await self._conn.close()
+                self._conn = None
+        self._silent()
+        self.polls += 1
+        self._publish()
+
+    async def _read(self, conn: Any, watch: TableWatch) -> None:
+        """Fold the table's records after the last one folded."""
+        while True:
+            cur = await conn.execute(
+                "SELECT seq, time_us, round_id, kind, payload, prev_hash, hash, "
+                "extract(epoch FROM received_at)::float8 FROM journal_records "
+                "WHERE table_id = %s AND seq > %s ORDER BY seq LIMIT %s", (watch.table_id, watch.head, BATCH))
+            rows = await cur.fetchall()
+            for r in rows:
+                self._raise(watch.feed(Row(*r)))
+            if len(rows) < BATCH or watch.chain_broken_at is not None:
+                return
+
+    def _raise(self, alerts: list[Alert]) -> None:
+        for alert in alerts:
+            self.alerts.setdefault(alert.id, alert)
+
+    async def recheck(self) -> None:
+        """Check every table's central copy again from its first record (a record changed after the
+        floor checked it, even without re-hashing, is found), then carry on from there."""
+        async with self._lock:
+            try:
+                conn = await self._connection()
+                fresh = {}
+                for table_id, old in self.tables.items():
+                    watch = fresh[table_id] = TableWatch(table_id, self.keys.get(table_id, {}))
+                    watch.reported_head = old.reported_head
+                    await self._read(conn, watch)
+                    if watch.chain_broken_at is None and old.chain_broken_at is not None:
+                        # a copy seen changed stays flagged, though it reads as whole now (re-hashed)
+                        watch.chain_broken_at, watch.chain_reason = old.chain_broken_at, old.chain_reason
+                self.tables = fresh
+            except Exception as exc:  # noqa: BLE001 (as a poll: shown, and tried again)
+                self.central_error = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+                self._conn = None
+        self._publish()
+
+    def _silent(self) -> None:
+        now = self.clock()
+        for w in self.tables.values():
+            if w.last_received_s is not None and now - w.last_received_s > self.config.silent_after_s:
+                alert = Alert(f"{w.table_id}:silent:{w.head}", w.table_id, "silent",
+                              f"nothing shipped for more than {self.config.silent_after_s} s "
+                              f"(last record {w.head})", w.last_received_s + self.config.silent_after_s)
+                self.alerts.setdefault(alert.id, alert)
+
+    async def acknowledge(self, alert_id: object, who: object, viewer: str) -> dict[str, Any]:
+        """Journal centrally that ``who`` acknowledged ``alert_id``."""
+        if not isinstance(alert_id, str) or alert_id not in self.alerts:
+            raise AckRefused(404, f"no such alert: {str(alert_id)[:100]!r}")
+        if not isinstance(who, str) or not who.strip() or len(who.strip()) > MAX_NAME or not who.isprintable():
+            raise AckRefused(400, f"who acknowledges must be a person's name (1 to {MAX_NAME} characters)")
+        if alert_id in self.acks:
+            raise AckRefused(409, f"already acknowledged by {self.acks[alert_id]['who']}")
+        async with self._lock:
+            try:
+                conn = await self._connection()
+                cur = await conn.execute(
+                    "INSERT INTO floor_acks (alert, table_id, who, viewer) VALUES (%s, %s, %s, %s) "
+                    "RETURNING extract(epoch FROM acked_at)::float8",
+                    (alert_id, self.alerts[alert_id].table_id, who.strip(), viewer))
+                (at,) = await cur.fetchone()
+            except Exception as exc:  # noqa: BLE001 (not taken: the person is told, nothing is shown acked)
+                self._conn = None
+                raise AckRefused(503, f"the central database did not take it: {str(exc).splitlines()[0][:200]}") \
+                    from None
+        ack = self.acks[alert_id] = {"who": who.strip(), "viewer": viewer, "at_s": at}
+        log.info("floor.acknowledged", alert=alert_id, who=who.strip(), viewer=viewer)
+        self._publish()
+        return ack
+
+    # -- the view -----------------------------------------------------------------------------------
+
+    def view(self) -> dict[str, Any]:
+        now = self.clock()
+        alerts = []
+        for a in sorted(self.alerts.values(), key=lambda a: (a.id in self.acks, -a.raised_s)):
+            ack = self.acks.get(a.id)
+            alerts.append({"id": a.id, "table": a.table_id, "kind": a.kind, "text": a.text,
+                           "stood_s": max(0, int(now - a.raised_s)), "ack": ack})
+        return {"now_s": int(now), "central": self.central_error, "polls": self.polls,
+                "tables": [w.view(now) for _, w in sorted(self.tables.items())], "alerts": alerts}
+
+    def _publish(self) -> None:
+        data = json.dumps(self.view(), separators=(",", ":"), ensure_ascii=True)
+        self._seq += 1
+        self.latest = f"id: {self._seq}\nevent: floor\ndata: {data}\n\n".encode()
+        for c in self._clients:
+            c.latest = self.latest
+            c.wake.set()
+        self._polled.set()
+
+    async def polled(self) -> None:
+        """Wait for the next poll to be published (tests)."""
+        self._polled.clear()
+        await self._polled.wait()
+
+    # -- serving ------------------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Poll until cancelled; check every copy again from its start each ``recheck_s``."""
+        due = self.clock() + self.config.recheck_s
+        while True:
+            await self.poll()
+            if self.clock() >= due:
+                await self.recheck()
+                due = self.clock() + self.config.recheck_s
+            await asyncio.sleep(self.config.poll_s)
+
+    async def start(self) -> str:
+        """Serve the page; returns its address (``http://host:port/floor``)."""
+        self._runner = web.AppRunner(self._app(), access_log=None, shutdown_timeout=0.5)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.config.host, self.config.port)
+        try:
+            await site.start()
+        except OSError as exc:
+            await self._runner.cleanup()
+            raise OSError(f"cannot serve the floor on {self.config.host}:{self.config.port}: "
+                          f"{exc.strerror or exc}") from None
+        host, port = self._runner.addresses[0][:2]
+        self.url = f"http://{f'[{host}]' if ':' in host else host}:{port}/floor"
+        return self.url
+
+    async def stop(self) -> None:
+        for c in list(self._clients):
+            c.latest = None
+            c.wake.set()
+        self._clients.clear()
+        if self._runner is not None:
+            await self._runner.cleanup()
+        if self._conn is not None:
+            with contextlib.suppress(Exception):
+                await self._conn.close()
+
+    def _app(self) -> web.Application:
+        app = web.Application(middlewares=[self._guard], client_max_size=4096)
+        app.router.add_get("/", self._home)
+        app.router.add_get("/floor", self._page)
+        app.router.add_get("/floor/events", self._events)
+        app.router.add_get("/floor.json", self._json)
+        app.router.add_post("/floor/ack", self._ack)
+        for name in ASSETS:
+            app.router.add_get(f"/{name}", self._asset)
+        return app
+
+    def _decision(self, request: web.Request) -> Decision:
+        token = request.headers.get("Authorization", "")
+        presented = (token[7:].strip() if token.lower().startswith("bearer ") else None) \
+            or request.query.get("token") or request.cookies.get(COOKIE)
+        return may_view(request.remote, presented, self.config.viewers)
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        decision = self._decision(request)
+        if decision.status != 200:
+            log.warning("floor.refused", peer=request.remote, path=request.path, status=decision.status)
+            return web.Response(status=decision.status, text=decision.reason.replace("screen", "floor") + "\n",
+                                headers=SECURITY_HEADERS)
+        response = await handler(request)
+        if decision.viewer != "local" and request.query.get("token") and request.path == "/floor":
+            response.set_cookie(COOKIE, request.query["token"], httponly=True, samesite="Strict", path="/")
+        return response
+
+    async def _home(self, request: web.Request) -> web.Response:
+        raise web.HTTPFound("/floor")
+
+    async def _page(self, request: web.Request) -> web.Response:
+        return web.Response(body=_asset("floor.html"), content_type="text/html", charset="utf-8",
+                            headers=SECURITY_HEADERS)
+
+    async def _asset(self, request: web.Request) -> web.Response:
+        name = request.path.lstrip("/")
+        return web.Response(body=_asset(name), content_type=ASSETS[name], charset="utf-8", headers=SECURITY_HEADERS)
+
+    async def _json(self, request: web.Request) -> web.Response:
+        return web.Response(text=json.dumps(self.view()), content_type="application/json", headers=SECURITY_HEADERS)
+
+    async def _ack(self, request: web.Request) -> web.Response:
+        # JSON only: a page of another site cannot send it without the browser asking first
+        if request.content_type != "application/json":
+            return web.json_response({"error": "send JSON: {\"alert\": ..., \"who\": ...}"}, status=415,
+                                     headers=SECURITY_HEADERS)
+        try:
+            body = await request.json()
+        except ValueError:
+            return web.json_response({"error": "the body is not JSON"}, status=400, headers=SECURITY_HEADERS)
+        if not isinstance(body, dict):
+            return web.json_response({"error": "send {\"alert\": ..., \"who\": ...}"}, status=400,
+                                     headers=SECURITY_HEADERS)
+        try:
+            ack = await self.acknowledge(body.get("alert"), body.get("who"), str(self._decision(request).viewer))
+        except AckRefused as exc:
+            return web.json_response({"error": str(exc)}, status=exc.status, headers=SECURITY_HEADERS)
+        return web.json_response({"alert": body["alert"], **ack}, headers=SECURITY_HEADERS)
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={**SECURITY_HEADERS, "Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        client = _Client(self.latest)
+        self._clients.add(client)
+        try:
+            await response.write(b"retry: 1000\n\n")
+            while client in self._clients:
+                event, client.latest = client.latest, None
+                client.wake.clear()
+                if event is not None:
+                    await response.write(event)
+                try:
+                    async with asyncio.timeout(HEARTBEAT_S):
+                        await client.wake.wait()
+                except TimeoutError:
+                    await response.write(b"event: beat\ndata: \n\n")
+        except ConnectionResetError:
+            pass
+        finally:
+            self._clients.discard(client)
+        return response
+
+
+def _asset(name: str) -> bytes:
+    return resources.files("tabled").joinpath("web_assets", name).read_bytes()
+
+
+__all__ = ["Floor", "AckRefused", "floor_connector", "PASSWORD_CREDENTIAL"]

@@ -1,0 +1,113 @@
+"""What the floor folds from a table's central records: the round and its phase, faults and how
+long they stood (14.13), progressive awards pending until paid (12.4) or held while the pool cannot
+be reached (14.13), today's rounds and house win, and the chain and seals checked again, record by
+record, with the table's public key."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tabled.daemon.journal import Journal
+from tabled.daemon.seals import SigningKey, public_keys
+from tabled.floor.watch import Row, TableWatch
+from tests.floor.casino import key_files
+
+NOON = datetime(2026, 3, 2, 12, 0).timestamp()
+
+
+def rows(path: Path, received: float = NOON) -> list[Row]:
+    with Journal.open(path, readonly=True) as j:
+        return [Row(r.seq, r.time_us, r.round_id, r.kind, text, r.prev_hash, r.hash, received)
+                for r, text in j.raw_records_after(0, 10**9)]
+
+
+def settled(collects: int, pays: int) -> dict:
+    return {"house_collects_cents": collects, "house_pays_cents": pays, "net_cents": pays - collects}
+
+
+def keyed(tmp_path: Path) -> tuple[SigningKey, dict]:
+    private, public = key_files(tmp_path, "T01")
+    return SigningKey.from_pem(private.read_bytes(), "T01.key"), public_keys([("T01.pub", public.read_bytes())])
+
+
+def play(tmp_path: Path, key: SigningKey, clock=lambda: NOON) -> Path:
+    path = tmp_path / "journal.db"
+    with Journal.open(path, clock) as j:
+        j.append_many([("round.started", {}, "T01-000001"), ("round.dealt", {}, "T01-000001")])
+        j.append("fault.raised", {"equipment": "meter", "reason": "link lost", "rule": "14.13"}, "T01-000001")
+        j.append("pool.awards", {"result": {"awards": [{"spot": 4, "category": "four of a kind",
+                                                       "amount_cents": 50000}]}}, "T01-000001")
+        j.append("round.settled", settled(2000, 16000), "T01-000001")
+        j.seal(key)
+        j.append("round.finished", {"phase": "complete"}, "T01-000001")
+        j.append("round.started", {}, "T01-000002")
+        j.append("progressive.award_held", {"spots": [3], "since_ms": 0, "rule": "14.13"}, "T01-000002")
+        j.append("round.settled", settled(5000, 1000), "T01-000002")
+        j.seal(key)
+    return path
+
+
+def test_state_faults_awards_and_todays_figures(tmp_path):
+    key, publics = keyed(tmp_path)
+    watch = TableWatch("T01", publics)
+    alerts = [a for r in rows(play(tmp_path, key)) for a in watch.feed(r)]
+    v = watch.view(NOON + 754)
+    assert (v["round"], v["phase"]) == ("T01-000002", "settled")
+    assert v["faults"] == [{"equipment": "meter", "reason": "link lost", "since_s": NOON, "stood_s": 754}]
+    # the four of a kind was paid at round.finished (12.4); spot 3's award is held (14.13)
+    assert [(p["round_id"], p["spot"], p["category"]) for p in v["pending"]] == [
+        ("T01-000002", 3, "held: pool unreachable")]
+    assert v["today"] == {"rounds": 2, "win_cents": -14000 + 4000, "win": "-$100.00"}
+    assert v["verify"] == {"status": "ok", "text": "chain and 2 seals verify through record 11"}
+    assert [a.kind for a in alerts] == ["fault", "progressive", "progressive"]
+    assert alerts[1].text == "progressive hit in round T01-000001: spot 4 four of a kind $500.00"
+    assert watch.view(NOON + 86_400)["today"]["rounds"] == 0  # a new day
+
+
+def test_seals_by_a_key_the_floor_was_not_given_are_not_called_verified(tmp_path):
+    key, _ = keyed(tmp_path)
+    unchecked = TableWatch("T01", {})
+    for r in rows(play(tmp_path, key)):
+        unchecked.feed(r)
+    assert unchecked.view(NOON)["verify"]["status"] == "unknown"
+    assert "not checked (no public key)" in unchecked.view(NOON)["verify"]["text"]
+
+
+@settings(max_examples=15, deadline=None)
+@given(victim=st.sampled_from([1, 2, 3, 4, 5, 7, 8, 9, 10]), cents=st.integers(1, 10**6))  # 6, 11: seals
+def test_any_record_rewritten_on_the_central_copy_is_flagged_by_number(tmp_path_factory, victim, cents):
+    """Someone rewrites one record on the server and hashes every record after it again: the chain
+    holds, the seal over the record does not."""
+    from tabled.daemon.journal import canonical_payload, record_hash
+    folder = tmp_path_factory.mktemp("w")
+    key, publics = keyed(folder)
+    original = rows(play(folder, key))
+    changed, prev = [], None
+    for r in original:
+        payload = canonical_payload({"forged_cents": cents}) if r.seq == victim else r.payload
+        link = prev or r.prev_hash
+        digest = record_hash(r.seq, r.time_us, r.round_id, r.kind, payload, link)
+        changed.append(Row(r.seq, r.time_us, r.round_id, r.kind, payload, link, digest, r.received_s))
+        prev = digest
+    watch = TableWatch("T01", publics)
+    alerts = [a for r in changed for a in watch.feed(r)]
+    assert watch.chain_broken_at is None
+    assert watch.view(NOON)["verify"] == {"status": "failed", "text": f"seal check failed at record {victim}"}
+    assert f"T01:seal:{victim}" in {a.id for a in alerts}
+
+
+def test_a_record_that_does_not_hash_breaks_the_chain_there(tmp_path):
+    key, publics = keyed(tmp_path)
+    original = rows(play(tmp_path, key))
+    r = original[4]
+    original[4] = Row(r.seq, r.time_us, r.round_id, r.kind, r.payload.replace("2000", "9000"), r.prev_hash, r.hash,
+                      r.received_s)
+    watch = TableWatch("T01", publics)
+    alerts = [a for row in original for a in watch.feed(row)]
+    assert watch.view(NOON)["verify"] == {
+        "status": "failed", "text": "chain broken: record 5 does not hash to the hash it carries"}
+    assert [a.id for a in alerts if a.kind == "chain"] == ["T01:chain:5"]
