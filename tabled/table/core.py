@@ -7,8 +7,9 @@ input, so replaying the journal rebuilds exactly the same table (recovery, recal
 The core owns what spans rounds: the table open or closed (16.8), the posted limits and announced
 changes (6.1, 6.2), the cards (3.2 two decks of different backs, 3.4/3.6 new cards verified,
 4.1 shuffled before every round, 4.2/4.3 the shoe's manual shuffle and cut), equipment faults
-(14.13) and the shuffler's failure (15.2), the key switch (privileged actions), seats (16.9), and
-the round in play (tabled/table/round.py).
+(14.13) and the shuffler's failure (15.2; a device the shuffle watch takes out of play stays out
+until an inspector clears it, tabled/table/outofplay.py), the key switch (privileged actions),
+seats (16.9), and the round in play (tabled/table/round.py).
 
 Inputs (kind: payload):
 
