@@ -167,3 +167,12 @@ def test_the_dealers_screen_shows_it_out_of_play_and_that_the_inspector_must_cle
     assert not [f for f in screen["faults"] if f["id"] == "shuffler"]
     h.press("approve", key="inspector")
     assert not [f for f in screen_view(h.core)["faults"] if f["id"].startswith("shuffler")]
+
+
+def test_one_approve_of_the_inspector_clears_the_device_and_approves_play_after_an_equipment_fault_15_2_14_13():
+    h = out_of_play()
+    h.feed("equipment.fault", equipment="meter", reason="display dark")
+    out = h.press("approve", key="inspector")
+    assert [n.payload["action"] for n in notes(out, "panel.approved")] == ["clear_device", "approve_play"]
+    assert notes(out, "device.cleared") and notes(out, "fault.cleared")  # the meter's link is up: it is back
+    assert h.core.device_out is None and not h.core.faults and not refused(out)
