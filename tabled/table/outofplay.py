@@ -9,7 +9,8 @@ the deck in play, answers a hand with DEVICE_FAULT) is the supervisor's to repla
 the fault is its own report, and another device is the remedy 15.2.2 names.
 
 The table cannot tell one device from another (the device sends no identity), so while one is out
-"the shuffling device" as the card source is refused to every key but the inspector's.
+"the shuffling device" as the card source is refused, whoever asks: the inspector's clearance
+(``clear_device``) is the only way back.
 
 The record is part of the table's state: it is in the checkpoint, and replay rebuilds it from
 the journal like the rest of the fold.
@@ -46,7 +47,7 @@ class OutOfPlay:
                     rule=self.rule, level="flag")]
 
     def refusal(self, action: str, key: Any, person: dict[str, Any], round_id: str | None) -> list[Effect]:
-        """An action that would bring the device back, under a key other than the inspector's."""
+        """An action that would bring the device back (:func:`brings_back`), refused with the rule."""
         why = f"the shuffling device is out of play ({self.reason}) until an inspector clears it"
         return [Say(f"{action}: refused: {why} ({CLEAR_HOW})", rule=self.rule, level="refused"),
                 Note("panel.refused", {"action": action, "key": key, "rule": self.rule, "reason": why, **person},
