@@ -44,6 +44,7 @@ ACTIONS: dict[str, tuple[frozenset[Key], str]] = {
     "count_cards": (frozenset({D, S, I}), "3.7"),
     # inspector powers
     "approve_play": (frozenset({I}), "14.13"),
+    "clear_device": (frozenset({I}), "15.2"),  # a shuffling device out of play (tabled/table/outofplay.py)
 }
 
 

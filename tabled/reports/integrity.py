@@ -29,6 +29,8 @@ SPOT_RULES = {SpotStatus.VOID: "14.7", SpotStatus.ABSENT: "14.12", SpotStatus.DE
 #: panel actions that are irregularities (their rule from tabled/game/keys.py)
 IRREGULAR_ACTIONS = ("misdeal", "exposed_card", "hand_without_ante", "invalidate_round", "void_player",
                      "dead_hand", "resolve_past_posting", "count_cards", "use_card_source")
+#: the fault name of a shuffling device out of play until an inspector clears it (15.2)
+DEVICE_OUT = "shuffler out of play"
 #: buttons the dealer's key may press that are irregular actions (tabled/table/buttons.py): the
 #: dealer's actions get no ``panel.approved`` note
 DEALER_IRREGULAR_BUTTONS = {"misdeal": "misdeal", "exposed_card": "exposed_card", "no_ante_hand": "hand_without_ante",
@@ -116,6 +118,7 @@ def integrity(period: Period, events: Iterable[Event], rounds: list[PlayedRound]
             if rule and r.settlement.void is None:
                 _count(out.irregularities, f"{rule} hand {spot.status.value}")
     standing: dict[str, FaultSpell] = {}
+    device_out: FaultSpell | None = None  # 15.2: not a 14.13 stop; play may go on with the shoe
     stop: Stop | None = None
     pressed = ""        # how the last press was journaled: "panel.button" or "panel"
     closure: Closure | None = None
@@ -139,6 +142,13 @@ def integrity(period: Period, events: Iterable[Event], rounds: list[PlayedRound]
                 stop.end_us = e.time_us
                 _keep_stop(out, stop, period)
                 stop = None
+        elif e.kind == "device.out_of_play" and device_out is None:
+            device_out = FaultSpell(DEVICE_OUT, str(p.get("rule", "15.2")), str(p.get("reason", "")), e.time_us,
+                                    None, 0.0)
+        elif e.kind == "device.cleared":
+            spell = device_out or FaultSpell(DEVICE_OUT, "15.2", "raised before the records read", None, None, 0.0)
+            spell.cleared_us, device_out = e.time_us, None
+            _close(out, spell, period)
         elif e.kind == "progressive.award_held" and inside:
             # 14.13, 9.5: the pool could not be reached when the round was decided
             for _ in p.get("spots") or [None]:
@@ -181,7 +191,7 @@ def integrity(period: Period, events: Iterable[Event], rounds: list[PlayedRound]
             key = str(p.get("key", "?"))
             out.refusals.setdefault(key, {})
             _count(out.refusals[key], f"{p.get('action', '?')} ({p.get('rule', '?')})")
-    for spell in standing.values():
+    for spell in [*standing.values(), *([device_out] if device_out else [])]:
         _close(out, spell, period)
     if stop is not None:
         _keep_stop(out, stop, period)

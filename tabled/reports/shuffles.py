@@ -70,12 +70,17 @@ def shuffles(records: Iterable[JournalRecord], start_us: int | None = None,
 
     for r in records:
         p = r.payload
-        if r.kind in ("panel", "panel.approved") and p.get("action") in ("new_cards", "use_card_source"):
+        if r.kind in ("panel", "panel.approved") and p.get("action") in ("new_cards", "use_card_source",
+                                                                          "clear_device"):
             # as the table does: new cards (3.6) have no order to compare with; another device
-            # (15.2.2) is judged from its own shuffles on, under its own name
+            # (15.2.2) is judged from its own shuffles on, under its own name; the device an
+            # inspector cleared (15.2) keeps its name and starts again on new cards
             if p["action"] == "new_cards":
                 last.pop(str(p.get("deck")), None)
                 watches.pop(str(p.get("deck")), None)
+            elif p["action"] == "clear_device":
+                last.clear()
+                watches.clear()
             elif last or watches:
                 last.clear()
                 watches.clear()

@@ -114,7 +114,7 @@ class DeviceFloor:
         self.shoe_deck: list[int] = []
         self.changed = asyncio.Event()
         self.told: deque[Say] = deque(maxlen=3)  # the dealer's last flagged lines: for a stall's message
-        self.inspector = False          # an inspector at hand approves play after a fault (14.13)
+        self.inspector = False          # an inspector at hand: approves play (14.13), clears a device (15.2)
         self.spare_shuffler = True      # 15.2.2: a supervisor brings another shuffling device
         self.planned: list[tuple[str, str, str, dict[str, Any]]] = []  # (phase, button, key, fields)
         self.decisions: dict[str, set[int]] = {}  # round id -> the spots whose players bet (8.5)
@@ -248,7 +248,11 @@ class DeviceFloor:
             self.current = r.round_id
             self.done = {k for k in self.done if k[0] == r.round_id}  # memory stays flat
         if r is None:
-            if v.shuffler_failed and self.spare_shuffler and self.once("spare", v.rounds_finished):
+            if v.shuffler_out and self.inspector and self.once("clear", v.rounds_finished):
+                self.press("approve", key="inspector")  # 15.2: the device out of play, cleared
+                return True
+            if v.shuffler_failed and not v.shuffler_out and self.spare_shuffler \
+                    and self.once("spare", v.rounds_finished):
                 self.press("approve", key="supervisor")  # 15.2.2: continue with another device
                 return True
             if v.faults and not v.approved and self.inspector \

@@ -12,8 +12,10 @@ The choices where the rules leave room, each made below where the button is desc
 * SETTLE DONE confirms the next progressive award still held, in the order of 12.2 / 12.4 (the
   pool's award list is in that order), and settles when none is held (9.5).
 * APPROVE does what the key allows and the table needs: the inspector approves play after an
-  equipment fault and clears the faults of equipment that is back (14.13); a supervisor opens the
-  table (16.8) or continues after a shuffling device failure (15.2.2); a supervisor or the dealer
+  equipment fault and clears the faults of equipment that is back (14.13), and clears a shuffling
+  device out of play (15.2, tabled/table/outofplay.py); a supervisor opens the table (16.8) or
+  continues after a shuffling device failure (15.2.2: refused while the device is out of play,
+  since the table cannot tell another device from that one); a supervisor or the dealer
   resolves past posting (5.6); anything else is an approval of play the table refuses, saying why.
 * EXPOSED CARD on the dealer's hand (spot 0) names no card: with the shoe it is the card the shoe
   last dealt to the dealer (the dealer presses it before the dealer's next card); it becomes the
@@ -32,6 +34,7 @@ from tabled.game import keys
 from tabled.game.cards import DECK
 from tabled.table.felt import Felt
 from tabled.table.links import EQUIPMENT, Links
+from tabled.table.outofplay import CLEAR_ACTION, OutOfPlay
 from tabled.table.round import DEALER, Round
 
 
@@ -44,6 +47,7 @@ class TableCore(Protocol):
     links: Links
     is_open: bool
     shuffler_failed: bool
+    device_out: OutOfPlay | None
     card_source: str
 
     def deck_to_check(self) -> str | None: ...
@@ -164,7 +168,9 @@ def approve(core: TableCore, key: str | None, taken: Any) -> list[Input]:
     r = core.round
     if key == keys.Key.INSPECTOR:
         back = [d for d in EQUIPMENT if d in core.faults and core.links.is_up(d)]
-        return [panel("approve_play", key)] + [("equipment.ok", {"equipment": d}) for d in back]  # 14.13
+        clear = [panel(CLEAR_ACTION, key)] if core.device_out is not None else []  # 15.2
+        approve_play = [panel("approve_play", key)] if core.faults or not clear else []
+        return clear + approve_play + [("equipment.ok", {"equipment": d}) for d in back]  # 14.13
     if r is not None and any(s.past_posting for s in r.spots.values()):
         return [panel("resolve_past_posting", key, spot=s.number) for s in r.spots.values() if s.past_posting]
     if key == keys.Key.SUPERVISOR:
@@ -195,8 +201,8 @@ BUTTONS: dict[str, PanelButton] = _buttons(
     B("void_round", "spots", ("invalidate_round",), "16.4, 16.5", void_round),
     B("confirm_shuffle", None, (), "4.1", nothing("the shuffling device reports its own shuffles (4.1)")),
     B("confirm_cut", None, ("shuffle_and_cut",), "4.2, 4.3", action("shuffle_and_cut")),
-    B("approve", None, ("approve_play", "open_table", "resolve_past_posting", "use_card_source"),
-      "14.13, 16.8, 5.6, 15.2.2", approve),
+    B("approve", None, ("approve_play", "clear_device", "open_table", "resolve_past_posting", "use_card_source"),
+      "14.13, 15.2, 16.8, 5.6, 15.2.2", approve),
     B("verify_deck", None, ("deck_checked", "count_cards"), "3.4, 3.7", verify_deck),
     B("call_supervisor", None, (), "", nothing("the supervisor is called by the panel's own signal")),
     B("concede", "spot", ("concede",), "9.7", spot_action("concede")),

@@ -7,8 +7,9 @@ input, so replaying the journal rebuilds exactly the same table (recovery, recal
 The core owns what spans rounds: the table open or closed (16.8), the posted limits and announced
 changes (6.1, 6.2), the cards (3.2 two decks of different backs, 3.4/3.6 new cards verified,
 4.1 shuffled before every round, 4.2/4.3 the shoe's manual shuffle and cut), equipment faults
-(14.13) and the shuffler's failure (15.2), the key switch (privileged actions), seats (16.9), and
-the round in play (tabled/table/round.py).
+(14.13) and the shuffler's failure (15.2; a device the shuffle watch takes out of play stays out
+until an inspector clears it, tabled/table/outofplay.py), the key switch (privileged actions),
+seats (16.9), and the round in play (tabled/table/round.py).
 
 Inputs (kind: payload):
 
@@ -56,6 +57,7 @@ from tabled.table.cardsource import DECKS, CardSource, read_status
 from tabled.table.effects import Command, Effect, Note, PoolOp, Say
 from tabled.table.felt import Felt, parse_reading
 from tabled.table.links import Links, equipment_verdict, read_link, working_again
+from tabled.table.outofplay import OutOfPlay, brings_back
 from tabled.table.shuffles import Shuffles
 from tabled.table.staff import Staff
 from tabled.game.cards import card_text
@@ -129,6 +131,7 @@ class TableCore:
         self.recognition: bool | None = None        # the shuffling device reads its cards (3.4); None: not said
         self.cut_done = False                       # 4.2: the dealer's shuffle and cut (shoe)
         self.shuffler_failed = False                # 15.2
+        self.device_out: OutOfPlay | None = None    # 15.2: out of play until an inspector clears it
         self.door_open = False                      # the shuffling device's door (15.2)
         self.fault_lamp = "OFF"                     # the panel's FAULT lamp as last commanded
         self.faults: dict[str, str] = {}            # 14.13: equipment -> reason (survives restart)
@@ -314,6 +317,8 @@ class TableCore:
             return [Say(f"{action}: refused: {key}: sign in at the panel first", p.get("spot"), rule, "refused"),
                     Note("panel.refused", {"action": action, "key": key, "rule": rule,
                                            "reason": f"no {key} signed in"}, self.round_id)]
+        if self.device_out is not None and brings_back(action, p):
+            return self.device_out.refusal(action, key, person, self.round_id)  # 15.2: the inspector's
         approved = Note("panel.approved", {"action": action, "key": key, "rule": rule, **person, **p},
                         self.round_id) if key != keys.Key.DEALER else None
         effects = [approved] if approved else []
@@ -321,6 +326,8 @@ class TableCore:
             return effects + self._round_input(ROUND_ACTIONS[action], p)
         if action == "deck_checked":
             return effects + self._action_deck_checked(key=key, person=person, **p)
+        if action == "clear_device":
+            return effects + self._action_clear_device(person)
         handler: Callable[..., list[Effect]] = getattr(self, "_action_" + action)
         return effects + handler(**p)
 
@@ -402,6 +409,18 @@ class TableCore:
         self.shuffles.device_replaced()
         return [Say(f"cards now dealt from the {source}: load and verify new cards", rule="15.2.2")]
 
+    def _action_clear_device(self, person: dict[str, Any]) -> list[Effect]:
+        """15.2: the inspector returns the device out of play; a table waiting for it goes on with
+        it and new cards (15.2.2, 3.6), one on the shoe keeps the shoe until a supervisor says."""
+        out = self.device_out
+        if out is None:
+            return [Say("no shuffling device is out of play", rule="15.2", level="refused")]
+        self.device_out = None
+        effects = out.cleared(self.now, person, self.round_id)
+        if self.card_source == "shuffler" and self.shuffler_failed:
+            return effects + self._action_use_card_source("shuffler")
+        return effects
+
     def _action_approve_play(self) -> list[Effect]:
         """14.13: play continues only after an inspector's approval (progressive locked)."""
         if not self.faults:
@@ -436,7 +455,10 @@ class TableCore:
         told = Say(f"supervisor: the shuffling device is not intermixing deck {deck}: {verdict.why()}",
                    rule="15.1", level="flag")
         if failing:
-            return [note, told, *self._shuffler_fault("not intermixing: repeated shuffle alarms", deck)]
+            reason = "not intermixing: repeated shuffle alarms"
+            effects = [note, told, *self._shuffler_fault(reason, deck)]
+            self.device_out = OutOfPlay(reason, self.now, deck)
+            return effects + self.device_out.taken_out(self.round_id)
         return [note, told, *self._shuffler_fault("not_intermixing", deck)]
 
     def _verified(self, deck: str, cards: list[int] | None, count: int | None,
@@ -902,6 +924,7 @@ class TableCore:
             **({"felt": self.felt.snapshot()} if self.felt else {}),
             **({"shuffles": self.shuffles.snapshot()} if self.shuffles else {}),
             **({"staff": self.staff.snapshot()} if self.staff else {}),
+            **({"device_out": self.device_out.snapshot()} if self.device_out else {}),
         }
 
     @classmethod
@@ -922,6 +945,7 @@ class TableCore:
         core.felt = Felt.from_snapshot(snap.get("felt"))
         core.shuffles = Shuffles.from_snapshot(snap.get("shuffles"))
         core.staff = Staff.from_snapshot(snap.get("staff"))
+        core.device_out = OutOfPlay.from_snapshot(snap.get("device_out"))
         if snap["round"]:
             core.round = Round.from_snapshot(snap["round"], spots, limits, profile)
         core.cards = CardSource.restored(core)

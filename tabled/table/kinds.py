@@ -88,6 +88,8 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "fault.raised": "a fault that stops play until it is cleared",
     "shuffle.alarm": "a shuffle's order left too much of the deck's previous order (15.1)",
     "fault.cleared": "a fault cleared",
+    "device.out_of_play": "a shuffling device taken out of play (15.2) until an inspector clears it",
+    "device.cleared": "an inspector cleared the shuffling device out of play: it may be used again (15.2)",
     "progressive.award_held": "progressive awards held while the pool cannot be reached",
     "progressive.award_released": "held progressive awards sent to the pool",
     "staff.signed_in": "a person signed in at the panel to a role (a dealer replacing the one before)",

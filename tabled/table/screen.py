@@ -19,7 +19,8 @@ What is shown when (the felt as the dealer sees it):
   struck through as the panel confirms it (9.5); the next payment is highlighted;
 - the banner "leave the cards face up" (9.5) while a progressive hand waits to be paid;
 - the faults as they stand (14.13, 15.2, 5.6, 7.3 and 14.1), with the rule, what the dealer
-  does, the key that must act and since when; the progressive locked (14.13) and the meter.
+  does, the key that must act and since when (a shuffling device out of play: "inspector must
+  clear it", the inspector's key); the progressive locked (14.13) and the meter.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from tabled.game.round_facts import RoundError
 from tabled.game.settlement import Outcome, money, settle, settlement_from_dict
 from tabled.table.display import TOLD_WHEN_IT_HAPPENED, wager_words
 from tabled.table.effects import Effect, Note, Say
+from tabled.table.outofplay import CLEAR_ACTION, CLEAR_HOW
 
 MESSAGES_KEPT = 6  # the dealer's latest lines on screen
 AREAS = ("ante", "progressive", "bet")
@@ -172,6 +174,9 @@ def _next_step(core: Any) -> str:
             return "table closed: a supervisor opens it (16.8)"
         if core.faults and not core.approved:
             return "no new round: an inspector approves play (14.13)"
+        if core.shuffler_failed and core.device_out is not None and core.card_source == "shuffler":
+            return (f"shuffling device out of play: inspector must clear it ({CLEAR_HOW}, 15.2), "
+                    "or a supervisor continues with the card shoe (15.2.2)")
         if core.shuffler_failed:
             return "shuffling device failed: a supervisor chooses another device or the shoe (15.2.2)"
         return "waiting for the next round"
@@ -218,9 +223,10 @@ def _faults(core: Any, since: Mapping[str, int]) -> list[dict[str, Any]]:
     """The faults as they stand: what, the rule, what the dealer does, the key that acts, since when."""
     out: list[dict[str, Any]] = []
 
-    def add(key: str, what: str, rule: str, does: str, action: str | None) -> None:
+    def add(key: str, what: str, rule: str, does: str, action: str | None, at: int | None = None) -> None:
         out.append({"id": key, "what": what, "rule": rule, "dealer_does": does,
-                    "key": _keys(action) if action else None, "since_ms": since.get(key, core.now)})
+                    "key": _keys(action) if action else None,
+                    "since_ms": at if at is not None else since.get(key, core.now)})
 
     for equipment, reason in sorted(core.faults.items()):
         name = {"betspots": "bet-spot board"}.get(equipment, equipment)
@@ -230,7 +236,13 @@ def _faults(core: Any, since: Mapping[str, int]) -> list[dict[str, Any]]:
             does = "notify an inspector; the round in play may finish, no new round until approved"
         add(f"equipment:{equipment}", f"{name} failed: {reason}", "14.13", does,
             None if core.approved else "approve_play")
-    if core.shuffler_failed:
+    out_of_play = core.device_out
+    if out_of_play is not None:  # the fold keeps when it was taken out (a restart shows the same)
+        add("shuffler_out", f"shuffling device out of play: {out_of_play.reason}", out_of_play.rule,
+            f"inspector must clear it ({CLEAR_HOW}); until then it is not used"
+            + (": a supervisor may continue with the card shoe (15.2.2)" if core.card_source == "shuffler" else ""),
+            CLEAR_ACTION, out_of_play.since_ms)
+    elif core.shuffler_failed:
         add("shuffler", "shuffling device failed", "15.2.2",
             "continue with another shuffling device or the card shoe, with new cards", "use_card_source")
     if core.door_open:

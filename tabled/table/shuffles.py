@@ -5,7 +5,8 @@ previous shuffle (tabled/game/shuffle_watch.py has the statistics and their exac
 * An alarm: the deck is not used; it is reshuffled (15.1), and the supervisor is told why.
 * ALARMS_FOR_FAILURE alarms within the device's last RECENT_SHUFFLES shuffles: the device is not
   intermixing, not just unlucky once; it can no longer operate as intended (15.2) and is out of
-  play until another device, or the shoe, is brought in (15.2.2).
+  play until an inspector clears it (tabled/table/outofplay.py); the shoe may be brought in
+  meanwhile (15.2.2).
 
 Only a device that reads its cards gives orders; without it nothing is judged here.
 """

@@ -81,6 +81,7 @@ class TableView:
     round: RoundView | None
     staff_listed: bool = False       # a staff list is in force: people sign in at the panel
     signed_in: tuple[tuple[str, int], ...] = ()  # (role, badge) of each person signed in (the display says)
+    shuffler_out: bool = False       # 15.2: the shuffling device is out of play until an inspector clears it
 
     def on_duty(self, role: str) -> int | None:
         """The badge signed in to ``role``, if any."""
@@ -94,6 +95,8 @@ class TableView:
         why = ("the table is closed" if not self.is_open else
                "no dealer signed in" if self.staff_listed and self.on_duty("dealer") is None else
                f"equipment fault {list(self.faults)} awaits an inspector (14.13)" if self.faults and not self.approved
+               else "the shuffling device is out of play until an inspector clears it (15.2)"
+               if self.shuffler_failed and self.shuffler_out
                else "the shuffling device failed (15.2.2)" if self.shuffler_failed else "no round")
         return f"no round in play: {why}"
 
@@ -121,4 +124,5 @@ def dealer_view(core: TableCore) -> TableView:
         decks_shuffled=frozenset(d for d in DECKS if core.decks[d]["shuffled"]),
         decks_verified=frozenset(d for d, state in core.decks.items() if state["verified"]),
         deck_to_check=core.deck_to_check(), cut_done=core.cut_done, round=round_view,
-        staff_listed=core.staff.listed, signed_in=tuple(sorted(core.staff.on.items())))
+        staff_listed=core.staff.listed, signed_in=tuple(sorted(core.staff.on.items())),
+        shuffler_out=core.device_out is not None)

@@ -76,3 +76,16 @@ def test_the_shuffle_watchs_alarms_are_irregularities_under_15_1_and_15_2():
         "15.1 shuffle alarm, not intermixing: deck reshuffled": 1,
         "15.1 shuffling device fault: not_intermixing": 1,
         "15.2 shuffle alarm, not intermixing: device out of play": 1}
+
+
+def test_a_device_out_of_play_is_a_fault_until_the_inspector_clears_it_not_a_14_13_stop_15_2():
+    events = [at(30, "device.out_of_play", device="shuffler", rule="15.2", reason="not intermixing"),
+              at(50, "panel.approved", action="clear_device", key="inspector", rule="15.2"),
+              at(50.01, "device.cleared", device="shuffler", rule="15.2"),
+              at(590, "device.out_of_play", device="shuffler", rule="15.2", reason="not intermixing")]
+    ig = integrity(PERIOD, events, [])
+    first, second = ig.faults
+    assert (first.equipment, first.rule, first.reason) == ("shuffler out of play", "15.2", "not intermixing")
+    assert abs(first.minutes - 20.01) < 1e-9
+    assert second.cleared_us is None and abs(second.minutes - 10) < 1e-9  # still out at the period's end
+    assert ig.stops == []  # play may go on with the shoe: not a 14.13 stop

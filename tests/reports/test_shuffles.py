@@ -106,3 +106,11 @@ def test_new_cards_start_again_and_another_device_is_reported_apart_15_2_2_3_6()
     assert (first.device, first.judged, len(first.orders)) == (1, 3 + 2, 7)
     assert (second.device, second.judged, len(second.orders), len(second.alarms)) == (2, 4, 5, 1)
     assert "A (device 2)" in shuffles_text(decks) and "deck A (device 2): alarm at record" in shuffles_text(decks)
+
+
+def test_the_device_an_inspector_cleared_keeps_its_name_and_starts_again_on_new_cards_15_2():
+    records = [record(1, "shuffler.shuffled", deck="A", cards=list(range(52)))]
+    records.append(record(2, "panel.approved", action="clear_device", key="inspector", rule="15.2"))
+    records.append(record(3, "shuffler.shuffled", deck="A", cards=list(range(52))))  # new cards, as they came
+    decks = shuffles(records)
+    assert list(decks) == ["A"] and decks["A"].judged == 0 and decks["A"].device == 1
