@@ -13,8 +13,8 @@ input or the pool cannot be reached (rule 14.13).
 
 The administrator's actions take ``--dsn`` without a password: libpq takes it from PGPASSWORD or
 ~/.pgpass, or systemd's credential ``pool-admin-password`` gives it. ``migrate`` installs every
-central schema of :data:`SCHEMAS` (a table never changes a schema); ``register-table`` gives a table
-its own role in each (:data:`REGISTRARS`).
+central schema of ``SCHEMAS`` (a table never changes a schema); ``register-table`` gives a table
+its own role in each (``REGISTRARS``), both in ``tabled/commands/_pool_admin.py``.
 """
 
 from __future__ import annotations
@@ -27,17 +27,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from collections.abc import Callable
-
 from tabled.commands._arguments import UserError, whole_number
-from tabled import floor
-from tabled.daemon import shipping
 from tabled.daemon.config import find_config, load_config
 from tabled.game.settlement import money
-from tabled.host.dsn import credential_password, dsn_problem
-from tabled.pool import LedgerPool, PoolError, PoolSettings, open_pool
-from tabled.pool import postgresql as linked
-from tabled.pool.schema import AUDITOR_ROLE, LATEST, TABLE_ROLE
+from tabled.pool import LedgerPool, PoolError, open_pool
 from tabled.pool.settings import BASIS_POINTS
 
 NAME = "pool"
@@ -64,28 +57,6 @@ ADMIN_ACTIONS = {
 }
 ACTIONS.update(ADMIN_ACTIONS)
 SETTING_FLAGS = ("contribution_bp", "reset_cents", "limit_cents", "overflow_to", "reset_from")
-#: the systemd credential with the administrator's password, when the command runs as a service
-ADMIN_CREDENTIAL = "pool-admin-password"
-
-
-def _pool_schema(admin: Any) -> str:
-    was = linked.migrate(admin)
-    return f"version {LATEST}" + (" (already)" if was == LATEST else f" (was {was})")
-
-
-#: every central schema `tabled pool migrate` installs, in order: (name, installer(admin connection))
-SCHEMAS: list[tuple[str, Callable[[Any], object]]] = [
-    ("pool", _pool_schema),
-    ("central journal", shipping.migrate),
-    ("floor", floor.migrate),
-]
-#: what `tabled pool register-table` does in each schema: (name, registrar(admin, table, role, password))
-REGISTRARS: list[tuple[str, Callable[[Any, str, str, str | None], None]]] = [
-    ("pool", linked.register_table),
-    ("central journal", shipping.register_table),
-]
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=ACTIONS, help="; ".join(f"{k}: {v}" for k, v in ACTIONS.items()))
     parser.add_argument("--config", metavar="FILE", help="the daemon's config; its [[pools]] are used "
@@ -149,8 +120,9 @@ def _config(args: argparse.Namespace) -> Any:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    if args.action in ADMIN_ACTIONS:
-        return await _administer(args)
+    if args.action in ADMIN_ACTIONS:  # psycopg and the central schemas, loaded only for these
+        from tabled.commands._pool_admin import administer
+        return await administer(args)
     entries, table_id, journal = _targets(args)
     if args.action == "propose" and args.who and args.who.strip():
         args.who = _authority(args)  # once, whatever the number of pools
@@ -298,104 +270,6 @@ async def _propose(args: argparse.Namespace, pool: LedgerPool) -> tuple[int, dic
                 f" after the current jackpot is won")
     return 0, {"pool": pool.name, "version": version, "recorded": version != latest.version,
                "settings": settings.as_dict()}, text
-
-
-def _admin_connection(args: argparse.Namespace) -> Any:
-    """The administrator's connection (autocommit): --dsn, its password never on the command line."""
-    import psycopg
-
-    from tabled.host.log import scrub_secrets
-    if not args.dsn:
-        raise UserError(f"{args.action} needs --dsn: the pool database, as its administrator")
-    problem = dsn_problem(args.dsn, ADMIN_CREDENTIAL)
-    if problem is not None:
-        if "holds a password" in problem:
-            problem = (f"holds a password: give it in PGPASSWORD or ~/.pgpass (or systemd's credential"
-                       f" {ADMIN_CREDENTIAL}), never on the command line")
-        raise UserError(f"--dsn: {problem}")
-    password = credential_password(ADMIN_CREDENTIAL)
-    extra: dict[str, Any] = {"password": password} if password else {}
-    try:
-        return psycopg.connect(args.dsn, autocommit=True, connect_timeout=10, **extra)
-    except psycopg.Error as exc:
-        raise UserError(f"the pool database cannot be reached: {scrub_secrets(str(exc).strip().splitlines()[0])}"
-                        ) from None
-
-
-def _role_password(args: argparse.Namespace) -> str | None:
-    if not args.password_file:
-        return None
-    try:
-        text = Path(args.password_file).read_text().strip()
-    except OSError as exc:
-        raise UserError(f"{args.password_file}: {exc.strerror}") from None
-    if not text:
-        raise UserError(f"{args.password_file}: empty; a password file holds the password")
-    return text
-
-
-async def _administer(args: argparse.Namespace) -> int:
-    if args.action == "create":
-        return await _create(args)
-    import psycopg
-    if args.action != "migrate" and not args.role:
-        raise UserError(f"{args.action} needs --role: the login role")
-    if args.action == "register-table" and not args.table:
-        raise UserError("register-table needs --table: the table's id (its [table] id)")
-    password = _role_password(args)
-    with _admin_connection(args) as admin:
-        try:
-            if args.action == "migrate":
-                for name, install in SCHEMAS:
-                    said = install(admin)
-                    print(f"{name} schema: {said if isinstance(said, str) else 'up to date'}")
-                print(f"roles: {TABLE_ROLE} (each table's role is one; it may add its own rows only),"
-                      f" {AUDITOR_ROLE} (reads everything)")
-            elif args.action == "register-table":
-                for _, register in REGISTRARS:
-                    register(admin, args.table, args.role, password)
-                print(f"table {args.table}: role {args.role} may read the pool and add its own contributions,"
-                      f" reversals, awards and journal records ({', '.join(n for n, _ in REGISTRARS)}); nothing else")
-            else:
-                linked.register_auditor(admin, args.role, password)
-                print(f"role {args.role} reads every pool and table's records ({AUDITOR_ROLE}); it changes nothing")
-        except (PoolError, shipping.ShippingError) as exc:
-            raise UserError(str(exc)) from None
-        except psycopg.Error as exc:
-            raise UserError(f"the pool database refused it: {str(exc).strip().splitlines()[0]}"
-                            f" (run as the database's administrator; run `tabled pool migrate` first)") from None
-    return 0
-
-
-async def _create(args: argparse.Namespace) -> int:
-    """A new linked pool at its reset value: only the administrator may (a table's role may not)."""
-    if not (args.name and args.contribution_bp is not None and args.reset_cents is not None):
-        raise UserError("create needs --name, --contribution-bp and --reset-cents")
-    if not (args.who and args.who.strip() and args.why and args.why.strip()):
-        raise UserError("create needs --who (the person) and --why (the reason): both are recorded")
-    import psycopg
-    with _admin_connection(args) as admin:  # the same checks of --dsn, and the server answers
-        try:
-            exists = admin.execute("SELECT 1 FROM pools WHERE name = %s", (args.name,)).fetchone()
-        except psycopg.Error:
-            raise UserError("the pool database has no pool schema: run `tabled pool migrate` first") from None
-    if exists:
-        raise UserError(f"pool {args.name} exists already: its settings change with `tabled pool propose`")
-    try:
-        settings = PoolSettings(args.contribution_bp, args.reset_cents,
-                                None if not args.limit_cents else args.limit_cents,
-                                args.overflow_to or None, args.reset_from or None)
-        pool = await linked.PostgresPool.open(args.dsn, args.name, args.table or "admin", settings,
-                                              who=args.who.strip())
-        try:
-            status = await pool.status()
-        finally:
-            await pool.close()
-    except PoolError as exc:
-        raise UserError(str(exc)) from None
-    print(f"pool {status.name}: {money(status.balance_cents)} on the meter (settings version"
-          f" {status.settings_version}, recorded by {args.who.strip()})")
-    return 0
 
 
 @dataclasses.dataclass

@@ -59,6 +59,7 @@ class SimTable:
         text = text.replace('id = "SIM01"', f'id = "{self.table_id}"').replace("seed = 1", f"seed = {seed}")
         text = text.replace('[journal]\n', f'[journal]\nsigning_key = "{self.private_key}"\nship_to = "{self.dsn}"\n')
         text = text.replace('listen = "127.0.0.1:8750"', "enabled = false")
+        text = text.replace('"sim-staff.toml"', f'"{ROOT}/config/sim-staff.toml"')
         path = self.folder / "tabled.toml"
         path.write_text(text)
         return path

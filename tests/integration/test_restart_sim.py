@@ -59,7 +59,8 @@ def sim_config(tmp: Path, *, drop_spots: tuple[int, ...] = ()) -> Path:
     """config/sim.toml with the journal and the pool under ``tmp`` (and some players left out)."""
     tmp.mkdir(parents=True, exist_ok=True)
     lines = (ROOT / "config" / "sim.toml").read_text().replace('"../var/', f'"{tmp}/') \
-        .replace('"sim-staff.toml"', f'"{ROOT}/config/sim-staff.toml"').splitlines()
+        .replace('"sim-staff.toml"', f'"{ROOT}/config/sim-staff.toml"') \
+        .replace('listen = "127.0.0.1:8750"', 'listen = "127.0.0.1:0"').splitlines()
     lines = [ln for ln in lines if not any(ln.strip().startswith(f"{{ spot = {n},") for n in drop_spots)]
     path = tmp / "sim.toml"
     path.write_text("\n".join(lines) + "\n")
