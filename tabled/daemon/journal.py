@@ -382,7 +382,7 @@ def hold(path: Path) -> int:
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
-def damaged(path: Path, exc: sqlite3.DatabaseError) -> JournalError:
+def damaged(path: Path, exc: Exception) -> JournalError:
     """The one-line error for a file SQLite cannot read: damaged, or not a database at all."""
     try:
         with open(path, "rb") as f:
@@ -464,7 +464,7 @@ class Journal:
             except BaseException:
                 conn.close()
                 raise
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # also a damaged schema's text
             raise damaged(path, exc) from None
         return cls(path, conn, clock, readonly, layout)
 
