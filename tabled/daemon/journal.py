@@ -55,7 +55,16 @@ The clock is any zero-argument callable returning POSIX seconds (``time.time`` b
 stored as integer microseconds.
 
 A torn last transaction after a power loss is rolled back by SQLite itself (WAL); a record whose
-stored bytes do not match its hash is reported by number.
+stored bytes do not match its hash, or do not read back at all, is reported by number.
+
+On disk (:data:`FORMAT`, kept in ``PRAGMA user_version``): a new journal is format 2 -- each payload
+deflated with a preset dictionary the file holds (``journal_meta``; made from a simulated round's
+payloads, ``journal-2.zdict``), the hash as its 32 bytes, and no ``prev_hash`` column: a record's
+``prev_hash`` is the hash of the row numbered before it (the genesis hash for record 1, "" when that
+row is missing). Format 1 (every field as text, ``prev_hash`` in each row) is what tabled wrote
+before; such a journal keeps format 1 and is read, verified and appended to as before. What a
+record *is* does not depend on the format: the same fields, the same canonical JSON, the same hash,
+so readers, seals and the central copy (tabled/daemon/shipping.py) see no difference.
 """
 
 from __future__ import annotations
