@@ -245,7 +245,7 @@ def _row_to_record(row: tuple) -> Record:
 def deflate_payload(text: str, zdict: bytes) -> bytes:
     """A payload's canonical text as format 2 stores it: raw deflate with the preset dictionary
     (no zlib header or checksum: the record's hash covers the text)."""
-    packer = zlib.compressobj(9, zlib.DEFLATED, -15, 9, zlib.Z_DEFAULT_STRATEGY, zdict)
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15, 8, zlib.Z_DEFAULT_STRATEGY, zdict)
     return packer.compress(text.encode()) + packer.flush()
 
 
@@ -328,6 +328,8 @@ def _layout(conn: sqlite3.Connection, path: Path, create: bool, new_format: int)
     if "records" not in tables():
         if not create:
             raise JournalError(f"{path}: not a journal (no records table)")
+        if others := sorted(tables()):
+            raise JournalError(f"{path}: not a journal (an SQLite database with other tables: {', '.join(others)})")
         if new_format == 1:
             conn.executescript(_SCHEMA_1 + _INDEXES)
             return _Format1()

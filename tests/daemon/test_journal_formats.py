@@ -119,6 +119,16 @@ def test_a_journal_format_this_tabled_does_not_know_is_refused(tmp_path):
         Journal.open(tmp_path / "other.db", format=3)
 
 
+def test_another_sqlite_database_is_not_made_a_journal(tmp_path):
+    path = tmp_path / "pool.db"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE ledger (n INTEGER)")
+        con.execute("PRAGMA user_version = 3")
+    with pytest.raises(JournalError, match="not a journal .an SQLite database with other tables: ledger."):
+        Journal.open(path)
+    assert user_version(path) == 3
+
+
 def test_a_format_2_journal_without_its_dictionary_is_damaged(tmp_path):
     path = tmp_path / "journal.db"
     Journal.open(path).close()
