@@ -613,31 +613,49 @@ class Journal:
     def _record(self, row: tuple) -> Record:
         return _row_to_record(self._fmt.decode(row))
 
-    def _raw(self, row: tuple) -> tuple[Record, str]:
-        logical = self._fmt.decode(row)
-        return _row_to_record(logical), logical[4]
-
     def record(self, seq: int) -> Record | None:
         row = self._conn.execute(f"SELECT {self._fmt.columns} FROM records WHERE seq = ?", (seq,)).fetchone()
         return self._record(row) if row else None
 
+    def _in_order(self, where: str, params: tuple) -> Iterator[tuple]:
+        """The logical rows of ``SELECT ... FROM records {where}`` (in number order). Format 2 takes
+        each record's prev_hash from the row before it in the result, and looks it up only when
+        that row is not there (a sequential read does no lookup per row)."""
+        layout = self._fmt
+        cursor = self._conn.execute(f"SELECT {layout.chain_columns} FROM records {where}", params)
+        last_seq, last_hash = None, ""
+        try:
+            for row in cursor:
+                if layout.number == 1:
+                    logical = row
+                else:
+                    seq = row[0]
+                    logical = layout.decode(row, prev=last_hash if seq - 1 == last_seq else self._hash_of(seq - 1))
+                last_seq, last_hash = logical[0], logical[6]
+                yield logical
+        finally:
+            cursor.close()
+
+    def _hash_of(self, seq: int) -> str:
+        """Record ``seq``'s hash as a following record links to it ("" when it is not there)."""
+        if seq == 0:
+            return GENESIS_HASH
+        row = self._conn.execute("SELECT hash FROM records WHERE seq = ?", (seq,)).fetchone()
+        return _hex(row[0]) if row else ""
+
     def records_after(self, seq: int) -> Iterator[Record]:
         """Every record with a number greater than ``seq``, in order."""
-        for row in self._conn.execute(f"SELECT {self._fmt.columns} FROM records WHERE seq > ? ORDER BY seq",
-                                      (seq,)):
-            yield self._record(row)
+        for logical in self._in_order("WHERE seq > ? ORDER BY seq", (seq,)):
+            yield _row_to_record(logical)
 
     def raw_records_after(self, seq: int, limit: int) -> list[tuple[Record, str]]:
         """Up to ``limit`` records after ``seq``, each with its payload exactly as stored (what a
         copy of the journal must hold to hash the same)."""
-        rows = self._conn.execute(f"SELECT {self._fmt.columns} FROM records WHERE seq > ? ORDER BY seq LIMIT ?",
-                                  (seq, limit)).fetchall()
-        return [self._raw(r) for r in rows]
+        return [(_row_to_record(r), r[4]) for r in self._in_order("WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit))]
 
     def raw_records_between(self, first_seq: int, last_seq: int) -> list[tuple[Record, str]]:
-        rows = self._conn.execute(f"SELECT {self._fmt.columns} FROM records WHERE seq BETWEEN ? AND ? ORDER BY seq",
-                                  (first_seq, last_seq)).fetchall()
-        return [self._raw(r) for r in rows]
+        return [(_row_to_record(r), r[4]) for r in self._in_order("WHERE seq BETWEEN ? AND ? ORDER BY seq",
+                                                                  (first_seq, last_seq))]
 
     def records_for_round(self, round_id: str) -> list[Record]:
         rows = self._conn.execute(
@@ -673,13 +691,12 @@ class Journal:
         """Records ``first_seq`` to ``last_seq`` by number, read from the table itself; with
         ``kinds``, only records of those kinds (the others are not decoded at all)."""
         if kinds is None:
-            rows = self._conn.execute(f"SELECT {self._fmt.columns} FROM records NOT INDEXED WHERE seq BETWEEN ? AND ?"
-                                      " ORDER BY seq", (first_seq, last_seq)).fetchall()
-        else:
-            wanted = sorted(set(kinds))
-            marks = ",".join("?" * len(wanted))
-            rows = self._conn.execute(f"SELECT {self._fmt.columns} FROM records NOT INDEXED WHERE seq BETWEEN ? AND ?"
-                                      f" AND kind IN ({marks}) ORDER BY seq", (first_seq, last_seq, *wanted)).fetchall()
+            return [_row_to_record(r) for r in self._in_order("NOT INDEXED WHERE seq BETWEEN ? AND ? ORDER BY seq",
+                                                              (first_seq, last_seq))]
+        wanted = sorted(set(kinds))
+        marks = ",".join("?" * len(wanted))
+        rows = self._conn.execute(f"SELECT {self._fmt.columns} FROM records NOT INDEXED WHERE seq BETWEEN ? AND ?"
+                                  f" AND kind IN ({marks}) ORDER BY seq", (first_seq, last_seq, *wanted)).fetchall()
         return [self._record(r) for r in rows]
 
     def count(self) -> int:
