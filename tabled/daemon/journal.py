@@ -27,6 +27,7 @@ Public API (the round engineer's table controller builds on this)::
     j.file_problems() -> list[str]                           # SQLite's own check of the file
     j.repeated("round.settled") -> {round_id: [seq, ...]}    # rounds with that record more than once
     j.head -> (seq, hash) of the last record
+    j.format -> 2 for a journal made now, 1 for one written before format 2 (see "On disk" below)
     j.close()
 
 Restart (recovery) in the daemon::
