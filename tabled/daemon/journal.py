@@ -623,19 +623,15 @@ class Journal:
         each record's prev_hash from the row before it in the result, and looks it up only when
         that row is not there (a sequential read does no lookup per row)."""
         layout = self._fmt
-        cursor = self._conn.execute(f"SELECT {layout.chain_columns} FROM records {where}", params)
         last_seq, last_hash = None, ""
-        try:
-            for row in cursor:
-                if layout.number == 1:
-                    logical = row
-                else:
-                    seq = row[0]
-                    logical = layout.decode(row, prev=last_hash if seq - 1 == last_seq else self._hash_of(seq - 1))
-                last_seq, last_hash = logical[0], logical[6]
-                yield logical
-        finally:
-            cursor.close()
+        for row in self._conn.execute(f"SELECT {layout.chain_columns} FROM records {where}", params):
+            if layout.number == 1:
+                logical = row
+            else:
+                seq = row[0]
+                logical = layout.decode(row, prev=last_hash if seq - 1 == last_seq else self._hash_of(seq - 1))
+            last_seq, last_hash = logical[0], logical[6]
+            yield logical
 
     def _hash_of(self, seq: int) -> str:
         """Record ``seq``'s hash as a following record links to it ("" when it is not there)."""
