@@ -342,7 +342,7 @@ def _layout(conn: sqlite3.Connection, path: Path, create: bool, new_format: int)
                     if statement.strip():
                         conn.execute(statement)
                 conn.execute("INSERT INTO journal_meta (name, value) VALUES ('zdict', ?)", (zdict,))
-                conn.execute(f"PRAGMA user_version = {FORMAT}")
+                conn.execute("PRAGMA user_version = 2")
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
