@@ -11,7 +11,8 @@ head hash -- are written again through the journal's API into a format 1 journal
 before format 2) and a format 2 journal. Size is the file on disk after close (WAL folded in).
 `audit verify` per million: a journal of --verify-records records made of those real rounds again
 and again (a checkpoint every 100 rounds), in each format, checked whole; the figure per million
-records is extrapolated from it.
+records is extrapolated from it; on the same journal, restart time and the reports' reading (the
+records of the kinds a report reads, as `tabled report` reads them), CPU time.
 
 Measured, not asserted. Everything runs in a temporary directory on the same disk as /tmp (or
 --dir), with synchronous=FULL: each commit waits for fsync.
@@ -29,6 +30,7 @@ import time
 from pathlib import Path
 
 from tabled.daemon.journal import Journal, Record
+from tabled.reports.rounds import REPORT_KINDS
 from tabled.table.kinds import CHECKPOINT, JOURNAL_RECORDS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -183,6 +185,15 @@ def bench_verify(directory: Path, records: list[Record], n: int) -> None:
               f"{dt / result.count * 1e6:.1f} s per million (extrapolated)")
         times = [restart(path)[0] for _ in range(5)]
         print(f"  restart (open + check from the last checkpoint): median {statistics.median(times) * 1000:.1f} ms")
+        with Journal.open(path, readonly=True, verify=False) as j:
+            head, best, read = j.head[0], float("inf"), 0
+            for _ in range(3):
+                t0 = time.process_time()
+                read = sum(len(j.records_between(first, min(first + 4999, head), REPORT_KINDS))
+                           for first in range(1, head + 1, 5000))
+                best = min(best, time.process_time() - t0)
+        print(f"  the reports' reading (their kinds, 5,000 records at a time): {read:,} records in "
+              f"{best * 1000:.0f} ms CPU, best of 3")
 
 
 def main() -> None:
