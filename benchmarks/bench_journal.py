@@ -1,7 +1,18 @@
-"""Journal speed: durable commits/s, group-commit records/s, restart time with a long journal.
+"""Journal speed and size: durable commits/s, group-commit records/s, restart time with a long
+journal, bytes per round of real rounds in both on-disk formats, `audit verify` time per million.
 
     .venv/bin/python benchmarks/bench_journal.py                 # 100,000 rounds (a few minutes)
     .venv/bin/python benchmarks/bench_journal.py --rounds 10000  # quicker
+
+Bytes per round: the simulated table (config/sim.toml, seed 1, seven spots) plays --real-rounds
+rounds with `tabled run --pace-ms 0` in its own process, journal in format 2 (what a new journal
+is); then the same records -- same numbers, times, payloads, so the same hashes, checked by the
+head hash -- are written again through the journal's API into a format 1 journal (as tabled wrote
+before format 2) and a format 2 journal. Size is the file on disk after close (WAL folded in).
+`audit verify` per million: a journal of --verify-records records made of those real rounds again
+and again (a checkpoint every 100 rounds), in each format, checked whole; the figure per million
+records is extrapolated from it; on the same journal, restart time and the reports' reading (the
+records of the kinds a report reads, as `tabled report` reads them), CPU time.
 
 Measured, not asserted. Everything runs in a temporary directory on the same disk as /tmp (or
 --dir), with synchronous=FULL: each commit waits for fsync.
@@ -10,12 +21,19 @@ Measured, not asserted. Everything runs in a temporary directory on the same dis
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from tabled.daemon.journal import Journal
+from tabled.daemon.journal import Journal, Record
+from tabled.reports.rounds import REPORT_KINDS
+from tabled.table.kinds import CHECKPOINT, JOURNAL_RECORDS
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def round_records(round_no: int, per_round: int) -> list[tuple[str, dict, str]]:
@@ -78,6 +96,106 @@ def restart(path: Path) -> tuple[float, int]:
     return time.perf_counter() - t0, replayed
 
 
+def play_real_rounds(directory: Path, rounds: int) -> Path:
+    """The simulated table's journal after ``rounds`` rounds played as `tabled run` plays them."""
+    config = (ROOT / "config" / "sim.toml").read_text()
+    config = config.replace('"../var/journal.db"', f'"{directory / "played.db"}"')
+    config = config.replace('"../var/pool-main.db"', f'"{directory / "pool.db"}"')
+    (directory / "sim.toml").write_text(config)
+    subprocess.run([sys.executable, "-m", "tabled", "run", "--config", str(directory / "sim.toml"), "--rounds",
+                    str(rounds), "--pace-ms", "0", "--quiet"], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    return directory / "played.db"
+
+
+def commits(records: list[Record]) -> list[list[Record]]:
+    """The records as they were committed (one group commit shares one time)."""
+    return [list(group) for _, group in itertools.groupby(records, key=lambda r: (r.time_us, r.kind == CHECKPOINT))]
+
+
+def write_again(path: Path, records: list[Record], fmt: int) -> str:
+    """The same records through the journal's API, in format ``fmt``: each commit at its own time,
+    so every record hashes the same. Returns the head hash."""
+    now = [0]
+    with Journal.open(path, clock=lambda: now[0] / 1_000_000, format=fmt) as j:
+        for group in commits(records):
+            now[0] = group[0].time_us
+            if group[0].kind == CHECKPOINT:
+                j.checkpoint(group[0].payload["snapshot"])
+            else:
+                j.append_many([(r.kind, r.payload, r.round_id) for r in group])
+        return j.head[1]
+
+
+def file_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if not p.name.endswith(".lock"))
+
+
+def bench_real_rounds(directory: Path, rounds: int) -> list[Record]:
+    played = play_real_rounds(directory, rounds)
+    with Journal.open(played, readonly=True) as j:
+        records = list(j.records_after(0))
+        head = j.head[1]
+        finished = sum(1 for r in records if r.kind == "round.finished")
+    skipped = [r for r in records if r.kind in JOURNAL_RECORDS and r.kind != CHECKPOINT]
+    assert not skipped, "seals are not written again here: run the simulated table without a signing key"
+    print(f"bytes per round, {finished} rounds of the simulated table ({len(records):,} records, "
+          f"{len(records) / finished:.1f} a round):")
+    print(f"  as the daemon wrote it (format 2):  {file_bytes(played) / finished:8,.0f} B/round")
+    sizes = {}
+    for fmt in (1, 2):
+        again = directory / f"again{fmt}.db"
+        assert write_again(again, records, fmt) == head, "the records written again hash differently"
+        sizes[fmt] = file_bytes(again) / finished
+        print(f"  the same records in format {fmt}:     {sizes[fmt]:8,.0f} B/round")
+    print(f"  format 2 / format 1: {sizes[2] / sizes[1]:.2f}")
+    return records
+
+
+def bench_verify(directory: Path, records: list[Record], n: int) -> None:
+    """`audit verify` (the whole chain) over ``n`` records made of the real rounds again and again."""
+    rounds: dict[str, list[Record]] = {}
+    for r in records:
+        if r.round_id is not None and r.kind not in JOURNAL_RECORDS:
+            rounds.setdefault(r.round_id, []).append(r)
+    shapes = list(rounds.values())
+    for fmt in (1, 2):
+        path = directory / f"long{fmt}.db"
+        written, number = 0, 0
+        t0 = time.perf_counter()
+        with Journal.open(path, format=fmt) as j:
+            while written < n:
+                batch = []
+                for shape in shapes[number % len(shapes):] + shapes[:number % len(shapes)]:
+                    number += 1
+                    rid = f"SIM01-{number:07d}"
+                    batch += [(r.kind, r.payload, rid) for r in shape]
+                    if number % 100 == 0:
+                        break
+                j.append_many(batch)
+                j.checkpoint({"rounds": number, "faults": []})
+                written += len(batch) + 1
+        built = time.perf_counter() - t0
+        with Journal.open(path, readonly=True, verify=False) as j:
+            t0, c0 = time.perf_counter(), time.process_time()
+            result = j.verify()
+            dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+        assert result.ok
+        print(f"audit verify, format {fmt}: {result.count:,} records ({file_bytes(path) / 1e6:,.0f} MB, built in "
+              f"{built:.0f} s) in {dt:.1f} s ({cpu:.1f} s CPU) = {result.count / dt:,.0f} records/s; per million "
+              f"(extrapolated): {dt / result.count * 1e6:.1f} s, {cpu / result.count * 1e6:.1f} s CPU")
+        times = [restart(path)[0] for _ in range(5)]
+        print(f"  restart (open + check from the last checkpoint): median {statistics.median(times) * 1000:.1f} ms")
+        with Journal.open(path, readonly=True, verify=False) as j:
+            head, best, read = j.head[0], float("inf"), 0
+            for _ in range(3):
+                t0 = time.process_time()
+                read = sum(len(j.records_between(first, min(first + 4999, head), REPORT_KINDS))
+                           for first in range(1, head + 1, 5000))
+                best = min(best, time.process_time() - t0)
+        print(f"  the reports' reading (their kinds, 5,000 records at a time): {read:,} records in "
+              f"{best * 1000:.0f} ms CPU, best of 3")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=100_000)
@@ -85,12 +203,20 @@ def main() -> None:
     parser.add_argument("--checkpoint-every", type=int, default=100)
     parser.add_argument("--commits", type=int, default=3000)
     parser.add_argument("--full-verify", action="store_true", help="also time `audit verify` of the whole journal")
+    parser.add_argument("--real-rounds", type=int, default=500, help="rounds the simulated table plays for bytes/round")
+    parser.add_argument("--verify-records", type=int, default=200_000,
+                        help="records of real rounds per format for `audit verify` per million")
+    parser.add_argument("--only-size", action="store_true", help="only bytes per round and audit verify per million")
     parser.add_argument("--dir", type=Path, default=None)
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         d = Path(tmp)
         print(f"journal benchmark in {d} (SQLite WAL, synchronous=FULL)")
+        records = bench_real_rounds(d, args.real_rounds)
+        bench_verify(d, records, args.verify_records)
+        if args.only_size:
+            return
         print(f"single-record commits:     {bench_commits(d, args.commits):8.0f} commits/s")
         for group in (7, 30, 100):
             rps, cps = bench_group(d, group, 30_000)

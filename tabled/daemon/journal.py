@@ -27,6 +27,7 @@ Public API (the round engineer's table controller builds on this)::
     j.file_problems() -> list[str]                           # SQLite's own check of the file
     j.repeated("round.settled") -> {round_id: [seq, ...]}    # rounds with that record more than once
     j.head -> (seq, hash) of the last record
+    j.format -> 2 for a journal made now, 1 for one written before format 2 (see "On disk" below)
     j.close()
 
 Restart (recovery) in the daemon::
@@ -55,7 +56,16 @@ The clock is any zero-argument callable returning POSIX seconds (``time.time`` b
 stored as integer microseconds.
 
 A torn last transaction after a power loss is rolled back by SQLite itself (WAL); a record whose
-stored bytes do not match its hash is reported by number.
+stored bytes do not match its hash, or do not read back at all, is reported by number.
+
+On disk (:data:`FORMAT`, kept in ``PRAGMA user_version``): a new journal is format 2 -- each payload
+deflated with a preset dictionary the file holds (``journal_meta``; made from a simulated round's
+payloads, ``journal-2.zdict``), the hash as its 32 bytes, and no ``prev_hash`` column: a record's
+``prev_hash`` is the hash of the row numbered before it (the genesis hash for record 1, "" when that
+row is missing). Format 1 (every field as text, ``prev_hash`` in each row) is what tabled wrote
+before; such a journal keeps format 1 and is read, verified and appended to as before. What a
+record *is* does not depend on the format: the same fields, the same canonical JSON, the same hash,
+so readers, seals and the central copy (tabled/daemon/shipping.py) see no difference.
 """
 
 from __future__ import annotations
@@ -67,6 +77,7 @@ import os
 import re
 import sqlite3
 import time
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -79,7 +90,16 @@ from tabled.table.kinds import CHECKPOINT, JOURNAL_RECORDS, KEY, SEAL
 GENESIS_HASH = "0" * 64
 _KIND = re.compile(r"[a-z][a-z0-9_.-]{0,63}\Z")
 
-_SCHEMA = """
+#: the on-disk format new journals are written in; a journal keeps the format it was created with
+#: (``PRAGMA user_version``: 0 for format 1, which had no number), and every format is read and appended to
+FORMAT = 2
+FORMATS = (1, 2)
+#: format 2 deflates each payload with this preset dictionary (one payload of each kind from a simulated
+#: round); a journal holds its own copy (table ``journal_meta``), so it reads without this file
+ZDICT_FILE = Path(__file__).with_name("journal-2.zdict")
+
+# format 1: every field as text, the previous record's hash repeated in each row
+_SCHEMA_1 = """
 CREATE TABLE IF NOT EXISTS records (
     seq       INTEGER PRIMARY KEY,
     time_us   INTEGER NOT NULL,
@@ -89,12 +109,25 @@ CREATE TABLE IF NOT EXISTS records (
     prev_hash TEXT NOT NULL,
     hash      TEXT NOT NULL
 );
+"""
+# format 2: the payload deflated, the hash as its 32 bytes, no prev_hash (the row before holds it)
+_SCHEMA_2 = """
+CREATE TABLE records (
+    seq       INTEGER PRIMARY KEY,
+    time_us   INTEGER NOT NULL,
+    round_id  TEXT,
+    kind      TEXT NOT NULL,
+    payload   BLOB NOT NULL,
+    hash      BLOB NOT NULL
+);
+CREATE TABLE journal_meta (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+"""
+_INDEXES = """
 CREATE INDEX IF NOT EXISTS records_round ON records(round_id, seq) WHERE round_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS records_checkpoint ON records(seq) WHERE kind = 'checkpoint';
 CREATE INDEX IF NOT EXISTS records_config ON records(seq) WHERE kind = 'config.started';
 CREATE INDEX IF NOT EXISTS records_seal ON records(seq) WHERE kind = 'journal.seal';
 """
-_COLUMNS = "seq, time_us, round_id, kind, payload, prev_hash, hash"
 _WRITTEN_BY = {CHECKPOINT: "Journal.checkpoint()", SEAL: "Journal.seal()", KEY: "Journal.use_key()"}
 #: hex digits of a record's fingerprint kept in a seal: enough to name a changed record (2^64 work to fake)
 FINGERPRINT_HEX = 16
@@ -210,6 +243,125 @@ def _row_to_record(row: tuple) -> Record:
     return Record(seq, time_us, round_id, kind, payload, prev_hash, digest)
 
 
+def deflate_payload(text: str, zdict: bytes) -> bytes:
+    """A payload's canonical text as format 2 stores it: raw deflate with the preset dictionary
+    (no zlib header or checksum: the record's hash covers the text)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15, 8, zlib.Z_DEFAULT_STRATEGY, zdict)
+    return packer.compress(text.encode()) + packer.flush()
+
+
+def inflate_payload(stored: Any, zdict: bytes) -> str:
+    """The canonical text back from what format 2 stores; :class:`JournalError` when the stored
+    bytes are not one whole deflate stream of UTF-8 text."""
+    if not isinstance(stored, bytes):
+        raise JournalError(f"a stored payload must be bytes, not {type(stored).__name__}")
+    unpacker = zlib.decompressobj(-15, zdict=zdict)
+    try:
+        data = unpacker.decompress(stored)
+        text = data.decode()
+    except (zlib.error, UnicodeDecodeError) as exc:
+        raise JournalError(f"the stored payload does not inflate ({exc})") from None
+    if not unpacker.eof or unpacker.unused_data:
+        raise JournalError("the stored payload is cut short or has bytes after its end")
+    return text
+
+
+def _hex(stored: Any) -> Any:
+    """A hash as the API gives it (64 hex digits) from format 2's 32 bytes; anything else as stored."""
+    return stored.hex() if isinstance(stored, bytes) else stored
+
+
+class _Format1:
+    """Every field as text, each row repeating the previous record's hash (journals written before
+    format 2; still read, verified and appended to)."""
+
+    number = 1
+    columns = "seq, time_us, round_id, kind, payload, prev_hash, hash"
+    chain_columns = columns
+    insert = "INSERT INTO records (seq, time_us, round_id, kind, payload, prev_hash, hash) VALUES (?,?,?,?,?,?,?)"
+
+    def decode(self, row: tuple, prev: str | None = None) -> tuple:
+        return row
+
+    def encode(self, seq: int, time_us: int, round_id: str | None, kind: str, text: str, prev: str,
+               digest: str) -> tuple:
+        return (seq, time_us, round_id, kind, text, prev, digest)
+
+
+class _Format2:
+    """The payload deflated with the journal's preset dictionary, the hash as 32 bytes, and no
+    ``prev_hash``: it is the hash of the row before (the genesis hash for record 1)."""
+
+    number = 2
+    # readers of any record: its predecessor's hash by number (a rowid lookup)
+    columns = ("seq, time_us, round_id, kind, payload, "
+               "(SELECT before.hash FROM records AS before WHERE before.seq = records.seq - 1), hash")
+    # the chain's check reads in order and carries the previous hash itself
+    chain_columns = "seq, time_us, round_id, kind, payload, NULL, hash"
+    insert = "INSERT INTO records (seq, time_us, round_id, kind, payload, hash) VALUES (?,?,?,?,?,?)"
+
+    def __init__(self, zdict: bytes):
+        self.zdict = zdict
+
+    def decode(self, row: tuple, prev: str | None = None) -> tuple:
+        """The logical record; ``prev`` is the hash of the record before when the caller has it.
+        A record whose predecessor is missing gets "" as ``prev_hash`` (it links to nothing)."""
+        seq, time_us, round_id, kind, stored, before, digest = row
+        try:
+            text = inflate_payload(stored, self.zdict)
+        except JournalError as exc:
+            raise JournalError(f"record {seq}: {exc} (run `tabled audit verify`)") from None
+        if prev is None:
+            prev = _hex(before) if before is not None else (GENESIS_HASH if seq == 1 else "")
+        return seq, time_us, round_id, kind, text, prev, _hex(digest)
+
+    def encode(self, seq: int, time_us: int, round_id: str | None, kind: str, text: str, prev: str,
+               digest: str) -> tuple:
+        return (seq, time_us, round_id, kind, deflate_payload(text, self.zdict), bytes.fromhex(digest))
+
+
+def _layout(conn: sqlite3.Connection, path: Path, create: bool, new_format: int) -> _Format1 | _Format2:
+    """The format of the journal on ``conn``; with ``create``, a file without records becomes a
+    journal of format ``new_format``."""
+    def tables() -> set[str]:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+    if "records" not in tables():
+        if not create:
+            raise JournalError(f"{path}: not a journal (no records table)")
+        if others := sorted(tables()):
+            raise JournalError(f"{path}: not a journal (an SQLite database with other tables: {', '.join(others)})")
+        if new_format == 1:
+            conn.executescript(_SCHEMA_1 + _INDEXES)
+            return _Format1()
+        zdict = ZDICT_FILE.read_bytes()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if "records" not in tables():  # not made meanwhile by another opener
+                for statement in (_SCHEMA_2 + _INDEXES).split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute("INSERT INTO journal_meta (name, value) VALUES ('zdict', ?)", (zdict,))
+                conn.execute("PRAGMA user_version = 2")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    number = conn.execute("PRAGMA user_version").fetchone()[0]
+    if number == 0:
+        if create:  # indexes added since the file was made
+            conn.executescript(_SCHEMA_1 + _INDEXES)
+        return _Format1()
+    if number == 2:
+        row = conn.execute("SELECT value FROM journal_meta WHERE name = 'zdict'").fetchone()
+        if row is None or not isinstance(row[0], bytes):
+            raise JournalError(f"{path}: a format 2 journal without its payload dictionary: the file is damaged; "
+                               "restore it from its copy")
+        return _Format2(row[0])
+    raise JournalError(f"{path}: journal format {number} is not one this tabled reads (formats "
+                       f"{', '.join(map(str, FORMATS))}): use the tabled that wrote it or a newer one")
+
+
 def lock_path(path: Path) -> Path:
     """The lock file beside the journal (the same for every name of the same journal)."""
     real = path.resolve()
@@ -242,7 +394,7 @@ def hold(path: Path) -> int:
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
-def damaged(path: Path, exc: sqlite3.DatabaseError) -> JournalError:
+def damaged(path: Path, exc: Exception) -> JournalError:
     """The one-line error for a file SQLite cannot read: damaged, or not a database at all."""
     try:
         with open(path, "rb") as f:
@@ -258,9 +410,12 @@ def damaged(path: Path, exc: sqlite3.DatabaseError) -> JournalError:
 class Journal:
     """One open journal file. Not thread-safe: the table's one consumer owns it."""
 
-    def __init__(self, path: Path, conn: sqlite3.Connection, clock: Callable[[], float], readonly: bool):
+    def __init__(self, path: Path, conn: sqlite3.Connection, clock: Callable[[], float], readonly: bool,
+                 layout: _Format1 | _Format2):
         self.path = path
         self._conn = conn
+        self._fmt = layout
+        self.format = layout.number  # the on-disk format (FORMATS), kept for the file's life
         self._clock = clock
         self.readonly = readonly
         self.recovery: VerifyResult | None = None  # the check made by open()
@@ -270,7 +425,7 @@ class Journal:
 
     @classmethod
     def open(cls, path: str | Path, clock: Callable[[], float] = time.time, *,
-             readonly: bool = False, verify: bool = True, exclusive: bool = False) -> Journal:
+             readonly: bool = False, verify: bool = True, exclusive: bool = False, format: int = FORMAT) -> Journal:
         """Open (or create) the journal at ``path``.
 
         With ``verify`` (the default) the last checkpoint and every record after it are checked and
@@ -279,13 +434,17 @@ class Journal:
         ``exclusive`` (the daemon): take the controller lock first, held until :meth:`close` or the
         process's end; :class:`JournalInUse` names the process that holds it.
         A journal this creates (and its lock) is readable by its owner only (tabled/host/files.py).
+        ``format`` is the on-disk format of a journal this creates (1: as tabled wrote before format 2,
+        for comparisons); an existing journal keeps its own.
         """
         path = Path(path)
+        if format not in FORMATS:
+            raise JournalError(f"journal format must be one of {', '.join(map(str, FORMATS))}, got {format!r}")
         if readonly and not path.is_file():
             raise JournalError(f"{path}: no journal there")
         lock = hold(path) if exclusive and not readonly else None
         try:
-            journal = cls._open(path, clock, readonly)
+            journal = cls._open(path, clock, readonly, format)
         except BaseException:
             if lock is not None:
                 os.close(lock)
@@ -301,7 +460,7 @@ class Journal:
         return journal
 
     @classmethod
-    def _open(cls, path: Path, clock: Callable[[], float], readonly: bool) -> Journal:
+    def _open(cls, path: Path, clock: Callable[[], float], readonly: bool, new_format: int) -> Journal:
         try:
             if readonly:
                 conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
@@ -311,15 +470,15 @@ class Journal:
                 conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=FULL")
-                conn.executescript(_SCHEMA)
             conn.execute("PRAGMA busy_timeout=5000")
-            names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        except sqlite3.DatabaseError as exc:
+            try:
+                layout = _layout(conn, path, not readonly, new_format)
+            except BaseException:
+                conn.close()
+                raise
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # also a damaged schema's text
             raise damaged(path, exc) from None
-        if "records" not in names:
-            conn.close()
-            raise JournalError(f"{path}: not a journal (no records table)")
-        return cls(path, conn, clock, readonly)
+        return cls(path, conn, clock, readonly, layout)
 
     def close(self) -> None:
         if self._conn is not None:
@@ -341,7 +500,7 @@ class Journal:
     def head(self) -> tuple[int, str]:
         """(seq, hash) of the last record; (0, GENESIS_HASH) when empty."""
         row = self._conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-        return (row[0], row[1]) if row else (0, GENESIS_HASH)
+        return (row[0], _hex(row[1])) if row else (0, GENESIS_HASH)
 
     def append(self, kind: str, payload: Mapping[str, Any], round_id: str | None = None) -> Record:
         """Write one record durably; returns it once it is on disk."""
@@ -372,10 +531,11 @@ class Journal:
             first = last.seq + 1 if last is not None else 1
             if first > head_seq:
                 return None
-            rows = self._conn.execute("SELECT seq, time_us, round_id, kind, payload, hash FROM records "
-                                      "WHERE seq >= ? AND seq <= ? ORDER BY seq", (first, head_seq)).fetchall()
-            marks = [fingerprint(seq, t, rid, kind, text) for seq, t, rid, kind, text, _ in rows]
-            return key.seal_payload(first, head_seq, rows[-1][5], marks)
+            rows = [self._fmt.decode(row, prev="") for row in self._conn.execute(
+                f"SELECT {self._fmt.chain_columns} FROM records WHERE seq >= ? AND seq <= ? ORDER BY seq",
+                (first, head_seq))]
+            marks = [fingerprint(seq, t, rid, kind, text) for seq, t, rid, kind, text, _, _ in rows]
+            return key.seal_payload(first, head_seq, rows[-1][6], marks)
         written = self._write([], build=(SEAL, payload))
         return written[0] if written else None
 
@@ -418,10 +578,10 @@ class Journal:
                     payload = {**payload, "chain_hash": prev, "sealed_through": seq - 1}
                 text = canonical_payload(payload)
                 digest = record_hash(seq, time_us, round_id, kind, text, prev)
-                rows.append((seq, time_us, round_id, kind, text, prev, digest))
+                rows.append(self._fmt.encode(seq, time_us, round_id, kind, text, prev, digest))
                 records.append(Record(seq, time_us, round_id, kind, json.loads(text), prev, digest))
                 prev = digest
-            conn.executemany(f"INSERT INTO records ({_COLUMNS}) VALUES (?,?,?,?,?,?,?)", rows)
+            conn.executemany(self._fmt.insert, rows)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -446,35 +606,58 @@ class Journal:
         if not _KIND.match(kind):
             raise JournalError(f"bad record kind {kind!r}")
         row = self._conn.execute(
-            f"SELECT {_COLUMNS} FROM records WHERE kind = '{kind}' AND seq < ? AND seq > ? ORDER BY seq DESC LIMIT 1",
+            f"SELECT {self._fmt.columns} FROM records WHERE kind = '{kind}' AND seq < ? AND seq > ? "
+            "ORDER BY seq DESC LIMIT 1",
             (before if before is not None else 2**63 - 1, after)).fetchone()
-        return _row_to_record(row) if row else None
+        return self._record(row) if row else None
+
+    def _record(self, row: tuple) -> Record:
+        return _row_to_record(self._fmt.decode(row))
 
     def record(self, seq: int) -> Record | None:
-        row = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq = ?", (seq,)).fetchone()
-        return _row_to_record(row) if row else None
+        row = self._conn.execute(f"SELECT {self._fmt.columns} FROM records WHERE seq = ?", (seq,)).fetchone()
+        return self._record(row) if row else None
+
+    def _in_order(self, where: str, params: tuple) -> Iterator[tuple]:
+        """The logical rows of ``SELECT ... FROM records {where}`` (in number order). Format 2 takes
+        each record's prev_hash from the row before it in the result, and looks it up only when
+        that row is not there (a sequential read does no lookup per row)."""
+        layout = self._fmt
+        last_seq, last_hash = None, ""
+        for row in self._conn.execute(f"SELECT {layout.chain_columns} FROM records {where}", params):
+            if layout.number == 1:
+                logical = row
+            else:
+                seq = row[0]
+                logical = layout.decode(row, prev=last_hash if seq - 1 == last_seq else self._hash_of(seq - 1))
+            last_seq, last_hash = logical[0], logical[6]
+            yield logical
+
+    def _hash_of(self, seq: int) -> str:
+        """Record ``seq``'s hash as a following record links to it ("" when it is not there)."""
+        if seq == 0:
+            return GENESIS_HASH
+        row = self._conn.execute("SELECT hash FROM records WHERE seq = ?", (seq,)).fetchone()
+        return _hex(row[0]) if row else ""
 
     def records_after(self, seq: int) -> Iterator[Record]:
         """Every record with a number greater than ``seq``, in order."""
-        for row in self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq > ? ORDER BY seq", (seq,)):
-            yield _row_to_record(row)
+        for logical in self._in_order("WHERE seq > ? ORDER BY seq", (seq,)):
+            yield _row_to_record(logical)
 
     def raw_records_after(self, seq: int, limit: int) -> list[tuple[Record, str]]:
         """Up to ``limit`` records after ``seq``, each with its payload exactly as stored (what a
         copy of the journal must hold to hash the same)."""
-        rows = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq > ? ORDER BY seq LIMIT ?",
-                                  (seq, limit)).fetchall()
-        return [(_row_to_record(r), r[4]) for r in rows]
+        return [(_row_to_record(r), r[4]) for r in self._in_order("WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit))]
 
     def raw_records_between(self, first_seq: int, last_seq: int) -> list[tuple[Record, str]]:
-        rows = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq BETWEEN ? AND ? ORDER BY seq",
-                                  (first_seq, last_seq)).fetchall()
-        return [(_row_to_record(r), r[4]) for r in rows]
+        return [(_row_to_record(r), r[4]) for r in self._in_order("WHERE seq BETWEEN ? AND ? ORDER BY seq",
+                                                                  (first_seq, last_seq))]
 
     def records_for_round(self, round_id: str) -> list[Record]:
         rows = self._conn.execute(
-            f"SELECT {_COLUMNS} FROM records WHERE round_id = ? ORDER BY seq", (round_id,)).fetchall()
-        return [_row_to_record(r) for r in rows]
+            f"SELECT {self._fmt.columns} FROM records WHERE round_id = ? ORDER BY seq", (round_id,)).fetchall()
+        return [self._record(r) for r in rows]
 
     def recent_round_ids(self, n: int = 10) -> list[str]:
         """The last ``n`` rounds that have records, newest first (by their latest record)."""
@@ -505,14 +688,13 @@ class Journal:
         """Records ``first_seq`` to ``last_seq`` by number, read from the table itself; with
         ``kinds``, only records of those kinds (the others are not decoded at all)."""
         if kinds is None:
-            rows = self._conn.execute(f"SELECT {_COLUMNS} FROM records NOT INDEXED WHERE seq BETWEEN ? AND ?"
-                                      " ORDER BY seq", (first_seq, last_seq)).fetchall()
-        else:
-            wanted = sorted(set(kinds))
-            marks = ",".join("?" * len(wanted))
-            rows = self._conn.execute(f"SELECT {_COLUMNS} FROM records NOT INDEXED WHERE seq BETWEEN ? AND ?"
-                                      f" AND kind IN ({marks}) ORDER BY seq", (first_seq, last_seq, *wanted)).fetchall()
-        return [_row_to_record(r) for r in rows]
+            return [_row_to_record(r) for r in self._in_order("NOT INDEXED WHERE seq BETWEEN ? AND ? ORDER BY seq",
+                                                              (first_seq, last_seq))]
+        wanted = sorted(set(kinds))
+        marks = ",".join("?" * len(wanted))
+        rows = self._conn.execute(f"SELECT {self._fmt.columns} FROM records NOT INDEXED WHERE seq BETWEEN ? AND ?"
+                                  f" AND kind IN ({marks}) ORDER BY seq", (first_seq, last_seq, *wanted)).fetchall()
+        return [self._record(r) for r in rows]
 
     def count(self) -> int:
         return self._conn.execute("SELECT count(*) FROM records").fetchone()[0]
@@ -554,21 +736,29 @@ class Journal:
             # a record (a checkpoint above all) must follow one that is there: a row put in with the
             # genesis hash as its predecessor would otherwise start a chain of its own
             return VerifyResult(False, start - 1, f"record {start - 1} is missing (next is {first})", 0)
-        expected_prev = anchor[0] if anchor else GENESIS_HASH
+        expected_prev = _hex(anchor[0]) if anchor else GENESIS_HASH
         expected_seq = start
         count, head_seq, head_hash = 0, start - 1 if anchor else 0, expected_prev
-        cursor = self._conn.execute(f"SELECT {_COLUMNS} FROM records WHERE seq >= ? ORDER BY seq", (start,))
+        layout = self._fmt
+        cursor = self._conn.execute(f"SELECT {layout.chain_columns} FROM records WHERE seq >= ? ORDER BY seq",
+                                    (start,))
 
         def broken(seq: int, reason: str) -> VerifyResult:
             cursor.close()
             return VerifyResult(False, seq, reason, count, head_seq, head_hash)
 
-        for seq, time_us, round_id, kind, text, prev_hash, digest in cursor:
+        for row in cursor:
+            seq = row[0]
             if seq != expected_seq:
                 return broken(expected_seq, f"record {expected_seq} is missing (next is {seq})")
+            try:  # format 2 links each record to the hash carried from the row before
+                _, time_us, round_id, kind, text, prev_hash, digest = layout.decode(row, prev=expected_prev)
+            except JournalError:
+                return broken(seq, "its stored payload does not read back (record altered)")
             if prev_hash != expected_prev:
                 return broken(seq, "prev_hash does not match the hash of the record before it")
-            if not isinstance(text, str) or not isinstance(time_us, int) or not isinstance(kind, str):
+            if (not isinstance(text, str) or not isinstance(time_us, int) or not isinstance(kind, str)
+                    or not isinstance(digest, str)):
                 return broken(seq, "a field has the wrong type")
             try:
                 recomputed = record_hash(seq, time_us, round_id, kind, text, prev_hash)

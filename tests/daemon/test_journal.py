@@ -1,4 +1,8 @@
-"""The journal: durable, append-only, hash-chained (write-ahead, durable)."""
+"""The journal: durable, append-only, hash-chained (write-ahead, durable), in both on-disk formats.
+
+The tests that tamper with the file run on format 2 (what a new journal is) and on format 1 (the
+journals written before it, still read, verified and appended to): ``fmt``.
+"""
 
 from __future__ import annotations
 
@@ -15,11 +19,17 @@ from tabled.daemon.journal import (
     canonical_payload,
     record_hash,
 )
+from tests.daemon.tamper import change_only, rows, write_rows
 
 
-def test_append_is_durable_and_chained_across_reopen(tmp_path, clock):
+@pytest.fixture(params=[2, 1], ids=["format2", "format1"])
+def fmt(request) -> int:
+    return request.param
+
+
+def test_append_is_durable_and_chained_across_reopen(tmp_path, clock, fmt):
     path = tmp_path / "journal.db"
-    with Journal.open(path, clock=clock) as j:
+    with Journal.open(path, clock=clock, format=fmt) as j:
         a = j.append("round.opened", {"table": "T01"}, round_id="R1")
         clock.advance(0.25)
         b = j.append("bet.placed", {"spot": 3, "ante_cents": 500}, round_id="R1")
@@ -29,8 +39,9 @@ def test_append_is_durable_and_chained_across_reopen(tmp_path, clock):
     assert a.hash == record_hash(1, a.time_us, "R1", "round.opened", canonical_payload(a.payload), GENESIS_HASH)
 
     with Journal.open(path, clock=clock) as j:
-        assert j.head == (2, b.hash)
+        assert j.format == fmt and j.head == (2, b.hash)
         assert list(j.records_after(0)) == [a, b]
+        assert [j.record(1), j.record(2)] == [a, b] and j.records_for_round("R1") == [a, b]
         c = j.append("bet.placed", {"spot": 4, "ante_cents": 1000}, round_id="R1")
         assert c.seq == 3 and c.prev_hash == b.hash
         assert j.verify().ok and j.verify().count == 3
@@ -127,7 +138,7 @@ def _tamper(path, old: bytes, new: bytes) -> None:
 
 def test_a_changed_payload_byte_is_named_by_record_number(tmp_path, clock):
     path = tmp_path / "journal.db"
-    with Journal.open(path, clock=clock) as j:
+    with Journal.open(path, clock=clock, format=1) as j:  # format 1 holds the payload as text
         for i in range(1, 51):
             j.append("bet.placed", {"spot": 1 + i % 7, "ante_cents": 500, "tag": f"m{i:04d}"}, round_id="R1")
     assert not (tmp_path / "journal.db-wal").exists()  # closed cleanly: everything is in the main file
@@ -138,34 +149,68 @@ def test_a_changed_payload_byte_is_named_by_record_number(tmp_path, clock):
     assert "altered" in result.reason and result.count == 36 and result.head_seq == 36
 
 
-def test_a_deleted_record_is_named(tmp_path):
+def _bet_records(path, fmt: int, clock) -> None:
+    with Journal.open(path, clock=clock, format=fmt) as j:
+        for i in range(1, 51):
+            j.append("bet.placed", {"spot": 1 + i % 7, "ante_cents": 500, "tag": f"m{i:04d}"}, round_id="R1")
+
+
+def test_a_changed_payload_is_named_by_record_number_in_either_format(tmp_path, clock, fmt):
     path = tmp_path / "journal.db"
-    with Journal.open(path) as j:
+    _bet_records(path, fmt, clock)
+    change_only(path, 37, lambda p: {**p, "ante_cents": 900})  # the hash left as it was
+    with Journal.open(path, verify=False) as j:
+        result = j.verify()
+        assert j.record(37).payload["ante_cents"] == 900  # readers read it; verify names it
+    assert (result.ok, result.first_broken_seq, result.count, result.head_seq) == (False, 37, 36, 36)
+    assert "altered" in result.reason
+
+
+@pytest.mark.parametrize("damage", ["bit flip", "garbage", "cut short", "text"])
+def test_stored_payload_bytes_that_do_not_read_back_are_named_by_number(tmp_path, clock, damage):
+    """Format 2 stores the payload deflated: a changed byte there is found like a changed payload."""
+    path = tmp_path / "journal.db"
+    _bet_records(path, 2, clock)
+    with sqlite3.connect(path) as con:
+        (stored,) = con.execute("SELECT payload FROM records WHERE seq = 37").fetchone()
+        changed = {"bit flip": bytes([stored[0] ^ 0x10]) + stored[1:], "garbage": b"\xff\xfe\xfd",
+                   "cut short": stored[:-3], "text": '{"spot":1}'}[damage]
+        con.execute("UPDATE records SET payload = ? WHERE seq = 37", (changed,))
+    with Journal.open(path, verify=False) as j:
+        result = j.verify()
+        assert (result.ok, result.first_broken_seq, result.head_seq) == (False, 37, 36)
+        assert "altered" in result.reason
+        if damage != "bit flip":  # a flipped bit may still inflate, to other text (then its hash differs)
+            assert "does not read back" in result.reason
+            with pytest.raises(JournalError, match="record 37: .*run `tabled audit verify`"):
+                j.record(37)
+
+
+def test_a_deleted_record_is_named(tmp_path, fmt):
+    path = tmp_path / "journal.db"
+    with Journal.open(path, format=fmt) as j:
         for i in range(10):
             j.append("a.b", {"i": i})
-    con = sqlite3.connect(path)
-    con.execute("DELETE FROM records WHERE seq = 6")
-    con.commit()
-    con.close()
+    write_rows(path, [r for r in rows(path) if r["seq"] != 6])
     with Journal.open(path, verify=False) as j:
         result = j.verify()
     assert (result.ok, result.first_broken_seq) == (False, 6)
     assert "missing" in result.reason
 
 
-def test_restart_refuses_a_broken_tail_but_not_a_break_before_the_checkpoint(tmp_path):
+def test_restart_refuses_a_broken_tail_but_not_a_break_before_the_checkpoint(tmp_path, fmt):
     path = tmp_path / "journal.db"
-    with Journal.open(path) as j:
+    with Journal.open(path, format=fmt) as j:
         for i in range(5):
             j.append("a.b", {"n": f"early{i}"})
         j.checkpoint({"state": 1})
         for i in range(5):
             j.append("a.b", {"n": f"late{i}"})
-    _tamper(path, b'"early2"', b'"early9"')   # record 3: before the checkpoint
+    change_only(path, 3, lambda p: {"n": "early9"})   # record 3: before the checkpoint
     with Journal.open(path) as j:           # restart checks from the checkpoint only
         assert j.recovery.ok
         assert j.verify().first_broken_seq == 3  # audit verify checks it all
-    _tamper(path, b'"late3"', b'"late7"')     # record 10: after the checkpoint
+    change_only(path, 10, lambda p: {"n": "late7"})   # record 10: after the checkpoint
     with pytest.raises(JournalCorrupt, match="record 10") as info:
         Journal.open(path)
     assert info.value.result.first_broken_seq == 10
@@ -229,16 +274,13 @@ def forge_checkpoint(path, snapshot: dict, seq: int) -> None:
     payload = canonical_payload({"snapshot": snapshot, "chain_hash": GENESIS_HASH, "sealed_through": 0})
     time_us = 1_800_000_000_000_000
     digest = record_hash(seq, time_us, None, "checkpoint", payload, GENESIS_HASH)
-    con = sqlite3.connect(path)
-    con.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?)",
-                (seq, time_us, None, "checkpoint", payload, GENESIS_HASH, digest))
-    con.commit()
-    con.close()
+    write_rows(path, rows(path) + [{"seq": seq, "time_us": time_us, "round_id": None, "kind": "checkpoint",
+                                    "payload_text": payload, "prev_hash": GENESIS_HASH, "hash": digest}])
 
 
-def test_a_checkpoint_whose_predecessor_is_missing_stops_the_start(tmp_path):
+def test_a_checkpoint_whose_predecessor_is_missing_stops_the_start(tmp_path, fmt):
     path = tmp_path / "journal.db"
-    with Journal.open(path) as j:
+    with Journal.open(path, format=fmt) as j:
         for i in range(20):
             j.append("wager", {"spot": 1, "cents": 500, "i": i}, round_id="R1")
         j.checkpoint({"rounds_finished": 7, "faults": ["pool"]})
@@ -250,19 +292,16 @@ def test_a_checkpoint_whose_predecessor_is_missing_stops_the_start(tmp_path):
         assert j.verify().first_broken_seq == 22
 
 
-def test_a_checkpoint_must_seal_up_to_the_record_before_it(tmp_path):
+def test_a_checkpoint_must_seal_up_to_the_record_before_it(tmp_path, fmt):
     path = tmp_path / "journal.db"
-    with Journal.open(path) as j:
+    with Journal.open(path, format=fmt) as j:
         for i in range(5):
             j.append("wager", {"i": i})
         head_seq, head_hash = j.head
     payload = canonical_payload({"snapshot": {}, "chain_hash": head_hash, "sealed_through": 2})
     digest = record_hash(head_seq + 1, 1, None, "checkpoint", payload, head_hash)
-    con = sqlite3.connect(path)
-    con.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?)", (head_seq + 1, 1, None, "checkpoint", payload,
-                                                               head_hash, digest))
-    con.commit()
-    con.close()
+    write_rows(path, rows(path) + [{"seq": head_seq + 1, "time_us": 1, "round_id": None, "kind": "checkpoint",
+                                    "payload_text": payload, "prev_hash": head_hash, "hash": digest}])
     with pytest.raises(JournalCorrupt, match="record 6: checkpoint seals records to 2, not to the record before it"):
         Journal.open(path)
 

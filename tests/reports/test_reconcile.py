@@ -1,12 +1,12 @@
 """The report reconciles to the journal to the cent: every figure is summed here again, straight
-from the recorded journals' rows (sqlite3 and json, none of tabled's reading), and compared."""
+from the recorded journals' rows (read from the file by tests/daemon/tamper.py, none of tabled's
+reading), and compared."""
 
 from __future__ import annotations
 
 import contextlib
 import io
 import json
-import sqlite3
 from collections import Counter
 from pathlib import Path
 
@@ -15,6 +15,7 @@ import pytest
 from tabled.cli import main as tabled_main
 
 from tests.conftest import SESSIONS
+from tests.daemon.tamper import rows as journal_rows
 
 EVERYTHING = ["--from", "2000-01-01T00:00", "--to", "2100-01-01T00:00"]
 
@@ -27,9 +28,7 @@ def tabled_json(*argv: str) -> list[dict]:
 
 
 def rows(path: Path, kind: str) -> list[tuple[str, dict]]:
-    with contextlib.closing(sqlite3.connect(path)) as db:
-        return [(rid, json.loads(p)) for rid, p in
-                db.execute("SELECT round_id, payload FROM records WHERE kind = ? ORDER BY seq", (kind,))]
+    return [(r["round_id"], json.loads(r["payload_text"])) for r in journal_rows(path) if r["kind"] == kind]
 
 
 def sums_from_rows(path: Path) -> dict:
@@ -135,10 +134,8 @@ def test_a_fault_standing_when_the_period_starts_counts_from_its_start(journals)
     from datetime import UTC, datetime
 
     path = journals["scripted"]
-    with contextlib.closing(sqlite3.connect(path)) as db:
-        (raised,), (cleared,) = db.execute(
-            "SELECT time_us FROM records WHERE kind IN ('fault.raised', 'fault.cleared') AND payload LIKE "
-            "'%\"meter\"%' ORDER BY seq").fetchall()
+    raised, cleared = [r["time_us"] for r in journal_rows(path)
+                       if r["kind"] in ("fault.raised", "fault.cleared") and '"meter"' in r["payload_text"]]
     start = (raised + cleared) // 2
     since = datetime.fromtimestamp(start / 1e6, UTC).isoformat()
     (report,) = tabled_json("report", "range", "--journal", str(path), "--json", "--from", since,
