@@ -294,10 +294,13 @@ class _Format2:
 
     number = 2
     # readers of any record: its predecessor's hash by number (a rowid lookup)
-    columns = ("seq, time_us, round_id, kind, payload, "
-               "(SELECT before.hash FROM records AS before WHERE before.seq = records.seq - 1), hash")
+    # (read as bytes whatever is stored: a payload or hash overwritten with text is a broken record,
+    # named by verify, never a decoding error)
+    columns = ("seq, time_us, round_id, kind, CAST(payload AS BLOB), "
+               "(SELECT CAST(before.hash AS BLOB) FROM records AS before WHERE before.seq = records.seq - 1), "
+               "CAST(hash AS BLOB)")
     # the chain's check reads in order and carries the previous hash itself
-    chain_columns = "seq, time_us, round_id, kind, payload, NULL, hash"
+    chain_columns = "seq, time_us, round_id, kind, CAST(payload AS BLOB), NULL, CAST(hash AS BLOB)"
     insert = "INSERT INTO records (seq, time_us, round_id, kind, payload, hash) VALUES (?,?,?,?,?,?)"
 
     def __init__(self, zdict: bytes):

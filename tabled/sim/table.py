@@ -137,7 +137,8 @@ class SimProcess:
         if line.strip() != self.link:
             self.proc.kill()
             self.proc.wait()
-            raise SimControlError(f"{self.device} simulator did not start (said {line.strip()!r})")
+            raise SimControlError(f"{self.device} simulator did not start (said {line.strip()!r}; "
+                                  f"its log ends: {self._log_tail()!r})")
         child_out.close()  # nothing more comes: the child's stdout is its log file now
         self.control.close()
         if self.control.felt:  # a new board over the same chips
@@ -146,6 +147,15 @@ class SimProcess:
     @property
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
+
+    def _log_tail(self) -> str:
+        """The last line the simulator wrote to its log (why it stopped), or ""."""
+        try:
+            with open(f"{self.link}.log", "rb") as log:
+                lines = log.read()[-2000:].decode("utf-8", "replace").strip().splitlines()
+        except OSError:
+            return ""
+        return lines[-1] if lines else ""
 
     async def kill(self) -> None:
         """SIGKILL: no goodbye, exactly an unplugged cable (or a power cut of the device)."""

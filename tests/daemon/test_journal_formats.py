@@ -110,6 +110,28 @@ def test_a_record_whose_predecessor_is_gone_links_to_nothing(tmp_path):
         assert j.verify().first_broken_seq == 3
 
 
+@pytest.mark.parametrize("column, stored", [
+    ("payload", b"\xff\xfe not deflate".decode("latin-1")),   # text where the deflated bytes were
+    ("payload", bytes([0xC3, 0x28, 0xA0, 0xA1])),                # bytes that do not inflate
+    ("hash", "ab" * 32),                                          # the hash written back as hex text
+], ids=["payload-as-text", "payload-garbled", "hash-as-hex-text"])
+def test_a_stored_field_overwritten_with_anything_is_a_broken_record_named_by_number(tmp_path, column, stored):
+    path = tmp_path / "journal.db"
+    with Journal.open(path) as j:
+        j.append_many([("a.b", {"i": i}, None) for i in range(1, 6)])
+    with sqlite3.connect(path) as con:
+        if isinstance(stored, str) and column == "payload":  # not UTF-8 as the text SQLite returns
+            con.execute("UPDATE records SET payload = CAST(? AS TEXT) WHERE seq = 3", (stored.encode("latin-1"),))
+        else:
+            con.execute(f"UPDATE records SET {column} = ? WHERE seq = 3", (stored,))
+    with Journal.open(path, verify=False) as j:
+        result = j.verify()
+        assert not result.ok and result.first_broken_seq == 3
+        if column == "payload":
+            with pytest.raises(JournalError, match="record 3: "):
+                j.records_between(1, 5)
+
+
 def test_a_journal_format_this_tabled_does_not_know_is_refused(tmp_path):
     path = tmp_path / "journal.db"
     Journal.open(path).close()

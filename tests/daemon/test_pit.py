@@ -4,11 +4,10 @@ changed after it was verified named; and when each standing fault was raised, fr
 
 from __future__ import annotations
 
-import sqlite3
 
 from tabled.daemon.journal import Journal
 from tabled.daemon.pit import PitReader, standing_since
-from tests.daemon.tamper import rewrite
+from tests.daemon.tamper import change_only, rewrite
 
 
 def approvals(journal: Journal, n: int, key: str = "supervisor") -> None:
@@ -59,8 +58,7 @@ def test_a_broken_record_after_the_last_verified_is_named(tmp_path, clock):
         reader = PitReader(path)
         reader.read()
         approvals(journal, 3)
-    with sqlite3.connect(path) as conn:  # a byte of record 5 changed, its hash left
-        conn.execute("UPDATE records SET payload = replace(payload, 'supervisor', 'inspector') WHERE seq = 5")
+    change_only(path, 5, lambda p: {k: "inspector" if v == "supervisor" else v for k, v in p.items()})  # hash left
     seen = reader.read()
     assert not seen["ok"] and seen["problem"] == "record 5: contents do not match its hash (record altered)"
     assert seen["verified_seq"] == 4

@@ -6,7 +6,10 @@ pool, key and ``ship_to``; its password handed over as systemd's credential)."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 import subprocess
+import tempfile
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +48,7 @@ class SimTable:
     private_key: Path
     public_key: Path
     dsn: str          # the table's own role, no password (systemd's credential gives it)
+    scratch: Path     # the process's TMPDIR: its simulators' sockets, short enough for AF_UNIX (107 bytes)
 
     @property
     def journal(self) -> Path:
@@ -65,7 +69,8 @@ class SimTable:
         return path
 
     def env(self) -> dict[str, str]:
-        env = child_env(self.folder)
+        env = child_env()
+        env["TMPDIR"] = str(self.scratch)
         env["CREDENTIALS_DIRECTORY"] = str(self.credentials)
         return env
 
@@ -91,6 +96,10 @@ class Casino:
         self.admin, self.root = admin, root
         suffix = admin.rsplit("_", 1)[-1][:8]  # roles are per server: a database's own names
         self.tables: list[SimTable] = []
+        # the tables' temporary folders: under the system's, as pytest's folders are too deep for the
+        # simulators' AF_UNIX sockets; removed with the casino
+        self.scratch = Path(tempfile.mkdtemp(prefix="casino-"))
+        weakref.finalize(self, shutil.rmtree, self.scratch, True)
         with psycopg.connect(admin, autocommit=True) as conn:
             shipping.migrate(conn)
             floor_central.migrate(conn)
@@ -98,11 +107,13 @@ class Casino:
                 table_id = f"T{n:02d}"
                 folder = root / table_id
                 (folder / "credentials").mkdir(parents=True)
+                (self.scratch / table_id).mkdir()
                 role, password = f"tabled_{table_id.lower()}_{suffix}", f"pw-{table_id}-{suffix}"
                 shipping.register_table(conn, table_id, role, password)
                 (folder / "credentials" / shipping.PASSWORD_CREDENTIAL).write_text(password + "\n")
                 private, public = key_files(folder, table_id)
-                self.tables.append(SimTable(table_id, folder, role, password, private, public, user_dsn(admin, role)))
+                self.tables.append(SimTable(table_id, folder, role, password, private, public, user_dsn(admin, role),
+                                            self.scratch / table_id))
             self.floor_role, self.floor_password = f"floor_{suffix}", f"floor-pw-{suffix}"
             conn.execute(f"DROP ROLE IF EXISTS {self.floor_role}")
             conn.execute(f"CREATE ROLE {self.floor_role} LOGIN PASSWORD '{self.floor_password}' "
