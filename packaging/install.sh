@@ -71,16 +71,6 @@ fi
 install -d -m 0755 "$root/etc/systemd/system/tabled.service.d"
 printf '[Service]\nLoadCredential=journal-signing-key:/etc/tabled/journal-signing.key\n' \
     > "$root/etc/systemd/system/tabled.service.d/journal-signing.conf"
-# the central server's password for the shipped journal (docs/verification.md, "Shipped journal"),
-# once the administrator has put it in /etc/tabled/journal-central-password: root's alone, handed to
-# the service as a credential (a credential whose file is missing would stop the service's start)
-password="$root/etc/tabled/journal-central-password"
-if [ -e "$password" ]; then
-    chmod 0600 "$password"
-    printf '[Service]\nLoadCredential=journal-central-password:/etc/tabled/journal-central-password\n' \
-        > "$root/etc/systemd/system/tabled.service.d/journal-central.conf"
-fi
-
 # the passwords of the table's own database roles (docs/linked-pools.md, "Least privilege"): the
 # linked pool's (pool-password) and the central journal's (journal-central-password), each in a
 # file only root reads, handed over as credentials: the config never holds a password. systemd

@@ -42,19 +42,26 @@ def test_unit_is_notify_with_watchdog_and_a_dedicated_user():
 
 
 def drop_ins() -> dict[str, str]:
-    """The unit's drop-ins as packaging/install.sh writes them: file name -> contents."""
+    """The unit's drop-ins as packaging/install.sh writes them (each credential's file in place):
+    file name -> contents."""
+    text = INSTALL.read_text()
     written = re.findall(r"printf '(\[Service\][^']*)'\s*\\?\s*>\s*\"\$root/etc/systemd/system/tabled\.service\.d/"
-                         r"([\w.-]+\.conf)\"", INSTALL.read_text())
-    return {name: text.replace("\\n", "\n") for text, name in written}
+                         r"([\w.-]+\.conf)\"", text)
+    found = {name: body.replace("\\n", "\n") for body, name in written}
+    # the loop over the database roles' passwords: one drop-in each, named after its credential
+    (names,) = re.findall(r"^for credential in ([\w -]+); do$", text, flags=re.MULTILINE)
+    for credential in names.split():
+        found[f"{credential}.conf"] = f"[Service]\nLoadCredential={credential}:/etc/tabled/{credential}\n"
+    return found
 
 
-def exposure(root: Path) -> float:
-    """systemd-analyze's overall exposure of the unit installed under ``root``, with its drop-ins."""
+def exposure(root: Path, name: str = "tabled.service") -> float:
+    """systemd-analyze's overall exposure of the unit ``name`` installed under ``root``, with its drop-ins."""
     assert SYSTEMD_ANALYZE.exists(), (f"{SYSTEMD_ANALYZE} is missing: install the 'systemd' package "
                                       "(make test runs .ci/ensure-systemd.sh)")
     done = subprocess.run([str(SYSTEMD_ANALYZE), "security", "--offline=true", f"--root={root}", "--no-pager",
-                           "tabled.service"], capture_output=True, text=True, timeout=60)
-    found = re.search(r"Overall exposure level for tabled\.service: (\d+\.\d+)", done.stdout)
+                           name], capture_output=True, text=True, timeout=60)
+    found = re.search(rf"Overall exposure level for {re.escape(name)}: (\d+\.\d+)", done.stdout)
     assert found, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
     return float(found.group(1))
 
@@ -71,7 +78,7 @@ def test_the_installed_unit_with_its_credentials_keeps_its_hardening(tmp_path):
     written = drop_ins()
     credentials = {line.split("=", 1)[1].split(":", 1)[0] for text in written.values()
                    for line in text.splitlines() if line.startswith("LoadCredential=")}
-    assert credentials == {"journal-signing-key", "journal-central-password"}
+    assert credentials == {"journal-signing-key", "journal-central-password", "pool-password"}
     install_unit(tmp_path / "installed", written)
     score = exposure(tmp_path / "installed")
     print(f"Overall exposure level for tabled.service with {', '.join(sorted(written))}: {score}")
@@ -80,6 +87,18 @@ def test_the_installed_unit_with_its_credentials_keeps_its_hardening(tmp_path):
     install_unit(tmp_path / "loosened", {**written, "zz-loosened.conf": "[Service]\nNoNewPrivileges=no\n"
                                          "ProtectSystem=no\nCapabilityBoundingSet=CAP_SYS_ADMIN\n"})
     assert exposure(tmp_path / "loosened") > score
+
+
+def test_the_floors_unit_with_its_credential_keeps_the_same_hardening(tmp_path):
+    units = tmp_path / "etc" / "systemd" / "system"
+    units.mkdir(parents=True)
+    text = (SYSTEMD / "tabled-floor.service").read_text()
+    (units / "tabled-floor.service").write_text(text)
+    assert "LoadCredential=floor-central-password:/etc/tabled/floor-central-password" in text
+    assert "DynamicUser=yes" in text and "PrivateDevices=yes" in text  # no state, no devices
+    score = exposure(tmp_path, "tabled-floor.service")
+    print(f"Overall exposure level for tabled-floor.service: {score}")
+    assert score <= MOST_EXPOSED
 
 
 def test_a_bad_config_is_checked_before_the_start_and_never_restarted_in_a_loop():
