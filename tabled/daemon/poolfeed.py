@@ -248,8 +248,12 @@ class PoolFeed:
                         first, link.feed_down = False, False
                         self._link_state(link)
                     if link.primary:  # 2.4.3: every linked table shows the pool's own readings
+                        # whose operation moved it and what it awarded, when the pool says: the
+                        # fold shows another table's hit until that table contributes again
+                        moved = {k: v for k, v in (("table_id", reading.table_id), ("round_id", reading.round_id),
+                                                   ("award_cents", reading.award_cents)) if v}
                         self.submit("pool.meter", {"balance_cents": reading.balance_cents, "seq": reading.seq,
-                                                   "change": reading.kind})
+                                                   "change": reading.kind, **moved})
                     link.answered.set()
                     link.heard.set()
             except PoolError as exc:

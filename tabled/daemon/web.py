@@ -7,7 +7,10 @@ Server-Sent Events need nothing more.
 - ``/`` the page (``tabled/web_assets/``, shipped in the package: nothing from the internet),
   ``/events`` the stream of the screen (tabled/table/screen.py) as Server-Sent Events,
   ``/screen.json`` the latest screen once; ``/pit``, ``/pit/events`` and ``/pit.json`` the same
-  for the pit's view (tabled/table/pit.py). Only GET and HEAD: no request changes the table.
+  for the pit's view (tabled/table/pit.py); ``/slip?round=ID&spot=N`` the printable hand-pay slip
+  of a progressive award and ``/slip.json`` its content (tabled/table/slip.py), read from the
+  journal on a connection of its own in a worker thread, never on the table's loop. Only GET
+  and HEAD: no request changes the table.
 - The screen is made by a listener of the controller, which runs after an input is journaled
   and folded, so the page never shows a state the journal does not hold.
 - The pit's view is made from the same screen in a thread of its own, which reads the journal's
@@ -38,10 +41,13 @@ import structlog
 from aiohttp import web
 
 from tabled.daemon.config import ScreenConfig, Viewer
+from tabled.daemon.journal import Journal
 from tabled.daemon.pit import PitReader, standing_since
 from tabled.table.effects import Effect
 from tabled.table.pit import pit_devices, pit_view
 from tabled.table.screen import screen_view
+from tabled.table.slip import KINDS as SLIP_KINDS
+from tabled.table.slip import SlipError, hand_pay_slip
 
 log = structlog.get_logger("tabled.daemon.web")
 
@@ -49,8 +55,10 @@ HEARTBEAT_S = 0.5      # the page calls the daemon lost after 1.5 s without a wo
 RETRY_MS = 500         # how soon EventSource connects again
 COOKIE = "tabled_screen"
 ASSETS = {"screen.js": "text/javascript", "screen.css": "text/css", "pit.js": "text/javascript",
-          "pit.css": "text/css"}
-PAGES = {"/": "index.html", "/pit": "pit.html"}  # the dealer's screen, the pit's view
+          "pit.css": "text/css", "slip.js": "text/javascript", "slip.css": "text/css"}
+#: the dealer's screen, the pit's view, a progressive award's hand-pay slip
+PAGES = {"/": "index.html", "/pit": "pit.html", "/slip": "slip.html"}
+MAX_ROUND_ID = 64
 SCREEN, PIT = "screen", "pit"  # what a page follows
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
@@ -314,6 +322,7 @@ class ScreenServer:
         app.router.add_get("/pit/events", self._events)
         app.router.add_get("/screen.json", self._json)
         app.router.add_get("/pit.json", self._json)
+        app.router.add_get("/slip.json", self._slip)
         for name in ASSETS:
             app.router.add_get(f"/{name}", self._asset)
         return app
@@ -345,6 +354,21 @@ class ScreenServer:
         latest = (self.pit_latest if request.path == "/pit.json" else self.latest) or b""
         data = latest.split(b"data: ", 1)[1].strip() if b"data: " in latest else b"null"
         return web.Response(body=data, content_type="application/json", headers=SECURITY_HEADERS)
+
+    async def _slip(self, request: web.Request) -> web.Response:
+        """A progressive award's hand-pay slip, from the journal's records of its round."""
+        round_id, spot_text = request.query.get("round", ""), request.query.get("spot", "")
+        journal = getattr(self.table, "journal", None)
+        if not round_id or len(round_id) > MAX_ROUND_ID or not spot_text.isdigit() or len(spot_text) > 2:
+            return _problem(400, "a slip needs ?round=ROUND_ID&spot=N (a spot number)")
+        if journal is None:
+            return _problem(404, "this table has no journal to make a slip from")
+        try:
+            slip = await asyncio.to_thread(_slip_of, journal.path, self.table.core.table_id, round_id,
+                                           int(spot_text))
+        except SlipError as exc:
+            return _problem(404, str(exc))
+        return web.Response(text=json.dumps(slip), content_type="application/json", headers=SECURITY_HEADERS)
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={**SECURITY_HEADERS, "Content-Type": "text/event-stream",
@@ -383,6 +407,22 @@ async def start_screen(config: ScreenConfig, table: Any) -> ScreenServer | None:
     await server.start()
     table.listeners.append(server.listener)
     return server
+
+
+def _problem(status: int, reason: str) -> web.Response:
+    return web.Response(status=status, text=json.dumps({"problem": reason}), content_type="application/json",
+                        headers=SECURITY_HEADERS)
+
+
+def _slip_of(path: Any, table_id: str, round_id: str, spot: int) -> dict[str, Any]:
+    """The slip from the round's records, on a read-only connection of its own (a worker thread)."""
+    journal = Journal.open(path, readonly=True, verify=False)
+    try:
+        records = [(r.seq, r.time_us // 1000, r.kind, r.payload) for r in journal.records_for_round(round_id)
+                   if r.kind in SLIP_KINDS]
+    finally:
+        journal.close()
+    return hand_pay_slip(table_id, round_id, spot, records)
 
 
 def _asset(name: str) -> bytes:

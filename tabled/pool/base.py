@@ -70,13 +70,19 @@ class VerifyReport:
 @dataclass(frozen=True)
 class MeterReading:
     """What every linked table's meter display shows (2.4.3). ``seq`` orders readings: a reader drops
-    any reading older than the one it already shows."""
+    any reading older than the one it already shows. ``table_id`` and ``round_id``: the table and
+    round whose operation moved the pool (None for a correction, a settings change or the first
+    reading); ``award_cents``: what that operation awarded (12.1) to that table, 0 for any other
+    change, so every linked table can show another table's hit as it happens."""
 
     pool: str
     balance_cents: int
     seq: int
     kind: str
     at: str
+    table_id: str | None = None
+    round_id: str | None = None
+    award_cents: int = 0
 
 
 @runtime_checkable

@@ -110,6 +110,9 @@ class _Pool:
     hit_seq: int
     last_kind: str = ""
     dirty: bool = False
+    last_table: str | None = None   # whose operation last moved it (the meter reading says so)
+    last_round: str | None = None
+    awarded: int = 0                # awarded in this transaction (12.1): the meter reading says so
 
 
 def _check_id(what: str, value: object) -> str:
@@ -213,6 +216,7 @@ class LedgerPool:
         p.ledger_seq += 1
         p.balance = balance
         p.last_kind = kind
+        p.last_table, p.last_round = table_id, round_id
         p.dirty = True
         await tx.run("INSERT INTO ledger (pool, seq, kind, delta_cents, balance_after_cents, epoch, table_id,"
                      " round_id, spot, reason, who, at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
@@ -225,7 +229,8 @@ class LedgerPool:
             if not p.dirty:
                 continue
             await tx.run(self._save_sql, (p.balance, p.epoch, p.settings_version, p.ledger_seq, p.hit_seq, p.name))
-            tx.notify(MeterReading(p.name, p.balance, p.ledger_seq, p.last_kind, self._now()))
+            tx.notify(MeterReading(p.name, p.balance, p.ledger_seq, p.last_kind, self._now(), p.last_table,
+                                   p.last_round, p.awarded))
 
     # ---- opening ---------------------------------------------------------------------------------
     async def _open_pool(self) -> None:
@@ -446,6 +451,7 @@ class LedgerPool:
                     await self._append(tx, p, "award", -a.from_pool_cents,
                                        f"{a.category.label} on spot {a.spot} ({a.rule})", spot=a.spot, **ids)
                 p.hit_seq += 1
+                p.awarded += a.amount_cents
                 p.dirty = True
                 await tx.run("INSERT INTO hits (pool, hit_seq, table_id, round_id, spot, category, hand,"
                              " amount_cents, from_pool_cents, topup_cents, pool_before_cents, pool_after_cents,"

@@ -127,7 +127,8 @@ class _PgTx:
         """The last writes, the meter notifications and COMMIT, in one round trip."""
         for r in self.readings:  # delivered by PostgreSQL at commit, in commit order
             self.pending.append(("SELECT pg_notify(%s, %s)", (meter_channel(r.pool), json.dumps(
-                {"balance_cents": r.balance_cents, "seq": r.seq, "kind": r.kind, "at": r.at}))))
+                {"balance_cents": r.balance_cents, "seq": r.seq, "kind": r.kind, "at": r.at,
+                 "table_id": r.table_id, "round_id": r.round_id, "award_cents": r.award_cents}))))
         self.pending.append(("COMMIT", None))
         await self.flush()
 
@@ -335,7 +336,8 @@ class PostgresPool(LedgerPool):
             async for note in conn.notifies():
                 d = json.loads(note.payload)
                 if d["seq"] > last.seq:  # a reading is never older than the one shown
-                    last = MeterReading(self.name, int(d["balance_cents"]), int(d["seq"]), d["kind"], d["at"])
+                    last = MeterReading(self.name, int(d["balance_cents"]), int(d["seq"]), d["kind"], d["at"],
+                                        d.get("table_id"), d.get("round_id"), int(d.get("award_cents") or 0))
                     yield last
             self._link_lost()
             raise PoolUnavailable(f"pool {self.name}: the meter connection ended")

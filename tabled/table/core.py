@@ -36,7 +36,9 @@ Inputs (kind: payload):
   bet-spot board is the equipment of 2.3 that records the progressive wagers); ``equipment.back``:
   equipment -- it says it works again (clears with an inspector's approval in force, 14.13)
 * ``pool.contributed`` / ``pool.reversed`` / ``pool.awards``: results of pool operations
-* ``pool.meter``: balance_cents, seq, change (the ledger kind) -- the primary pool's reading (2.4.3), in ledger order
+* ``pool.meter``: balance_cents, seq, change (the ledger kind), and when the pool says: table_id,
+  round_id (whose operation moved it), award_cents (what it awarded) -- the primary pool's reading
+  (2.4.3), in ledger order; another table's award is kept as "award pending" (:data:`AWARD_PENDING_MS`)
 * ``tick``: time passes (closure and announced minimum take effect)
 * ``staff.roster``: people (badge, name, roles), attempts, lockout_minutes -- the staff list a start
   runs with; ``staff.sign_in``: badge, role, pin_ok; ``staff.sign_out``: badge, role -- who is
@@ -86,6 +88,9 @@ POOL_ANSWERS = {"pool.contributed": "contribute", "pool.reversed": "reverse", "p
 POOL_DOWN_KINDS = ("award", "reversal", "fund_reset", "reset", "settings", "correction")
 SHOE_HAPPENINGS = ("shoe.unreadable", "shoe.removed", "shoe.replaced", "shoe.empty")
 MINUTE_MS = 60_000
+#: another linked table's hit is shown as "award pending" until that table contributes again (its
+#: award paid, its next round under way) or this long after the reading (it may have closed)
+AWARD_PENDING_MS = 15 * MINUTE_MS
 STAFF_INPUTS = ("staff.roster", "staff.sign_in", "staff.sign_out")
 
 
@@ -142,6 +147,7 @@ class TableCore:
         self.pool_cents: int | None = None          # as last reported by the pool
         self.pool_seq: int | None = None            # the ledger number of the reading shown (meter feed)
         self.awards_held: dict[str, int] = {}       # 14.13: round id -> when its award was first held (ms)
+        self.award_pending: dict[str, Any] | None = None  # another linked table's hit (pool.meter)
         # pool operations not yet answered by every pool, in order: re-sent until they are (14.13)
         self.undelivered: dict[str, dict[str, Any]] = {}
         self.pool_count = 1                         # pools this table feeds (11.5): from the config
@@ -241,7 +247,8 @@ class TableCore:
         if kind == "pool.awards":
             return self._awards(p)
         if kind == "pool.meter":
-            return self._meter_reading(p["balance_cents"], p["seq"], p.get("change", ""))
+            return self._meter_reading(p["balance_cents"], p["seq"], p.get("change", ""), p.get("table_id"),
+                                       p.get("round_id"), p.get("award_cents", 0))
         if kind in STAFF_INPUTS:
             return self._staff(kind, p)
         if kind in ("tick", "software.checked", "config.started"):
@@ -743,14 +750,28 @@ class TableCore:
         self.pool_cents = cents
         return [Command("meter", "show", {"cents": cents})]
 
-    def _meter_reading(self, cents: int, seq: int, kind: str) -> list[Effect]:
+    def _meter_reading(self, cents: int, seq: int, kind: str, table_id: str | None = None,
+                       round_id: str | None = None, award_cents: int = 0) -> list[Effect]:
         """2.4.3: every linked table shows the pool's own readings, in ledger order; a reading older
         than the one shown is dropped. The pool goes down only on an award, a reversal, a reset or a
-        recorded correction (docs/settlement.md); a reading that says otherwise is not shown."""
+        recorded correction (docs/settlement.md); a reading that says otherwise is not shown.
+        A reading of another table's award is kept as that table's "award pending" until a later
+        reading of that table's contribution, or :data:`AWARD_PENDING_MS` (the screen shows it)."""
         if not isinstance(cents, int) or not isinstance(seq, int) or cents < 0:
             raise ValueError(f"a meter reading needs whole cents and a ledger number, got {cents!r}, {seq!r}")
+        if not isinstance(award_cents, int) or award_cents < 0 or (
+                table_id is not None and not isinstance(table_id, str)):
+            raise ValueError(f"a meter reading's award needs a table id and whole cents, got {table_id!r}, "
+                             f"{award_cents!r}")
         if self.pool_seq is not None and seq <= self.pool_seq:
             return []
+        pending = self.award_pending
+        if award_cents and table_id is not None and table_id != self.table_id:
+            self.award_pending = {"table_id": table_id, "round_id": round_id, "cents": award_cents,
+                                  "seq": seq, "since_ms": self.now}
+        elif pending is not None and (kind == "contribution" and table_id == pending["table_id"]
+                                      or self.now - pending["since_ms"] >= AWARD_PENDING_MS):
+            self.award_pending = None
         next_one = self.pool_seq is not None and seq == self.pool_seq + 1
         if next_one and self.pool_cents is not None and cents < self.pool_cents and kind not in POOL_DOWN_KINDS:
             return [Say(f"pool reading {seq} goes down by a {kind or 'change'} from {dollars(self.pool_cents)} to "
@@ -915,6 +936,7 @@ class TableCore:
             "door_open": self.door_open, "fault_lamp": self.fault_lamp,
             "round_no": self.round_no, "abstained": {str(k): v for k, v in self.abstained.items()},
             "pool_cents": self.pool_cents, "pool_seq": self.pool_seq, "awards_held": self.awards_held,
+            **({"award_pending": self.award_pending} if self.award_pending else {}),
             "undelivered": self.undelivered,
             "rounds_finished": self.rounds_finished, "now": self.now,
             "last_seq": self.last_seq,
@@ -935,6 +957,7 @@ class TableCore:
                     "approved", "round_no", "pool_cents", "rounds_finished", "now", "last_seq"):
             setattr(core, key, snap[key])
         core.pool_seq = snap.get("pool_seq")
+        core.award_pending = snap.get("award_pending")
         core.door_open = snap.get("door_open", False)
         core.recognition = snap.get("recognition")
         core.fault_lamp = snap.get("fault_lamp", "OFF")

@@ -20,7 +20,8 @@ What is shown when (the felt as the dealer sees it):
 - the banner "leave the cards face up" (9.5) while a progressive hand waits to be paid;
 - the faults as they stand (14.13, 15.2, 5.6, 7.3 and 14.1), with the rule, what the dealer
   does, the key that must act and since when (a shuffling device out of play: "inspector must
-  clear it", the inspector's key); the progressive locked (14.13) and the meter.
+  clear it", the inspector's key); the progressive locked (14.13) and the meter, with a linked
+  pool's "award pending" when another table's award moved it (``TableCore.award_pending``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from tabled.game.progressive import payment_order
 from tabled.game.ranking import HandValue, evaluate
 from tabled.game.round_facts import RoundError
 from tabled.game.settlement import Outcome, money, settle, settlement_from_dict
+from tabled.table.core import AWARD_PENDING_MS
 from tabled.table.display import TOLD_WHEN_IT_HAPPENED, wager_words
 from tabled.table.effects import Effect, Note, Say
 from tabled.table.outofplay import CLEAR_ACTION, CLEAR_HOW
@@ -281,7 +283,17 @@ def _meter(core: Any) -> dict[str, Any]:
     else:
         text = money(cents)
     return {"cents": cents, "text": text, "offline": offline, "locked": offline or "pool" in core.faults,
-            "meter_fault": core.faults.get("meter")}
+            "meter_fault": core.faults.get("meter"), "award_pending": _award_pending(core)}
+
+
+def _award_pending(core: Any) -> dict[str, Any] | None:
+    """Another linked table's hit, as the pool's reading told it, until the fold ends it (that
+    table contributes again) or :data:`AWARD_PENDING_MS` has passed (it may have closed)."""
+    pending = core.award_pending
+    if pending is None or core.now - pending["since_ms"] >= AWARD_PENDING_MS:
+        return None
+    return {**pending, "text": f"progressive hit at table {pending['table_id']}, {money(pending['cents'])}: "
+                              "award pending"}
 
 
 def screen_view(core: Any, effects: Iterable[Effect] = (), previous: Mapping[str, Any] | None = None,

@@ -96,6 +96,15 @@ function renderSpots(s) {
   }
 }
 
+// the printable hand-pay slip of a progressive award (9.5, 12.2): a page of its own, read-only
+function slipLink(roundId, spot, text) {
+  const a = el("a", "slip", text);
+  a.href = "/slip?round=" + encodeURIComponent(roundId) + "&spot=" + encodeURIComponent(spot);
+  a.target = "_blank";
+  a.dataset.spot = String(spot);
+  return a;
+}
+
 function renderSettlement(s) {
   const box = byId("settlement");
   const st = s.settlement;
@@ -114,6 +123,7 @@ function renderSettlement(s) {
     li.appendChild(el("span", "text", p.text));
     withRule(li, p.rule);
     li.appendChild(el("span", "detail", p.detail));
+    if (p.kind === "progressive") li.appendChild(slipLink(st.round_id, p.spot, "slip"));
     list.appendChild(li);
   }
   setText("totals", "house pays " + st.house_pays + ", collects " + st.house_collects);
@@ -125,6 +135,9 @@ function render(s) {
   setText("limits", s.limits.text);
   setText("meter", s.meter.text);
   setText("meter-note", s.meter.meter_fault ? "meter out of order (14.13)" : "");
+  const pending = byId("award-pending");
+  pending.hidden = !s.meter.award_pending;
+  pending.textContent = s.meter.award_pending ? s.meter.award_pending.text : "";
   const r = s.round;
   setText("round-id", r ? "round " + r.id : "no round");
   setText("phase", r ? r.phase_text : "");
@@ -132,7 +145,13 @@ function render(s) {
   setText("next", s.next);
   const banner = byId("banner");
   banner.hidden = !s.banner;
-  banner.textContent = s.banner ? s.banner.text + " - spots " + s.banner.spots.join(", ") + " (" + s.banner.rule + ")" : "";
+  banner.replaceChildren();
+  if (s.banner) {
+    banner.appendChild(el("span", "text", s.banner.text + " - spots " + s.banner.spots.join(", ") + " (" + s.banner.rule + ")"));
+    const slips = el("div", "slips", "hand-pay slip:");
+    for (const spot of s.banner.spots) slips.appendChild(slipLink(r.id, spot, "spot " + spot));
+    banner.appendChild(slips);
+  }
   const locked = byId("locked");
   locked.hidden = !s.meter.locked;
   locked.textContent = s.meter.offline ? "PROGRESSIVE LOCKED: progressive offline, no progressive wagers (14.13)"
