@@ -33,13 +33,29 @@ def _record(seq: int, time_ms: int) -> dict[str, int]:
     return {"record": seq, "time_ms": time_ms}
 
 
+def _confirmation(confirmations: list[tuple[int, int, dict[str, Any]]],
+                  order: list[int]) -> dict[int, tuple[int, int, dict[str, Any]]]:
+    """Spot -> the record that confirmed its payment: an award_paid names its spot; a press pays
+    the first award in the order of payment not yet paid (the panel refuses any other, 12.2)."""
+    paid: dict[int, tuple[int, int, dict[str, Any]]] = {}
+    for c in confirmations:
+        waiting = [s for s in order if s not in paid]
+        spot = c[2].get("spot")
+        if spot is None and waiting:
+            spot = waiting[0]
+        if waiting and spot == waiting[0]:
+            paid[int(spot)] = c
+    return paid
+
+
 def hand_pay_slip(table_id: str, round_id: str, spot: int,
                   records: Iterable[tuple[int, int, str, Mapping[str, Any]]]) -> dict[str, Any]:
     """The slip of ``spot``'s award in ``round_id``, from that round's journal records as
     (seq, time_ms, kind, payload), oldest first. Raises :class:`SlipError` when it has none."""
     settled = awards = started = None
-    confirmations: list[tuple[int, int, dict[str, Any]]] = []  # award_paid by the panel, in order
-    presses: list[tuple[int, int, dict[str, Any]]] = []         # SETTLE/DONE presses after the awards
+    # the panel's award_paid (with its spot) and SETTLE/DONE presses after the pool's answer (each
+    # pays the next award waiting, in the order of payment: 9.5, 12.2), in journal order
+    confirmations: list[tuple[int, int, dict[str, Any]]] = []
     approvals: dict[int, tuple[int, int, Mapping[str, Any]]] = {}
     for seq, time_ms, kind, payload in records:
         if kind == "round.started":
@@ -52,7 +68,7 @@ def hand_pay_slip(table_id: str, round_id: str, spot: int,
             confirmations.append((seq, time_ms, dict(payload)))
         elif kind == "panel.button" and payload.get("button") == "settle_done" and awards is not None \
                 and payload.get("key") in PAYERS:
-            presses.append((seq, time_ms, dict(payload)))
+            confirmations.append((seq, time_ms, {**payload, "spot": None}))
         elif kind == "panel.approved" and payload.get("action") == "award_paid":
             approvals[int(payload.get("spot", 0))] = (seq, time_ms, payload)
     if settled is None or awards is None:
@@ -72,11 +88,7 @@ def hand_pay_slip(table_id: str, round_id: str, spot: int,
     before -= sum(a.from_pool_cents for a in order[:place])
     after = before - award.from_pool_cents
     line = next((s for s in settled[2].get("spots", []) if s.get("spot") == spot), {})
-    # who confirmed it: the panel's award_paid for this spot, else the SETTLE/DONE press that paid
-    # it (each press pays the next award in the order of payment, 9.5, 12.2)
-    paid = next((c for c in confirmations if c[2].get("spot") == spot), None)
-    if paid is None and not confirmations and len(presses) > place:
-        paid = presses[place]
+    paid = _confirmation(confirmations, [a.spot for a in order]).get(spot)
     approved = approvals.get(spot)
     confirmed = None
     if paid is not None or approved is not None:
