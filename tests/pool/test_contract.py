@@ -371,6 +371,22 @@ def test_meter_subscription_sees_every_change_in_order(harness):
     harness.run(scenario)
 
 
+def test_a_meter_reading_names_the_table_whose_award_moved_the_pool_2_4_3(harness):
+    # every linked table can show another table's hit ("award pending" on the dealer's screen)
+    async def scenario(h):
+        pool = await h.open(settings=MAIN)
+        watcher = await h.open(table_id="T02")
+        feed = watcher.subscribe_meter()
+        await anext(feed)
+        await pool.contribute("T01", "R1", 1, 1000)
+        result = await pool.apply_awards("T01", "R1", [hit(1, SF)], NSW)
+        seen = [await asyncio.wait_for(anext(feed), 5) for _ in range(2)]
+        assert [(r.table_id, r.round_id, r.award_cents) for r in seen] == [
+            ("T01", "R1", 0), ("T01", "R1", result.awards[0].amount_cents)]
+        await feed.aclose()
+    harness.run(scenario)
+
+
 def test_a_held_hit_is_paid_from_the_pool_as_it_stands_on_return(harness):
     # docs/settlement.md 14.13: paid when the link returns, never from a stale reading; the hold time is recorded
     async def scenario(h):
