@@ -56,7 +56,7 @@ def hand_pay_slip(table_id: str, round_id: str, spot: int,
     # the panel's award_paid (with its spot) and SETTLE/DONE presses after the pool's answer (each
     # pays the next award waiting, in the order of payment: 9.5, 12.2), in journal order
     confirmations: list[tuple[int, int, dict[str, Any]]] = []
-    approvals: dict[int, tuple[int, int, Mapping[str, Any]]] = {}
+    approvals: list[tuple[int, int, Mapping[str, Any]]] = []
     for seq, time_ms, kind, payload in records:
         if kind == "round.started":
             started = payload
@@ -70,7 +70,7 @@ def hand_pay_slip(table_id: str, round_id: str, spot: int,
                 and payload.get("key") in PAYERS:
             confirmations.append((seq, time_ms, {**payload, "spot": None}))
         elif kind == "panel.approved" and payload.get("action") == "award_paid":
-            approvals[int(payload.get("spot", 0))] = (seq, time_ms, payload)
+            approvals.append((seq, time_ms, payload))
     if settled is None or awards is None:
         raise SlipError(f"round {round_id} has no progressive award in the journal")
     try:
@@ -87,18 +87,22 @@ def hand_pay_slip(table_id: str, round_id: str, spot: int,
     before = int(result.get("pool_before_cents", st.progressive.pool_before_cents))
     before -= sum(a.from_pool_cents for a in order[:place])
     after = before - award.from_pool_cents
-    line = next((s for s in settled[2].get("spots", []) if s.get("spot") == spot), {})
+    line: Mapping[str, Any] = next((s for s in settled[2].get("spots", []) if s.get("spot") == spot), {})
     paid = _confirmation(confirmations, [a.spot for a in order]).get(spot)
-    approved = approvals.get(spot)
     confirmed = None
-    if paid is not None or approved is not None:
-        seq, time_ms, p = approved if approved is not None else paid  # type: ignore[misc]
+    if paid is not None:
+        seq, time_ms, p = paid
+        records_of = [seq]
+        # a supervisor's confirmation has its panel.approved note, naming the person, after it
+        approved = next((a for a in approvals if a[0] > seq and a[2].get("spot") == spot), None) \
+            if p.get("key") == "supervisor" else None
+        if approved is not None:
+            p = {**p, **approved[2]}
+            records_of.append(approved[0])
         key = str(p.get("key", ""))
-        name = p.get("name")
-        badge = p.get("person")
+        name, badge = p.get("name"), p.get("person")
         if name is None and key == "dealer" and started:
             name, badge = started.get("dealt_by_name"), started.get("dealt_by")
-        records_of = sorted({seq, *([paid[0]] if paid is not None else [])})
         confirmed = {**_record(seq, time_ms), "key": key, "name": name, "badge": badge, "records": records_of,
                      "text": f"{key} key" + (f": {name}" + (f" (badge {badge})" if badge else "") if name else "")}
     return {

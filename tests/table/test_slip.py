@@ -46,7 +46,8 @@ class Journaled:
         return [(seq, t, kind, p) for seq, t, r, kind, p in self.records if r == rid and kind in KINDS]
 
     def seq(self, kind: str, **match: Any) -> int:
-        return next(seq for seq, _, _, k, p in self.records if k == kind and all(p.get(a) == v for a, v in match.items()))
+        return next(seq for seq, _, _, k, p in self.records
+                    if k == kind and all(p.get(a) == v for a, v in match.items()))
 
     def round_to_settlement(self, spots=(2, 5, 6)) -> str:
         from tabled.game.cards import parse_cards

@@ -28,8 +28,8 @@ HITS = {2: "9s 8s 7s 6s 5s", 5: "Ah Kh Qh Jh Th", "dealer": "Ac Kc 4c 3s 2h"}
 
 async def test_the_slip_opened_from_the_banner_shows_the_journals_figures(tmp_path):
     journal = Journal.open(tmp_path / "journal.db")
-    pool = await LocalPool.open(tmp_path / "pool.db", "main", "T01",
-                                PoolSettings(PROFILE.contribution_basis_points, PROFILE.progressive_schedule.reset_cents))
+    settings = PoolSettings(PROFILE.contribution_basis_points, PROFILE.progressive_schedule.reset_cents)
+    pool = await LocalPool.open(tmp_path / "pool.db", "main", "T01", settings)
     core = TableCore("T01", 7, Limits(500, 50_000, 100, PROFILE.progressive_wager_cents), PROFILE)
     table = Table(core, journal, pool, retry_interval=0.05, follow_meter=False)
     server = ScreenServer(table, ScreenConfig(port=0))
