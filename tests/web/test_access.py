@@ -106,7 +106,8 @@ async def test_a_request_from_another_address_needs_a_viewers_token(tmp_path):
         port = int(screen_of(run).url.rsplit(":", 1)[1].strip("/"))
         base = f"http://{address}:{port}"
         async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:  # cookies of an IP
-            for path in ("/", "/events", "/screen.json", "/screen.js", "/pit", "/pit/events", "/pit.json", "/pit.js"):
+            for path in ("/", "/events", "/screen.json", "/screen.js", "/pit", "/pit/events", "/pit.json", "/pit.js",
+                         "/slip", "/slip.json?round=SIM01-000001&spot=1", "/slip.js"):
                 async with http.get(base + path) as r:
                     body = await r.text()
                     assert r.status == 401 and "SIM01" not in body and "token" in body
@@ -130,7 +131,7 @@ async def test_a_request_from_another_address_needs_a_viewers_token(tmp_path):
                 assert r.status == 200
             # read-only: nothing but GET (and HEAD) is served
             for method in ("POST", "PUT", "DELETE", "PATCH"):
-                for path in ("/screen.json", "/pit.json", "/pit"):
+                for path in ("/screen.json", "/pit.json", "/pit", "/slip", "/slip.json"):
                     async with http.request(method, f"http://127.0.0.1:{port}{path}", data=b"{}") as r:
                         assert r.status == 405
         run.floor.paused = True
