@@ -136,12 +136,19 @@ function render(p) {
   setText("next", s.next);
   renderJournal(p.journal);
   renderDevices(p.devices);
-  setText("pool-meter", s.meter.text + (s.meter.locked ? "  (progressive locked, 14.13)" : ""));
+  setText("pool-meter", s.meter.text + (s.meter.locked ? "  (progressive locked, 14.13)" : "") +
+          (s.meter.award_pending ? "  " + s.meter.award_pending.text : ""));
   list("hits", p.pool.hits, (h) => {
     const li = el("li", "hit");
     li.appendChild(el("span", "when", when(h)));
     li.appendChild(el("span", "text", "round " + h.round_id + " " + h.text));
-    return withRule(li, h.rule);
+    withRule(li, h.rule);
+    // the award's hand-pay slip (9.5), as on the dealer's screen
+    const slip = el("a", "slip", "slip");
+    slip.href = "/slip?round=" + encodeURIComponent(h.round_id) + "&spot=" + encodeURIComponent(h.spot);
+    slip.target = "_blank";
+    li.appendChild(slip);
+    return li;
   });
   renderFaults(p.faults);
   list("decisions", p.decisions, (d) => {

@@ -107,6 +107,13 @@ async def test_the_slip_opened_from_the_banner_shows_the_journals_figures(tmp_pa
             await slip.screenshot(path=str(tmp_path / "slip.png"), full_page=True)
             print(f"screenshot: {tmp_path / 'slip.png'}")
 
+            # the pit's view links each hit to its slip too
+            pit = await b.new_page()
+            await pit.goto(server.url + "pit")
+            await pit.wait_for_selector("#hits li a.slip >> nth=1")
+            hrefs = await pit.eval_on_selector_all("#hits li a.slip", "links => links.map(a => a.getAttribute('href'))")
+            assert hrefs == ["/slip?" + urlencode({"round": rid, "spot": spot}) for spot in (5, 2)]  # newest first
+
             # a round or spot without an award says so, as text
             missing = await b.new_page()
             await missing.goto(server.url + "slip?" + urlencode({"round": rid, "spot": 3}))
