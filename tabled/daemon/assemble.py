@@ -97,7 +97,11 @@ class Opened:
     async def close(self) -> None:
         for pool in self.pools:
             await pool.close()
-        self.journal.close()
+        try:
+            if self.table.seal_with is not None:  # a stop leaves nothing unsealed, in play or not
+                self.journal.seal(self.table.seal_with)
+        finally:
+            self.journal.close()
 
 
 async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], float],

@@ -20,6 +20,7 @@ from tabled.commands.run import Seams, run_table
 from tabled.daemon import shipping
 from tabled.daemon.assemble import CannotStart
 from tabled.daemon.config import SoftwareConfig
+from tabled.daemon.journal import Journal
 from tabled.host import software
 from tests.integration.harness import FAST, POLL, Run, Discard, config, journal_records
 
@@ -71,9 +72,12 @@ async def test_a_sealed_journal_checks_out_and_names_its_key(tmp_path, capsys):
     assert len(seals) >= len(finished) >= 3  # at every round's end
     started = journal_records(tmp_path, "config.started")
     assert started and started[0].payload["settings"]["table.id"] == "SIM01"
+    with Journal.open(tmp_path / "journal.db", readonly=True) as journal:  # the stop sealed what was left
+        assert journal.record(journal.head[0]).kind == "journal.seal"
     capsys.readouterr()
     assert main(["audit", "verify", "--journal", str(tmp_path / "journal.db"), "--public-key", str(public)]) == 0
-    assert f"sealed by key {seals[0].payload['key']} (seals checked)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"sealed by key {seals[0].payload['key']} (seals checked)" in out and "not sealed" not in out
 
 
 @pytest.mark.postgres
