@@ -54,8 +54,8 @@ log = structlog.get_logger("tabled.daemon.web")
 HEARTBEAT_S = 0.5      # the page calls the daemon lost after 1.5 s without a word
 RETRY_MS = 500         # how soon EventSource connects again
 COOKIE = "tabled_screen"
-ASSETS = {"screen.js": "text/javascript", "screen.css": "text/css", "pit.js": "text/javascript",
-          "pit.css": "text/css", "slip.js": "text/javascript", "slip.css": "text/css"}
+ASSETS = {"live.js": "text/javascript", "screen.js": "text/javascript", "screen.css": "text/css",
+          "pit.js": "text/javascript", "pit.css": "text/css", "slip.js": "text/javascript", "slip.css": "text/css"}
 #: the dealer's screen, the pit's view, a progressive award's hand-pay slip
 PAGES = {"/": "index.html", "/pit": "pit.html", "/slip": "slip.html"}
 MAX_ROUND_ID = 64

@@ -1,45 +1,13 @@
-// The pit's view: shows what the daemon pushes (Server-Sent Events), nothing else.
-// Every text from the table goes in with textContent: data is never markup.
+// The pit's view: shows what the daemon pushes (Server-Sent Events), nothing else (live.js follows
+// the daemon and holds the text-only helpers).
 "use strict";
 
-const LOST_AFTER_MS = 1500;   // the daemon sends a heartbeat every 0.5 s
-let source = null;
-let lastHeard = 0;
 let pit = null;
 let receivedAt = 0;
-
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  return node;
-}
-
-function byId(id) { return document.getElementById(id); }
-
-function setText(id, text) { byId(id).textContent = text === undefined || text === null ? "" : String(text); }
-
-function withRule(node, rule) {
-  if (rule) node.appendChild(el("span", "rule", "(" + rule + ")"));
-  return node;
-}
 
 // a journal record's time, UTC, and its number
 function when(w) {
   return new Date(w.time_ms).toISOString().slice(0, 19).replace("T", " ") + " UTC #" + w.record;
-}
-
-function minutes(ms) {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  const m = Math.floor(s / 60);
-  return m > 0 ? m + " min " + (s % 60) + " s" : s + " s";
-}
-
-function showLink(up) {
-  const link = byId("link");
-  link.textContent = up ? "live" : "disconnected";
-  link.className = up ? "link-up" : "link-down";
-  document.body.dataset.link = up ? "up" : "down";
 }
 
 function list(id, items, make) {
@@ -160,32 +128,9 @@ function render(p) {
   renderRounds(p.rounds);
 }
 
-function connect() {
-  if (source) source.close();
-  source = new EventSource("/pit/events");
-  source.addEventListener("pit", (ev) => {
-    lastHeard = Date.now();
-    showLink(true);
-    pit = JSON.parse(ev.data);
-    receivedAt = Date.now();
-    render(pit);
-    document.body.dataset.seq = ev.lastEventId;
-    document.body.dataset.screenSeq = String(pit.screen_seq);  // the dealer's screen it was made with
-  });
-  source.addEventListener("beat", () => { lastHeard = Date.now(); showLink(true); });
-  source.onerror = () => { showLink(false); };
-  lastHeard = Date.now();
-}
-
-function watch() {
-  tickFaults();
-  if (Date.now() - lastHeard > LOST_AFTER_MS || (source && source.readyState === EventSource.CLOSED)) {
-    // no word from the daemon: the connection is dead even if the socket is not closed yet
-    showLink(false);
-    connect();
-  }
-}
-
-showLink(false);
-connect();
-setInterval(watch, 250);
+follow("/pit/events", "pit", (data) => {
+  pit = data;
+  receivedAt = Date.now();
+  render(pit);
+  document.body.dataset.screenSeq = String(pit.screen_seq);  // the dealer's screen it was made with
+}, tickFaults);

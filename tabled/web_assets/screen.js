@@ -1,42 +1,10 @@
-// The dealer's screen: shows what the daemon pushes (Server-Sent Events), nothing else.
-// Every text from the table goes in with textContent: data is never markup.
+// The dealer's screen: shows what the daemon pushes (Server-Sent Events), nothing else (live.js
+// follows the daemon and holds the text-only helpers).
 "use strict";
 
-const LOST_AFTER_MS = 1500;   // the daemon sends a heartbeat every 0.5 s
 const AREAS = ["ante", "progressive", "bet"];
-let source = null;
-let lastHeard = 0;
 let screen = null;
 let receivedAt = 0;
-
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  return node;
-}
-
-function byId(id) { return document.getElementById(id); }
-
-function setText(id, text) { byId(id).textContent = text === undefined || text === null ? "" : String(text); }
-
-function withRule(node, rule) {
-  if (rule) node.appendChild(el("span", "rule", "(" + rule + ")"));
-  return node;
-}
-
-function minutes(ms) {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  const m = Math.floor(s / 60);
-  return m > 0 ? m + " min " + (s % 60) + " s" : s + " s";
-}
-
-function showLink(up) {
-  const link = byId("link");
-  link.textContent = up ? "live" : "disconnected";
-  link.className = up ? "link-up" : "link-down";
-  document.body.dataset.link = up ? "up" : "down";
-}
 
 function renderFaults(s) {
   const box = byId("faults");
@@ -167,34 +135,8 @@ function render(s) {
   for (const m of s.messages.slice().reverse()) lines.appendChild(withRule(el("li", m.level, m.text), m.rule));
 }
 
-function connect() {
-  if (source) source.close();
-  source = new EventSource("/events");
-  source.addEventListener("screen", (ev) => {
-    lastHeard = Date.now();
-    showLink(true);
-    screen = JSON.parse(ev.data);
-    receivedAt = Date.now();
-    render(screen);
-    document.body.dataset.seq = ev.lastEventId;
-  });
-  source.addEventListener("beat", () => { lastHeard = Date.now(); showLink(true); });
-  source.onerror = () => { showLink(false); };
-  lastHeard = Date.now();
-}
-
-function watch() {
-  tickFaults();
-  if (Date.now() - lastHeard > LOST_AFTER_MS) {
-    // no word from the daemon: the connection is dead even if the socket is not closed yet
-    showLink(false);
-    connect();
-  } else if (source && source.readyState === EventSource.CLOSED) {
-    showLink(false);
-    connect();
-  }
-}
-
-showLink(false);
-connect();
-setInterval(watch, 250);
+follow("/events", "screen", (data) => {
+  screen = data;
+  receivedAt = Date.now();
+  render(screen);
+}, tickFaults);
