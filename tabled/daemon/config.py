@@ -572,15 +572,9 @@ def listen_address(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def _screen(sec: Section) -> ScreenConfig:
-    enabled = sec.flag("enabled", True)
-    text = sec.get("listen", SCREEN_LISTEN)
-    if not isinstance(text, str):
-        raise sec.fail("listen", f"must be text such as {SCREEN_LISTEN!r}, got {text!r}")
-    try:
-        host, port = listen_address(text)
-    except ValueError as exc:
-        raise sec.fail("listen", str(exc)) from None
+def viewers_of(sec: Section) -> list[Viewer]:
+    """The ``viewers`` of a page's section (the dealer's screen, the floor): each a name and a
+    token of its own, long enough not to be guessed."""
     viewers: list[Viewer] = []
     raw = sec.get("viewers", [])
     if not isinstance(raw, list):
@@ -590,10 +584,23 @@ def _screen(sec: Section) -> ScreenConfig:
         name, token = v.text("name"), v.text("token")
         if len(token) < MIN_TOKEN_CHARS or not token.isascii() or not token.isprintable() or " " in token:
             raise v.fail("token", f"must be at least {MIN_TOKEN_CHARS} printable ASCII characters without spaces")
-        if any(token == other.token for other in viewers) or any(name == other.name for other in viewers):
+        if any(token == other.token or name == other.name for other in viewers):
             raise v.fail("name", "each viewer has its own name and token")
         v.finish()
         viewers.append(Viewer(name, token))
+    return viewers
+
+
+def _screen(sec: Section) -> ScreenConfig:
+    enabled = sec.flag("enabled", True)
+    text = sec.get("listen", SCREEN_LISTEN)
+    if not isinstance(text, str):
+        raise sec.fail("listen", f"must be text such as {SCREEN_LISTEN!r}, got {text!r}")
+    try:
+        host, port = listen_address(text)
+    except ValueError as exc:
+        raise sec.fail("listen", str(exc)) from None
+    viewers = viewers_of(sec)
     sec.finish()
     screen = ScreenConfig(enabled, host, port, tuple(viewers))
     if enabled and not screen.loopback and not viewers:

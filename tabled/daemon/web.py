@@ -103,11 +103,12 @@ def may_view(peer: str | None, token: str | None, viewers: Iterable[Viewer]) -> 
     return Decision(403, None, "this token is not a viewer's")
 
 
-def presented_token(request: web.Request) -> str | None:
+def presented_token(request: web.Request, cookie: str = COOKIE) -> str | None:
+    """The viewer's token: ``Authorization: Bearer``, else ``?token=``, else the page's cookie."""
     auth = request.headers.get("Authorization", "")
     if auth.lower().startswith("bearer "):
         return auth[7:].strip() or None
-    return request.query.get("token") or request.cookies.get(COOKIE) or None
+    return request.query.get("token") or request.cookies.get(cookie) or None
 
 
 # -- the server ------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tabled.daemon.config import Viewer, listen_address
+from tabled.daemon.config import Viewer, listen_address, viewers_of
 from tabled.daemon.shipping import dsn_problem
 from tabled.game.checks import Section
 from tabled.host.documents import parse_toml, read_text
@@ -84,19 +84,7 @@ def parse_floor_config(data: dict[str, Any], where: str, base: Path) -> FloorCon
         if not isinstance(paths, list) or not paths or not all(isinstance(p, str) and p.strip() for p in paths):
             raise raw.fail(table_id, "must be a public key file (PEM) or a list of them")
         keys[table_id] = tuple((base / p).resolve() for p in paths)
-    viewers: list[Viewer] = []
-    items = sec.get("viewers", [])
-    if not isinstance(items, list):
-        raise sec.fail("viewers", "must be a list of { name = ..., token = ... }")
-    for i, item in enumerate(items):
-        v = sec.entry(item, f"viewers[{i}]")
-        name, token = v.text("name"), v.text("token")
-        if len(token) < MIN_TOKEN_CHARS or not token.isascii() or not token.isprintable() or " " in token:
-            raise v.fail("token", f"must be at least {MIN_TOKEN_CHARS} printable ASCII characters without spaces")
-        if any(token == o.token or name == o.name for o in viewers):
-            raise v.fail("name", "each viewer has its own name and token")
-        v.finish()
-        viewers.append(Viewer(name, token))
+    viewers = viewers_of(sec)
     sec.finish()
     cfg = FloorConfig(central, host, port, poll_ms / 1000, silent, recheck, keys, tuple(viewers))
     if not cfg.loopback and not viewers:

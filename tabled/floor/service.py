@@ -27,7 +27,7 @@ import structlog
 from aiohttp import web
 
 from tabled.daemon.seals import public_keys
-from tabled.daemon.web import SECURITY_HEADERS, Decision, may_view
+from tabled.daemon.web import SECURITY_HEADERS, Decision, may_view, presented_token
 from tabled.floor.central import MAX_NAME
 from tabled.floor.config import FloorConfig
 from tabled.floor.watch import Alert, Row, TableWatch
@@ -284,10 +284,7 @@ class Floor:
         return app
 
     def _decision(self, request: web.Request) -> Decision:
-        token = request.headers.get("Authorization", "")
-        presented = (token[7:].strip() if token.lower().startswith("bearer ") else None) \
-            or request.query.get("token") or request.cookies.get(COOKIE)
-        return may_view(request.remote, presented, self.config.viewers)
+        return may_view(request.remote, presented_token(request, COOKIE), self.config.viewers)
 
     @web.middleware
     async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
