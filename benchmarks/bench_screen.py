@@ -6,7 +6,9 @@ ports with its screen served (tabled/daemon/web.py) and looked at by Debian's ch
    that input was journaled and folded (or a later one: a page that is behind skips to the
    latest), p50 and p99 (target p99 <= 100 ms);
 2. event -> effects (journaled, acknowledged, folded, carried out, the screen made and handed to
-   the server) with 0 pages open and with 5, p50 and p99: what the pages cost the table;
+   the server) with 0 pages open, with 5 in chromium, and with 5 plain readers of the same event
+   streams (no browser), p50 and p99: what the pages cost the table, and how much of that is the
+   daemon's own serving rather than the browser rendering on the same CPUs;
 3. device event -> the pit's view (``/pit``) in a page's DOM: the pit's view is made in a thread of
    its own from the journal's new records after each screen, so it comes later than the screen;
    its pages (``--pit-pages``, 1 by default) are open beside the dealer's in the run with pages;
@@ -70,9 +72,11 @@ def pct(values: list[float], q: float) -> float:
 class Bench:
     """Hooks into run_table: stamps every input, notes the screen made after it, opens the pages."""
 
-    def __init__(self, rounds: int, pages: int, pace_s: float, warm_up: int = 2, pit_pages: int = 0) -> None:
+    def __init__(self, rounds: int, pages: int, pace_s: float, warm_up: int = 2, pit_pages: int = 0,
+                 readers: bool = False) -> None:
         self.rounds, self.pages, self.pace_s, self.warm_up = rounds, pages, pace_s, warm_up
         self.pit_pages = pit_pages
+        self.readers = readers  # the pages' event streams read without a browser
         self.effect_ms: list[float] = []
         self.inputs: list[tuple[float, int]] = []  # (submitted, wall clock s; the screen after it)
         self.shown: list[list[tuple[int, float]]] = []
@@ -102,6 +106,9 @@ class Bench:
         self.url = screen.url
 
     async def play(self) -> None:
+        if self.readers:
+            await self.read_streams()
+            return
         from playwright.async_api import async_playwright
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -128,6 +135,28 @@ class Bench:
                 self.pit_shown.append([(int(s), t / 1000) for s, t in await page.evaluate("window.__shown")])
             await browser.close()
 
+    async def read_streams(self) -> None:
+        """The same streams the pages follow, each read to its end by a plain HTTP client."""
+        import aiohttp
+
+        async def read(session: aiohttp.ClientSession, path: str) -> None:
+            async with session.get(self.url.rstrip("/") + path) as response:
+                async for _ in response.content.iter_any():
+                    pass
+
+        async with aiohttp.ClientSession() as session:
+            streams = [asyncio.create_task(read(session, "/events")) for _ in range(self.pages)]
+            streams += [asyncio.create_task(read(session, "/pit/events")) for _ in range(self.pit_pages)]
+            await self.floor.play(self.warm_up, pace_s=self.pace_s)
+            self.measuring = True
+            t0 = time.perf_counter()
+            await self.floor.play(self.rounds, pace_s=self.pace_s)
+            self.elapsed = time.perf_counter() - t0
+            self.measuring = False
+            for stream in streams:
+                stream.cancel()
+            await asyncio.gather(*streams, return_exceptions=True)
+
     def dom_ms(self, pit: bool = False) -> list[float]:
         """Per input and page: until the page's DOM first held this input's screen or a later one
         (``pit``: the pit's view made with it or a later one)."""
@@ -140,11 +169,11 @@ class Bench:
         return out
 
 
-def run(rounds: int, pages: int, pace_s: float, d: Path, pit_pages: int = 0) -> Bench:
+def run(rounds: int, pages: int, pace_s: float, d: Path, pit_pages: int = 0, readers: bool = False) -> Bench:
     cfg = load_config(None)
     cfg = dataclasses.replace(cfg, pools=tuple(dataclasses.replace(p, path=d / "pool.db") for p in cfg.pools),
                               screen=ScreenConfig(port=0))
-    bench = Bench(rounds, pages, pace_s, pit_pages=pit_pages)
+    bench = Bench(rounds, pages, pace_s, pit_pages=pit_pages, readers=readers)
     asyncio.run(run_table(cfg, 0, out=io.StringIO(),
                           seams=Seams(journal_path=d / "journal.db", state_dir=d / "dev", hooks=bench,
                                       poll_interval=0.05)))
@@ -187,16 +216,18 @@ def main() -> None:
     pace = args.pace_ms / 1000
     results = {}
     cost = ""
-    for pages in (0, args.pages):
+    for name, pages, readers in (("none", 0, False), ("browser", args.pages, False), ("readers", args.pages, True)):
         with tempfile.TemporaryDirectory() as tmp:
-            results[pages] = run(args.rounds, pages, pace, Path(tmp), args.pit_pages if pages else 0)
-            cost = pit_cost(Path(tmp) / "journal.db", Path(tmp))
-    for pages, b in results.items():
+            results[name] = run(args.rounds, pages, pace, Path(tmp), args.pit_pages if pages else 0, readers)
+            if name == "browser":
+                cost = pit_cost(Path(tmp) / "journal.db", Path(tmp))
+    for name, b in results.items():
         e = b.effect_ms
-        shown = f"{pages} page(s)" + (f" and {b.pit_pages} pit's" if b.pit_pages else "")
-        print(f"event -> effects, {shown} open: {len(e)} inputs in {args.rounds} rounds "
+        shown = f"{b.pages} page(s)" + (f" and {b.pit_pages} pit's" if b.pit_pages else "")
+        how = {"none": "", "browser": " in chromium", "readers": " as plain readers of their streams"}[name]
+        print(f"event -> effects, {shown} open{how}: {len(e)} inputs in {args.rounds} rounds "
               f"(pace {args.pace_ms} ms), p50 {pct(e, .5):.2f} ms, p99 {pct(e, .99):.2f} ms, max {max(e):.2f} ms")
-    b = results[args.pages]
+    b = results["browser"]
     dom = b.dom_ms()
     if dom:
         p99 = pct(dom, .99)
