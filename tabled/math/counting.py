@@ -94,11 +94,10 @@ class _PlainTables:
 @cache
 def plain_tables() -> _PlainTables:
     dealer = _multisets(5)
-    counts = np.zeros((len(dealer), 13), dtype=np.int64)
-    for i, hand in enumerate(dealer):
-        for r in hand:
-            counts[i, r] += 1
-    values = np.array([ranking.PLAIN_VALUES[sum(ranking.RANK_KEYS[r] for r in m)] for m in dealer])
+    hands = np.array(dealer, dtype=np.int64)                                    # (6175, 5)
+    counts = np.zeros((len(dealer), 14), dtype=np.int64)  # column 13: a rank no hand holds
+    np.add.at(counts, (np.arange(len(dealer))[:, None], hands), 1)
+    values = _PLAIN_VALUES[_RANK_KEYS[hands].sum(axis=1)]
     order = np.argsort(values)
     counts, values = counts[order], values[order]
     # binom[a, k] = C(a, k), zero for k < 0 (offset by 4) or k > a
@@ -106,20 +105,33 @@ def plain_tables() -> _PlainTables:
     for a in range(5):
         for k in range(a + 1):
             binom[a, k + 4] = comb(a, k)
+    # factor[r, c, d] = C(4 - c, m_r - c): ways to complete, on rank r, dealer rank multiset d
+    # from c cards of rank r already held; c = 0 is any hand's C(4, m_r). Rank 13 is held by no
+    # hand: a factor of one, the padding below.
+    factor = binom[4 - np.arange(5)[None, :, None], counts.T[:, None, :] - np.arange(5)[None, :, None] + 4]
+    factor = factor.reshape(14 * 5, len(dealer)).astype(np.int32)
     xs = [x for size in range(1, 5) for x in _multisets(size)]
-    cumulative = np.zeros((len(xs), len(dealer) + 1), dtype=np.int32)
-    codes = np.empty(len(xs), dtype=np.int64)
-    # hands with ranks R, any cards: prod over ranks of C(4, m_r)
-    every = binom[4, counts + 4].prod(axis=1)
+    # each X as up to four (rank, count) pairs, padded with rank 13, count 0
+    held = np.full((len(xs), 4), 13, dtype=np.int64)
+    xc = np.zeros((len(xs), 4), dtype=np.int64)
     for i, x in enumerate(xs):
-        held = sorted(set(x))
-        xc = np.array([x.count(r) for r in held])
-        m = counts[:, held]
+        ranks = sorted(set(x))
+        held[i, :len(ranks)] = ranks
+        xc[i, :len(ranks)] = [x.count(r) for r in ranks]
+    codes = np.array([_code(x) for x in xs], dtype=np.int64)
+    # hands with ranks R, any cards: prod over ranks of C(4, m_r)
+    every = factor[np.arange(14) * 5].prod(axis=0)
+    cumulative = np.empty((len(xs), len(dealer) + 1), dtype=np.int32)
+    cumulative[:, 0] = 0
+    chunk = 256
+    for start in range(0, len(xs), chunk):
+        h, c = held[start:start + chunk], xc[start:start + chunk]
         # hands containing X with ranks R: on X's ranks, the missing cards from those X leaves;
         # on the other ranks, as for any hand (the exact quotient of ``every``)
-        ways = every // binom[4, m + 4].prod(axis=1) * binom[4 - xc, m - xc + 4].prod(axis=1)
-        np.cumsum(ways, out=cumulative[i, 1:])
-        codes[i] = _code(x)
+        any_hand, with_x = factor[h * 5], factor[h * 5 + c]                        # (k, 4, 6175)
+        ways = every // (any_hand[:, 0] * any_hand[:, 1] * any_hand[:, 2] * any_hand[:, 3])
+        ways *= with_x[:, 0] * with_x[:, 1] * with_x[:, 2] * with_x[:, 3]
+        np.cumsum(ways, axis=1, out=cumulative[start:start + chunk, 1:])
     sort = np.argsort(codes)
     return _PlainTables(codes[sort], sort, cumulative, values)
 
