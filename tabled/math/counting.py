@@ -173,39 +173,51 @@ def plain_below() -> np.ndarray:
 
     Rows where the player holds all four cards of rank r are zero (no such up card exists).
     """
-    vc = value_classes()
-    pt = plain_tables()
     n = DISTINCT_VALUES + 1
-    v = np.arange(n)
-    thresholds = np.stack([np.full(n, QUALIFYING_VALUE), v, v + 1], axis=1)      # (n, 3)
-    pos = np.searchsorted(pt.plain_values, thresholds)                            # (n, 3)
-    ranks = vc.ranks                                                               # (n, 5)
-    holds = np.zeros((n, 13), dtype=np.int64)
-    for i in range(5):
-        holds[v, ranks[:, i]] += 1
-    G = np.zeros((n, 13, 3), dtype=np.int64)
-    up = np.arange(13)
+    value, up_rank = np.divmod(np.arange(n * 13), 13)
+    return _plain_below_pairs(value, up_rank).reshape(n, 13, 3)
+
+
+def plain_below_of(value: np.ndarray, up_rank: np.ndarray) -> np.ndarray:
+    """(rows, 3): :func:`plain_below` at the rows' (player value, up-card rank) pairs, from the
+    whole table when it is built, else for these pairs alone (a day's hands need far fewer)."""
+    value = np.asarray(value, dtype=np.int64)
+    up_rank = np.asarray(up_rank, dtype=np.int64)
+    if plain_below.cache_info().currsize:
+        return plain_below()[value, up_rank]
+    pairs, at = np.unique(value * 13 + up_rank, return_inverse=True)
+    if len(pairs) < len(value):
+        return _plain_below_pairs(pairs // 13, pairs % 13)[at.ravel()]
+    return _plain_below_pairs(value, up_rank)
+
+
+def _plain_below_pairs(value: np.ndarray, up_rank: np.ndarray) -> np.ndarray:
+    pt = plain_tables()
+    thresholds = np.stack([np.full(len(value), QUALIFYING_VALUE), value, value + 1], axis=1)   # (k, 3)
+    pos = np.searchsorted(pt.plain_values, thresholds)                                       # (k, 3)
+    ranks = value_classes().ranks[value]                                                      # (k, 5)
+    below = np.zeros((len(value), 3), dtype=np.int64)
+    up_key = _RANK_KEYS[up_rank]
     for subset in _SUBSETS:
         sign = -1 if len(subset) % 2 else 1
-        key = _RANK_KEYS[ranks[:, list(subset)]].sum(axis=1)[:, None] + _RANK_KEYS[up][None, :]
+        key = _RANK_KEYS[ranks[:, list(subset)]].sum(axis=1) + up_key
         size = len(subset) + 1
         if size == 5:
             # X is a whole hand: the one hand X itself, below t when its plain value is
             # (five of one rank only where the player holds four: those rows are zeroed below)
-            plain = _PLAIN_VALUES[np.minimum(key, len(_PLAIN_VALUES) - 1)]            # (n, 13)
-            term = (plain[:, :, None] < thresholds[:, None, :]).astype(np.int64)
+            plain = _PLAIN_VALUES[np.minimum(key, len(_PLAIN_VALUES) - 1)]                # (k,)
+            term = (plain[:, None] < thresholds).astype(np.int64)
         else:
             code = key + (size << _SIZE_SHIFT)
             at = np.searchsorted(pt.codes, code)
             at = np.minimum(at, len(pt.codes) - 1)
             found = pt.codes[at] == code  # five of a rank cannot happen: masked below
-            row = pt.rows[at]
-            term = pt.cumulative[row[:, :, None], pos[:, None, :]].astype(np.int64)
-            term *= found[:, :, None]
-        G += sign * term
-    G[holds == 4] = 0
-    G[0] = 0
-    return G
+            term = pt.cumulative[pt.rows[at][:, None], pos].astype(np.int64)
+            term *= found[:, None]
+        below += sign * term
+    below[(ranks == up_rank[:, None]).sum(axis=1) == 4] = 0
+    below[value == 0] = 0
+    return below
 
 
 # ---------------------------------------------------------------------------------------------
@@ -276,7 +288,7 @@ def dealer_counts_batch(value: np.ndarray, up_rank: np.ndarray, suit_mask: np.nd
     value = np.asarray(value, dtype=np.int64)
     up_rank = np.asarray(up_rank, dtype=np.int64)
     thresholds = np.stack([np.full(len(value), QUALIFYING_VALUE), value, value + 1], axis=1)
-    below = plain_below()[value, up_rank] + flush_correction(up_rank, suit_mask, thresholds)
+    below = plain_below_of(value, up_rank) + flush_correction(up_rank, suit_mask, thresholds)
     return counts_from_below(value, below)
 
 
