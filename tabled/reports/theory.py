@@ -93,8 +93,9 @@ def bet_outcomes(profile: Profile, category, ante_cents: int, ante_token: int, b
 
 def _sums(counts: Sequence[int], results: Sequence[int]) -> tuple[int, int]:
     """(expectation x N, variance x N squared) over the N dealer hands, as whole numbers."""
-    total = sum(c * r for c, r in zip(counts, results))
-    square = sum(c * r * r for c, r in zip(counts, results))
+    (c0, c1, c2, c3), (r0, r1, r2, r3) = counts, results  # the four outcomes, for each of a day's hands
+    total = c0 * r0 + c1 * r1 + c2 * r2 + c3 * r3
+    square = c0 * r0 * r0 + c1 * r1 * r1 + c2 * r2 * r2 + c3 * r3 * r3
     return total, DEALER_HANDS * square - total * total
 
 
