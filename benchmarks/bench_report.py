@@ -11,8 +11,9 @@ contributions, round.settled (computed by the game core), round.finished -- 43 s
 included), best of --repeat, and twice more in this process: the first time builds the exact
 counting tables, the second is the report alone. With --peer, the same command from another
 checkout of tabled (its own code, this interpreter and packages) runs on the same journal in the
-same run, alternating with ours, and the ratio of the CPU times is printed. Each figure is given as elapsed time and as CPU
-time (user + system): on a machine shared with other work the CPU time is the steadier figure.
+same run, alternating with ours, and the ratio of the CPU times is printed. Each figure is given
+as elapsed time and as CPU time (user + system): on a machine shared with other work the CPU time
+is the steadier figure.
 Target: under 2 s. Measured, not asserted.
 """
 
