@@ -2,14 +2,18 @@
 
     .venv/bin/python benchmarks/bench_report.py                # 2,000 rounds
     .venv/bin/python benchmarks/bench_report.py --rounds 500
+    .venv/bin/python benchmarks/bench_report.py --peer /tmp/base   # also a checkout of another commit
 
 The journal is written first (not timed): each round as the table journals it -- round.started,
 the wagers, the shuffler's hands, round.dealt, the decisions on the panel, the pool's
 contributions, round.settled (computed by the game core), round.finished -- 43 seconds apart from
 06:00 UTC. Then ``tabled report day`` runs as its own process (interpreter start and imports
 included), best of --repeat, and twice more in this process: the first time builds the exact
-counting tables, the second is the report alone. Each figure is given as elapsed time and as CPU
-time (user + system): on a machine shared with other work the CPU time is the steadier figure.
+counting tables, the second is the report alone. With --peer, the same command from another
+checkout of tabled (its own code, this interpreter and packages) runs on the same journal in the
+same run, alternating with ours, and the ratio of the CPU times is printed. Each figure is given
+as elapsed time and as CPU time (user + system): on a machine shared with other work the CPU time
+is the steadier figure.
 Target: under 2 s. Measured, not asserted.
 """
 
@@ -101,10 +105,30 @@ def build(path: Path, rounds: int) -> int:
         return journal.head[0]
 
 
+class Timing:
+    """The best elapsed and CPU (user + system) times of a command's runs as its own process."""
+
+    def __init__(self) -> None:
+        self.elapsed = self.cpu = float("inf")
+
+    def run(self, command: list[str], **options) -> subprocess.CompletedProcess:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True, check=True, **options)
+        self.elapsed = min(self.elapsed, time.perf_counter() - t0)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        self.cpu = min(self.cpu, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        return done
+
+    def __str__(self) -> str:
+        return f"{self.elapsed:.2f} s elapsed, {self.cpu:.2f} s CPU"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--peer", type=Path, help="a checkout of another commit of tabled to time beside this one")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "journal.db"
@@ -112,18 +136,22 @@ def main() -> None:
         records = build(path, args.rounds)
         print(f"journal: {args.rounds:,} rounds, {records:,} records, written in {time.perf_counter() - t0:.1f} s")
         command = [sys.executable, "-m", "tabled", "report", "day", "--journal", str(path), "--from", "2026-11-30"]
-        best = best_cpu = float("inf")
+        ours = Timing()
+        peer = Timing() if args.peer else None
         for _ in range(args.repeat):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            t0 = time.perf_counter()
-            done = subprocess.run(command, capture_output=True, text=True, check=True)
-            best = min(best, time.perf_counter() - t0)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            best_cpu = min(best_cpu, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+            done = ours.run(command)
+            if peer is not None:
+                # the peer's package first on the path: ``-m`` puts the working directory first
+                env = dict(os.environ, PYTHONPATH=str(args.peer))
+                theirs = peer.run(command, cwd=args.peer, env=env)
+                if theirs.stdout != done.stdout:
+                    print("the peer's report differs from ours")
         settled = next(line for line in done.stdout.splitlines() if line.startswith("play:"))
         print(settled)
-        print(f"tabled report day, its own process: {best:.2f} s elapsed, {best_cpu:.2f} s CPU "
-              f"(best of {args.repeat}); target < 2 s; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        load = f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+        print(f"tabled report day, its own process: {ours} (best of {args.repeat}); target < 2 s; {load}")
+        if peer is not None:
+            print(f"the same from {args.peer}: {peer}; ours takes {ours.cpu / peer.cpu:.2f} x its CPU time")
         for what in ("in this process, the exact tables built", "in this process, the report alone"):
             t0, c0 = time.perf_counter(), time.process_time()
             with contextlib.redirect_stdout(io.StringIO()):

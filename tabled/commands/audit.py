@@ -21,7 +21,6 @@ from tabled.commands._arguments import UserError
 from tabled.daemon.config import find_config, load_config
 from tabled.daemon.journal import Journal, damaged
 from tabled.daemon.seals import SEAL, SealChecker, SealError, SealReport, public_keys
-from tabled.host.log import scrub_secrets
 
 SETTLED = "round.settled"  # one per round: the fold writes it once (tabled/table/kinds.py)
 ROUND_END = "round.finished"  # the daemon seals the chain after it (tabled/daemon/controller.py)
@@ -177,6 +176,7 @@ def _compare(args: argparse.Namespace) -> int:
     import psycopg
 
     from tabled.daemon.shipping import compare
+    from tabled.host.log import scrub_secrets  # structlog: not loaded for the other audits and reports
     path = journal_path(args)
     table = args.table or load_config(find_config(args.config)).table.id
     try:

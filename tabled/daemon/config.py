@@ -58,8 +58,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tabled_drivers import panel as panel_driver, shoe as shoe_driver
-
 from tabled.game.checks import Section, Wording
 from tabled.host.documents import parse_toml, read_text
 from tabled.host.dsn import dsn_problem
@@ -135,10 +133,16 @@ MIN_TOKEN_CHARS = 24              # a viewer's token: long enough not to be gues
 # Defaults for device sections left out (simulated devices ignore them).
 _SERIAL_PORTS = {"shuffler": "/dev/tabled-shuffler", "betspots": "/dev/tabled-betspots",
                  "meter": "/dev/tabled-meter"}
+
+
 # The drivers' own ids (pid.codes test range until the vendors' are known): one source of truth,
 # shared with the simulators, docs/protocols-usb.md and systemd/99-tabled.rules.
-_USB_IDS = {"shoe": (shoe_driver.VENDOR_ID, shoe_driver.PRODUCT_ID),
-            "panel": (panel_driver.VENDOR_ID, panel_driver.PRODUCT_ID)}
+def _usb_ids(name: str) -> tuple[int, int]:
+    """A USB device's default (vendor id, product id), from its driver: imported only here, so
+    reading a config (``tabled report``) does not load the drivers and their logging."""
+    from tabled_drivers import panel, shoe  # noqa: PLC0415 (the drivers' imports are heavy)
+    driver = {"shoe": shoe, "panel": panel}[name]
+    return driver.VENDOR_ID, driver.PRODUCT_ID
 
 
 class ConfigError(ValueError):
@@ -450,8 +454,9 @@ def _devices(sec: Section) -> DevicesConfig:
         found[name] = SerialDeviceConfig(port, baud)
     for name in USB_DEVICES:
         dev = sec.section(name, {})
-        vid = dev.integer("vendor_id", 0, 0xFFFF, _USB_IDS[name][0])
-        pid = dev.integer("product_id", 0, 0xFFFF, _USB_IDS[name][1])
+        default_vid, default_pid = _usb_ids(name)
+        vid = dev.integer("vendor_id", 0, 0xFFFF, default_vid)
+        pid = dev.integer("product_id", 0, 0xFFFF, default_pid)
         serial = dev.get("serial", None)
         if serial is not None and (not isinstance(serial, str) or not serial):
             raise dev.fail("serial", f"must be the device's serial number as text, got {serial!r}")

@@ -94,11 +94,10 @@ class _PlainTables:
 @cache
 def plain_tables() -> _PlainTables:
     dealer = _multisets(5)
-    counts = np.zeros((len(dealer), 13), dtype=np.int64)
-    for i, hand in enumerate(dealer):
-        for r in hand:
-            counts[i, r] += 1
-    values = np.array([ranking.PLAIN_VALUES[sum(ranking.RANK_KEYS[r] for r in m)] for m in dealer])
+    hands = np.array(dealer, dtype=np.int64)                                    # (6175, 5)
+    counts = np.zeros((len(dealer), 14), dtype=np.int64)  # column 13: a rank no hand holds
+    np.add.at(counts, (np.arange(len(dealer))[:, None], hands), 1)
+    values = _PLAIN_VALUES[_RANK_KEYS[hands].sum(axis=1)]
     order = np.argsort(values)
     counts, values = counts[order], values[order]
     # binom[a, k] = C(a, k), zero for k < 0 (offset by 4) or k > a
@@ -106,20 +105,33 @@ def plain_tables() -> _PlainTables:
     for a in range(5):
         for k in range(a + 1):
             binom[a, k + 4] = comb(a, k)
+    # factor[r, c, d] = C(4 - c, m_r - c): ways to complete, on rank r, dealer rank multiset d
+    # from c cards of rank r already held; c = 0 is any hand's C(4, m_r). Rank 13 is held by no
+    # hand: a factor of one, the padding below.
+    factor = binom[4 - np.arange(5)[None, :, None], counts.T[:, None, :] - np.arange(5)[None, :, None] + 4]
+    factor = factor.reshape(14 * 5, len(dealer)).astype(np.int32)
     xs = [x for size in range(1, 5) for x in _multisets(size)]
-    cumulative = np.zeros((len(xs), len(dealer) + 1), dtype=np.int32)
-    codes = np.empty(len(xs), dtype=np.int64)
-    # hands with ranks R, any cards: prod over ranks of C(4, m_r)
-    every = binom[4, counts + 4].prod(axis=1)
+    # each X as up to four (rank, count) pairs, padded with rank 13, count 0
+    held = np.full((len(xs), 4), 13, dtype=np.int64)
+    xc = np.zeros((len(xs), 4), dtype=np.int64)
     for i, x in enumerate(xs):
-        held = sorted(set(x))
-        xc = np.array([x.count(r) for r in held])
-        m = counts[:, held]
+        ranks = sorted(set(x))
+        held[i, :len(ranks)] = ranks
+        xc[i, :len(ranks)] = [x.count(r) for r in ranks]
+    codes = np.array([_code(x) for x in xs], dtype=np.int64)
+    # hands with ranks R, any cards: prod over ranks of C(4, m_r)
+    every = factor[np.arange(14) * 5].prod(axis=0)
+    cumulative = np.empty((len(xs), len(dealer) + 1), dtype=np.int32)
+    cumulative[:, 0] = 0
+    chunk = 256
+    for start in range(0, len(xs), chunk):
+        h, c = held[start:start + chunk], xc[start:start + chunk]
         # hands containing X with ranks R: on X's ranks, the missing cards from those X leaves;
         # on the other ranks, as for any hand (the exact quotient of ``every``)
-        ways = every // binom[4, m + 4].prod(axis=1) * binom[4 - xc, m - xc + 4].prod(axis=1)
-        np.cumsum(ways, out=cumulative[i, 1:])
-        codes[i] = _code(x)
+        any_hand, with_x = factor[h * 5], factor[h * 5 + c]                        # (k, 4, 6175)
+        ways = every // (any_hand[:, 0] * any_hand[:, 1] * any_hand[:, 2] * any_hand[:, 3])
+        ways *= with_x[:, 0] * with_x[:, 1] * with_x[:, 2] * with_x[:, 3]
+        np.cumsum(ways, axis=1, out=cumulative[start:start + chunk, 1:])
     sort = np.argsort(codes)
     return _PlainTables(codes[sort], sort, cumulative, values)
 
@@ -161,39 +173,51 @@ def plain_below() -> np.ndarray:
 
     Rows where the player holds all four cards of rank r are zero (no such up card exists).
     """
-    vc = value_classes()
-    pt = plain_tables()
     n = DISTINCT_VALUES + 1
-    v = np.arange(n)
-    thresholds = np.stack([np.full(n, QUALIFYING_VALUE), v, v + 1], axis=1)      # (n, 3)
-    pos = np.searchsorted(pt.plain_values, thresholds)                            # (n, 3)
-    ranks = vc.ranks                                                               # (n, 5)
-    holds = np.zeros((n, 13), dtype=np.int64)
-    for i in range(5):
-        holds[v, ranks[:, i]] += 1
-    G = np.zeros((n, 13, 3), dtype=np.int64)
-    up = np.arange(13)
+    value, up_rank = np.divmod(np.arange(n * 13), 13)
+    return _plain_below_pairs(value, up_rank).reshape(n, 13, 3)
+
+
+def plain_below_of(value: np.ndarray, up_rank: np.ndarray) -> np.ndarray:
+    """(rows, 3): :func:`plain_below` at the rows' (player value, up-card rank) pairs, from the
+    whole table when it is built, else for these pairs alone (a day's hands need far fewer)."""
+    value = np.asarray(value, dtype=np.int64)
+    up_rank = np.asarray(up_rank, dtype=np.int64)
+    if plain_below.cache_info().currsize:
+        return plain_below()[value, up_rank]
+    pairs, at = np.unique(value * 13 + up_rank, return_inverse=True)
+    if len(pairs) < len(value):
+        return _plain_below_pairs(pairs // 13, pairs % 13)[at.ravel()]
+    return _plain_below_pairs(value, up_rank)
+
+
+def _plain_below_pairs(value: np.ndarray, up_rank: np.ndarray) -> np.ndarray:
+    pt = plain_tables()
+    thresholds = np.stack([np.full(len(value), QUALIFYING_VALUE), value, value + 1], axis=1)   # (k, 3)
+    pos = np.searchsorted(pt.plain_values, thresholds)                                       # (k, 3)
+    ranks = value_classes().ranks[value]                                                      # (k, 5)
+    below = np.zeros((len(value), 3), dtype=np.int64)
+    up_key = _RANK_KEYS[up_rank]
     for subset in _SUBSETS:
         sign = -1 if len(subset) % 2 else 1
-        key = _RANK_KEYS[ranks[:, list(subset)]].sum(axis=1)[:, None] + _RANK_KEYS[up][None, :]
+        key = _RANK_KEYS[ranks[:, list(subset)]].sum(axis=1) + up_key
         size = len(subset) + 1
         if size == 5:
             # X is a whole hand: the one hand X itself, below t when its plain value is
             # (five of one rank only where the player holds four: those rows are zeroed below)
-            plain = _PLAIN_VALUES[np.minimum(key, len(_PLAIN_VALUES) - 1)]            # (n, 13)
-            term = (plain[:, :, None] < thresholds[:, None, :]).astype(np.int64)
+            plain = _PLAIN_VALUES[np.minimum(key, len(_PLAIN_VALUES) - 1)]                # (k,)
+            term = (plain[:, None] < thresholds).astype(np.int64)
         else:
             code = key + (size << _SIZE_SHIFT)
             at = np.searchsorted(pt.codes, code)
             at = np.minimum(at, len(pt.codes) - 1)
             found = pt.codes[at] == code  # five of a rank cannot happen: masked below
-            row = pt.rows[at]
-            term = pt.cumulative[row[:, :, None], pos[:, None, :]].astype(np.int64)
-            term *= found[:, :, None]
-        G += sign * term
-    G[holds == 4] = 0
-    G[0] = 0
-    return G
+            term = pt.cumulative[pt.rows[at][:, None], pos].astype(np.int64)
+            term *= found[:, None]
+        below += sign * term
+    below[(ranks == up_rank[:, None]).sum(axis=1) == 4] = 0
+    below[value == 0] = 0
+    return below
 
 
 # ---------------------------------------------------------------------------------------------
@@ -264,7 +288,7 @@ def dealer_counts_batch(value: np.ndarray, up_rank: np.ndarray, suit_mask: np.nd
     value = np.asarray(value, dtype=np.int64)
     up_rank = np.asarray(up_rank, dtype=np.int64)
     thresholds = np.stack([np.full(len(value), QUALIFYING_VALUE), value, value + 1], axis=1)
-    below = plain_below()[value, up_rank] + flush_correction(up_rank, suit_mask, thresholds)
+    below = plain_below_of(value, up_rank) + flush_correction(up_rank, suit_mask, thresholds)
     return counts_from_below(value, below)
 
 

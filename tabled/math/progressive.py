@@ -18,7 +18,7 @@ from fractions import Fraction
 from tabled.game.progressive import ProgressiveSchedule
 from tabled.game.ranking import Category
 
-from .analysis import HANDS
+from .situations import HANDS
 
 #: how many of the 2,598,960 hands fall in each category that qualifies (11.7)
 QUALIFYING_HANDS = {

@@ -76,9 +76,15 @@ class WagerLine(NamedTuple):
     def read(cls, d: Mapping[str, Any]) -> WagerLine:
         if not isinstance(d.get("outcome"), str):
             raise SettlementError(f"outcome is {d.get('outcome')!r}")
-        return cls(d["outcome"], _cents(d, "placed_cents"), _cents(d, "token_cents"), _cents(d, "winnings_cents"),
-                   _cents(d, "collected_cents"), _cents(d, "returned_cents"), _cents(d, "tokens_forfeited_cents"),
-                   _cents(d, "net_cents"))
+        try:
+            line = cls(d["outcome"], d["placed_cents"], d["token_cents"], d["winnings_cents"], d["collected_cents"],
+                       d["returned_cents"], d["tokens_forfeited_cents"], d["net_cents"])
+        except KeyError:
+            line = None
+        # a day has tens of thousands of wagers: every amount checked at once, named one by one when one is wrong
+        if line is None or any(type(v) is not int for v in line[1:]):  # noqa: E721 (bool is an int, and not cents)
+            return cls(d["outcome"], *(_cents(d, key) for key in cls._fields[1:]))
+        return line
 
 
 class SpotLine(NamedTuple):

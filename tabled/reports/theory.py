@@ -23,7 +23,7 @@ from fractions import Fraction
 import numpy as np
 
 from tabled.game.profiles import Profile
-from tabled.game.ranking import category_of
+from tabled.game.ranking import Category, category_of
 from tabled.game.round_facts import SpotStatus
 from tabled.math import counting
 
@@ -93,8 +93,9 @@ def bet_outcomes(profile: Profile, category, ante_cents: int, ante_token: int, b
 
 def _sums(counts: Sequence[int], results: Sequence[int]) -> tuple[int, int]:
     """(expectation x N, variance x N squared) over the N dealer hands, as whole numbers."""
-    total = sum(c * r for c, r in zip(counts, results))
-    square = sum(c * r * r for c, r in zip(counts, results))
+    (c0, c1, c2, c3), (r0, r1, r2, r3) = counts, results  # the four outcomes, for each of a day's hands
+    total = c0 * r0 + c1 * r1 + c2 * r2 + c3 * r3
+    square = c0 * r0 * r0 + c1 * r1 * r1 + c2 * r2 * r2 + c3 * r3 * r3
     return total, DEALER_HANDS * square - total * total
 
 
@@ -109,19 +110,29 @@ def theory_of_hands(hands: Sequence[tuple[SpotLine, int]], profile: Profile) -> 
         ranks.append(up_rank)
         masks.append(mask)
     counts = counting.dealer_counts_batch(np.array(values), np.array(ranks), np.array(masks)).tolist()
+    # a day's hands repeat a few wagers over ten categories: each set of outcomes settled once
+    outcomes: dict[tuple[Category, int, int, int, int], tuple[int, int, int, int]] = {}
+
+    def settled(category: Category, ante_cents: int, ante_token: int, bet_cents: int,
+                bet_token: int) -> tuple[int, int, int, int]:
+        key = (category, ante_cents, ante_token, bet_cents, bet_token)
+        found = outcomes.get(key)
+        if found is None:
+            found = outcomes[key] = bet_outcomes(profile, category, ante_cents, ante_token, bet_cents, bet_token)
+        return found
+
     out = []
     for (spot, _), value, row in zip(hands, values, counts):
         ante, bet = spot.ante, spot.bet
         category = category_of(value)
         actual = -(ante.net_cents + bet.net_cents)
         folded = ante.placed_cents * DEALER_HANDS  # 8.4: the ante is collected whole, tokens included
-        as_raised = bet_outcomes(profile, category, ante.placed_cents, ante.token_cents, 2 * ante.placed_cents, 0)
+        as_raised = settled(category, ante.placed_cents, ante.token_cents, 2 * ante.placed_cents, 0)
         optimal = min(folded, _sums(row, as_raised)[0])  # the player keeps the better of the two
         if spot.status is SpotStatus.FOLDED:
             out.append(HandTheory(actual, actual * DEALER_HANDS, optimal, 0, ante.placed_cents))
             continue
-        results = bet_outcomes(profile, category, ante.placed_cents, ante.token_cents, bet.placed_cents,
-                               bet.token_cents)
+        results = settled(category, ante.placed_cents, ante.token_cents, bet.placed_cents, bet.token_cents)
         expected, variance = _sums(row, results)
         out.append(HandTheory(actual, expected, optimal, variance, ante.placed_cents))
     return out

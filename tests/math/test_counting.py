@@ -5,6 +5,8 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tabled.game import ranking
 from tabled.game.cards import CardError, parse_card, parse_cards
@@ -80,3 +82,14 @@ def test_counts_refuse_cards_that_cannot_be_dealt_together():
 def test_every_count_sums_to_the_dealer_hands():
     with pytest.raises(ValueError, match="add up to 10, not 163185"):
         counting.DealerCounts(1, 2, 3, 4)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, counting.DISTINCT_VALUES), st.integers(0, 12)), min_size=1, max_size=300))
+def test_the_plain_part_for_a_few_hands_is_the_whole_tables(pairs):
+    # a report counts only its hands' (value, up rank) pairs (rules 9.1, 9.4): the same numbers
+    value, up_rank = np.array(pairs).T
+    counting.plain_below.cache_clear()
+    alone = counting.plain_below_of(value, up_rank)
+    assert np.array_equal(alone, counting.plain_below()[value, up_rank])
+    assert np.array_equal(counting.plain_below_of(value, up_rank), alone)

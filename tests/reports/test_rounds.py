@@ -41,6 +41,7 @@ def _altered(path, value):
 @pytest.mark.parametrize("path, value, says", [
     (("net_cents",), 1, "do not add up to the round's net"),
     (("spots", 0, "ante", "collected_cents"), "500", "collected_cents is '500', not whole cents"),
+    (("spots", 1, "bet", "net_cents"), True, "net_cents is True, not whole cents"),
     (("spots", 1, "total_cents"), 12345, "spot 1: its wagers and award do not add up"),
     (("spots", 0, "cards"), ["Zz"], "CardError"),
     (("house_collects_cents",), 0, "do not add up to what the house collects"),
