@@ -20,7 +20,7 @@ from tabled.host.files import create_private
 
 from .base import MeterReading, PoolError, PoolUnavailable
 from .ledger import Clock, LedgerPool, utc_now
-from .schema import LATEST, MIGRATIONS
+from .schema import bring_up_to_date
 from .settings import PoolSettings
 
 
@@ -61,18 +61,7 @@ class _SqliteTx:
 def _migrate(conn: sqlite3.Connection) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
-        conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        row = conn.execute("SELECT version FROM schema_version").fetchone()
-        version = row[0] if row else 0
-        if version > LATEST:
-            raise PoolError(f"the pool database is at schema version {version}; this tabled knows up to {LATEST}")
-        for statements in MIGRATIONS["sqlite"][version:]:
-            for statement in statements:
-                conn.execute(statement)
-        if row is None:
-            conn.execute("INSERT INTO schema_version (version) VALUES (?)", (LATEST,))
-        elif version != LATEST:
-            conn.execute("UPDATE schema_version SET version = ?", (LATEST,))
+        bring_up_to_date(conn.execute, "sqlite")
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

@@ -46,7 +46,7 @@ from tabled.host.log import scrub_secrets
 
 from .base import MeterReading, PoolError, PoolUnavailable
 from .ledger import Clock, LedgerPool, Retry, _check_id, utc_now
-from .schema import AUDITOR_ROLE, LATEST, MIGRATIONS, TABLE_ROLE
+from .schema import AUDITOR_ROLE, LATEST, TABLE_ROLE, bring_up_to_date
 from .settings import PoolSettings
 
 _SCHEMA_LOCK = 0x7461626C6564  # "tabled": one migrator at a time
@@ -355,19 +355,7 @@ def migrate(admin: psycopg.Connection) -> int:
     the administrator's connection. Returns the version it was at (0: none)."""
     with admin.transaction():
         admin.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-        admin.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        row = admin.execute("SELECT version FROM schema_version").fetchone()
-        version = row[0] if row else 0
-        if version > LATEST:
-            raise PoolError(f"the pool database is at schema version {version}; this tabled knows up to {LATEST}")
-        for statements in MIGRATIONS["postgresql"][version:]:
-            for statement in statements:
-                admin.execute(statement)
-        if row is None:
-            admin.execute("INSERT INTO schema_version (version) VALUES (%s)", (LATEST,))
-        elif version != LATEST:
-            admin.execute("UPDATE schema_version SET version = %s", (LATEST,))
-    return int(version)
+        return bring_up_to_date(admin.execute, "postgresql")
 
 
 def register_table(admin: psycopg.Connection, table_id: str, role: str, password: str | None = None) -> None:

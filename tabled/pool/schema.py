@@ -27,6 +27,11 @@ table: a table's role may not change it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from .base import PoolError
+
 APPEND_ONLY = ("pool_settings", "ledger", "contributions", "reversals", "award_rounds", "hits")
 
 _V1_TABLES = """
@@ -295,3 +300,23 @@ MIGRATIONS: dict[str, list[list[str]]] = {
 
 LATEST = len(MIGRATIONS["sqlite"])
 assert LATEST == len(MIGRATIONS["postgresql"])
+
+
+def bring_up_to_date(execute: Callable[..., Any], dialect: str) -> int:
+    """Create the schema or take it to :data:`LATEST`, inside the caller's transaction, through
+    ``execute(sql[, params])`` of either backend's connection (``dialect``: a key of
+    :data:`MIGRATIONS`). Returns the version it was at (0: none)."""
+    mark = "?" if dialect == "sqlite" else "%s"
+    execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+    row = execute("SELECT version FROM schema_version").fetchone()
+    version = int(row[0]) if row else 0
+    if version > LATEST:
+        raise PoolError(f"the pool database is at schema version {version}; this tabled knows up to {LATEST}")
+    for statements in MIGRATIONS[dialect][version:]:
+        for statement in statements:
+            execute(statement)
+    if row is None:
+        execute(f"INSERT INTO schema_version (version) VALUES ({mark})", (LATEST,))
+    elif version != LATEST:
+        execute(f"UPDATE schema_version SET version = {mark}", (LATEST,))
+    return version

@@ -530,10 +530,9 @@ def test_reconcile_lists_what_is_owed_in_flight_and_from_another_round(harness):
 def test_a_pool_made_before_round_keys_is_migrated_and_its_rows_answered_as_before(harness, monkeypatch):
     # a pool database at schema version 1 (as made before round keys) opens, migrates to the
     # latest version, and its rows, which have no round key, keep their meaning
-    from tabled.pool import local, postgresql
-    from tabled.pool.schema import MIGRATIONS
-    for module in (local, postgresql):
-        monkeypatch.setattr(module, "MIGRATIONS", {d: m[:1] for d, m in MIGRATIONS.items()})
+    from tabled.pool import postgresql, schema
+    monkeypatch.setattr(schema, "MIGRATIONS", {d: m[:1] for d, m in schema.MIGRATIONS.items()})
+    for module in (schema, postgresql):  # the migration, and the version a linked table expects
         monkeypatch.setattr(module, "LATEST", 1)
 
     def contribute_as_version_1(h):

@@ -216,10 +216,10 @@ def test_a_pool_database_without_the_schema_is_14_13_until_the_administrator_mig
 
 
 def test_an_older_schema_is_named_and_refused_without_changing_it(pg_empty_dsn, monkeypatch):
-    from tabled.pool import postgresql
-    from tabled.pool.schema import MIGRATIONS
-    monkeypatch.setattr(postgresql, "MIGRATIONS", {d: m[:2] for d, m in MIGRATIONS.items()})
-    monkeypatch.setattr(postgresql, "LATEST", 2)
+    from tabled.pool import postgresql, schema
+    monkeypatch.setattr(schema, "MIGRATIONS", {d: m[:2] for d, m in schema.MIGRATIONS.items()})
+    for module in (schema, postgresql):  # the migration, and the version a linked table expects
+        monkeypatch.setattr(module, "LATEST", 2)
     migrate_as_admin(pg_empty_dsn)
     monkeypatch.undo()
 
