@@ -577,6 +577,17 @@ def listen_address(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def listen_of(sec: Section, default: str) -> tuple[str, int]:
+    """A page's ``listen`` (the dealer's screen, the floor): an IP address and a port."""
+    text = sec.get("listen", default)
+    if not isinstance(text, str):
+        raise sec.fail("listen", f"must be text such as {default!r}, got {text!r}")
+    try:
+        return listen_address(text)
+    except ValueError as exc:
+        raise sec.fail("listen", str(exc)) from None
+
+
 def viewers_of(sec: Section) -> list[Viewer]:
     """The ``viewers`` of a page's section (the dealer's screen, the floor): each a name and a
     token of its own, long enough not to be guessed."""
@@ -598,13 +609,7 @@ def viewers_of(sec: Section) -> list[Viewer]:
 
 def _screen(sec: Section) -> ScreenConfig:
     enabled = sec.flag("enabled", True)
-    text = sec.get("listen", SCREEN_LISTEN)
-    if not isinstance(text, str):
-        raise sec.fail("listen", f"must be text such as {SCREEN_LISTEN!r}, got {text!r}")
-    try:
-        host, port = listen_address(text)
-    except ValueError as exc:
-        raise sec.fail("listen", str(exc)) from None
+    host, port = listen_of(sec, SCREEN_LISTEN)
     viewers = viewers_of(sec)
     sec.finish()
     screen = ScreenConfig(enabled, host, port, tuple(viewers))

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from typing import Any
 import structlog
 
 from tabled.daemon.journal import GENESIS_HASH, Journal, Record
+from tabled.host.dsn import credential_password
 from tabled.host.dsn import dsn_problem as host_dsn_problem
 
 log = structlog.get_logger("tabled.daemon.shipping")
@@ -167,11 +167,8 @@ def connector(dsn: str, environ: Mapping[str, str] | None = None) -> Callable[[]
     """A callable opening an async connection to the central server, with the password of
     systemd's credential when there is one."""
     import psycopg
-    environ = os.environ if environ is None else environ
-    extra: dict[str, Any] = {}
-    folder = environ.get("CREDENTIALS_DIRECTORY")
-    if folder and (Path(folder) / PASSWORD_CREDENTIAL).exists():
-        extra["password"] = (Path(folder) / PASSWORD_CREDENTIAL).read_text().strip()
+    password = credential_password(PASSWORD_CREDENTIAL, environ)
+    extra: dict[str, Any] = {"password": password} if password is not None else {}
 
     def connect() -> Any:
         return psycopg.AsyncConnection.connect(dsn, connect_timeout=10, **extra)

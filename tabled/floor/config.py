@@ -25,13 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tabled.daemon.config import Viewer, listen_address, viewers_of
-from tabled.daemon.shipping import dsn_problem
+from tabled.daemon.config import Viewer, listen_of, viewers_of
 from tabled.game.checks import Section
 from tabled.host.documents import parse_toml, read_text
+from tabled.host.dsn import dsn_problem
 
 LISTEN = "127.0.0.1:8760"
-MIN_TOKEN_CHARS = 24
+#: the systemd credential with the floor role's password (LoadCredential=), never in the config
+PASSWORD_CREDENTIAL = "floor-central-password"
 
 
 class FloorConfigError(ValueError):
@@ -62,17 +63,11 @@ def parse_floor_config(data: dict[str, Any], where: str, base: Path) -> FloorCon
     top = Section(data, error)
     sec = top.section("floor")
     top.finish()
-    listen = sec.get("listen", LISTEN)
-    if not isinstance(listen, str):
-        raise sec.fail("listen", f"must be text such as {LISTEN!r}")
-    try:
-        host, port = listen_address(listen)
-    except ValueError as exc:
-        raise sec.fail("listen", str(exc)) from None
+    host, port = listen_of(sec, LISTEN)
     central = sec.text("central")
-    problem = dsn_problem(central)
+    problem = dsn_problem(central, PASSWORD_CREDENTIAL)
     if problem:
-        raise sec.fail("central", problem.replace("journal-central-password", "floor-central-password"))
+        raise sec.fail("central", problem)
     poll_ms = sec.integer("poll_ms", 50, 60_000, 1000)
     silent = sec.integer("silent_after_s", 1, 86_400, 120)
     recheck = sec.integer("recheck_s", 60, 7 * 86_400, 3600)
@@ -103,4 +98,5 @@ def load_floor_config(path: str | Path) -> FloorConfig:
     return parse_floor_config(data, str(path), path.resolve().parent)
 
 
-__all__ = ["FloorConfig", "FloorConfigError", "parse_floor_config", "load_floor_config", "LISTEN"]
+__all__ = ["FloorConfig", "FloorConfigError", "parse_floor_config", "load_floor_config", "LISTEN",
+           "PASSWORD_CREDENTIAL"]

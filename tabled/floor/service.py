@@ -16,26 +16,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import time
 from collections.abc import Callable
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import structlog
 from aiohttp import web
 
 from tabled.daemon.seals import public_keys
+from tabled.host.dsn import credential_password
 from tabled.daemon.web import SECURITY_HEADERS, Decision, may_view, presented_token
 from tabled.floor.central import MAX_NAME
-from tabled.floor.config import FloorConfig
+from tabled.floor.config import PASSWORD_CREDENTIAL, FloorConfig
 from tabled.floor.watch import Alert, Row, TableWatch
 
 log = structlog.get_logger("tabled.floor")
 
 #: the credential systemd passes with the floor role's password (LoadCredential=)
-PASSWORD_CREDENTIAL = "floor-central-password"
 COOKIE = "tabled_floor"
 ASSETS = {"floor.js": "text/javascript", "floor.css": "text/css"}
 HEARTBEAT_S = 2.0
@@ -45,11 +43,8 @@ BATCH = 5000  # records read a table a query
 def floor_connector(dsn: str, environ: dict[str, str] | None = None) -> Callable[[], Any]:
     """Opens the floor's async connection (autocommit), with systemd's password credential if any."""
     import psycopg
-    env = dict(os.environ) if environ is None else environ
-    extra: dict[str, Any] = {}
-    folder = env.get("CREDENTIALS_DIRECTORY")
-    if folder and (Path(folder) / PASSWORD_CREDENTIAL).exists():
-        extra["password"] = (Path(folder) / PASSWORD_CREDENTIAL).read_text().strip()
+    password = credential_password(PASSWORD_CREDENTIAL, environ)
+    extra: dict[str, Any] = {"password": password} if password is not None else {}
 
     def connect() -> Any:
         return psycopg.AsyncConnection.connect(dsn, connect_timeout=10, autocommit=True, **extra)
