@@ -122,18 +122,22 @@ class Bench:
             for page in pits:
                 await page.goto(self.url + "pit")
                 await page.wait_for_selector("body[data-link=up]")
-            await self.floor.play(self.warm_up, pace_s=self.pace_s)
-            self.measuring = True
-            t0 = time.perf_counter()
-            await self.floor.play(self.rounds, pace_s=self.pace_s)
-            self.elapsed = time.perf_counter() - t0
-            self.measuring = False
+            await self.measure()
             await asyncio.sleep(0.5)  # the last screens reach the pages
             for page in pages:
                 self.shown.append([(int(s), t / 1000) for s, t in await page.evaluate("window.__shown")])
             for page in pits:
                 self.pit_shown.append([(int(s), t / 1000) for s, t in await page.evaluate("window.__shown")])
             await browser.close()
+
+    async def measure(self) -> None:
+        """The warm-up rounds, then the rounds measured."""
+        await self.floor.play(self.warm_up, pace_s=self.pace_s)
+        self.measuring = True
+        t0 = time.perf_counter()
+        await self.floor.play(self.rounds, pace_s=self.pace_s)
+        self.elapsed = time.perf_counter() - t0
+        self.measuring = False
 
     async def read_streams(self) -> None:
         """The same streams the pages follow, each read to its end by a plain HTTP client."""
@@ -147,12 +151,7 @@ class Bench:
         async with aiohttp.ClientSession() as session:
             streams = [asyncio.create_task(read(session, "/events")) for _ in range(self.pages)]
             streams += [asyncio.create_task(read(session, "/pit/events")) for _ in range(self.pit_pages)]
-            await self.floor.play(self.warm_up, pace_s=self.pace_s)
-            self.measuring = True
-            t0 = time.perf_counter()
-            await self.floor.play(self.rounds, pace_s=self.pace_s)
-            self.elapsed = time.perf_counter() - t0
-            self.measuring = False
+            await self.measure()
             for stream in streams:
                 stream.cancel()
             await asyncio.gather(*streams, return_exceptions=True)
