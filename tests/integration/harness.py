@@ -18,6 +18,9 @@ from tabled.daemon.journal import Journal
 from tabled.sim.table import SimulatedTable
 
 # Fast link timers: a silent device is noticed in about half a second, a replug in a few tens of ms.
+# bounds on a hang, never a speed claim: a wait that runs past them is stuck, not slow
+HANG_BOUND_S = 60.0
+ROUND_BOUND_S = 5.0
 FAST = LinkTiming(ack_timeout=0.1, retries=2, heartbeat=0.2, backoff_initial=0.02, backoff_max=0.2)
 POLL = 0.02
 
@@ -64,8 +67,10 @@ class Run:
         return [s for _, s in self.says if (rule is None or s.rule == rule) and text in s.text
                 and (level is None or s.level == level)]
 
-    async def until(self, cond, *, act: bool = True, timeout: float = 15.0) -> None:
-        """Let the floor act (or only wait, act=False) until ``cond()`` holds."""
+    async def until(self, cond, *, act: bool = True, timeout: float = HANG_BOUND_S) -> None:
+        """Let the floor act (or only wait, act=False) until ``cond()`` holds.
+
+        ``timeout`` only bounds a hang: it is generous, so a loaded machine never fails a test."""
         hit = asyncio.Event()
 
         def watch(_effects) -> None:  # catches a state that lasts only between two inputs
@@ -94,6 +99,7 @@ class Run:
 
     async def rounds(self, n: int, **kw) -> None:
         target = self.core.rounds_finished + n
+        kw.setdefault("timeout", HANG_BOUND_S + ROUND_BOUND_S * n)  # the bound scales with the work
         await self.until(lambda: self.core.rounds_finished >= target, **kw)
 
     async def phase(self, phase: str, **kw) -> None:

@@ -144,7 +144,7 @@ async def test_bet_spot_board_lost_is_a_14_13_fault_and_play_recovers_when_it_is
         assert r.round_id == rid and r.phase == "betting"
         assert {n: s.ante for n, s in r.spots.items()} == read_before  # nothing read from a board that is gone
         await run.sims.replug("betspots")  # a new board over the same chips
-        await run.until(lambda: run.core.rounds_finished >= int(rid[-6:]), timeout=20)
+        await run.until(lambda: run.core.rounds_finished >= int(rid[-6:]))
         await run.until(lambda: "betspots" not in run.core.faults)
         await run.rounds(2)
 

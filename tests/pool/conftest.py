@@ -47,10 +47,11 @@ class Harness:
         self.opened.append(pool)
         return pool
 
-    def run(self, scenario: Callable[[Harness], Awaitable[None]]) -> None:
+    def run(self, scenario: Callable[[Harness], Awaitable[None]], hang_bound_s: float = 300) -> None:
+        """Run ``scenario``; ``hang_bound_s`` only bounds a hang (generous: a busy machine is slow)."""
         async def main() -> None:
             try:
-                await asyncio.wait_for(scenario(self), 120)
+                await asyncio.wait_for(scenario(self), hang_bound_s)
             finally:
                 for pool in self.opened:
                     await pool.close()

@@ -139,7 +139,7 @@ async def test_a_person_deals_a_round_on_the_keys(tmp_path):
         person = asyncio.create_task(dealt_by_hand(run.sims, run.floor, out, stdin_fd=slave))
 
         async def until(cond):
-            await run.until(cond, act=False, timeout=15)
+            await run.until(cond, act=False)
 
         try:
             await asyncio.sleep(0.2)
