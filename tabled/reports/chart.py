@@ -134,11 +134,11 @@ def _table(fig: Any, title: str, header: Sequence[str], rows: list[list[str]], t
     height = 0.019 * (len(rows) + 1)
     ax = fig.add_axes((0.06, top - 0.015 - height, 0.88, height))
     ax.axis("off")
-    chars = [max(len(text) for text in column) + 3 for column in zip(header, *rows, strict=True)]
+    chars = [max(len(text) for text in column) + 4 for column in zip(header, *rows, strict=True)]
     table = ax.table(cellText=rows, colLabels=list(header), cellLoc="right", colLoc="right", bbox=(0, 0, 1, 1),
                      colWidths=[c / sum(chars) for c in chars])   # each column as wide as its longest text
     table.auto_set_font_size(False)
-    table.set_fontsize(7.5)
+    table.set_fontsize(6.8)
     for (row, col), cell in table.get_celld().items():
         if col == 0:
             cell.set_text_props(ha="left")
