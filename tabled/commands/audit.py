@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tabled.commands._arguments import UserError
 from tabled.daemon.config import find_config, load_config
-from tabled.daemon.journal import Journal, damaged
+from tabled.daemon.journal import Journal, storage_error
 from tabled.daemon.seals import SEAL, SealChecker, SealError, SealReport, public_keys
 
 SETTLED = "round.settled"  # one per round: the fold writes it once (tabled/table/kinds.py)
@@ -137,8 +137,8 @@ def run(args: argparse.Namespace) -> int:
                 bar.close()
             settled_twice = journal.repeated(SETTLED)
             last_seq = journal.head[0]
-    except sqlite3.DatabaseError as exc:  # a page SQLite cannot read, met while checking
-        raise damaged(path, exc) from None
+    except sqlite3.Error as exc:  # a page SQLite cannot read, or a disk that fails, met while checking
+        raise storage_error(path, exc) from None
     seals = checker.finish() if checker is not None else None
     unsealed_end = watch.unsealed_round_end if watch is not None else None
     sealed_ok = seals is None or (seals.ok and seals.seals > 0 and all(s.checked for s in seals.stretches)
@@ -186,8 +186,8 @@ def _compare(args: argparse.Namespace) -> int:
     try:
         with central, Journal.open(path, readonly=True, verify=False) as journal:
             divergence, local_head, central_head = compare(journal, central, table)
-    except sqlite3.DatabaseError as exc:
-        raise damaged(path, exc) from None
+    except sqlite3.Error as exc:
+        raise storage_error(path, exc) from None
     except psycopg.Error as exc:
         raise UserError(f"the central database: {scrub_secrets(str(exc))}") from None
     if divergence is not None:
