@@ -31,8 +31,8 @@ from typing import Any
 
 import structlog
 
-from tabled.daemon.journal import GENESIS_HASH, Journal, Record
-from tabled.host.dsn import credential_password
+from tabled.daemon.journal import GENESIS_HASH, Journal, Record, record_hash
+from tabled.host.dsn import credential_password, server_said
 from tabled.host.dsn import dsn_problem as host_dsn_problem
 
 log = structlog.get_logger("tabled.daemon.shipping")
@@ -262,7 +262,7 @@ class Shipper:
             except Exception as exc:  # noqa: BLE001 (any database or network failure: try again)
                 self.failures += 1
                 self._caught_up.clear()
-                log.warning("shipping.retry", table_id=self.table_id, error=str(exc)[:200], lag=self.lag)
+                log.warning("shipping.retry", table_id=self.table_id, error=server_said(exc)[:200], lag=self.lag)
                 await asyncio.sleep(self.retry_s)
         log.error("shipping.diverged", table_id=self.table_id, seq=self.diverged.seq, reason=self.diverged.reason)
 
@@ -302,7 +302,7 @@ class Shipper:
         except (psycopg.errors.UndefinedFunction, psycopg.errors.InsufficientPrivilege) as exc:
             await conn.rollback()
             self._reporting = False  # an older central schema: ship without reporting
-            log.warning("shipping.head_not_reported", table_id=self.table_id, error=str(exc).splitlines()[0])
+            log.warning("shipping.head_not_reported", table_id=self.table_id, error=server_said(exc))
 
     async def _head(self, conn: Any) -> tuple[int, str]:
         cur = await conn.execute("SELECT seq, hash FROM journal_records WHERE table_id = %s ORDER BY seq DESC "
@@ -327,18 +327,42 @@ class Shipper:
             return journal.raw_records_after(seq, self.batch)
 
 
+def central_tables(conn: Any) -> list[str]:
+    """The tables the central copy holds (each registered with its role), in order."""
+    return [row[0] for row in conn.execute("SELECT table_id FROM journal_tables ORDER BY table_id").fetchall()]
+
+
+def _altered(seq: int, time_us: int, round_id: str | None, kind: str, text: str, prev_hash: str,
+             digest: str) -> bool:
+    """True when the record's contents do not hash to the hash it carries."""
+    return record_hash(seq, time_us, round_id, kind, text, prev_hash) != digest
+
+
 def compare(journal: Journal, central: Any, table_id: str) -> tuple[Divergence | None, int, int]:
-    """(first difference or None, local head, central head) of a journal and its central copy."""
+    """(first difference or None, local head, central head) of a journal and its central copy.
+    Each record's hash is computed again from its contents on both sides: a record changed without
+    its hash is named on the side that holds it, and the two sides agree only on the same contents."""
     local_head = journal.head[0]
     remote_head = central_head(central, table_id)[0]
     upto = min(local_head, remote_head)
     step = 5000
     for start in range(1, upto + 1, step):
         last = min(start + step - 1, upto)
-        local = {r.seq: r.hash for r, _ in journal.raw_records_between(start, last)}
-        rows = central.execute("SELECT seq, hash FROM journal_records WHERE table_id = %s AND seq BETWEEN %s AND %s "
-                               "ORDER BY seq", (table_id, start, last)).fetchall()
-        remote = dict(rows)
+        local = {}
+        for r, text in journal.raw_records_between(start, last):
+            if _altered(r.seq, r.time_us, r.round_id, r.kind, text, r.prev_hash, r.hash):
+                return (Divergence(r.seq, f"record {r.seq} in this journal does not hash to the hash it carries: "
+                                          "its contents were changed (`tabled audit verify` names it)"),
+                        local_head, remote_head)
+            local[r.seq] = r.hash
+        remote = {}
+        for seq, time_us, round_id, kind, text, prev_hash, digest in central.execute(
+                "SELECT seq, time_us, round_id, kind, payload, prev_hash, hash FROM journal_records "
+                "WHERE table_id = %s AND seq BETWEEN %s AND %s ORDER BY seq", (table_id, start, last)):
+            if _altered(seq, time_us, round_id, kind, text, prev_hash, digest):
+                return (Divergence(seq, f"record {seq} on the central copy does not hash to the hash it carries: "
+                                        "its contents were changed there"), local_head, remote_head)
+            remote[seq] = digest
         for seq in range(start, last + 1):
             if local.get(seq) != remote.get(seq):
                 side = ("missing here" if seq not in local else "missing on the central copy" if seq not in remote
@@ -352,4 +376,4 @@ def compare(journal: Journal, central: Any, table_id: str) -> tuple[Divergence |
 
 
 __all__ = ["CENTRAL_SCHEMA", "Shipper", "dsn_problem", "connector", "PASSWORD_CREDENTIAL", "ShippingError",
-           "Divergence", "migrate", "register_table", "compare", "central_head", "AUDITOR"]
+           "Divergence", "migrate", "register_table", "compare", "central_head", "central_tables", "AUDITOR"]

@@ -6,6 +6,7 @@ its TLS certificate verified."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -22,10 +23,9 @@ def dsn_problem(dsn: object, credential: str) -> str | None:
         from psycopg.conninfo import conninfo_to_dict
     except ImportError:
         return "needs the psycopg package (the 'linked' extra), which is not installed"
-    try:
-        parts = conninfo_to_dict(dsn)
-    except Exception as exc:  # noqa: BLE001 (psycopg's ProgrammingError: any unreadable string)
-        return f"cannot be read as a connection string ({str(exc).splitlines()[0]})"
+    if (problem := unreadable_dsn(dsn)) is not None:
+        return problem
+    parts = conninfo_to_dict(dsn)
     if parts.get("password"):
         return (f"holds a password: the password comes from systemd's credential {credential} "
                 "(LoadCredential=), never from the config")
@@ -35,6 +35,35 @@ def dsn_problem(dsn: object, credential: str) -> str | None:
         return (f"reaches {remote[0]} without verifying its TLS certificate: add sslmode=verify-full "
                 "(and sslrootcert)")
     return None
+
+
+def unreadable_dsn(dsn: str) -> str | None:
+    """libpq's complaint about a connection string it cannot read, on one line, quoting nothing of
+    the string but option names (a quoted fragment could be part of the password); None when libpq
+    reads it."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    from tabled.host.log import scrub_secrets  # structlog: loaded only for a string to report
+    try:
+        conninfo_to_dict(dsn)
+    except psycopg.Error as exc:
+        options = {o.keyword.decode() for o in psycopg.pq.Conninfo.get_defaults()} | {"="}
+        detail = re.sub(r'"([^"]*)"', lambda m: m.group(0) if m.group(1) in options else '"..."', first_line(exc))
+        return f"not a connection string libpq can read: {scrub_secrets(detail)}"
+    return None
+
+
+def server_said(exc: BaseException, *secrets: str) -> str:
+    """What a PostgreSQL server or libpq said, on one line, with every password hidden (the
+    connection string's, and each of ``secrets``): these words go to the log and the screen."""
+    from tabled.host.log import scrub_secrets
+    return scrub_secrets(first_line(exc), *secrets)
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def credential_password(credential: str, environ: Mapping[str, str] | None = None) -> str | None:
@@ -50,4 +79,5 @@ def credential_password(credential: str, environ: Mapping[str, str] | None = Non
         return None
 
 
-__all__ = ["LOOPBACK", "VERIFIED", "dsn_problem", "credential_password"]
+__all__ = ["LOOPBACK", "VERIFIED", "dsn_problem", "credential_password", "unreadable_dsn", "server_said",
+           "first_line"]
