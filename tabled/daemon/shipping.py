@@ -32,7 +32,7 @@ from typing import Any
 import structlog
 
 from tabled.daemon.journal import GENESIS_HASH, Journal, Record, record_hash
-from tabled.host.dsn import credential_password, server_said
+from tabled.host.dsn import NoPassword, required_password, server_said
 from tabled.host.dsn import dsn_problem as host_dsn_problem
 
 log = structlog.get_logger("tabled.daemon.shipping")
@@ -165,9 +165,13 @@ def dsn_problem(dsn: object) -> str | None:
 
 def connector(dsn: str, environ: Mapping[str, str] | None = None) -> Callable[[], Any]:
     """A callable opening an async connection to the central server, with the password of
-    systemd's credential when there is one."""
+    systemd's credential. A credential missing, unreadable or empty (or, at a shell, no password
+    libpq would find either) is a :class:`ShippingError`: the table does not start shipping nothing."""
     import psycopg
-    password = credential_password(PASSWORD_CREDENTIAL, environ)
+    try:
+        password = required_password(PASSWORD_CREDENTIAL, environ)
+    except NoPassword as exc:
+        raise ShippingError(f"journal.ship_to: {exc}") from None
     extra: dict[str, Any] = {"password": password} if password is not None else {}
 
     def connect() -> Any:
@@ -237,8 +241,10 @@ class Shipper:
         self.failures = 0
         self.reported = 0                # the local head last told to the server (journal_heads)
         self._reporting = True           # False on a server whose schema has no journal_report_head
+        self.error: str | None = None    # what the last failed connection or batch said (None once one works)
         self._wake = asyncio.Event()
         self._caught_up = asyncio.Event()
+        self._moved = asyncio.Event()    # set when the central head is read again, or a try fails
 
     @property
     def lag(self) -> int:
@@ -252,6 +258,23 @@ class Shipper:
     async def caught_up(self) -> None:
         await self._caught_up.wait()
 
+    async def finish(self, within_s: float) -> int:
+        """Ship every record the journal holds now, waiting at most ``within_s`` seconds (a clean
+        stop, while :meth:`run` still runs); the records left behind, 0 when all are on the server."""
+        target = await asyncio.to_thread(self._journal_head)
+        self.wake()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(within_s):
+                while self.shipped < target and self.diverged is None:
+                    self._moved.clear()
+                    await self._moved.wait()
+        return max(target - self.shipped, 0)
+
+    def _journal_head(self) -> int:
+        with Journal.open(self.journal_path, readonly=True, verify=False) as journal:
+            self.local_head = journal.head[0]
+        return self.local_head
+
     async def run(self) -> None:
         """Ship until cancelled; stops for good only when the central copy diverges."""
         while self.diverged is None:
@@ -262,8 +285,11 @@ class Shipper:
             except Exception as exc:  # noqa: BLE001 (any database or network failure: try again)
                 self.failures += 1
                 self._caught_up.clear()
-                log.warning("shipping.retry", table_id=self.table_id, error=server_said(exc)[:200], lag=self.lag)
+                self.error = server_said(exc)[:200]
+                self._moved.set()
+                log.warning("shipping.retry", table_id=self.table_id, error=self.error, lag=self.lag)
                 await asyncio.sleep(self.retry_s)
+        self._moved.set()
         log.error("shipping.diverged", table_id=self.table_id, seq=self.diverged.seq, reason=self.diverged.reason)
 
     async def _session(self) -> None:
@@ -310,7 +336,8 @@ class Shipper:
         row = await cur.fetchone()
         await conn.commit()
         seq, digest = (row[0], row[1]) if row else (0, GENESIS_HASH)
-        self.shipped = seq
+        self.shipped, self.error = seq, None
+        self._moved.set()
         return seq, digest
 
     def _read_after(self, seq: int, digest: str) -> list[tuple[Record, str]] | None:

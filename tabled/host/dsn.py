@@ -66,6 +66,37 @@ def first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+class NoPassword(ValueError):
+    """A connection's password is nowhere: not in systemd's credential, nor where libpq looks."""
+
+
+def required_password(credential: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The password of systemd's ``credential``; None when a person at a shell gives it as libpq
+    reads it (``PGPASSWORD``, or the password file ``PGPASSFILE`` or ``~/.pgpass``). Raises
+    :class:`NoPassword` naming what is missing: a credential absent, unreadable or empty, or, with
+    no credentials at all, no password for libpq either."""
+    environ = os.environ if environ is None else environ
+    folder = environ.get("CREDENTIALS_DIRECTORY")
+    if folder:
+        path = Path(folder) / credential
+        try:
+            password = path.read_text().strip()
+        except FileNotFoundError:
+            raise NoPassword(f"systemd's credential {credential} is missing ({path}): add "
+                             f"LoadCredential={credential}:<file> to the service") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "not text"
+            raise NoPassword(f"systemd's credential {credential} cannot be read ({path}: {reason})") from None
+        if not password:
+            raise NoPassword(f"systemd's credential {credential} is empty ({path})")
+        return password
+    passfile = environ.get("PGPASSFILE") or str(Path(environ.get("HOME") or Path.home()) / ".pgpass")
+    if environ.get("PGPASSWORD") or Path(passfile).is_file():
+        return None
+    raise NoPassword(f"no password: systemd's credential {credential} is not given (LoadCredential=), nor "
+                     "PGPASSWORD or a password file (~/.pgpass)")
+
+
 def credential_password(credential: str, environ: Mapping[str, str] | None = None) -> str | None:
     """The password systemd handed over as ``credential`` ($CREDENTIALS_DIRECTORY), or None."""
     environ = os.environ if environ is None else environ
@@ -79,5 +110,5 @@ def credential_password(credential: str, environ: Mapping[str, str] | None = Non
         return None
 
 
-__all__ = ["LOOPBACK", "VERIFIED", "dsn_problem", "credential_password", "unreadable_dsn", "server_said",
-           "first_line"]
+__all__ = ["LOOPBACK", "VERIFIED", "dsn_problem", "credential_password", "required_password", "NoPassword",
+           "unreadable_dsn", "server_said", "first_line"]
