@@ -12,6 +12,7 @@ import os
 import random
 import shlex
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -46,21 +47,36 @@ def sim_config(tmp_path: Path, journal: Path) -> Path:
     return path
 
 
-def test_a_write_the_disk_has_no_room_for_is_named_and_the_journal_stays_intact(tmp_path, clock):
+@pytest.fixture
+def connections(monkeypatch) -> list[sqlite3.Connection]:
+    """Every SQLite connection opened while the test runs, as the journal uses it."""
+    opened: list[sqlite3.Connection] = []
+    connect = sqlite3.connect
+
+    def recording(*args, **kwargs) -> sqlite3.Connection:
+        opened.append(connect(*args, **kwargs))
+        return opened[-1]
+
+    monkeypatch.setattr(sqlite3, "connect", recording)
+    return opened
+
+
+def test_a_write_the_disk_has_no_room_for_is_named_and_the_journal_stays_intact(tmp_path, clock, connections):
     """SQLite rolls back a transaction that found no room itself; the journal says the disk is
     full (no "cannot rollback") and goes on once there is room. The room is cut with SQLite's own
-    page limit."""
+    page limit on the journal's connection."""
     path = tmp_path / "journal.db"
     with Journal.open(path, clock=clock) as j:
+        [conn] = connections
         written = [j.append("bet.placed", {"spot": spot, "ante_cents": 500}, round_id="R1") for spot in (1, 2)]
-        pages = j._conn.execute("PRAGMA page_count").fetchone()[0]
-        j._conn.execute(f"PRAGMA max_page_count = {pages}")
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages}")
         with pytest.raises(JournalDiskFull, match=r"the journal's disk is full .*nothing was written"):
             j.append("bet.placed", {"spot": 3, "note": random.Random(1).randbytes(20_000).hex()}, round_id="R1")
         with pytest.raises(JournalDiskFull, match="the journal's disk is full"):
             j.checkpoint({"table": "T01", "note": random.Random(2).randbytes(20_000).hex()})
         assert j.head == (2, written[-1].hash)
-        j._conn.execute("PRAGMA max_page_count = 1000000")
+        conn.execute("PRAGMA max_page_count = 1000000")
         after = j.append("bet.placed", {"spot": 3, "ante_cents": 500}, round_id="R1")
     assert after.seq == 3 and after.prev_hash == written[-1].hash
     with Journal.open(path, clock=clock) as j:
