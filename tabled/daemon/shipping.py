@@ -166,7 +166,7 @@ def dsn_problem(dsn: object) -> str | None:
 def connector(dsn: str, environ: Mapping[str, str] | None = None) -> Callable[[], Any]:
     """A callable opening an async connection to the central server, with the password of
     systemd's credential. A credential missing, unreadable or empty (or, at a shell, no password
-    libpq would find either) is a :class:`ShippingError`: the table does not start shipping nothing."""
+    libpq would find either) is a :class:`ShippingError`: a table that would ship nothing does not start."""
     import psycopg
     try:
         password = required_password(PASSWORD_CREDENTIAL, environ)

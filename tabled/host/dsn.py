@@ -43,11 +43,10 @@ def unreadable_dsn(dsn: str) -> str | None:
     reads it."""
     import psycopg
     from psycopg.conninfo import conninfo_to_dict
-
-    from tabled.host.log import scrub_secrets  # structlog: loaded only for a string to report
     try:
         conninfo_to_dict(dsn)
     except psycopg.Error as exc:
+        from tabled.host.log import scrub_secrets  # structlog: loaded only when there is an error to tell
         options = {o.keyword.decode() for o in psycopg.pq.Conninfo.get_defaults()} | {"="}
         detail = re.sub(r'"([^"]*)"', lambda m: m.group(0) if m.group(1) in options else '"..."', first_line(exc))
         return f"not a connection string libpq can read: {scrub_secrets(detail)}"
