@@ -116,12 +116,19 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
     notifier = Notifier.from_environment()
     notifier.status("checking the journal")
     journal_path = seams.journal_path or cfg.journal.path
-    central = None
+    central = shipping_waits = None
     if cfg.journal.ship_to:  # its password is found before anything is opened, or the table does not start
-        from tabled.daemon.shipping import Shipper, connector
-        central = connector(cfg.journal.ship_to)
+        from tabled.daemon.shipping import Shipper, ShippingError, connector
+        try:
+            central = connector(cfg.journal.ship_to)
+        except ShippingError as exc:
+            if not cfg.journal.ship_may_wait:
+                raise
+            shipping_waits = f"{exc}; the journal is shipped from the start that has it (journal.ship_may_wait)"
+            log.warning("shipping.waiting", reason=shipping_waits)
     opened = await open_table(cfg, journal_path, clock=seams.clock, pool_retry=seams.pool_retry)
     table, core = opened.table, opened.table.core
+    table.shipping_waits = shipping_waits
     session = report.Session()
     sims, timing = seams.sims, seams.timing or LinkTiming()
     tmp = devices = consumer = watchdog = meter = shipping = shipper = screen = None
