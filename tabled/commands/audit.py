@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tabled.commands._arguments import UserError
 from tabled.daemon.config import find_config, load_config
-from tabled.daemon.journal import Journal, damaged
+from tabled.daemon.journal import Journal, storage_error
 from tabled.daemon.seals import SEAL, SealChecker, SealError, SealReport, public_keys
 
 SETTLED = "round.settled"  # one per round: the fold writes it once (tabled/table/kinds.py)
@@ -137,8 +137,8 @@ def run(args: argparse.Namespace) -> int:
                 bar.close()
             settled_twice = journal.repeated(SETTLED)
             last_seq = journal.head[0]
-    except sqlite3.DatabaseError as exc:  # a page SQLite cannot read, met while checking
-        raise damaged(path, exc) from None
+    except sqlite3.Error as exc:  # a page SQLite cannot read, or a disk that fails, met while checking
+        raise storage_error(path, exc) from None
     seals = checker.finish() if checker is not None else None
     unsealed_end = watch.unsealed_round_end if watch is not None else None
     sealed_ok = seals is None or (seals.ok and seals.seals > 0 and all(s.checked for s in seals.stretches)
@@ -175,25 +175,36 @@ def _compare(args: argparse.Namespace) -> int:
     """The journal against its central copy: 0 the same (the copy may lag), 1 they part."""
     import psycopg
 
-    from tabled.daemon.shipping import compare
-    from tabled.host.log import scrub_secrets  # structlog: not loaded for the other audits and reports
+    from tabled.daemon.shipping import central_tables, compare
+    from tabled.host.dsn import server_said, unreadable_dsn
     path = journal_path(args)
     table = args.table or load_config(find_config(args.config)).table.id
+    problem = unreadable_dsn(args.central)
+    if problem is not None:
+        raise UserError(f"--central: {problem}")
     try:
         central = psycopg.connect(args.central, connect_timeout=10)
     except psycopg.Error as exc:
-        raise UserError(f"the central database cannot be reached: {scrub_secrets(str(exc))}") from None
+        raise UserError(f"the central database cannot be reached: {server_said(exc)}") from None
     try:
         with central, Journal.open(path, readonly=True, verify=False) as journal:
+            held = central_tables(central)
+            if table not in held:
+                raise UserError(f"table {table} is not on the central copy (it holds "
+                                f"{', '.join(held) if held else 'no table'}): check --table or the config's table.id")
             divergence, local_head, central_head = compare(journal, central, table)
-    except sqlite3.DatabaseError as exc:
-        raise damaged(path, exc) from None
+    except sqlite3.Error as exc:
+        raise storage_error(path, exc) from None
     except psycopg.Error as exc:
-        raise UserError(f"the central database: {scrub_secrets(str(exc))}") from None
+        raise UserError(f"the central database: {server_said(exc)}") from None
     if divergence is not None:
         print(f"journal {path} and the central copy of table {table} PART at record {divergence.seq}: "
               f"{divergence.reason}")
         return 1
+    if central_head == 0:
+        print(f"journal {path}: the central copy holds no record of table {table} yet (this journal has "
+              f"{local_head})")
+        return 0
     lag = f"; the central copy is {local_head - central_head} records behind" if local_head > central_head else ""
     print(f"journal {path} and the central copy of table {table} agree on records 1 to {central_head}{lag}")
     return 0

@@ -25,7 +25,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from tabled.commands._arguments import UserError, whole_number
 from tabled.commands.audit import add_journal_arguments
 from tabled.daemon.config import ReportsConfig, find_config, load_config
-from tabled.daemon.journal import Journal, JournalError, Record
+from tabled.daemon.journal import Journal, JournalError, Record, storage_error
 from tabled.game.profiles import Profile
 from tabled.profiles import load_profile
 from tabled.reports.figures import Report, report
@@ -218,8 +218,8 @@ def read_reports(args: argparse.Namespace, path: Path, *, with_shifts: bool = Fa
                 return cal, [], []
             start, end = min(p.start_us for p in wanted), max(p.end_us for p in wanted)
             gathered = gather(_records(journal, start, end))
-    except sqlite3.DatabaseError as exc:
-        raise UserError(f"{path}: the journal file is damaged ({exc}); run `tabled audit verify`") from None
+    except sqlite3.Error as exc:
+        raise storage_error(path, exc) from None
     except JournalError as exc:
         problem = str(exc)
         raise UserError(problem if problem.startswith(str(path)) else f"{path}: {problem}") from None
@@ -340,8 +340,8 @@ def _shuffles(args: argparse.Namespace) -> int:
     try:
         with Journal.open(path, readonly=True, verify=False) as journal:
             decks = shuffles(journal.records_after(0), start, end)
-    except sqlite3.DatabaseError as exc:
-        raise UserError(f"{path}: the journal file is damaged ({exc}); run `tabled audit verify`") from None
+    except sqlite3.Error as exc:
+        raise storage_error(path, exc) from None
     except JournalError as exc:
         raise UserError(f"{path}: {exc}") from None
     if args.json:

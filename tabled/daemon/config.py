@@ -171,6 +171,9 @@ class JournalConfig:
     signing_key: Path | None = None
     #: the central PostgreSQL the journal is shipped to (tabled/daemon/shipping.py); None: not shipped
     ship_to: str | None = None
+    #: with ship_to, a start without the shipping's password plays on, unshipped, with a standing
+    #: warning on the pit; False (the default): such a start is refused
+    ship_may_wait: bool = False
 
 
 @dataclass(frozen=True)
@@ -371,8 +374,11 @@ def _journal(sec: Section, base: Path) -> JournalConfig:
         if problem:
             raise sec.fail("ship_to", problem)
         ship_to = sec.text("ship_to")
+    may_wait = sec.flag("ship_may_wait", False)
+    if may_wait and ship_to is None:
+        raise sec.fail("ship_may_wait", "goes with ship_to (the central server the journal is shipped to)")
     sec.finish()
-    return JournalConfig(path, every, key, ship_to)
+    return JournalConfig(path, every, key, ship_to, may_wait)
 
 
 def _pools(top: Section, base: Path, profile: Profile) -> tuple[PoolConfig, ...]:

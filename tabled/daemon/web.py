@@ -217,7 +217,7 @@ class ScreenServer:
                 if job is None:
                     continue
                 try:
-                    journal = reader.read()
+                    journal = {**reader.read(), "shipping_waits": getattr(self.table, "shipping_waits", None)}
                     view = pit_view(job[0], job[1], reader.log, journal, job[2])
                     event = _event(self.pit_seq + 1, PIT, view)
                 except Exception as exc:  # noqa: BLE001 (the table goes on; the log says what the pit missed)

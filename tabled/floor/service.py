@@ -25,7 +25,7 @@ import structlog
 from aiohttp import web
 
 from tabled.daemon.seals import public_keys
-from tabled.host.dsn import credential_password
+from tabled.host.dsn import credential_password, server_said
 from tabled.daemon.web import SECURITY_HEADERS, Decision, may_view, presented_token
 from tabled.floor.central import MAX_NAME
 from tabled.floor.config import PASSWORD_CREDENTIAL, FloorConfig
@@ -122,7 +122,7 @@ class Floor:
                     self.acks.setdefault(alert, {"who": who, "viewer": viewer, "at_s": at})
                 self.central_error = None
             except Exception as exc:  # noqa: BLE001 (a lost server is shown, and tried again next poll)
-                self.central_error = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+                self.central_error = server_said(exc)[:200]
                 log.warning("floor.central_unreachable", error=self.central_error)
                 if self._conn is not None:
                     with contextlib.suppress(Exception):
@@ -165,7 +165,7 @@ class Floor:
                         watch.chain_broken_at, watch.chain_reason = old.chain_broken_at, old.chain_reason
                 self.tables = fresh
             except Exception as exc:  # noqa: BLE001 (as a poll: shown, and tried again)
-                self.central_error = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+                self.central_error = server_said(exc)[:200]
                 self._conn = None
         self._publish()
 
@@ -196,7 +196,7 @@ class Floor:
                 (at,) = await cur.fetchone()
             except Exception as exc:  # noqa: BLE001 (not taken: the person is told, nothing is shown acked)
                 self._conn = None
-                raise AckRefused(503, f"the central database did not take it: {str(exc).splitlines()[0][:200]}") \
+                raise AckRefused(503, f"the central database did not take it: {server_said(exc)[:200]}") \
                     from None
         ack = self.acks[alert_id] = {"who": who.strip(), "viewer": viewer, "at_s": at}
         log.info("floor.acknowledged", alert=alert_id, who=who.strip(), viewer=viewer)

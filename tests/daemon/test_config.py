@@ -103,6 +103,7 @@ BAD = [
     (BASE + "[journal]\ncheckpoint_every_rounds = 0\n",
      "journal.checkpoint_every_rounds: must be an integer from 1 to 1000000, got 0"),
     (BASE + "[journal]\npath = 7\n", "journal.path: must be non-empty text, got 7"),
+    (BASE + "[journal]\nship_may_wait = true\n", "journal.ship_may_wait: goes with ship_to"),
     (BASE + "[[pools]]\nname = \"main\"\nbackend = \"redis\"\n",
      "pools[0].backend: must be one of 'local', 'postgresql', got 'redis'"),
     (BASE + "[[pools]]\nname = \"main\"\nbackend = \"postgresql\"\n", "pools[0].dsn: is missing"),
