@@ -34,6 +34,8 @@ def _value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
     if isinstance(value, dict):
         return "{ " + ", ".join(f"{k} = {_value(v)}" for k, v in value.items()) + " }"
     return json.dumps(str(value), ensure_ascii=False)  # a TOML basic string
@@ -82,7 +84,8 @@ def effective_toml(cfg: Config) -> str:
             "shifts = [" + ", ".join(_value(t) for t in r.shifts) + "]", f"flag_sigmas = {r.flag_sigmas!r}", ""]
     sc = cfg.screen
     host = f"[{sc.host}]" if ":" in sc.host else sc.host
-    out += _table("[screen]", {"enabled": sc.enabled, "listen": f"{host}:{sc.port}"})
+    out += _table("[screen]", {"enabled": sc.enabled, "listen": f"{host}:{sc.port}", "names": list(sc.names),
+                               "max_connections": sc.max_connections})
     # a viewer's token is a password: never printed
     out.insert(len(out) - 1, "viewers = [" + "".join(
         f"\n    {_value({'name': v.name, 'token': '***'})}," for v in sc.viewers) + ("\n]" if sc.viewers else "]"))

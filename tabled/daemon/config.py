@@ -40,8 +40,8 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
                         pin_hash)], attempts, lockout_minutes) or None: who signs in at the panel
                         (tabled/daemon/staff.py, docs/staff.md); without it the key alone acts
     [screen]         -> Config.screen: ScreenConfig(enabled, host, port, viewers: tuple[Viewer(name,
-                        token)]): the dealer's screen (tabled/daemon/web.py); loopback unless a
-                        token per viewer is configured
+                        token)], names, max_connections): the dealer's screen
+                        (tabled/daemon/web.py); loopback unless a token per viewer is configured
 
 Defaults the schema leaves open are ours: a primary pool without ``contribution_bp`` or
 ``reset_cents`` takes the profile's (11.6, and the profile's reset value); every pool together may
@@ -128,6 +128,8 @@ listen = "127.0.0.1:0"
 """
 
 SCREEN_LISTEN = "127.0.0.1:8750"  # the dealer's screen: this PC only, unless viewers are configured
+MAX_PAGE_CONNECTIONS = 1000       # a page server's connections: well below a process's 1024 files
+_HOST_NAME = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*")
 MIN_TOKEN_CHARS = 24              # a viewer's token: long enough not to be guessed
 
 # Defaults for device sections left out (simulated devices ignore them).
@@ -263,6 +265,8 @@ class ScreenConfig:
     host: str = "127.0.0.1"
     port: int = 8750       # 0: any free port (tests)
     viewers: tuple[Viewer, ...] = ()  # who may look from another machine, each with a token
+    names: tuple[str, ...] = ()       # host names it answers to besides its address (tabled/daemon/pages.py)
+    max_connections: int = 64         # pages' connections open at once (each an open file)
 
     @property
     def loopback(self) -> bool:
@@ -607,12 +611,26 @@ def viewers_of(sec: Section) -> list[Viewer]:
     return viewers
 
 
+def names_of(sec: Section) -> tuple[str, ...]:
+    """A page server's ``names``: the host names (DNS) it answers to besides its listen address."""
+    raw = sec.get("names", [])
+    if not isinstance(raw, list) or not all(isinstance(n, str) and _HOST_NAME.fullmatch(n.lower()) for n in raw):
+        raise sec.fail("names", f"must be a list of host names such as \"table7.casino.lan\", got {raw!r:.100}")
+    return tuple(n.lower() for n in raw)
+
+
+def max_connections_of(sec: Section) -> int:
+    """A page server's ``max_connections``: how many connections it keeps open at once."""
+    return sec.integer("max_connections", 1, MAX_PAGE_CONNECTIONS, ScreenConfig.max_connections)
+
+
 def _screen(sec: Section) -> ScreenConfig:
     enabled = sec.flag("enabled", True)
     host, port = listen_of(sec, SCREEN_LISTEN)
     viewers = viewers_of(sec)
+    names, most = names_of(sec), max_connections_of(sec)
     sec.finish()
-    screen = ScreenConfig(enabled, host, port, tuple(viewers))
+    screen = ScreenConfig(enabled, host, port, tuple(viewers), names, most)
     if enabled and not screen.loopback and not viewers:
         raise sec.fail("listen", f"{host} is reachable from other machines: configure [[screen.viewers]] "
                                  "with a token for each, or listen on 127.0.0.1")

@@ -7,6 +7,8 @@ central PostgreSQL (never from a table: a table that is down or rewritten is exa
   ``{"alert": ID, "who": NAME}``): the only write, and only to the floor's own ``floor_acks``.
 - Every :attr:`FloorConfig.poll_s` the records each table shipped since the last poll are read and
   folded (tabled/floor/watch.py); a table with nothing shipped for ``silent_after_s`` raises an alert.
+- Every request names this server in its ``Host``, an acknowledgement comes from this server's
+  page (its ``Origin``), at most ``max_connections`` are open at once (tabled/daemon/pages.py).
 - Who may look and acknowledge: this PC, or another machine with a viewer's token (as the dealer's
   screen, tabled/daemon/web.py). An acknowledgement names the person typed in and the viewer.
 """
@@ -26,6 +28,7 @@ from aiohttp import web
 
 from tabled.daemon.seals import public_keys
 from tabled.host.dsn import credential_password
+from tabled.daemon.pages import HostNames, PageListener, origin_refused
 from tabled.daemon.web import SECURITY_HEADERS, Decision, may_view, presented_token
 from tabled.floor.central import MAX_NAME
 from tabled.floor.config import PASSWORD_CREDENTIAL, FloorConfig
@@ -85,6 +88,8 @@ class Floor:
         self._lock = asyncio.Lock()
         self._clients: set[_Client] = set()
         self._runner: web.AppRunner | None = None
+        self._listener: PageListener | None = None
+        self._names = HostNames(config.host, config.names)
         self._polled = asyncio.Event()
 
     # -- reading the central copy ---------------------------------------------------------------------
@@ -245,14 +250,13 @@ class Floor:
         """Serve the page; returns its address (``http://host:port/floor``)."""
         self._runner = web.AppRunner(self._app(), access_log=None, shutdown_timeout=0.5)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.config.host, self.config.port)
+        self._listener = PageListener(self._runner, "floor", self.config.max_connections)
         try:
-            await site.start()
+            host, port = await self._listener.start(self.config.host, self.config.port)
         except OSError as exc:
             await self._runner.cleanup()
             raise OSError(f"cannot serve the floor on {self.config.host}:{self.config.port}: "
                           f"{exc.strerror or exc}") from None
-        host, port = self._runner.addresses[0][:2]
         self.url = f"http://{f'[{host}]' if ':' in host else host}:{port}/floor"
         return self.url
 
@@ -261,6 +265,8 @@ class Floor:
             c.latest = None
             c.wake.set()
         self._clients.clear()
+        if self._listener is not None:
+            self._listener.close()
         if self._runner is not None:
             await self._runner.cleanup()
         if self._conn is not None:
@@ -283,6 +289,12 @@ class Floor:
 
     @web.middleware
     async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        refused = self._names.refused(request.headers.get("Host"))
+        if not refused and request.method == "POST":
+            refused = origin_refused(request.headers.get("Origin"), request.headers.get("Host"))
+        if refused:
+            log.warning("floor.refused", peer=request.remote, path=request.path[:100], status=403, reason=refused)
+            return web.Response(status=403, text=refused + "\n", headers=SECURITY_HEADERS)
         decision = self._decision(request)
         if decision.status != 200:
             log.warning("floor.refused", peer=request.remote, path=request.path, status=decision.status)
