@@ -41,6 +41,7 @@ COOKIE = "tabled_floor"
 ASSETS = {"floor.js": "text/javascript", "floor.css": "text/css"}
 HEARTBEAT_S = 2.0
 BATCH = 5000  # records read a table a query
+UNIQUE_VIOLATION = "23505"  # PostgreSQL's SQLSTATE for a second row where one is allowed
 
 
 def floor_connector(dsn: str, environ: dict[str, str] | None = None) -> Callable[[], Any]:
@@ -189,9 +190,9 @@ class Floor:
             raise AckRefused(404, f"no such alert: {str(alert_id)[:100]!r}")
         if not isinstance(who, str) or not who.strip() or len(who.strip()) > MAX_NAME or not who.isprintable():
             raise AckRefused(400, f"who acknowledges must be a person's name (1 to {MAX_NAME} characters)")
-        if alert_id in self.acks:
-            raise AckRefused(409, f"already acknowledged by {self.acks[alert_id]['who']}")
-        async with self._lock:
+        async with self._lock:  # one at a time: the second of two at once finds the first taken
+            if alert_id in self.acks:
+                raise AckRefused(409, f"already acknowledged by {self.acks[alert_id]['who']}")
             try:
                 conn = await self._connection()
                 cur = await conn.execute(
@@ -200,12 +201,29 @@ class Floor:
                     (alert_id, self.alerts[alert_id].table_id, who.strip(), viewer))
                 (at,) = await cur.fetchone()
             except Exception as exc:  # noqa: BLE001 (not taken: the person is told, nothing is shown acked)
+                if getattr(exc, "sqlstate", None) == UNIQUE_VIOLATION:  # another floor service took it first
+                    first = await self._first_ack(alert_id)
+                    raise AckRefused(409, f"already acknowledged by {first['who'] if first else 'someone'}") \
+                        from None
                 self._conn = None
                 raise AckRefused(503, f"the central database did not take it: {str(exc).splitlines()[0][:200]}") \
                     from None
-        ack = self.acks[alert_id] = {"who": who.strip(), "viewer": viewer, "at_s": at}
+            ack = self.acks[alert_id] = {"who": who.strip(), "viewer": viewer, "at_s": at}
         log.info("floor.acknowledged", alert=alert_id, who=who.strip(), viewer=viewer)
         self._publish()
+        return ack
+
+    async def _first_ack(self, alert_id: str) -> dict[str, Any] | None:
+        """The acknowledgement the central database holds for ``alert_id`` (kept as the floor's)."""
+        try:
+            row = await (await (await self._connection()).execute(
+                "SELECT who, viewer, extract(epoch FROM acked_at)::float8 FROM floor_acks WHERE alert = %s",
+                (alert_id,))).fetchone()
+        except Exception:  # noqa: BLE001 (the next poll reads it)
+            return None
+        if row is None:
+            return None
+        ack = self.acks[alert_id] = {"who": row[0], "viewer": row[1], "at_s": row[2]}
         return ack
 
     # -- the view -----------------------------------------------------------------------------------
