@@ -2,8 +2,9 @@
 
 The floor reads the tables' journals with the auditor's rights (tabled/daemon/shipping.py) and
 writes only ``floor_acks``: who acknowledged which alert, and when (the server's clock); one row
-per alert (a unique index refuses a second). The table is append-only (a trigger refuses UPDATE, DELETE and TRUNCATE), so an acknowledgement, once
-made, stays on record. ``migrate`` is run by the administrator, after the journal's own schema.
+per alert (a unique index refuses a second). The table is append-only (a trigger refuses UPDATE,
+DELETE and TRUNCATE), so an acknowledgement, once made, stays on record. ``migrate`` is run by
+the administrator, after the journal's own schema.
 """
 
 from __future__ import annotations

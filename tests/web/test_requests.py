@@ -9,10 +9,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import select
 import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import aiohttp
+import psycopg
 import pytest
 
 from tabled.daemon.config import ConfigError, ScreenConfig
@@ -21,6 +27,7 @@ from tabled.daemon.web import ScreenServer
 from tabled.floor.config import parse_floor_config
 from tabled.floor.service import Floor, floor_connector
 from tests.table.harness import Harness
+from tests.web.crowded_table import FILES
 from tests.web.test_access import screen_section
 
 
@@ -181,3 +188,51 @@ async def test_the_floors_acknowledgement_from_another_sites_page_is_refused(tmp
                 assert r.status == 404   # past the checks: no such alert
     finally:
         await floor.stop()
+
+
+def line_of(child: subprocess.Popen, start: str) -> str:
+    """The child's next line that starts with ``start`` (its log's lines are passed over)."""
+    for line in child.stdout:
+        if line.startswith(start):
+            return line
+    raise AssertionError(f"the table's process ended without saying {start!r}")
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_the_pool_reconnects_and_the_journal_opens_while_idle_connections_fill_the_screen(tmp_path, pg_dsn):
+    flood = FILES + 44   # more than the table's process may open files
+    child = subprocess.Popen([sys.executable, "-m", "tests.web.crowded_table", pg_dsn, str(tmp_path)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[2])
+    sockets: list[socket.socket] = []
+    try:
+        port = int(line_of(child, "port ").split()[1])
+        for _ in range(flood):
+            s = socket.socket()
+            s.setblocking(False)
+            s.connect_ex(("127.0.0.1", port))
+            sockets.append(s)
+        # until the screen holds its 64 and has answered the rest 503, or (without a cap) holds
+        # every file the process may open (the deadline bounds a hang only)
+        answered: set[socket.socket] = set()
+        deadline = time.monotonic() + 60
+        while len(answered) < flood - 64 and len(os.listdir(f"/proc/{child.pid}/fd")) < FILES - 1:
+            assert time.monotonic() < deadline, f"only {len(answered)} connections beyond the cap were answered"
+            readable, _, _ = select.select([s for s in sockets if s not in answered], [], [], 0.1)
+            for s in readable:
+                assert s.recv(4096).startswith(b"HTTP/1.1 503 ")
+                answered.add(s)
+        with psycopg.connect(pg_dsn, autocommit=True) as admin:   # the pool's link is cut
+            cut = admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                "WHERE application_name = 'tabled T01 main'").fetchall()
+        assert cut == [(True,)]
+        child.stdin.write("go\n")
+        child.stdin.flush()
+        said = line_of(child, "pool calls ")
+        assert child.wait(timeout=60) == 0
+    finally:
+        for s in sockets:
+            s.close()
+        child.kill()
+    calls = int(said.split()[2])
+    assert calls <= 2 and "journaled" in said and "not journaled" not in said, said
