@@ -51,8 +51,8 @@ def effective_toml(cfg: Config) -> str:
     t, j, d, s = cfg.table, cfg.journal, cfg.devices, cfg.simulation
     profile = t.profile_path or t.profile_name
     out = _table("[table]", {
-        "id": t.id, "spots": t.spots, "profile": profile, "minimum_cents": t.minimum_cents,
-        "maximum_cents": t.maximum_cents, "unit_cents": t.unit_cents,
+        "id": t.id, "name": t.name, "property": t.property_name, "spots": t.spots, "profile": profile,
+        "minimum_cents": t.minimum_cents, "maximum_cents": t.maximum_cents, "unit_cents": t.unit_cents,
         "progressive_wager_cents": t.progressive_wager_cents, "card_source": t.card_source})
     out += _table("[journal]", {"path": j.path, "checkpoint_every_rounds": j.checkpoint_every_rounds,
                                 "signing_key": j.signing_key, "ship_to": j.ship_to})

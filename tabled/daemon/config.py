@@ -24,7 +24,8 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
 
     [table]          -> Config.table: TableConfig(id, spots, profile (tabled.game.profiles.Profile),
                         profile_name, minimum_cents, maximum_cents, unit_cents (6.1),
-                        progressive_wager_cents (11.3; default from the profile), card_source)
+                        progressive_wager_cents (11.3; default from the profile), card_source,
+                        name, property_name (the key ``property``): the heading of its slips)
     [journal]        -> Config.journal: JournalConfig(path, checkpoint_every_rounds)
     [[pools]]        -> Config.pools: tuple[PoolConfig(name, backend, path, dsn, contribution_bp,
                         reset_cents, primary)]; Config.primary_pool
@@ -129,6 +130,7 @@ listen = "127.0.0.1:0"
 
 SCREEN_LISTEN = "127.0.0.1:8750"  # the dealer's screen: this PC only, unless viewers are configured
 MAX_PAGE_CONNECTIONS = 1000       # a page server's connections: well below a process's 1024 files
+MAX_SHOWN_NAME = 80               # a table's or the property's name, as printed on a slip
 _HOST_NAME = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*")
 MIN_TOKEN_CHARS = 24              # a viewer's token: long enough not to be guessed
 
@@ -163,6 +165,8 @@ class TableConfig:
     progressive_wager_cents: int
     card_source: str
     profile_path: Path | None = None  # the profile file read, when profile names a file
+    name: str = ""                    # the table's name on the floor and its slips ("Table 7"); "" : the id
+    property_name: str = ""           # the casino's name on the table's slips ([table] property)
 
 
 @dataclass(frozen=True)
@@ -267,6 +271,10 @@ class ScreenConfig:
     viewers: tuple[Viewer, ...] = ()  # who may look from another machine, each with a token
     names: tuple[str, ...] = ()       # host names it answers to besides its address (tabled/daemon/pages.py)
     max_connections: int = 64         # pages' connections open at once (each an open file)
+    # a hand-pay slip's heading, from [table] and [reports]: the property, the table, the local time
+    property_name: str = ""
+    table_name: str = ""
+    time_zone: str = "UTC"
 
     @property
     def loopback(self) -> bool:
@@ -354,9 +362,14 @@ def _table(sec: Section, base: Path) -> TableConfig:
     if wager == 0:
         raise sec.fail("progressive_wager_cents", "must be more than 0 (11.3: the posted wager)")
     card_source = sec.choice("card_source", CARD_SOURCES, "shuffler")
+    shown = {key: sec.get(key, "") for key in ("name", "property")}
+    for key, text in shown.items():
+        if not isinstance(text, str) or len(text.strip()) > MAX_SHOWN_NAME or not text.isprintable():
+            raise sec.fail(key, f"must be printable text of at most {MAX_SHOWN_NAME} characters")
+        shown[key] = text.strip()
     sec.finish()
     return TableConfig(table_id, spots, profile, name, minimum, maximum, unit, wager, card_source,
-                       Path(where) if looks_like_path else None)
+                       Path(where) if looks_like_path else None, shown["name"], shown["property"])
 
 
 def _journal(sec: Section, base: Path) -> JournalConfig:
@@ -664,7 +677,8 @@ def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     log = _log(top.section("log", {}))
     software = _software(top.section("software", {}), base)
     reports = _reports(top.section("reports", {}))
-    screen = _screen(top.section("screen", {}))
+    screen = replace(_screen(top.section("screen", {})), property_name=table.property_name, table_name=table.name,
+                     time_zone=reports.time_zone)
     staff = _staff(top.section("staff"), base) if "staff" in data else None
     top.finish()
     return Config(None, table, journal, pools, devices, simulation, log, software, reports, screen, staff)

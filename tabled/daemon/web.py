@@ -38,8 +38,10 @@ import re
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from importlib import resources
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import structlog
 from aiohttp import web
@@ -52,7 +54,7 @@ from tabled.table.effects import Effect
 from tabled.table.pit import pit_devices, pit_view
 from tabled.table.screen import screen_view
 from tabled.table.slip import KINDS as SLIP_KINDS
-from tabled.table.slip import SlipError, hand_pay_slip
+from tabled.table.slip import SlipError, awards_before, hand_pay_slip
 
 log = structlog.get_logger("tabled.daemon.web")
 
@@ -377,7 +379,7 @@ class ScreenServer:
             return _problem(404, "this table has no journal to make a slip from")
         try:
             slip = await asyncio.to_thread(_slip_of, journal.path, self.table.core.table_id, round_id,
-                                           int(spot_text))
+                                           int(spot_text), self.config)
         except SlipError as exc:
             return _problem(404, str(exc))
         return web.Response(text=json.dumps(slip), content_type="application/json", headers=SECURITY_HEADERS)
@@ -426,15 +428,25 @@ def _problem(status: int, reason: str) -> web.Response:
                         headers=SECURITY_HEADERS)
 
 
-def _slip_of(path: Any, table_id: str, round_id: str, spot: int) -> dict[str, Any]:
-    """The slip from the round's records, on a read-only connection of its own (a worker thread)."""
+def _slip_of(path: Any, table_id: str, round_id: str, spot: int, heading: ScreenConfig) -> dict[str, Any]:
+    """The slip from the round's records and the awards before them, on a read-only connection of
+    its own (a worker thread), headed with the property, the table and the award's time (UTC and
+    the property's, [reports] time_zone)."""
     journal = Journal.open(path, readonly=True, verify=False)
     try:
         records = [(r.seq, r.time_us // 1000, r.kind, r.payload) for r in journal.records_for_round(round_id)
                    if r.kind in SLIP_KINDS]
+        answer = next((seq for seq, _, kind, _ in records if kind == "pool.awards"), None)
+        earlier = [] if answer is None else [(r.round_id, r.payload) for r in
+                                             journal.records_between(1, answer - 1, kinds=["pool.awards"])]
     finally:
         journal.close()
-    return hand_pay_slip(table_id, round_id, spot, records)
+    slip = hand_pay_slip(table_id, round_id, spot, records, awards_before(earlier))
+    at = datetime.fromtimestamp(slip["awards"]["time_ms"] / 1000, UTC)
+    local = at.astimezone(ZoneInfo(heading.time_zone))
+    return {**slip, "property": heading.property_name, "table_name": heading.table_name or table_id,
+            "time_utc": at.strftime("%Y-%m-%d %H:%M:%S UTC"),
+            "time_local": local.strftime("%Y-%m-%d %H:%M:%S %Z") + f" ({heading.time_zone})"}
 
 
 def _asset(name: str) -> bytes:
