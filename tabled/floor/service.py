@@ -7,6 +7,8 @@ central PostgreSQL (never from a table: a table that is down or rewritten is exa
   ``{"alert": ID, "who": NAME}``): the only write, and only to the floor's own ``floor_acks``.
 - Every :attr:`FloorConfig.poll_s` the records each table shipped since the last poll are read and
   folded (tabled/floor/watch.py); a table with nothing shipped for ``silent_after_s`` raises an alert.
+  A table whose central copy has not been read for three polls (the central database unreachable,
+  a poll that hangs) is shown stale, with when it was last read.
 - Every request names this server in its ``Host``, an acknowledgement comes from this server's
   page (its ``Origin``), at most ``max_connections`` are open at once (tabled/daemon/pages.py).
 - Who may look and acknowledge: this PC, or another machine with a viewer's token (as the dealer's
@@ -41,6 +43,7 @@ COOKIE = "tabled_floor"
 ASSETS = {"floor.js": "text/javascript", "floor.css": "text/css"}
 HEARTBEAT_S = 2.0
 BATCH = 5000  # records read a table a query
+STALE_POLLS, STALE_MIN_S = 3, 3.0  # a table's data is stale after three polls' time unread (3 s at least)
 UNIQUE_VIOLATION = "23505"  # PostgreSQL's SQLSTATE for a second row where one is allowed
 
 
@@ -122,6 +125,9 @@ class Floor:
                         ).fetchall():
                     if table_id in self.tables:
                         self.tables[table_id].reported_head = (local_head, at)
+                read_s = self.clock()
+                for watch in self.tables.values():
+                    watch.read_s = read_s
                 for alert, who, viewer, at in await (await conn.execute(
                         "SELECT alert, who, viewer, extract(epoch FROM acked_at)::float8 FROM floor_acks "
                         "ORDER BY id")).fetchall():
@@ -164,7 +170,7 @@ class Floor:
                 fresh = {}
                 for table_id, old in self.tables.items():
                     watch = fresh[table_id] = TableWatch(table_id, self.keys.get(table_id, {}))
-                    watch.reported_head = old.reported_head
+                    watch.reported_head, watch.read_s = old.reported_head, old.read_s
                     await self._read(conn, watch)
                     if watch.chain_broken_at is None and old.chain_broken_at is not None:
                         # a copy seen changed stays flagged, though it reads as whole now (re-hashed)
@@ -235,8 +241,18 @@ class Floor:
             ack = self.acks.get(a.id)
             alerts.append({"id": a.id, "table": a.table_id, "kind": a.kind, "text": a.text,
                            "stood_s": max(0, int(now - a.raised_s)), "ack": ack})
-        return {"now_s": int(now), "central": self.central_error, "polls": self.polls,
-                "tables": [w.view(now) for _, w in sorted(self.tables.items())], "alerts": alerts}
+        stale_after = self.stale_after_s
+        tables = []
+        for _, w in sorted(self.tables.items()):
+            stale = w.read_s is None or now - w.read_s > stale_after
+            tables.append({**w.view(now), "read_s": w.read_s, "stale": stale})
+        return {"now_s": int(now), "central": self.central_error, "polls": self.polls, "stale_after_s": stale_after,
+                "tables": tables, "alerts": alerts}
+
+    @property
+    def stale_after_s(self) -> float:
+        """A table whose central copy the floor has not read for this long is shown stale."""
+        return max(STALE_POLLS * self.config.poll_s, STALE_MIN_S)
 
     def _publish(self) -> None:
         data = json.dumps(self.view(), separators=(",", ":"), ensure_ascii=True)
