@@ -20,7 +20,11 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import json
+import os
+import urllib.request
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -178,4 +182,43 @@ class PageListener:
             self.server.close()
 
 
-__all__ = ["HostNames", "origin_refused", "PageListener", "RequestLog", "IDLE_S"]
+def holder_of(host: str, port: int) -> str:
+    """Who listens on ``host:port`` already, for the error that says this table cannot: another
+    tabled's screen names its table (it answers ``/screen.json`` to this PC), another program its
+    process id and command when this user may see them (Linux's /proc)."""
+    address = "127.0.0.1" if ipaddress.ip_address(host).is_unspecified else host
+    shown = f"[{address}]" if ":" in address else address
+    try:
+        with urllib.request.urlopen(f"http://{shown}:{port}/screen.json", timeout=2) as answer:
+            table = json.loads(answer.read(65536)).get("table", {}).get("id")
+        if isinstance(table, str):
+            return f"the dealer's screen of table {table[:40]!r} (another tabled)"
+    except (OSError, ValueError, AttributeError):
+        pass
+    return _process_listening(port) or "another program"
+
+
+def _process_listening(port: int) -> str | None:
+    """The process with a listening TCP socket on ``port``, from /proc (None if not seen)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(f"socket:[{fields[9]}]")
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        try:
+            if any(os.readlink(fd) in inodes for fd in fd_dir.iterdir()):
+                pid = fd_dir.parent.name
+                command = (fd_dir.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                return f"process {pid} ({command.strip()[:80]})"
+        except OSError:
+            continue
+    return None
+
+
+__all__ = ["HostNames", "holder_of", "origin_refused", "PageListener", "RequestLog", "IDLE_S"]

@@ -34,6 +34,7 @@ import asyncio
 import hmac
 import ipaddress
 import json
+import os
 import re
 import threading
 from collections.abc import Iterable
@@ -293,8 +294,10 @@ class ScreenServer:
             listener = PageListener(self._runner, "screen", self.config.max_connections)
             host, port = await listener.start(self.config.host, self.config.port)
         except OSError as exc:
-            report(OSError(f"cannot serve the dealer's screen on {self.config.host}:{self.config.port}: "
-                           f"{exc.strerror or exc}"))
+            refused = OSError(f"cannot serve the dealer's screen on {self.config.host}:{self.config.port}: "
+                              f"{os.strerror(exc.errno) if exc.errno else exc}")
+            refused.errno = exc.errno
+            report(refused)
             if self._runner is not None:
                 await self._runner.cleanup()
             return
