@@ -362,8 +362,9 @@ def _table(sec: Section, base: Path) -> TableConfig:
     if wager == 0:
         raise sec.fail("progressive_wager_cents", "must be more than 0 (11.3: the posted wager)")
     card_source = sec.choice("card_source", CARD_SOURCES, "shuffler")
-    shown = {key: sec.get(key, "") for key in ("name", "property")}
-    for key, text in shown.items():
+    shown: dict[str, str] = {}
+    for key in ("name", "property"):
+        text = sec.get(key, "")
         if not isinstance(text, str) or len(text.strip()) > MAX_SHOWN_NAME or not text.isprintable():
             raise sec.fail(key, f"must be printable text of at most {MAX_SHOWN_NAME} characters")
         shown[key] = text.strip()
