@@ -212,15 +212,16 @@ def test_the_pool_reconnects_and_the_journal_opens_while_idle_connections_fill_t
             s.setblocking(False)
             s.connect_ex(("127.0.0.1", port))
             sockets.append(s)
-        # until the screen holds its 64 and has answered the rest 503, or (without a cap) holds
-        # every file the process may open (the deadline bounds a hang only)
+        # until the screen holds its 64 and has answered the rest 503 (or closed them as idle), or
+        # (without a cap) holds every file the process may open (the deadline bounds a hang only)
         answered: set[socket.socket] = set()
         deadline = time.monotonic() + 60
         while len(answered) < flood - 64 and len(os.listdir(f"/proc/{child.pid}/fd")) < FILES - 1:
             assert time.monotonic() < deadline, f"only {len(answered)} connections beyond the cap were answered"
             readable, _, _ = select.select([s for s in sockets if s not in answered], [], [], 0.1)
             for s in readable:
-                assert s.recv(4096).startswith(b"HTTP/1.1 503 ")
+                said = s.recv(4096)   # a 503, or nothing from one the server held and closed as idle
+                assert said.startswith(b"HTTP/1.1 503 ") or said == b"", said[:100]
                 answered.add(s)
         with psycopg.connect(pg_dsn, autocommit=True) as admin:   # the pool's link is cut
             cut = admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
