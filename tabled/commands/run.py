@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import os
 import signal
 import sys
@@ -237,14 +238,19 @@ async def _ship_before_stopping(shipper: Any, shipping: asyncio.Task[None], out:
 
 async def _start_screen(start_screen: Callable, cfg: Config, table: Table, human: bool) -> tuple[Any, str | None]:
     """The dealer's screen (tabled/daemon/web.py), served while the table runs, and the banner's
-    line for it (its address). An address that cannot be listened on is told, and the table runs
-    without the screen: the journal and the devices do not depend on it."""
+    line for it (its address). A screen that cannot be served stops the start (CannotStart, exit
+    2), naming who holds its port: a table the config gives a screen does not play without it
+    (``[screen] enabled = false`` is a table without one)."""
     try:
         screen = await start_screen(cfg.screen, table)
     except OSError as exc:
-        if not human:
-            log.warning("screen.not_served", error=str(exc))
-        return None, f"  screen  not served: {exc}"
+        from tabled.daemon.assemble import CannotStart
+        from tabled.daemon.pages import holder_of
+        held = ""
+        if exc.errno == errno.EADDRINUSE:
+            held = f" (held by {await asyncio.to_thread(holder_of, cfg.screen.host, cfg.screen.port)})"
+        raise CannotStart(f"{exc}{held}; give this table another [screen] listen, or enabled = false "
+                          "for a table without a screen") from None
     if screen is None:
         return None, None
     pit = f"{screen.url}pit"

@@ -10,7 +10,7 @@ import pytest
 
 from tabled.game.settlement import settlement_from_dict
 from tabled.table.effects import Note, PoolOp
-from tabled.table.slip import KINDS, SlipError, hand_pay_slip
+from tabled.table.slip import KINDS, SlipError, awards_before, hand_pay_slip
 
 from .harness import Harness
 from .test_staff import ROSTER, staffed
@@ -127,3 +127,23 @@ def test_a_round_or_spot_without_an_award_has_no_slip():
         hand_pay_slip("T01", rid, 3, j.of_round(rid))
     with pytest.raises(SlipError, match="round T01-999999 has no progressive award in the journal"):
         hand_pay_slip("T01", "T01-999999", 5, [])
+
+
+def test_a_slip_is_numbered_by_its_awards_place_among_the_tables_awards_and_keeps_its_number():
+    j = Journaled(Harness())
+    first = j.round_to_settlement()
+    for spot in (6, 2, 5):
+        j.feed("panel", action="award_paid", key="dealer", spot=spot)
+
+    def answers(before_rid: str) -> list[tuple[str | None, dict[str, Any]]]:
+        upto = next(seq for seq, _, r, k, _ in j.records if r == before_rid and k == "pool.awards")
+        return [(r, p) for seq, _, r, k, p in j.records if k == "pool.awards" and seq < upto]
+
+    assert [hand_pay_slip("T01", first, spot, j.of_round(first), awards_before(answers(first)))["number"]
+            for spot in (6, 2, 5)] == ["T01-000001", "T01-000002", "T01-000003"]   # in the order of payment
+    second = j.round_to_settlement(spots=(2,))
+    assert awards_before(answers(second)) == 3
+    assert hand_pay_slip("T01", second, 2, j.of_round(second), 3)["number"] == "T01-000004"
+    # a pool's answer repeated for a round (sent again after a lost link) numbers nothing twice
+    repeated = answers(second) + answers(second)
+    assert awards_before(repeated) == 3
