@@ -189,10 +189,12 @@ async def _act(args: argparse.Namespace, pool: LedgerPool, table_id: str,
 
 async def _reconcile(args: argparse.Namespace, pool: LedgerPool, table_id: str,
                      journal: Path | None) -> tuple[int, dict, str]:
-    seen = _read_journal(journal, pool.name, table_id, args)
+    seen = _read_journal(journal, pool.name, table_id, args, primary=_is_primary(args, pool.name))
     r = await pool.reconcile(seen.contributed, reversed_keys=seen.reversed_keys, table_id=table_id,
-                             round_keys=seen.round_keys, owed=seen.owed, owed_reversals=seen.owed_reversals)
-    lines = [f"pool {pool.name}: table {r.table_id}: {r.compared} journal contribution(s) compared: "
+                             round_keys=seen.round_keys, owed=seen.owed, owed_reversals=seen.owed_reversals,
+                             answers=seen.answers)
+    lines = [f"pool {pool.name}: table {r.table_id}: {r.compared} journal contribution(s) and"
+             f" {len(seen.answers)} other answer(s) of the pool compared, to the cent: "
              + ("the journal and the pool agree" if r.ok else "DIFFERENCES"
                 if r.missing_in_pool or r.missing_in_journal or r.differences else "STILL OWED TO THE POOL")]
     if r.owed:
@@ -282,9 +284,19 @@ class _JournalView:
     owed: list[tuple[str, int, int]]           # contributions taken, not yet answered by this pool
     owed_reversals: list[tuple[str, int]]      # reversals taken, not yet answered by this pool
     notes: list[str]
+    answers: list[tuple[str, dict]] = dataclasses.field(default_factory=list)  # balances the pool reported
 
 
-def _read_journal(path: Path | None, pool_name: str, table_id: str, args: argparse.Namespace) -> _JournalView:
+def _is_primary(args: argparse.Namespace, pool_name: str) -> bool:
+    """The pool whose meter readings (``pool.meter``, which name no pool) the journal holds: the one
+    pool given with --path/--dsn, else the config's primary pool."""
+    if args.path or args.dsn:
+        return True
+    return bool(_config(args).primary_pool.name == pool_name)
+
+
+def _read_journal(path: Path | None, pool_name: str, table_id: str, args: argparse.Namespace, *,
+                  primary: bool = True) -> _JournalView:
     """The contributions the table's journal records as made to this pool (``pool.contributed``),
     the keys it records as reversed there (``pool.reversed``), the round keys of its rounds, and
     what the table still owes the pool: the pool operations its state holds unanswered, derived
@@ -299,19 +311,25 @@ def _read_journal(path: Path | None, pool_name: str, table_id: str, args: argpar
     except JournalError as exc:
         raise UserError(str(exc)) from None
     try:
-        contributed, reversed_keys, opened = [], [], []
+        contributed, reversed_keys, opened, answers = [], [], [], []
         for rec in journal.records_after(0):
             if rec.kind == "round.started":
                 opened.append(rec)
+            if rec.kind == "pool.meter" and primary:
+                answers.append((rec.kind, dict(rec.payload)))
             if rec.payload.get("pool", pool_name) != pool_name:
                 continue
+            if rec.kind in ("pool.contributed", "pool.reversed", "pool.awards"):
+                answers.append((rec.kind, {"round_id": rec.round_id, **rec.payload}))
             if rec.kind == "pool.contributed":
                 contributed.append({"round_id": rec.payload.get("round_id"), "spot": rec.payload.get("spot"),
-                                    "wager_cents": rec.payload.get("wager_cents")})
+                                    "wager_cents": rec.payload.get("wager_cents"),
+                                    "pool_cents": rec.payload.get("pool_cents"),
+                                    "retained_cents": rec.payload.get("retained_cents")})
             elif rec.kind == "pool.reversed":
                 # a record without them matches no contribution of the pool
                 reversed_keys.append((rec.payload.get("round_id", ""), rec.payload.get("spot", 0)))
-        view = _JournalView(contributed, reversed_keys, round_keys(opened), [], [], [])
+        view = _JournalView(contributed, reversed_keys, round_keys(opened), [], [], [], answers)
         _owed(journal, pool_name, table_id, args, view)
         return view
     finally:
