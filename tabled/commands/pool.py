@@ -31,6 +31,7 @@ from tabled.commands._arguments import UserError, whole_number
 from tabled.daemon.config import find_config, load_config
 from tabled.game.settlement import money
 from tabled.pool import LedgerPool, PoolError, open_pool
+from tabled.pool.local import LocalPool
 from tabled.pool.settings import BASIS_POINTS
 
 NAME = "pool"
@@ -40,7 +41,8 @@ ACTIONS = {
     "status": "the meter, reset value, settings version and counters of each pool",
     "history": "the last hits paid (table, spot, hand, amount, pool before and after)",
     "ledger": "the last ledger rows (every change of the pool, with the balance after it)",
-    "verify": "prove pool = reset value + contributions - reversals - awards +/- corrections since the reset",
+    "verify": "prove pool = reset value + contributions - reversals - awards +/- corrections since the reset; a local"
+              " pool: every row is the row chained and sealed (--public-key)",
     "reconcile": "compare this table's journal (pool.contributed / pool.reversed, what it still owes) with the"
                  " pool's ledger",
     "propose": "record new settings (--contribution-bp ... --who --why); they apply after the jackpot is won",
@@ -71,6 +73,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="history/ledger: the last N rows (default 25)")
     parser.add_argument("--limit", dest="last", type=whole_number(1), help=argparse.SUPPRESS)  # an older name
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--public-key", metavar="FILE", action="append", default=[],
+                        help="verify: a public key of the table's journal (PEM; may be repeated): the local pool's"
+                             " seals are checked against it")
     new = parser.add_argument_group("propose", "settings not named stay as in the latest version")
     new.add_argument("--contribution-bp", type=whole_number(0, BASIS_POINTS), metavar="BP",
                      help="11.6: basis points of each wager to the pool")
@@ -112,6 +117,19 @@ def _targets(args: argparse.Namespace) -> tuple[list[Any], str, Path | None]:
         if e.backend == "local" and not Path(e.path).is_file():
             raise UserError(f"pool {e.name}: {e.path}: no pool database there (has the daemon run?)")
     return entries, args.table or config.table.id, Path(args.journal) if args.journal else config.journal.path
+
+
+def _public_keys(files: list[str]) -> dict[str, Any] | None:
+    """Key id -> public key, from the --public-key files (the journal's keys: the pool is sealed with them)."""
+    from tabled.daemon.seals import SealError, public_keys
+    if not files:
+        return None
+    try:
+        return public_keys((name, Path(name).read_bytes()) for name in files)
+    except OSError as exc:
+        raise UserError(f"--public-key: {exc.filename}: {exc.strerror}") from None
+    except SealError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _config(args: argparse.Namespace) -> Any:
@@ -178,12 +196,18 @@ async def _act(args: argparse.Namespace, pool: LedgerPool, table_id: str,
     if args.action == "propose":
         return await _propose(args, pool)
     if args.action == "verify":
-        v = await pool.verify()
-        head = (f"pool {pool.name}: the ledger proves the meter: {money(v.balance_cents)}" if v.ok else
-                f"pool {pool.name}: LEDGER DOES NOT PROVE THE METER ({money(v.balance_cents)} shown,"
-                f" {money(v.expected_cents)} from the ledger since the last reset)")
+        v = await (pool.verify(_public_keys(args.public_key)) if isinstance(pool, LocalPool) else pool.verify())
+        chained = "; every row is the row chained" if isinstance(pool, LocalPool) else ""
+        if v.ok:
+            head = f"pool {pool.name}: the ledger proves the meter: {money(v.balance_cents)}{chained}"
+        elif v.balance_cents != v.expected_cents:
+            head = (f"pool {pool.name}: LEDGER DOES NOT PROVE THE METER ({money(v.balance_cents)} shown,"
+                    f" {money(v.expected_cents)} from the ledger since the last reset)")
+        else:
+            head = (f"pool {pool.name}: THE LEDGER IS NOT AS IT WAS WRITTEN (the meter shows"
+                    f" {money(v.balance_cents)}, as the ledger's rows now add up)")
         return (0 if v.ok else 1), {"pool": pool.name, **dataclasses.asdict(v)}, "\n".join(
-            [head] + [f"  {p}" for p in v.problems])
+            [head] + [f"  {p}" for p in v.problems] + [f"  ({n})" for n in v.notes])
     return await _reconcile(args, pool, table_id, journal)
 
 
@@ -303,7 +327,7 @@ def _read_journal(path: Path | None, pool_name: str, table_id: str, args: argpar
     by folding the journal as the daemon does at start. A table may feed several pools (11.5);
     records without a pool name predate that and belong to the one pool there was."""
     from tabled.daemon.journal import Journal, JournalError
-    from tabled.pool.rounds import round_keys
+    from tabled.pool.rounds import pool_answers, round_keys
     if path is None:
         raise UserError("reconcile needs the table's journal (--journal FILE or --config)")
     try:
@@ -315,17 +339,12 @@ def _read_journal(path: Path | None, pool_name: str, table_id: str, args: argpar
         for rec in journal.records_after(0):
             if rec.kind == "round.started":
                 opened.append(rec)
-            if rec.kind == "pool.meter" and primary:
-                answers.append((rec.kind, dict(rec.payload)))
+            answers += pool_answers([rec], pool_name, primary=primary)
             if rec.payload.get("pool", pool_name) != pool_name:
                 continue
-            if rec.kind in ("pool.contributed", "pool.reversed", "pool.awards"):
-                answers.append((rec.kind, {"round_id": rec.round_id, **rec.payload}))
             if rec.kind == "pool.contributed":
                 contributed.append({"round_id": rec.payload.get("round_id"), "spot": rec.payload.get("spot"),
-                                    "wager_cents": rec.payload.get("wager_cents"),
-                                    "pool_cents": rec.payload.get("pool_cents"),
-                                    "retained_cents": rec.payload.get("retained_cents")})
+                                    "wager_cents": rec.payload.get("wager_cents")})
             elif rec.kind == "pool.reversed":
                 # a record without them matches no contribution of the pool
                 reversed_keys.append((rec.payload.get("round_id", ""), rec.payload.get("spot", 0)))

@@ -20,7 +20,7 @@ from tabled.daemon.controller import Table
 from tabled.daemon.devices import build_drivers
 from tabled.daemon.journal import Journal
 from tabled.daemon.provenance import StartRefused, record_start
-from tabled.daemon.seals import SealError, find_signing_key
+from tabled.daemon.seals import SealError, SigningKey, find_signing_key
 from tabled.game.limits import Limits
 from tabled.pool.base import PoolError, PoolUnavailable, ProgressivePool
 from tabled.pool.rounds import check_table
@@ -47,16 +47,18 @@ def make_core(cfg: Config, snapshot: dict[str, Any] | None) -> TableCore:
     return core
 
 
-async def open_pools(cfg: Config) -> tuple[ProgressivePool, list[ProgressivePool]]:
+async def open_pools(cfg: Config,
+                     signing_key: SigningKey | None = None) -> tuple[ProgressivePool, list[ProgressivePool]]:
     """The primary pool (awards, meter) and every other pool the table feeds (11.5), local or
     linked. A linked pool that cannot be reached at start does not stop the daemon (unplayable
     rather than wrong): the table starts under the 14.13 fault and the pool connects when it can.
     A pool that answers but cannot be used (a schema newer than this tabled, a bad entry) is
-    configuration: a one-line error, and the daemon does not start."""
+    configuration: a one-line error, and the daemon does not start. A local pool seals its rows with
+    the journal's ``signing_key`` (tabled/pool/chain.py)."""
     opened: list[ProgressivePool] = []
     try:
         for entry in [cfg.primary_pool] + [p for p in cfg.pools if not p.primary]:
-            pool = await tabled.pool.open_pool(entry, cfg.table.id, wait_for_link=True)
+            pool = await tabled.pool.open_pool(entry, cfg.table.id, wait_for_link=True, signing_key=signing_key)
             opened.append(pool)
             if not pool.ready:
                 log.warning("pool.unreachable_at_start", pool=entry.name, rule="14.13",
@@ -72,11 +74,11 @@ async def check_pools(table_id: str, journal: Journal, pools: list[ProgressivePo
     """Each pool that answers binds this table id to this journal and holds no round of the table
     the journal does not have (tabled/pool/rounds.py); a refusal stops the start with one line for
     an inspector. A pool out of reach is asked when it answers (tabled/daemon/poolfeed.py)."""
-    for pool in pools:
+    for i, pool in enumerate(pools):
         if not pool.ready:
             continue
         try:
-            await check_table(pool, table_id, journal)
+            await check_table(pool, table_id, journal, primary=i == 0)
         except PoolUnavailable:
             continue
         except PoolError as exc:
@@ -129,7 +131,7 @@ async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], flo
         journal.close()
         raise
     try:
-        pool, others = await open_pools(cfg)
+        pool, others = await open_pools(cfg, key)
     except BaseException:
         journal.close()
         raise
