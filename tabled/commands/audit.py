@@ -193,7 +193,7 @@ def _accept_loss(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UserError(f"{exc.filename}: the journal's head cannot be written ({exc.strerror})") from None
     if accepted is None:
-        print(f"journal {path}: it holds the head recorded at its last round's end: nothing was lost, nothing recorded")
+        print(f"journal {path}: it holds the head kept beside it: nothing was lost, nothing recorded")
         return 0
     print(f"journal {path}: the loss is recorded by {who} (records {accepted['journal_ended_at'] + 1} to"
           f" {accepted['head_recorded']} lost); the table may start")

@@ -110,7 +110,7 @@ class Opened:
 async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], float],
                      pool_retry: float) -> Opened:
     """Open the journal (a second controller is refused, naming the first; verified from the last
-    checkpoint; a journal that no longer holds the head recorded at a round's end is refused for
+    checkpoint; a journal that no longer holds the head kept beside it is refused for
     an inspector, tabled/daemon/heads.py) and replay it; journal what this start runs with (the
     software checked against its release, the configuration: tabled/daemon/provenance.py; a refusal
     stops the start) and seal the journal with the table's key when it has one

@@ -110,12 +110,12 @@ def lost_records(journal: Any, journal_path: Path) -> tuple[str | None, str | No
     record = journal.record(head.seq) if head.seq <= seq else None
     if record is None:
         return (f"the journal {journal_path} lost records it had committed: it ends at record {seq}, but held"
-                f" record {head.seq} at a round's end ({head_path(journal_path)}); records {seq + 1} to"
+                f" record {head.seq} (its head as kept in {head_path(journal_path)}); records {seq + 1} to"
                 f" {head.seq} are gone (a damaged write-ahead log after a crash?). The table does not start"
                 f" until an inspector restores the journal (central copy, backup) or records the loss:"
                 f" tabled audit accept-loss --journal {journal_path} --who NAME --why TEXT"), None
     if record.hash != head.hash:
-        return (f"the journal {journal_path} is not the one whose head was recorded at a round's end: record"
+        return (f"the journal {journal_path} is not the one whose head was kept beside it: record"
                 f" {head.seq} has hash {record.hash[:12]}, the head recorded {head.hash[:12]}"
                 f" ({head_path(journal_path)}): records were lost and others written in their place, or the"
                 f" journal was replaced. The table does not start until an inspector restores the journal or"
