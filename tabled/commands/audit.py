@@ -185,8 +185,10 @@ def _accept_loss(args: argparse.Namespace) -> int:
     if not who or not why:
         raise UserError("accept-loss needs --who (the inspector) and --why (the reason): both are recorded")
     path = journal_path(args)
+    if not path.is_file():
+        raise UserError(f"{path}: no journal there")
     try:
-        with Journal.open(path, exclusive=True) as journal:
+        with Journal.open(path, exclusive=True) as journal:  # not while the daemon runs (JournalInUse)
             accepted = accept_loss(journal, path, who, why)
     except sqlite3.DatabaseError as exc:
         raise damaged(path, exc) from None

@@ -97,3 +97,10 @@ def test_accept_loss_on_a_whole_journal_records_nothing(tmp_path, capsys):
     assert "nothing was lost, nothing recorded" in capsys.readouterr().out
     with Journal.open(path, readonly=True) as j:
         assert j.count() == 3
+
+
+def test_accept_loss_without_a_journal_is_one_line(tmp_path, capsys):
+    assert main(["audit", "accept-loss", "--journal", str(tmp_path / "none.db"), "--who", "x", "--why", "y"]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'none.db'}: no journal there" in err and err.count("\n") == 1
+    assert not (tmp_path / "none.db").exists()
