@@ -151,3 +151,30 @@ def test_a_pool_written_before_the_chain_is_chained_as_found_when_opened(tmp_pat
     code, out = _verify(tmp_path / "pool.db")
     assert code == 0 and "every row is the row chained" in out
     assert "(not sealed: the pool was written without the table's signing key)" in out
+
+
+def test_the_daemon_seals_its_local_pool_with_the_journal_s_key(tmp_path):
+    """tabled run: the key found for the journal (config or systemd's credential) seals the pool too."""
+    import dataclasses
+
+    from cryptography.hazmat.primitives.serialization import NoEncryption, PrivateFormat
+
+    from tabled.daemon.assemble import open_table
+    from tabled.daemon.config import load_config
+    from tests.integration.test_restart_sim import sim_config
+
+    key = _key()
+    pem = tmp_path / "journal-signing-key.pem"
+    pem.write_bytes(key.private.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()))
+    pem.chmod(0o600)
+    cfg = load_config(sim_config(tmp_path))
+    cfg = dataclasses.replace(cfg, journal=dataclasses.replace(cfg.journal, signing_key=pem))
+
+    async def start() -> None:
+        opened = await open_table(cfg, tmp_path / "journal.db", clock=lambda: 1_700_000_000.0, pool_retry=1.0)
+        await opened.close()
+    asyncio.run(start())
+    code, out = _verify(cfg.primary_pool.path, key, tmp=tmp_path)
+    assert code == 0 and "every row is the row chained" in out and "not sealed" not in out, out
+    with sqlite3.connect(cfg.primary_pool.path) as conn:
+        assert {k for (k,) in conn.execute("SELECT DISTINCT key_id FROM pool_seals")} == {key.id}
