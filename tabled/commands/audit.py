@@ -26,7 +26,7 @@ SETTLED = "round.settled"  # one per round: the fold writes it once (tabled/tabl
 ROUND_END = "round.finished"  # the daemon seals the chain after it (tabled/daemon/controller.py)
 
 NAME = "audit"
-HELP = "audit the journal: `tabled audit verify` checks the whole hash chain"
+HELP = "audit the journal: `tabled audit verify` checks the whole hash chain; `accept-loss` records lost records"
 
 
 def add_journal_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,6 +51,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a public key the journal is sealed with (PEM; may be repeated for rotated keys): "
                              "every seal is checked and a rewritten record named")
     verify.add_argument("--json", action="store_true", help="machine-readable output")
+    accept = sub.add_parser("accept-loss", help="an inspector records that the journal lost records it had"
+                                                " committed (the start refused it): who, why, which records")
+    add_journal_arguments(accept)
+    accept.add_argument("--who", required=True, help="the inspector (recorded)")
+    accept.add_argument("--why", required=True, help="why play may go on without the lost records (recorded)")
     compare = sub.add_parser("compare", help="compare the journal with its copy on the central PostgreSQL; "
                                              "name the first record where they part")
     add_journal_arguments(compare)
@@ -120,6 +125,8 @@ def seal_lines(path: Path, report: SealReport, unsealed_round_end: int | None = 
 def run(args: argparse.Namespace) -> int:
     if args.action == "compare":
         return _compare(args)
+    if args.action == "accept-loss":
+        return _accept_loss(args)
     path = journal_path(args)
     checker = _seal_checker(args.public_key)
     watch = SealWatch(checker) if checker is not None else None
@@ -169,6 +176,30 @@ def run(args: argparse.Namespace) -> int:
         print(f"journal {path}: round {round_id} SETTLED {len(seqs)} TIMES (records "
               f"{', '.join(map(str, seqs))}): a round is settled once")
     return 0 if ok else 1
+
+
+def _accept_loss(args: argparse.Namespace) -> int:
+    """The inspector's answer to a start refused for lost records (tabled/daemon/heads.py)."""
+    from tabled.daemon.heads import accept_loss
+    who, why = args.who.strip(), args.why.strip()
+    if not who or not why:
+        raise UserError("accept-loss needs --who (the inspector) and --why (the reason): both are recorded")
+    path = journal_path(args)
+    if not path.is_file():
+        raise UserError(f"{path}: no journal there")
+    try:
+        with Journal.open(path, exclusive=True) as journal:  # not while the daemon runs (JournalInUse)
+            accepted = accept_loss(journal, path, who, why)
+    except sqlite3.DatabaseError as exc:
+        raise storage_error(path, exc) from None
+    except OSError as exc:
+        raise UserError(f"{exc.filename}: the journal's head cannot be written ({exc.strerror})") from None
+    if accepted is None:
+        print(f"journal {path}: it holds the head kept beside it: nothing was lost, nothing recorded")
+        return 0
+    print(f"journal {path}: the loss is recorded by {who} (records {accepted['journal_ended_at'] + 1} to"
+          f" {accepted['head_recorded']} lost); the table may start")
+    return 0
 
 
 def _compare(args: argparse.Namespace) -> int:
