@@ -90,14 +90,26 @@ class MeterWatch:
             await asyncio.sleep(self.interval)
 
 
+def loggable(note: Note) -> dict[str, Any]:
+    """A note's fields as the log carries them. Nothing hidden on the felt before the reveal (8.6)
+    goes to the log: at the deal, the dealer's up card and the spots dealt to, not the dealer's
+    hole cards nor the players' hands (face down; 8.4 collects a folded one unseen). The journal
+    keeps every card, the log shows them from ``round.settled``."""
+    fields = {k: v for k, v in note.payload.items() if k != "round_id"}
+    if note.kind == "round.dealt":
+        return {"dealer_up": fields.get("dealer_up"), "spots_dealt": sorted(int(s) for s in fields.get("spots", {}))}
+    return fields
+
+
 class RoundLogger:
-    """The same rounds as structured records (for journald): the table's notes, one record each.
-    The dealer's lines are logged by the table itself (tabled/daemon/controller.py)."""
+    """The same rounds as structured records (for journald): the table's notes, one record each
+    (:func:`loggable`). The dealer's lines are logged by the table itself
+    (tabled/daemon/controller.py)."""
 
     def __call__(self, effects: list[Effect]) -> None:
         for e in effects:
             if isinstance(e, Note):
-                log.info(e.kind, round_id=e.round_id, **{k: v for k, v in e.payload.items() if k != "round_id"})
+                log.info(e.kind, round_id=e.round_id, **loggable(e))
 
 
 class Session:
