@@ -249,8 +249,8 @@ def test_recall_shows_every_round_with_its_recorded_settlement(tmp_path, name):
 def test_restarts_on_a_recorded_journal_write_nothing_again(tmp_path, name):
     """Two restarts of the daemon (with its simulated devices) on a copy of the fixture, nothing
     happening at the table: the records added are inputs of the start and the stop (what the start
-    runs with, the meter's reading of the pool, the stop's tick, the simulated shuffler's fresh
-    shuffle), never a note
+    runs with, the meter's reading of the pool, the bet-spot board's reading of the felt, the stop's
+    tick, the simulated shuffler's fresh shuffle), never a note
     the journal holds already, and nothing is delivered to the pool or settled again."""
     from tests.integration.harness import play
 
@@ -271,7 +271,9 @@ def test_restarts_on_a_recorded_journal_write_nothing_again(tmp_path, name):
     assert [(r.kind, r.round_id) for r in added if r.kind in MONEY_KINDS] == []
     assert [(r.kind, r.round_id) for r in added if not is_input(r.kind)] == []
     start = {"software.checked", "config.started"}  # what each start runs with (tabled/daemon/provenance.py)
-    assert {r.kind for r in added} <= {"pool.meter", "tick", "shuffler.shuffled", *start}, [r.kind for r in added]
+    felt = {"board.reading"}  # today's bet-spot board says at a start what lies on the felt
+    assert {r.kind for r in added} <= {"pool.meter", "tick", "shuffler.shuffled", *start, *felt}, \
+        [r.kind for r in added]
     pool = pool_ledger(config)
     assert pool["ledger"] == expected(name, "pool")["ledger"]
     assert pool["verify"]["ok"] and pool["reconcile"]["ok"]
