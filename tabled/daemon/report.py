@@ -36,7 +36,8 @@ class RoundPrinter:
                 d = e.payload
                 dealer = " ".join(d["dealer"]["cards"]) if d.get("dealer") else "-"
                 pool = d.get("progressive", {}).get("pool_after_cents")
-                print(f"{e.round_id}: dealer {dealer}  net {money(d['net_cents'])}"
+                house = d.get("house_collects_cents", 0) - d.get("house_pays_cents", 0)
+                print(f"{e.round_id}: dealer {dealer}  house net win {money(house)}"
                       + (f"  pool {money(pool)}" if pool is not None else ""), file=self.out)
             if self.quiet:
                 continue

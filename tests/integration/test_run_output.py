@@ -46,6 +46,23 @@ def test_a_terminal_gets_a_banner_the_meter_as_it_reads_and_a_summary(tmp_path):
         f"stopped: 2 rounds this run, house net win {money(house)}, pool {money(pool)}"), text
 
 
+def test_quiet_in_a_terminal_names_the_house_net_win_each_round_as_at_exit(tmp_path):
+    from tabled.game.settlement import money
+
+    lines = run_in_terminal(sim_config(tmp_path), 3, "--quiet")
+    with Journal.open(tmp_path / "journal.db", readonly=True) as j:
+        settled = {r.round_id: r.payload for r in j.records_after(0) if r.kind == "round.settled"}
+    wins = {rid: s["house_collects_cents"] - s["house_pays_cents"] for rid, s in settled.items()}
+    rounds = [ln for ln in lines if ln.startswith("SIM01-")]
+    assert len(rounds) == 3 == len(wins)
+    for line in rounds:
+        rid = line.split(":")[0]
+        assert f"  house net win {money(wins[rid])}" in line, line
+        assert " net $" not in line.replace("house net win", "")
+    (summary,) = [ln for ln in lines if ln.startswith("stopped:")]
+    assert summary.startswith(f"stopped: 3 rounds this run, house net win {money(sum(wins.values()))},"), summary
+
+
 def test_open_faults_are_shown_again_after_a_restart_14_13(tmp_path):
     cfg = load_config(sim_config(tmp_path))
     with Journal.open(tmp_path / "journal.db") as j:
