@@ -70,7 +70,8 @@ def effective_toml(cfg: Config) -> str:
         out.append("")
     out += _table("[simulation]", {
         "enabled": s.enabled, "allow_service": s.allow_service, "seed": s.seed, "rounds": s.rounds,
-        "round_pause_ms": s.round_pause_ms, "pace_ms": s.pace_ms, "dealer": s.dealer})
+        "round_pause_ms": s.round_pause_ms, "pace_ms": s.pace_ms, "dealer": s.dealer,
+        "inspector": s.inspector})
     out.insert(len(out) - 1, "players = [" + "".join(
         f"\n    {_value(vars(p))}," for p in s.players) + ("\n]" if s.players else "]"))
     out += _table("[log]", {"format": cfg.log.format, "level": cfg.log.level})

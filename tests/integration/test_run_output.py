@@ -136,6 +136,24 @@ def test_quiet_off_a_terminal_keeps_one_record_per_round(tmp_path):
     assert records[-1]["rounds"] == 2
 
 
+def test_a_fault_left_by_an_earlier_run_is_cleared_by_the_simulated_inspector_14_13(tmp_path):
+    """config/sim.toml has a simulated inspector: a fault the journal holds open (the meter, from
+    an earlier run) does not stop the next start; the inspector approves play, the meter is
+    working, its fault clears, and the journal keeps who approved it."""
+    config = sim_config(tmp_path)
+    with Journal.open(tmp_path / "journal.db") as j:
+        j.append("equipment.fault", {"equipment": "meter", "reason": "progressive meter fault: power (14.13)"})
+    run_piped(config)
+    with Journal.open(tmp_path / "journal.db", readonly=True) as j:
+        records = list(j.records_after(0))
+    approved = [r.seq for r in records if r.kind == "panel.approved" and r.payload["action"] == "approve_play"
+                and r.payload["key"] == "inspector"]
+    cleared = [r.seq for r in records if r.kind == "fault.cleared" and r.payload["equipment"] == "meter"]
+    started = [r.seq for r in records if r.kind == "round.started"]
+    assert approved and cleared and approved[0] < cleared[0] < started[0]
+    assert sum(r.kind == "round.finished" for r in records) == 2
+
+
 def test_log_format_console_is_honoured_off_a_terminal(tmp_path):
     config = sim_config(tmp_path)
     config.write_text(config.read_text().replace('format = "auto"', 'format = "console"'))
