@@ -239,3 +239,23 @@ def test_a_central_copy_changed_after_the_floor_checked_it_is_found(tmp_path, pg
 
 def settled_payload() -> dict:
     return {"house_collects_cents": 500, "house_pays_cents": 0}
+
+
+def test_a_central_server_out_of_reach_is_logged_once_then_counted_not_at_every_poll(tmp_path):
+    from structlog.testing import capture_logs
+
+    cfg = parse_floor_config({"floor": {"central": "postgresql://floor@127.0.0.1:1/casino"}}, "floor.toml", tmp_path)
+    now = [1_000.0]
+    floor = Floor(cfg, floor_connector(cfg.central, {}), clock=lambda: now[0])
+
+    async def go() -> None:
+        for _ in range(40):  # a poll a second
+            await floor.poll()
+            now[0] += 1.0
+
+    with capture_logs() as logs:
+        asyncio.run(go())
+    unreachable = [r for r in logs if r["event"].startswith("floor.central_unreachable")]
+    assert [(r["event"], r.get("failures")) for r in unreachable] == [
+        ("floor.central_unreachable", None), ("floor.central_unreachable.continuing", 31)]
+    assert all("\n" not in r["error"] for r in unreachable)
