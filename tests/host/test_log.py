@@ -123,7 +123,8 @@ def test_every_record_is_one_line_whatever_text_it_carries():
                                                    'DETAIL:  user "table"\n')
     structlog.reset_defaults()
     (line,) = out.getvalue().splitlines()
-    assert json.loads(line)["error"] == 'connection failed: FATAL:  password authentication failed | DETAIL:  user "table"'
+    assert json.loads(line)["error"] == ('connection failed: FATAL:  password authentication failed | '
+                                         'DETAIL:  user "table"')
 
 
 def test_a_settled_round_is_logged_in_brief_and_in_full_at_debug_level():
