@@ -1,7 +1,9 @@
 """``tabled config check [FILE]``: check a config as ``tabled run`` would, and show what it means.
 
 The file is FILE, else the one ``tabled run`` would read ($TABLED_CONFIG, else
-/etc/tabled/tabled.toml). A valid config is printed back as the effective configuration: every
+/etc/tabled/tabled.toml). Every check a start makes before it opens the journal is made: the
+config's own, the start's conditions, and the installed software against the release manifest
+the config names. A valid config is printed back as the effective configuration: every
 default filled in, every path resolved, a connection string's password hidden; it reads back as
 the same configuration. Exit status 0: valid; 2: any error, on one line naming the key (the unit
 runs this as ``ExecStartPre=`` and does not restart on status 2).
@@ -95,12 +97,17 @@ def effective_toml(cfg: Config) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from tabled.daemon.config import ConfigError, check_may_start, find_config, load_config
+    from tabled.daemon.provenance import check_software, refusal
     try:
         path = find_config(args.file)
         cfg = load_config(path)
         check_may_start(cfg)
     except ConfigError as exc:
         raise UserError(str(exc)) from None
+    # the installed software against the release manifest, as every start checks it (provenance.py)
+    why = refusal(check_software(cfg.software), cfg.software.development)
+    if why is not None:
+        raise UserError(why)  # in the words of the start's refusal
     print(f"# {path.resolve()}: valid. The effective configuration (defaults filled in, paths resolved):")
     print(effective_toml(cfg), end="")
     return 0
