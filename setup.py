@@ -9,4 +9,5 @@ DRIVERS = ["tabled_drivers" + name.removeprefix("drivers") for name in find_pack
 #: as such (their files: pyproject.toml's package-data)
 DATA = ["tabled.examples", "tabled.web_assets"]
 
-setup(packages=find_packages(include=["tabled", "tabled.*"]) + DATA + DRIVERS, package_dir={"tabled_drivers": "drivers"})
+setup(packages=find_packages(include=["tabled", "tabled.*"]) + DATA + DRIVERS,
+      package_dir={"tabled_drivers": "drivers"})
