@@ -164,8 +164,8 @@ def expected(name: str, what: str) -> Any:
         return json.load(f)
 
 
-def test_the_fixtures_hold_what_the_readme_says():
-    assert NAMES == ["scripted", "simulated"]
+def test_the_fixtures_hold_what_the_readme_says(tmp_path):
+    assert NAMES == ["buttons", "scripted", "simulated"]
     rounds = 0
     awards: dict[str, set[str]] = {}
     for name in NAMES:
@@ -178,6 +178,10 @@ def test_the_fixtures_hold_what_the_readme_says():
     assert rounds >= 200
     assert awards["simulated"]
     assert {"royal flush", "straight flush", "four of a kind", "full house", "flush"} <= awards["scripted"]
+    assert {"royal flush", "straight flush", "four of a kind", "full house", "flush"} <= awards["buttons"]
+    with Journal.open(unpack("buttons", tmp_path).parent / "journal.db", readonly=True) as j:
+        kinds = {r.kind for r in j.records_after(0)}
+    assert "panel.button" in kinds and "panel" not in kinds  # today's vocabulary
 
 
 @pytest.mark.parametrize("name", NAMES)
