@@ -86,6 +86,10 @@ for credential in pool-password journal-central-password; do
     fi
 done
 
+# the documentation the unit names (Documentation=file:/opt/tabled/docs/...)
+install -d -m 0755 "$root/opt/tabled/docs"
+install -m 0644 "$here"/docs/*.md "$root/opt/tabled/docs/"
+
 # devices and the unit
 install -D -m 0644 "$here/systemd/99-tabled.rules" "$root/etc/udev/rules.d/99-tabled.rules"
 install -D -m 0644 "$here/systemd/tabled.service" "$root/etc/systemd/system/tabled.service"

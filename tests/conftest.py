@@ -17,7 +17,7 @@ from tests.pool.pgserver import ThrowawayPostgres, create_database, drop_databas
 
 ASYNC_TEST_LIMIT = 60.0  # seconds
 JOURNALS = Path(__file__).parent / "fixtures" / "journals"
-SESSIONS = ("simulated", "scripted")
+SESSIONS = ("simulated", "scripted", "buttons")
 
 
 @pytest.hookimpl(tryfirst=True)

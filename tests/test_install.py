@@ -1,13 +1,15 @@
-"""The install steps of docs/operations.md, followed as written into a throwaway root.
+"""The install steps of docs/operations.md, their command lines run as written, into a throwaway root.
 
-A wheelhouse is built as on a connected machine (packaging/build-wheelhouse.sh: the tabled wheel and
-the pinned, hashed wheels of requirements/*.txt; pip may use its cache or the index here), then
-packaging/install.sh installs from it alone into a temporary folder used as the root, with no
-index and every network connection refused, and the installed ``tabled`` is started."""
+A wheelhouse is built as on a connected machine (step 1: packaging/build-wheelhouse.sh with the
+release key: the tabled wheel, the pinned, hashed wheels of requirements/*.txt, the signed
+manifest; pip may use its cache or the index here), then step 2's install.sh installs from it
+alone into a temporary folder used as the root, with no index and every network connection
+refused, and the installed ``tabled`` checks the installed config as a start does."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -18,8 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: what the installed tabled is started with to show it works ({config}: the installed config).
-#: Switch to ["config", "check", "{config}"] once `tabled config check` exists.
+#: what the installed tabled is started with to show it works ({config}: the installed config)
 SMOKE_COMMAND = ["config", "check", "{config}"]
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
@@ -51,22 +52,50 @@ def release_key(tmp_path_factory) -> Path:
     return path
 
 
+#: docs/operations.md's own paths, replaced by the test's folders when its lines are run
+DOC_WHEELHOUSE = "/media/usb/tabled-wheelhouse"
+DOC_RELEASE_KEY = "/srv/release/release.key"
+
+
+def documented_lines(step: str) -> list[str]:
+    """The command lines of the shell block under ``step`` in docs/operations.md ("**1. On a
+    connected machine**"), comments and blank lines left out."""
+    text = (ROOT / "docs" / "operations.md").read_text()
+    block = text.split(step, 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line.split("#", 1)[0].strip() for line in block.splitlines() if line.split("#", 1)[0].strip()]
+
+
 @pytest.fixture(scope="module")
 def wheelhouse(tmp_path_factory, release_key) -> Path:
+    """Step 1 of docs/operations.md, its command line as written, in a checkout."""
     dest = tmp_path_factory.mktemp("wheelhouse")
     leftovers = [ROOT / "build", ROOT / "tabled.egg-info"]
     before = [p.exists() for p in leftovers]
-    run(["bash", str(ROOT / "packaging" / "build-wheelhouse.sh"), str(dest)],
-        env={**os.environ, "PYTHON": sys.executable, "RELEASE_KEY": str(release_key)})
+    (line,) = documented_lines("**1. On a connected machine**")
+    assert DOC_WHEELHOUSE in line and DOC_RELEASE_KEY in line, line
+    run(["bash", "-c", line.replace(DOC_WHEELHOUSE, str(dest)).replace(DOC_RELEASE_KEY, str(release_key))],
+        cwd=ROOT, env={**os.environ, "PYTHON": sys.executable})
     assert [p.exists() for p in leftovers] == before, "the build wrote into the checkout"
     return dest
 
 
 @pytest.fixture(scope="module")
 def installed(wheelhouse, tmp_path_factory) -> Path:
+    """Step 2 of docs/operations.md, its command line as written, with ``--root`` (the same steps
+    into another root, as the docs say)."""
     root = tmp_path_factory.mktemp("root")
-    run(["bash", str(wheelhouse / "install.sh"), "--root", str(root)], env=offline_env(), cwd=root)
+    (line,) = documented_lines("**2. On the table PC**")
+    assert line.endswith("./install.sh"), line
+    run(["bash", "-c", f"{line.replace(DOC_WHEELHOUSE, str(wheelhouse))} --root {root}"], env=offline_env(), cwd=root)
     return root
+
+
+def test_a_wheelhouse_without_the_release_key_is_refused_saying_why(tmp_path):
+    done = subprocess.run(["bash", str(ROOT / "packaging" / "build-wheelhouse.sh"), str(tmp_path)],
+                          capture_output=True, text=True, env={k: v for k, v in os.environ.items()
+                                                               if k != "RELEASE_KEY"})
+    assert done.returncode == 2 and list(tmp_path.iterdir()) == []
+    assert "RELEASE_KEY=FILE must name the release's Ed25519 private key" in done.stderr
 
 
 def test_the_wheelhouse_holds_the_pinned_wheels_and_their_hashes(wheelhouse):
@@ -106,13 +135,37 @@ def test_install_from_the_wheelhouse_alone_into_a_throwaway_root(installed):
     for module in ("numpy", "psycopg", "matplotlib", "tqdm"):
         probe = subprocess.run([str(venv / "bin" / "python"), "-c", f"import {module}"], capture_output=True)
         assert probe.returncode != 0, f"{module} installed without its extra"
-    # the installed tabled starts (not the checkout's: run from the root, with nothing on PYTHONPATH)
+    # the installed tabled makes every check a start makes on the installed config (not the
+    # checkout's tabled: run from the root, with nothing on PYTHONPATH), the release manifest
+    # included; the config names its files where they are on the table PC, here under the root
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TABLED_CONFIG")}
-    argv = [str(venv / "bin" / "tabled"), *(a.format(config=config) for a in SMOKE_COMMAND)]
+    in_root = installed / "tabled-in-root.toml"
+    in_root.write_text(config.read_text().replace('"/opt/tabled/', f'"{installed}/opt/tabled/')
+                       .replace('"/etc/tabled/', f'"{installed}/etc/tabled/'))
+    argv = [str(venv / "bin" / "tabled"), *(a.format(config=in_root) for a in SMOKE_COMMAND)]
     done = run(argv, env=env, cwd=installed)
-    assert "Traceback" not in done.stderr
+    assert "Traceback" not in done.stderr and ": valid." in done.stdout
     where = run([str(venv / "bin" / "python"), "-c", "import tabled; print(tabled.__file__)"], env=env, cwd=installed)
     assert where.stdout.strip().startswith(str(venv))
+
+
+def test_the_build_ships_every_folder_of_tabled_as_a_package_without_a_warning(tmp_path):
+    """setuptools warns, for each data folder not listed as a package, some 45 lines a folder on
+    every install (`make run`'s first)."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", "var",
+                                                             "__pycache__"))
+    done = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(tmp_path / "wheel"), str(src)])
+    assert "is absent from the `packages` configuration" not in done.stdout + done.stderr
+    with zipfile.ZipFile(next((tmp_path / "wheel").glob("tabled-*.whl"))) as z:
+        assert {"tabled/examples/round.json", "tabled/web_assets/index.html"} <= set(z.namelist())
+
+
+def test_the_documentation_the_units_name_is_installed(installed):
+    named = [line.split("file:", 1)[1].strip() for unit in (ROOT / "systemd").glob("*.service")
+             for line in unit.read_text().splitlines() if line.startswith("Documentation=file:")]
+    assert "/opt/tabled/docs/operations.md" in named
+    assert [p for p in named if not (installed / p.lstrip("/")).is_file()] == []
 
 
 def test_the_journal_signing_key_is_roots_alone_and_handed_to_the_service_as_a_credential(installed):

@@ -164,8 +164,8 @@ def expected(name: str, what: str) -> Any:
         return json.load(f)
 
 
-def test_the_fixtures_hold_what_the_readme_says():
-    assert NAMES == ["scripted", "simulated"]
+def test_the_fixtures_hold_what_the_readme_says(tmp_path):
+    assert NAMES == ["buttons", "scripted", "simulated"]
     rounds = 0
     awards: dict[str, set[str]] = {}
     for name in NAMES:
@@ -178,6 +178,10 @@ def test_the_fixtures_hold_what_the_readme_says():
     assert rounds >= 200
     assert awards["simulated"]
     assert {"royal flush", "straight flush", "four of a kind", "full house", "flush"} <= awards["scripted"]
+    assert {"royal flush", "straight flush", "four of a kind", "full house", "flush"} <= awards["buttons"]
+    with Journal.open(unpack("buttons", tmp_path).parent / "journal.db", readonly=True) as j:
+        kinds = {r.kind for r in j.records_after(0)}
+    assert "panel.button" in kinds and "panel" not in kinds  # today's vocabulary
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -251,8 +255,8 @@ def test_recall_shows_every_round_with_its_recorded_settlement(tmp_path, name):
 def test_restarts_on_a_recorded_journal_write_nothing_again(tmp_path, name):
     """Two restarts of the daemon (with its simulated devices) on a copy of the fixture, nothing
     happening at the table: the records added are inputs of the start and the stop (what the start
-    runs with, the meter's reading of the pool, the stop's tick, the simulated shuffler's fresh
-    shuffle), never a note
+    runs with, the meter's reading of the pool, the bet-spot board's reading of the felt, the stop's
+    tick, the simulated shuffler's fresh shuffle), never a note
     the journal holds already, and nothing is delivered to the pool or settled again."""
     from tests.integration.harness import play
 
@@ -273,7 +277,9 @@ def test_restarts_on_a_recorded_journal_write_nothing_again(tmp_path, name):
     assert [(r.kind, r.round_id) for r in added if r.kind in MONEY_KINDS] == []
     assert [(r.kind, r.round_id) for r in added if not is_input(r.kind)] == []
     start = {"software.checked", "config.started"}  # what each start runs with (tabled/daemon/provenance.py)
-    assert {r.kind for r in added} <= {"pool.meter", "tick", "shuffler.shuffled", *start}, [r.kind for r in added]
+    felt = {"board.reading"}  # today's bet-spot board says at a start what lies on the felt
+    assert {r.kind for r in added} <= {"pool.meter", "tick", "shuffler.shuffled", *start, *felt}, \
+        [r.kind for r in added]
     pool = pool_ledger(config)
     assert pool["ledger"] == expected(name, "pool")["ledger"]
     assert pool["verify"]["ok"] and pool["reconcile"]["ok"]

@@ -1,7 +1,9 @@
 """``tabled config check [FILE]``: check a config as ``tabled run`` would, and show what it means.
 
 The file is FILE, else the one ``tabled run`` would read ($TABLED_CONFIG, else
-/etc/tabled/tabled.toml). A valid config is printed back as the effective configuration: every
+/etc/tabled/tabled.toml). Every check a start makes before it opens the journal is made: the
+config's own, the start's conditions, and the installed software against the release manifest
+the config names. A valid config is printed back as the effective configuration: every
 default filled in, every path resolved, a connection string's password hidden; it reads back as
 the same configuration. Exit status 0: valid; 2: any error, on one line naming the key (the unit
 runs this as ``ExecStartPre=`` and does not restart on status 2).
@@ -72,7 +74,8 @@ def effective_toml(cfg: Config) -> str:
         out.append("")
     out += _table("[simulation]", {
         "enabled": s.enabled, "allow_service": s.allow_service, "seed": s.seed, "rounds": s.rounds,
-        "round_pause_ms": s.round_pause_ms, "pace_ms": s.pace_ms, "dealer": s.dealer})
+        "round_pause_ms": s.round_pause_ms, "pace_ms": s.pace_ms, "dealer": s.dealer,
+        "inspector": s.inspector})
     out.insert(len(out) - 1, "players = [" + "".join(
         f"\n    {_value(vars(p))}," for p in s.players) + ("\n]" if s.players else "]"))
     out += _table("[log]", {"format": cfg.log.format, "level": cfg.log.level})
@@ -97,12 +100,17 @@ def effective_toml(cfg: Config) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from tabled.daemon.config import ConfigError, check_may_start, find_config, load_config
+    from tabled.daemon.provenance import check_software, refusal
     try:
         path = find_config(args.file)
         cfg = load_config(path)
         check_may_start(cfg)
     except ConfigError as exc:
         raise UserError(str(exc)) from None
+    # the installed software against the release manifest, as every start checks it (provenance.py)
+    why = refusal(check_software(cfg.software), cfg.software.development)
+    if why is not None:
+        raise UserError(why)  # in the words of the start's refusal
     print(f"# {path.resolve()}: valid. The effective configuration (defaults filled in, paths resolved):")
     print(effective_toml(cfg), end="")
     return 0

@@ -27,6 +27,7 @@ from tabled.commands.audit import add_journal_arguments
 from tabled.daemon.config import ReportsConfig, find_config, load_config
 from tabled.daemon.journal import Journal, JournalError, Record, storage_error
 from tabled.game.profiles import Profile
+from tabled.math.paytable import Paytable
 from tabled.profiles import load_profile
 from tabled.reports.figures import Report, report
 from tabled.reports.periods import Calendar, CalendarError, Period, parse_clock, range_period
@@ -250,12 +251,16 @@ def _profiles(own: str | None):
     return profile_of
 
 
-@cache
 def _par_sheet_std_dev(profile: Profile) -> float:
-    from tabled.math.analysis import par_sheet
-    from tabled.math.paytable import Paytable
+    """The optimal strategy's standard deviation per hand, in antes, for the profile's paytable."""
+    return _optimal_std_dev(Paytable.from_profile(profile))
 
-    return par_sheet(Paytable.from_profile(profile), "optimal").std_dev
+
+@cache
+def _optimal_std_dev(paytable: Paytable) -> float:
+    from tabled.math.analysis import par_sheet
+
+    return par_sheet(paytable, "optimal").std_dev
 
 
 # -- the command -----------------------------------------------------------------------------------

@@ -290,6 +290,7 @@ async def _play(cfg: Config, rounds: int, table: Table, devices: TableDevices, s
         await hooks.started(table=table, devices=devices, sims=sims, floor=floor)
         return hooks.play()
     if floor is not None and sim.dealer == "auto":
+        floor.inspector = sim.inspector
         pause = sim.round_pause_ms / 1000 if not rounds else 0.0
         return floor.play(rounds or None, pause_s=pause, pace_s=pace_s, stop=stop)
     if sims is not None and floor is not None and sim.dealer == "manual":

@@ -234,6 +234,7 @@ class SimulationConfig:
     dealer: str
     allow_service: bool = False  # may run as a systemd service (a demo table): never by default
     pace_ms: int = 0       # the simulated people's pause after each action (0: full speed)
+    inspector: bool = False  # a simulated inspector at hand: approves play after an equipment fault (14.13)
 
 
 @dataclass(frozen=True)
@@ -511,6 +512,7 @@ def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
     pause = sec.integer("round_pause_ms", 0, 3_600_000, 500)
     dealer = sec.choice("dealer", DEALERS, "auto")
     pace = sec.integer("pace_ms", 0, 60_000, 0)
+    inspector = sec.flag("inspector", False)
     raw_players = sec.get("players", [])
     if not isinstance(raw_players, list):
         raise sec.fail("players", f"must be a list of {{spot, ante_cents, progressive, strategy}}, got {raw_players!r}")
@@ -532,7 +534,7 @@ def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
         p.finish()
         players.append(PlayerConfig(spot, ante, progressive, strategy))
     sec.finish()
-    return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer, allow_service, pace)
+    return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer, allow_service, pace, inspector)
 
 
 def _log(sec: Section) -> LogConfig:

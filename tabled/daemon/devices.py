@@ -63,6 +63,7 @@ from tabled_drivers.shuffler import (DECK_SIZE, CardCountWrong, DeckColour, Door
                               NotIntermixing, ShuffleComplete, ShuffleCycleFailed, ShufflerDriver, ShufflerJam,
                               ShufflerStatus)
 from tabled.daemon.staff import StaffConfig
+from tabled.host.log import Trouble
 from tabled.table.core import TableCore
 from tabled.table.effects import Command, Note
 from tabled.game.cards import HAND_SIZE
@@ -176,6 +177,7 @@ class TableDevices:
         self.resumed = False  # nothing goes to a device before the table has resumed from its journal
         self.board_fresh = False  # the daemon's first board link is up and has not reported a reading
         self._queues: dict[str, asyncio.Queue[Command]] = {}
+        self._troubles: dict[str, Trouble] = {}
         self._workers: list[asyncio.Task[None]] = []
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -186,6 +188,7 @@ class TableDevices:
         serial port is held by another program: another daemon drives these devices."""
         for name in self.drivers:
             self._queues[name] = asyncio.Queue()
+            self._troubles[name] = Trouble(log, "device.command_failed")
             self._workers.append(asyncio.get_running_loop().create_task(self._work(name), name=f"{name}-commands"))
         for d in self.drivers.values():
             await d.start()
@@ -401,10 +404,11 @@ class TableDevices:
             cmd = await q.get()
             try:
                 await self._run(cmd)
+                self._troubles[device].ended(device=device, round_id=self.core.round_id)
             except (LinkError, ValueError) as exc:
-                # down: once it is back the table sends it its standing effects (device.link)
-                log.warning("device.command_failed", device=device, command=cmd.name, error=str(exc),
-                            round_id=self.core.round_id)
+                # down: once it is back the table sends it its standing effects (device.link); one
+                # line when the failures start, a count while they last, one when they end
+                self._troubles[device].failed(exc, device=device, command=cmd.name, round_id=self.core.round_id)
             except asyncio.CancelledError:
                 raise
             except Exception:

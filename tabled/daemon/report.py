@@ -36,7 +36,8 @@ class RoundPrinter:
                 d = e.payload
                 dealer = " ".join(d["dealer"]["cards"]) if d.get("dealer") else "-"
                 pool = d.get("progressive", {}).get("pool_after_cents")
-                print(f"{e.round_id}: dealer {dealer}  net {money(d['net_cents'])}"
+                house = d.get("house_collects_cents", 0) - d.get("house_pays_cents", 0)
+                print(f"{e.round_id}: dealer {dealer}  house net win {money(house)}"
                       + (f"  pool {money(pool)}" if pool is not None else ""), file=self.out)
             if self.quiet:
                 continue
@@ -90,14 +91,41 @@ class MeterWatch:
             await asyncio.sleep(self.interval)
 
 
+def loggable(note: Note) -> dict[str, Any]:
+    """A note's fields as the log carries them. Nothing hidden on the felt before the reveal (8.6)
+    goes to the log: at the deal, the dealer's up card and the spots dealt to, not the dealer's
+    hole cards nor the players' hands (face down; 8.4 collects a folded one unseen). The journal
+    keeps every card, the log shows them from ``round.settled``: there, each spot's cards, status
+    and net, the dealer's hand and the money of the round; each wager's detail is in the journal
+    (``tabled recall``) and, at debug level, in ``round.settled.detail``."""
+    fields = {k: v for k, v in note.payload.items() if k != "round_id"}
+    if note.kind == "round.dealt":
+        return {"dealer_up": fields.get("dealer_up"), "spots_dealt": sorted(int(s) for s in fields.get("spots", {}))}
+    if note.kind == "round.settled":
+        progressive = fields.get("progressive") or {}
+        dealer = fields.get("dealer") or {}
+        return {"profile": fields.get("profile"), "void": fields.get("void"),
+                "dealer": {"cards": " ".join(dealer.get("cards", [])), "hand": dealer.get("hand"),
+                           "qualifies": dealer.get("qualifies")},
+                "spots": [{"spot": s.get("spot"), "status": s.get("status"), "cards": " ".join(s.get("cards", [])),
+                           "net_cents": s.get("net_cents")} for s in fields.get("spots", [])],
+                "awards": progressive.get("awards", []), "pool_after_cents": progressive.get("pool_after_cents"),
+                "house_collects_cents": fields.get("house_collects_cents"),
+                "house_pays_cents": fields.get("house_pays_cents")}
+    return fields
+
+
 class RoundLogger:
-    """The same rounds as structured records (for journald): the table's notes, one record each.
-    The dealer's lines are logged by the table itself (tabled/daemon/controller.py)."""
+    """The same rounds as structured records (for journald): the table's notes, one record each
+    (:func:`loggable`), and at debug level a settlement's every wager. The dealer's lines are
+    logged by the table itself (tabled/daemon/controller.py)."""
 
     def __call__(self, effects: list[Effect]) -> None:
         for e in effects:
             if isinstance(e, Note):
-                log.info(e.kind, round_id=e.round_id, **{k: v for k, v in e.payload.items() if k != "round_id"})
+                log.info(e.kind, round_id=e.round_id, **loggable(e))
+                if e.kind == "round.settled":
+                    log.debug("round.settled.detail", round_id=e.round_id, spots=e.payload.get("spots"))
 
 
 class Session:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,7 @@ import structlog
 from tabled.daemon.journal import GENESIS_HASH, Journal, Record, record_hash
 from tabled.host.dsn import NoPassword, required_password, server_said
 from tabled.host.dsn import dsn_problem as host_dsn_problem
+from tabled.host.log import Trouble
 
 log = structlog.get_logger("tabled.daemon.shipping")
 
@@ -232,13 +234,14 @@ class Shipper:
     connection (autocommit off)."""
 
     def __init__(self, journal_path: Path, table_id: str, connect: Callable[[], Any], *,
-                 batch: int = BATCH, retry_s: float = RETRY_S) -> None:
+                 batch: int = BATCH, retry_s: float = RETRY_S, clock: Callable[[], float] = time.monotonic) -> None:
         self.journal_path, self.table_id, self.connect = journal_path, table_id, connect
         self.batch, self.retry_s = batch, retry_s
         self.shipped = 0                 # the central copy's last record, as far as this shipper knows
         self.local_head = 0
         self.diverged: Divergence | None = None
         self.failures = 0
+        self.trouble = Trouble(log, "shipping.retry", clock)  # the server out of reach: logged without a flood
         self.reported = 0                # the local head last told to the server (journal_heads)
         self._reporting = True           # False on a server whose schema has no journal_report_head
         self.error: str | None = None    # what the last failed connection or batch said (None once one works)
@@ -287,7 +290,7 @@ class Shipper:
                 self._caught_up.clear()
                 self.error = server_said(exc)[:200]
                 self._moved.set()
-                log.warning("shipping.retry", table_id=self.table_id, error=self.error, lag=self.lag)
+                self.trouble.failed(self.error, table_id=self.table_id, lag=self.lag)
                 await asyncio.sleep(self.retry_s)
         self._moved.set()
         log.error("shipping.diverged", table_id=self.table_id, seq=self.diverged.seq, reason=self.diverged.reason)
@@ -297,6 +300,7 @@ class Shipper:
         try:
             while self.diverged is None:
                 seq, digest = await self._head(conn)
+                self.trouble.ended(table_id=self.table_id, lag=self.lag)
                 sent = await asyncio.to_thread(self._read_after, seq, digest)
                 if sent is None:
                     return

@@ -31,6 +31,7 @@ from aiohttp import web
 from tabled.daemon.seals import public_keys
 from tabled.daemon.pages import HostNames, PageListener, origin_refused
 from tabled.host.dsn import credential_password, server_said
+from tabled.host.log import Trouble
 from tabled.daemon.web import SECURITY_HEADERS, Decision, may_view, presented_token
 from tabled.floor.central import MAX_NAME
 from tabled.floor.config import PASSWORD_CREDENTIAL, FloorConfig
@@ -84,6 +85,7 @@ class Floor:
         self.alerts: dict[str, Alert] = {}
         self.acks: dict[str, dict[str, Any]] = {}
         self.central_error: str | None = None
+        self.trouble = Trouble(log, "floor.central_unreachable", clock)
         self.polls = 0
         self.url: str | None = None
         self.latest: bytes | None = None
@@ -133,9 +135,10 @@ class Floor:
                         "ORDER BY id")).fetchall():
                     self.acks.setdefault(alert, {"who": who, "viewer": viewer, "at_s": at})
                 self.central_error = None
+                self.trouble.ended()
             except Exception as exc:  # noqa: BLE001 (a lost server is shown, and tried again next poll)
                 self.central_error = server_said(exc)[:200]
-                log.warning("floor.central_unreachable", error=self.central_error)
+                self.trouble.failed(self.central_error)  # one line as it starts, a count while it lasts, one as it ends
                 if self._conn is not None:
                     with contextlib.suppress(Exception):
                         await self._conn.close()

@@ -2,11 +2,13 @@
 order, one record at a time (each record is read once: the floor keeps up incrementally).
 
 For each table: the round in play and its phase, the open faults and since when, the progressive
-awards not yet paid, today's rounds and house win (from ``round.settled``), when its last record
-was shipped, and whether the central copy's chain and seals verify. The chain is checked again
-here (each record follows the one before, links to its hash and hashes to the hash it carries),
-and the seals with the table's public keys (tabled.daemon.seals), so a copy changed on the server
-by someone with more rights than a table's role is flagged, by record number.
+awards not yet paid (until the panel confirms each: an ``award_paid`` action in a journal of an
+earlier tabled; in today's, a SETTLE DONE press, ``panel.button``, unless a ``panel.refused``
+follows), today's rounds and house win (from ``round.settled``), when its last record was shipped,
+and whether the central copy's chain and seals verify. The chain is checked again here (each
+record follows the one before, links to its hash and hashes to the hash it carries), and the
+seals with the table's public keys (tabled.daemon.seals), so a copy changed on the server by
+someone with more rights than a table's role is flagged, by record number.
 
 Alerts are raised once each, with an id that names what they are about, for a named person to
 acknowledge (tabled/floor/central.py keeps the acknowledgements).
@@ -22,6 +24,7 @@ from typing import Any
 from tabled.daemon.journal import GENESIS_HASH, record_hash
 from tabled.daemon.seals import SealChecker
 from tabled.game.settlement import money
+from tabled.table.slip import PAYERS
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,7 @@ class TableWatch:
     phase: str = "no round yet"
     faults: dict[str, Fault] = field(default_factory=dict)
     pending: dict[str, dict[str, Any]] = field(default_factory=dict)   # "round/spot" -> award not yet paid
+    confirmed: tuple[str, dict[str, Any]] | None = None                # the award the last press confirmed
     days: dict[date, list[int]] = field(default_factory=dict)          # day -> [rounds, house win cents]
     chain_broken_at: int | None = None
     chain_reason: str = ""
@@ -187,8 +191,18 @@ class TableWatch:
         elif kind == "progressive.award_released":
             for key in [k for k in self.pending if k.startswith(f"{rid}/") and self.pending[k]["paid_by"] == "pool"]:
                 del self.pending[key]
-        elif kind == "panel" and p.get("action") == "award_paid":
+        elif kind == "panel" and p.get("action") == "award_paid" and p.get("key") in PAYERS:
             self.pending.pop(f"{rid}/{p.get('spot')}", None)
+        elif kind == "panel.button" and p.get("button") == "settle_done" and p.get("key") in PAYERS:
+            # SETTLE DONE confirms the next award waiting, in the pool's order of payment (9.5, 12.2,
+            # 12.4: tabled/table/buttons.py); the panel refuses any other
+            waiting = [k for k, a in self.pending.items() if a["round_id"] == rid and a["paid_by"] == "dealer"]
+            self.confirmed = (waiting[0], self.pending.pop(waiting[0])) if waiting else None
+        elif kind == "panel.refused" and p.get("action") == "award_paid" and self.confirmed is not None:
+            key, award = self.confirmed  # the press was refused (its key): the award still waits, first
+            self.pending = {key: award, **self.pending}
+        if kind != "panel.button":
+            self.confirmed = None
         return []
 
     # -- what the page shows ------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from tabled.game import seats
+from tabled.game.checks import MAX_CENTS, is_cents, is_whole_number, shown
 
 from .cards import HAND_SIZE, CardError, card_text, parse_card
 
@@ -78,8 +79,11 @@ class RoundFacts:
     void: RoundVoid | None = None
 
 
-def _is_cents(v: object) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+def _cents_problem(v: object) -> str:
+    """Why ``v`` is not an amount, worded as the config's checks word it (tabled.game.checks)."""
+    if is_whole_number(v) and v > MAX_CENTS:
+        return f"must be at most {MAX_CENTS} cents (the most any amount may be), got {shown(v)}"
+    return f"must be a whole number of cents >= 0, got {shown(v)}"
 
 
 def check_round(facts: RoundFacts) -> None:
@@ -87,8 +91,8 @@ def check_round(facts: RoundFacts) -> None:
     spots_problem = seats.spot_problem(facts.spot_count)  # 2.2.1
     if spots_problem:
         raise RoundError(f"spot_count: {spots_problem}")
-    if not _is_cents(facts.pool_cents):
-        raise RoundError(f"the pool must be a whole number of cents >= 0, got {facts.pool_cents!r}")
+    if not is_cents(facts.pool_cents):
+        raise RoundError(f"the pool {_cents_problem(facts.pool_cents)}")
     seen_spots: set[int] = set()
     seen_cards: dict[int, str] = {}
 
@@ -117,9 +121,8 @@ def check_round(facts: RoundFacts) -> None:
         for name in ("ante", "bet", "progressive"):
             w = getattr(s, name)
             for part in ("chips_cents", "token_cents"):
-                if not _is_cents(getattr(w, part)):
-                    raise RoundError(f"{where}: {name} {part} must be a whole number of cents >= 0, "
-                                     f"got {getattr(w, part)!r}")
+                if not is_cents(getattr(w, part)):
+                    raise RoundError(f"{where}: {name} {part} {_cents_problem(getattr(w, part))}")
         note_cards(s.cards, f"spot {s.spot}'s hand")
         if s.status is SpotStatus.EMPTY:
             if s.ante or s.bet or s.progressive:
@@ -163,9 +166,12 @@ def _cents_field(obj: Mapping[str, Any], key: str, where: str) -> int:
     v = obj.get(key, 0)
     if isinstance(v, bool) or not isinstance(v, int):
         kind = "fractional" if isinstance(v, float) else type(v).__name__
-        raise RoundError(f"{where}: '{key}' must be a whole number of cents, got {v!r} ({kind})")
+        raise RoundError(f"{where}: '{key}' must be a whole number of cents, got {shown(v)} ({kind})")
     if v < 0:
-        raise RoundError(f"{where}: '{key}' must not be negative, got {v}")
+        raise RoundError(f"{where}: '{key}' must not be negative, got {shown(v)}")
+    if v > MAX_CENTS:
+        raise RoundError(f"{where}: '{key}' must be at most {MAX_CENTS} cents (the most any amount may be), "
+                         f"got {shown(v)}")
     return v
 
 
@@ -173,7 +179,7 @@ def _cards_field(v: object, where: str) -> tuple[int, ...]:
     if isinstance(v, str):
         v = v.split()
     if not isinstance(v, list):
-        raise RoundError(f"{where}: cards must be a list like [\"As\", \"Kd\"] or a string \"As Kd\", got {v!r}")
+        raise RoundError(f"{where}: cards must be a list like [\"As\", \"Kd\"] or a string \"As Kd\", got {shown(v)}")
     try:
         return tuple(parse_card(t) for t in v)
     except CardError as exc:

@@ -29,6 +29,10 @@ Problem = Callable[[str], Exception]
 MAX_BYTES = 1 << 20
 #: A config is 3 levels deep, a round JSON 4; nothing we read needs more than this.
 MAX_DEPTH = 32
+#: The most digits a whole number in a JSON document may have: every amount is checked against
+#: its own bound (tabled.game.checks.MAX_CENTS) once read; this only keeps a number of thousands
+#: of digits from being converted at all.
+MAX_DIGITS = 40
 
 
 def read_text(source: str | Path, error: Problem, *, limit: int = MAX_BYTES,
@@ -95,11 +99,24 @@ def parse_toml(text: str, error: Problem) -> dict[str, Any]:
         raise error(f"is not valid TOML: {exc}") from None
     except RecursionError:
         raise error(f"is nested more than {MAX_DEPTH} levels deep") from None
+    except ValueError:  # tomllib converts every whole number, however long: Python refuses the longest
+        raise error(f"holds a whole number of more than {sys.get_int_max_str_digits()} digits: "
+                    "too long to be any setting") from None
     return _bounded(data, error)
 
 
 class _DuplicateKey(Exception):
     pass
+
+
+class _TooManyDigits(Exception):
+    pass
+
+
+def _whole_number(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_DIGITS:
+        raise _TooManyDigits(digits)
+    return int(digits)
 
 
 def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -112,9 +129,13 @@ def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def parse_json(text: str, error: Problem) -> Any:
-    """Parsed JSON with every key named once per object, at most :data:`MAX_DEPTH` deep."""
+    """Parsed JSON with every key named once per object, at most :data:`MAX_DEPTH` deep, no whole
+    number longer than :data:`MAX_DIGITS` digits."""
     try:
-        data = json.loads(text, object_pairs_hook=_refuse_duplicates)
+        data = json.loads(text, object_pairs_hook=_refuse_duplicates, parse_int=_whole_number)
+    except _TooManyDigits as exc:
+        raise error(f"holds a whole number of {len(exc.args[0].lstrip('-'))} digits ({exc.args[0][:12]}...): "
+                    f"none may have more than {MAX_DIGITS}") from None
     except _DuplicateKey as exc:
         raise error(f"names the key {shown(exc.args[0])} twice in one object "
                     "(which one was meant is not known)") from None
@@ -125,4 +146,4 @@ def parse_json(text: str, error: Problem) -> Any:
     return _bounded(data, error)
 
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "read_text", "parse_toml", "parse_json", "depth"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_DIGITS", "read_text", "parse_toml", "parse_json", "depth"]

@@ -26,6 +26,7 @@ import logging
 import os
 import re
 import sys
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -67,13 +68,61 @@ def scrub_secrets(text: str, *secrets: str) -> str:
     return _KEY_PASSWORD.sub(lambda m: f"{m.group(1)}{HIDDEN}", text)
 
 
+def one_line(text: object, limit: int | None = 300) -> str:
+    """``text`` (an error, say libpq's several lines) as one line: its lines joined with `` | ``,
+    cut at ``limit`` characters (None: whole); an error with no text is named by its type."""
+    if isinstance(text, BaseException) and not str(text).strip():
+        return type(text).__name__
+    joined = " | ".join(line.strip() for line in str(text).splitlines() if line.strip())
+    return joined if limit is None or len(joined) <= limit else joined[:limit - 3] + "..."
+
+
 def _scrub_record(_logger: WrappedLogger, _name: str, event: EventDict) -> EventDict:
     for key, value in event.items():
+        if key == "exception":  # a bug's traceback, kept whole (a JSON line escapes its newlines)
+            continue
         if isinstance(value, str):
-            event[key] = scrub_secrets(value)
+            event[key] = scrub_secrets(value if "\n" not in value else one_line(value, None))
         elif isinstance(value, BaseException):
-            event[key] = scrub_secrets(str(value))
+            event[key] = scrub_secrets(one_line(value, None))
     return event
+
+
+class Trouble:
+    """A failure that repeats while it lasts (a device down, a server out of reach), logged without
+    flooding the log: one warning when it starts (``event``), while it lasts a summary with the
+    count (``event.continuing``) after :data:`SUMMARY_FIRST_S`, then at twice the interval each
+    time up to :data:`SUMMARY_MOST_S`, and one line when it ends (``event.ended``). Every error
+    is one line (:func:`one_line`). ``clock``: monotonic seconds (a test's own)."""
+
+    SUMMARY_FIRST_S = 30.0
+    SUMMARY_MOST_S = 600.0
+
+    def __init__(self, logger: Any, event: str, clock: Callable[[], float] = time.monotonic):
+        self.logger, self.event, self.clock = logger, event, clock
+        self.failures = 0
+        self.since = self.next_summary = 0.0
+        self.interval = self.SUMMARY_FIRST_S
+
+    def failed(self, error: object, **fields: Any) -> None:
+        now = self.clock()
+        text = one_line(error)
+        self.failures += 1
+        if self.failures == 1:
+            self.since, self.interval = now, self.SUMMARY_FIRST_S
+            self.next_summary = now + self.interval
+            self.logger.warning(self.event, error=text, **fields)
+        elif now >= self.next_summary:
+            self.logger.warning(f"{self.event}.continuing", failures=self.failures, for_s=round(now - self.since),
+                                error=text, **fields)
+            self.interval = min(self.interval * 2, self.SUMMARY_MOST_S)
+            self.next_summary = now + self.interval
+
+    def ended(self, **fields: Any) -> None:
+        if self.failures:
+            self.logger.info(f"{self.event}.ended", failures=self.failures,
+                             lasted_s=round(self.clock() - self.since), **fields)
+            self.failures = 0
 
 
 def under_systemd() -> bool:
@@ -179,4 +228,4 @@ def log_context(**values: Any) -> Iterator[None]:
 
 
 __all__ = ["configure_logging", "get_logger", "log_context", "choose_format", "under_systemd", "dealer_line",
-           "scrub_secrets"]
+           "scrub_secrets", "one_line", "Trouble"]

@@ -68,8 +68,8 @@ def text(r: Report, zone: tzinfo) -> str:
                f"{_cents_text(pr.expected_win)} at each round's meter (11.7, 12.1; no deviation: one royal "
                "flush outweighs a day)")
     sd = t.std_dev_cents
-    source = ("the par sheet's, per hand x root of the antes squared" if t.par_sheet_std_dev is not None
-              else "exact, of the hands dealt and the decisions made")
+    source = (f"the par sheet's {t.par_sheet_std_dev:.4f} antes a hand x root of the antes squared"
+              if t.par_sheet_std_dev is not None else "exact, of the hands dealt and the decisions made")
     deviation = t.deviation
     out.append(f"against the mathematics ({t.hands} hands of ante and bet; {t.left_out} left out): actual win "
                f"{money(t.actual_cents)}, theoretical {_cents_text(t.expected)} (exactly {_exact(t.expected)} "
@@ -228,7 +228,8 @@ def data(r: Report) -> dict[str, Any]:
                         "theoretical_win_cents": _exact(t.expected), "theoretical_win": float(t.expected),
                         "optimal_play_win_cents": _exact(t.optimal), "optimal_play_win": float(t.optimal),
                         "std_dev_cents": t.std_dev_cents, "std_dev_source": "par sheet" if t.par_sheet_std_dev
-                        is not None else "hands", "deviation": t.deviation, "flag_beyond": t.sigmas,
+                        is not None else "hands", "par_sheet_std_dev_antes": t.par_sheet_std_dev,
+                        "deviation": t.deviation, "flag_beyond": t.sigmas,
                         "flagged": t.flagged},
         "integrity": {"irregularities": ig.irregularities, "void_rounds": ig.void_rounds,
                       "faults": [{"equipment": f.equipment, "rule": f.rule, "reason": f.reason,

@@ -231,6 +231,10 @@ class DeviceFloor:
             text += f"; devices up: {sorted(self.devices.up)}"
         if self.told:
             text += f"; the dealer was told: {self.told[-1].text}"
+        if view.round is None and view.faults and not view.approved and not self.inspector:
+            text += ("; no simulated inspector is at hand: set `inspector = true` in the config's [simulation] "
+                     "(the simulated inspector approves play, 14.13), or deal by hand (`dealer = \"manual\"`) "
+                     "and press APPROVE with the inspector's key")
         return text
 
     async def step(self) -> bool:

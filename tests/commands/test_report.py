@@ -134,6 +134,23 @@ def test_the_pdf_is_the_text_reports_figures_laid_out_for_filing_and_signing(jou
     assert signatures.count("signature") == 3 and signatures.count("date and time") == 3
 
 
+@pytest.mark.slow  # the optimal strategy's par sheet: the whole exact analysis
+def test_par_sheet_takes_the_optimal_strategys_deviation_per_hand(journals):
+    """`tabled report day --par-sheet` as a user runs it: the NSW paytable's optimal play has a
+    standard deviation of 2.2821 antes a hand (docs/mathematics.md), scaled by the root of the
+    antes squared."""
+    path = str(journals["scripted"])
+    shown = run("report", "day", "--journal", path, "--par-sheet")
+    assert "(the par sheet's 2.2821 antes a hand x root of the antes squared)" in shown, shown
+    (data,) = [json.loads(line) for line in run("report", "day", "--journal", path, "--par-sheet", "--json")
+               .splitlines()]
+    theory = data["theoretical"]
+    assert theory["std_dev_source"] == "par sheet" and round(theory["par_sheet_std_dev_antes"], 4) == 2.2821
+    (hands_only,) = [json.loads(line) for line in run("report", "day", "--journal", path, "--json").splitlines()]
+    assert hands_only["theoretical"]["std_dev_source"] == "hands"
+    assert hands_only["theoretical"]["par_sheet_std_dev_antes"] is None
+
+
 def test_an_empty_journal_has_nothing_to_report(tmp_path):
     from tabled.daemon.journal import Journal
 

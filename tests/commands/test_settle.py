@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tabled.cli import main
+from tabled.game.checks import MAX_CENTS
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "tabled" / "examples" / "round.json"
@@ -119,6 +120,30 @@ def bad(capsys, monkeypatch, text):
 def test_bad_round_is_one_clear_line(capsys, monkeypatch, data, message):
     line = bad(capsys, monkeypatch, json.dumps(data))
     assert message in line
+
+
+@pytest.mark.parametrize("data, message", [
+    (with_spot(ante_cents=10**30, bet_cents=2 * 10**30), "'ante_cents' must be at most 100000000000 cents"),
+    (with_spot(bet_cents=MAX_CENTS + 1), f"'bet_cents' must be at most {MAX_CENTS} cents"),
+    (with_spot(ante_token_cents=10**20), "'ante_token_cents' must be at most"),
+    (with_spot(progressive_cents=10**15), "'progressive_cents' must be at most"),
+    (base_round(pool_cents=10**12), "'pool_cents' must be at most"),
+])
+def test_an_amount_beyond_any_is_refused_as_the_configs_are(capsys, monkeypatch, data, message):
+    assert message in bad(capsys, monkeypatch, json.dumps(data))
+
+
+def test_a_number_of_thousands_of_digits_is_one_line(capsys, monkeypatch):
+    text = json.dumps(with_spot(ante_cents=1000)).replace("1000", "9" * 5000, 1)
+    assert "holds a whole number of 5000 digits (999999999999...): none may have more than 40" in bad(
+        capsys, monkeypatch, text)
+
+
+def test_the_largest_amounts_are_settled(capsys, monkeypatch):
+    data = with_spot(ante_cents=MAX_CENTS // 2, bet_cents=MAX_CENTS)
+    code, out, err = run(capsys, "-", "--json", stdin=json.dumps(data), monkeypatch=monkeypatch)
+    assert code == 0, err
+    assert json.loads(out)["spots"][0]["bet"]["placed_cents"] == MAX_CENTS
 
 
 def test_missing_key_is_one_line(capsys, monkeypatch):

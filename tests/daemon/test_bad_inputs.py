@@ -78,6 +78,19 @@ def test_a_round_json_nested_thousands_deep_is_one_line(capsys, tmp_path, levels
         f"tabled settle: error: {path}: is nested more than {MAX_DEPTH} levels deep"
 
 
+def test_a_config_or_a_profile_holding_a_number_of_thousands_of_digits_is_one_line(capsys, tmp_path):
+    """Before: "internal error ... Exceeds the limit (4300 digits)", exit status 70."""
+    path = config(tmp_path, BASE.replace("minimum_cents = 500", "minimum_cents = " + "9" * 5000))
+    assert refused(capsys, "config", "check", str(path)) == \
+        f"tabled config: error: {path}: holds a whole number of more than 4300 digits: too long to be any setting"
+    big = tmp_path / "big.toml"
+    big.write_text("ante_odds = " + "1" * 5000 + "\n")
+    round_file = tmp_path / "round.json"
+    round_file.write_text(json.dumps(ROUND))
+    assert "holds a whole number of more than 4300 digits" in refused(capsys, "settle", str(round_file),
+                                                                      "--profile", str(big))
+
+
 # -- sizes --------------------------------------------------------------------------------------
 
 

@@ -140,10 +140,34 @@ def comparable(cfg):
     return replace(cfg, source=None, table=replace(cfg.table, profile_name="", profile_path=None))
 
 
-@pytest.mark.parametrize("path", [SIM, HARDWARE], ids=lambda p: p.name)
-def test_check_prints_the_effective_config_which_reads_back_the_same(capsys, monkeypatch, path):
+def installed(tmp_path: Path) -> Path:
+    """config/hardware.toml as on a table PC whose release manifest is not there: here, a
+    development install instead."""
+    path = tmp_path / "hardware.toml"
+    path.write_text(HARDWARE.read_text().replace('manifest = "/opt/tabled/manifest.json"', "development = true")
+                    .replace('release_key = "/etc/tabled/release-key.pub"', ""))
+    return path
+
+
+def test_check_refuses_what_a_start_refuses_the_release_manifest_missing(tmp_path):
+    """`tabled run` on the installed config exits 2 when the release manifest is not there (the
+    software cannot be verified): `config check` on the same file says so, the same way."""
+    env = {k: v for k, v in os.environ.items() if k not in SERVICE}
+    messages = []
+    for argv in (["config", "check", str(HARDWARE)], ["run", "--config", str(HARDWARE)]):
+        r = subprocess.run([*TABLED, *argv], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+        assert (r.returncode, r.stdout) == (2, "")
+        messages.append(one_line(r.stderr).split(": error: ", 1)[1])
+    assert messages[0] == messages[1] == (
+        "the installed software cannot be verified: /opt/tabled/manifest.json: No such file or "
+        "directory (set [software] manifest and release_key, or development = true for a development install)")
+
+
+@pytest.mark.parametrize("which", ["sim", "hardware"])
+def test_check_prints_the_effective_config_which_reads_back_the_same(capsys, monkeypatch, tmp_path, which):
     for name in SERVICE:
         monkeypatch.delenv(name, raising=False)
+    path = SIM if which == "sim" else installed(tmp_path)
     code, out, err = cli(capsys, "config", "check", str(path))
     assert code == 0 and err == ""
     assert out.splitlines()[0] == f"# {path.resolve()}: valid. The effective configuration " \
@@ -174,7 +198,8 @@ def test_check_resolves_paths_and_shows_the_pool_dsn(capsys, tmp_path):
     path = tmp_path / "tabled.toml"
     path.write_text('[table]\nid = "T1"\nspots = 7\nprofile = "house.toml"\nminimum_cents = 500\n'
                     'maximum_cents = 5000\n[journal]\npath = "state/j.db"\n[[pools]]\nname = "main"\n'
-                    'backend = "postgresql"\ndsn = "postgresql://tabled@db.lan/tabled?sslmode=verify-full"\n')
+                    'backend = "postgresql"\ndsn = "postgresql://tabled@db.lan/tabled?sslmode=verify-full"\n'
+                    '[software]\ndevelopment = true\n')
     code, out, _ = cli(capsys, "config", "check", str(path))
     assert code == 0
     doc = tomllib.loads(out)

@@ -228,3 +228,31 @@ async def test_nothing_is_sent_before_the_table_has_resumed_then_its_standing_ef
     await settled(devices)
     assert drivers["shuffler"].calls == [("shuffle", DeckColour.RED), ("shuffle", DeckColour.BLUE)]
     await devices.stop()
+
+
+async def test_a_device_that_keeps_failing_is_logged_as_it_starts_and_as_it_ends_not_each_time():
+    from structlog.testing import capture_logs
+
+    from tabled_drivers.link.errors import LinkError
+
+    devices, _, drivers, _ = await adapter()
+    down = True
+
+    async def show(cents):
+        if down:
+            raise LinkError("meter is down\nno answer after 3 tries")
+        drivers["meter"].calls.append(("show", cents))
+
+    drivers["meter"].show = show
+    with capture_logs() as logs:
+        for cents in range(100, 110):
+            await devices.command(Command("meter", "show", {"cents": cents}))
+            await settled(devices)
+        down = False
+        await devices.command(Command("meter", "show", {"cents": 110}))
+        await settled(devices)
+    failed = [(r["event"], r.get("failures"), r.get("error")) for r in logs if r["event"].startswith("device.command")]
+    assert failed == [("device.command_failed", None, "meter is down | no answer after 3 tries"),
+                      ("device.command_failed.ended", 10, None)]
+    assert drivers["meter"].calls == [("show", 110)]
+    await devices.stop()

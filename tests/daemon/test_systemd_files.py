@@ -157,3 +157,25 @@ def test_bad_log_settings_are_clear_errors():
         configure_logging("json", "loud")
     with pytest.raises(ValueError, match="log format must be one of"):
         configure_logging("xml", "info")
+
+
+def test_the_shipped_files_describe_themselves_not_a_history():
+    """Comments say what the file does, never which issue asked for it."""
+    shipped = [*SYSTEMD.iterdir(), *(SYSTEMD.parent / "config").iterdir(), *(SYSTEMD.parent / "packaging").iterdir()]
+    named = [f"{p.name}:{n}" for p in shipped if p.is_file()
+             for n, line in enumerate(p.read_text().splitlines(), 1) if re.search(r"\bissues? #?\d", line, re.I)]
+    assert named == []
+
+
+@pytest.mark.skipif(not Path("/usr/bin/systemd-sysusers").exists(), reason="systemd-sysusers is not installed")
+def test_the_documented_sysusers_check_creates_the_user(tmp_path):
+    """docs/operations.md's lines, as written, from the checkout (systemd 252 reads a relative
+    file inside --root)."""
+    text = (SYSTEMD.parent / "docs" / "operations.md").read_text()
+    lines = [line.split("  #", 1)[0] for line in text.splitlines()
+             if "systemd-sysusers --root=\"$root\"" in line or line.startswith('cat "$root/etc/passwd"')]
+    assert len(lines) == 2, lines
+    done = subprocess.run(["bash", "-euc", "\n".join(lines)], cwd=SYSTEMD.parent, capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "TMPDIR": str(tmp_path)}, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^tabled:x:\d+:\d+:[^:]*:/var/lib/tabled:/usr/sbin/nologin$", done.stdout, re.M), done.stdout

@@ -274,3 +274,23 @@ def test_twenty_acknowledgements_at_once_of_one_alert_write_one_row(tmp_path, pg
         with pytest.raises(psycopg.errors.UniqueViolation):
             conn.execute("INSERT INTO floor_acks (alert, table_id, who, viewer) VALUES ('T01:fault:1', 'T01', 'B', "
                          "'local')")
+
+
+def test_a_central_server_out_of_reach_is_logged_once_then_counted_not_at_every_poll(tmp_path):
+    from structlog.testing import capture_logs
+
+    cfg = parse_floor_config({"floor": {"central": "postgresql://floor@127.0.0.1:1/casino"}}, "floor.toml", tmp_path)
+    now = [1_000.0]
+    floor = Floor(cfg, floor_connector(cfg.central, {}), clock=lambda: now[0])
+
+    async def go() -> None:
+        for _ in range(40):  # a poll a second
+            await floor.poll()
+            now[0] += 1.0
+
+    with capture_logs() as logs:
+        asyncio.run(go())
+    unreachable = [r for r in logs if r["event"].startswith("floor.central_unreachable")]
+    assert [(r["event"], r.get("failures")) for r in unreachable] == [
+        ("floor.central_unreachable", None), ("floor.central_unreachable.continuing", 31)]
+    assert all("\n" not in r["error"] for r in unreachable)

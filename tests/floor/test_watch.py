@@ -5,13 +5,14 @@ record, with the table's public key."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabled.daemon.journal import Journal
+from tabled.daemon.journal import GENESIS_HASH, Journal, record_hash
 from tabled.daemon.seals import SigningKey, public_keys
 from tabled.floor.watch import Row, TableWatch
 from tests.floor.casino import key_files
@@ -111,3 +112,50 @@ def test_a_record_that_does_not_hash_breaks_the_chain_there(tmp_path):
     assert watch.view(NOON)["verify"] == {
         "status": "failed", "text": "chain broken: record 5 does not hash to the hash it carries"}
     assert [a.id for a in alerts if a.kind == "chain"] == ["T01:chain:5"]
+
+
+def test_each_settle_done_press_pays_the_next_award_in_a_journal_of_today(journals):
+    """A journal recorded by today's table (tests/fixtures/journals/buttons): the dealer confirms
+    each progressive payment with SETTLE DONE (``panel.button``, 9.5), in the pool's order (12.2,
+    12.4). The floor takes each award off its pending list at its press, not at the round's end."""
+    watch = TableWatch("SIM01", {})
+    checked, order = 0, []
+    for row in rows(journals["buttons"]):
+        watch.feed(row)
+        payload = json.loads(row.payload)
+        if row.kind == "pool.awards":
+            order = [a["spot"] for a in payload["result"]["awards"]]
+            assert len(order) >= 2
+        elif row.kind == "panel.button" and payload["button"] == "settle_done" and order:
+            order.pop(0)
+            checked += 1
+            pending = [p["spot"] for p in watch.view(NOON)["pending"] if p["round_id"] == row.round_id]
+            assert pending == order, f"after the press at record {row.seq}"
+        elif row.kind == "round.finished":
+            order = []
+    assert checked >= 5  # the two rounds' awards, three and three
+    assert watch.view(NOON)["pending"] == []
+
+
+def test_a_settle_done_press_refused_leaves_the_award_waiting():
+    watch = TableWatch("T01", {})
+    head, seq = GENESIS_HASH, 0
+
+    def feed(kind: str, payload: dict) -> None:
+        nonlocal head, seq
+        seq += 1
+        text = json.dumps(payload)
+        digest = record_hash(seq, int(NOON * 1e6), "T01-000001", kind, text, head)
+        watch.feed(Row(seq, int(NOON * 1e6), "T01-000001", kind, text, head, digest, NOON))
+        head = digest
+
+    feed("pool.awards", {"result": {"awards": [{"spot": 7, "category": "royal flush", "amount_cents": 10},
+                                               {"spot": 3, "category": "flush", "amount_cents": 5}]}})
+    feed("panel.button", {"button": "settle_done", "key": "supervisor"})
+    feed("panel.refused", {"action": "award_paid", "key": "supervisor", "rule": "9.5",
+                           "reason": "no supervisor signed in"})
+    assert [p["spot"] for p in watch.view(NOON)["pending"]] == [7, 3]
+    feed("panel.button", {"button": "settle_done", "key": "dealer"})
+    assert [p["spot"] for p in watch.view(NOON)["pending"]] == [3]
+    feed("panel.button", {"button": "settle_done", "key": "inspector"})  # not a key that pays (9.5)
+    assert [p["spot"] for p in watch.view(NOON)["pending"]] == [3]

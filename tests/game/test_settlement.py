@@ -333,6 +333,8 @@ def test_hand_dealt_to_spot_without_ante_is_discarded_rule_14_8():
     ([spot(1, PAIR), spot(2, "Jc 2h 3h 4h 5h")], "duplicate card Jc: in spot 1's hand and spot 2"),
     ([spot(1, PAIR, ante=-5)], "ante chips_cents must be a whole number of cents >= 0, got -5"),
     ([spot(1, PAIR, bet=20.5)], "bet chips_cents must be a whole number of cents"),
+    ([spot(1, PAIR, ante=10**30, bet=2 * 10**30)],
+     "ante chips_cents must be at most 100000000000 cents (the most any amount may be), got 1" + "0" * 30),
     ([spot(1, PAIR, ante=0, bet=0, prog=100)], "needs an ante first (11.1)"),
     ([spot(1, PAIR, prog=200)], "posted $1.00 (11.3, 5.3), not $2.00"),
     ([spot(8, PAIR)], "unknown spot 8: this table has spots 1 to 7"),

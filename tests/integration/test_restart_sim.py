@@ -289,10 +289,11 @@ def _alive(pid: int) -> bool:
 
 # -- a terminal ---------------------------------------------------------------------------------------------
 
-def run_in_terminal(config: Path, rounds: int) -> list[str]:
+def run_in_terminal(config: Path, rounds: int, *options: str) -> list[str]:
     """``tabled run`` with stdout and stderr on a pty, as in a terminal; its lines, colours stripped."""
     master, slave = os.openpty()
-    proc = subprocess.Popen(tabled_argv("run", "--config", str(config), "--rounds", str(rounds), "--pace-ms", "0"),
+    proc = subprocess.Popen(tabled_argv("run", "--config", str(config), "--rounds", str(rounds), "--pace-ms", "0",
+                                        *options),
                             stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, cwd=ROOT,
                             env=child_env(config.parent))
     os.close(slave)

@@ -46,6 +46,23 @@ def test_a_terminal_gets_a_banner_the_meter_as_it_reads_and_a_summary(tmp_path):
         f"stopped: 2 rounds this run, house net win {money(house)}, pool {money(pool)}"), text
 
 
+def test_quiet_in_a_terminal_names_the_house_net_win_each_round_as_at_exit(tmp_path):
+    from tabled.game.settlement import money
+
+    lines = run_in_terminal(sim_config(tmp_path), 3, "--quiet")
+    with Journal.open(tmp_path / "journal.db", readonly=True) as j:
+        settled = {r.round_id: r.payload for r in j.records_after(0) if r.kind == "round.settled"}
+    wins = {rid: s["house_collects_cents"] - s["house_pays_cents"] for rid, s in settled.items()}
+    rounds = [ln for ln in lines if ln.startswith("SIM01-")]
+    assert len(rounds) == 3 == len(wins)
+    for line in rounds:
+        rid = line.split(":")[0]
+        assert f"  house net win {money(wins[rid])}" in line, line
+        assert " net $" not in line.replace("house net win", "")
+    (summary,) = [ln for ln in lines if ln.startswith("stopped:")]
+    assert summary.startswith(f"stopped: 3 rounds this run, house net win {money(sum(wins.values()))},"), summary
+
+
 def test_open_faults_are_shown_again_after_a_restart_14_13(tmp_path):
     cfg = load_config(sim_config(tmp_path))
     with Journal.open(tmp_path / "journal.db") as j:
@@ -117,6 +134,24 @@ def test_quiet_off_a_terminal_keeps_one_record_per_round(tmp_path):
     events = [r["event"] for r in records if r["level"] == "info"]
     assert events == ["table.started", "round.settled", "round.settled", "table.stopped"], events
     assert records[-1]["rounds"] == 2
+
+
+def test_a_fault_left_by_an_earlier_run_is_cleared_by_the_simulated_inspector_14_13(tmp_path):
+    """config/sim.toml has a simulated inspector: a fault the journal holds open (the meter, from
+    an earlier run) does not stop the next start; the inspector approves play, the meter is
+    working, its fault clears, and the journal keeps who approved it."""
+    config = sim_config(tmp_path)
+    with Journal.open(tmp_path / "journal.db") as j:
+        j.append("equipment.fault", {"equipment": "meter", "reason": "progressive meter fault: power (14.13)"})
+    run_piped(config)
+    with Journal.open(tmp_path / "journal.db", readonly=True) as j:
+        records = list(j.records_after(0))
+    approved = [r.seq for r in records if r.kind == "panel.approved" and r.payload["action"] == "approve_play"
+                and r.payload["key"] == "inspector"]
+    cleared = [r.seq for r in records if r.kind == "fault.cleared" and r.payload["equipment"] == "meter"]
+    started = [r.seq for r in records if r.kind == "round.started"]
+    assert approved and cleared and approved[0] < cleared[0] < started[0]
+    assert sum(r.kind == "round.finished" for r in records) == 2
 
 
 def test_log_format_console_is_honoured_off_a_terminal(tmp_path):

@@ -160,6 +160,19 @@ async def test_people_who_can_do_nothing_stall_and_say_where_the_table_stands():
     assert people.panel.presses == [("supervisor", "approve", None)]
 
 
+async def test_a_fault_with_no_simulated_inspector_stops_saying_how_to_clear_it_rule_14_13():
+    h = Harness()
+    h.feed("equipment.fault", equipment="meter", reason="no answer")
+    h.panel("invalidate_round", key="supervisor")
+    people = People(h, [])
+    with pytest.raises(Stalled) as stalled:
+        await people.floor.play(1, stall_s=0.05)
+    assert str(stalled.value) == (
+        "no round in play: equipment fault ['meter'] awaits an inspector (14.13); no simulated inspector is at "
+        "hand: set `inspector = true` in the config's [simulation] (the simulated inspector approves play, 14.13), "
+        "or deal by hand (`dealer = \"manual\"`) and press APPROVE with the inspector's key")
+
+
 def test_the_hands_dealt_in_these_tests_are_one_deck_s_cards_rule_3_7():
     cards = [c for text in (NO_PAIR, PAIR, FLUSH, DEALER) for c in parse_hand(text)]
     assert len(set(cards)) == len(cards)

@@ -142,7 +142,8 @@ async def test_a_request_from_another_address_needs_a_viewers_token(tmp_path):
 def test_config_check_prints_the_screen_and_never_a_viewers_token(tmp_path):
     path = tmp_path / "tabled.toml"
     path.write_text('[table]\nid = "T1"\nspots = 7\nminimum_cents = 500\nmaximum_cents = 5000\n'
-                    f'[screen]\nlisten = "[::]:9000"\nviewers = [{{ name = "pit", token = "{PIT.token}" }}]\n')
+                    f'[screen]\nlisten = "[::]:9000"\nviewers = [{{ name = "pit", token = "{PIT.token}" }}]\n'
+                    '[software]\ndevelopment = true\n')
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert tabled_main(["config", "check", str(path)]) == 0
