@@ -134,12 +134,73 @@ def test_a_round_settled_in_one_input_is_shown_until_the_next_deal():
     rid = s.h.round.round_id
     v = s.panel("settle")
     assert v["round"]["id"] != rid and v["settlement"]["round_id"] == rid and v["settlement"]["finished"]
-    # a fold was told when it happened (8.4): nothing to pay or collect again
-    assert v["settlement"]["payments"] == []
+    # the fold's collection (8.4) stays in the list, done, until the next round's cards are dealt
+    assert [(p["kind"], p["spot"], p["verb"], p["cents"], p["state"]) for p in v["settlement"]["payments"]] \
+        == [("folded", 4, "COLLECT", 500, "done")]
     s.h.ante(1, 500)
     s.panel("no_more_bets")
     v = screen_view(s.h.core, [], s.view)
     assert v["settlement"] is None
+
+
+SIX_FOLDS = {1: "2c 7d 9h Js Kd", 2: "3c 8d Th Qs 4d", 3: "4c 9d Jh 2s 6d", 4: "5c Td Qh 3s 7h",
+             5: "6c Jd Kh 4s 8s", 6: "7c Qd 2h 5s 9c", 7: "As Ad Ah Ks 6h", "dealer": "Ac Kc 8h 3d 5h"}
+
+
+def told(view) -> list[tuple]:
+    return [(p["kind"], p["spot"], p["verb"], p["cents"], p["state"]) for p in view["settlement"]["payments"]
+            if p["kind"] == "folded"]
+
+
+def test_every_fold_is_collected_in_the_payment_list_from_the_fold_until_the_next_deal_8_4():
+    """Six folds in a round: each fold's collection (8.4) is in the payment list from the moment it
+    is made, struck through once the board senses the ante cleared or the settlement is confirmed,
+    and kept, with the round's other payments, until the next round's cards are dealt. The message
+    lines only inform: the first fold is on screen when the sixth is long past them."""
+    s = Screen(Harness())
+    for spot in range(1, 8):
+        s.h.ante(spot, 500 * spot)
+    s.panel("no_more_bets")
+    for target in s.h.round.dealt_to:
+        s.feed("shuffler.hand", cards=list(parse_cards(SIX_FOLDS[target])), back=s.h.round.back)
+    v = s.panel("fold", spot=1)
+    assert told(v) == [("folded", 1, "COLLECT", 500, "next")]
+    assert v["settlement"]["payments"][0]["detail"] == "folded: collect the ante $5.00"
+    assert v["settlement"]["payments"][0]["rule"] == "8.4"
+    v = s.feed("wager", spot=1, area="ante", cents=0)  # the dealer has taken the ante
+    assert told(v) == [("folded", 1, "COLLECT", 500, "done")]
+    for spot in range(2, 7):
+        v = s.panel("fold", spot=spot)
+    v = s.feed("wager", spot=7, area="bet", cents=7000)
+    assert not any("spot 1 folds" in m["text"] for m in v["messages"])  # gone from the lines...
+    assert told(v) == [("folded", spot, "COLLECT", 500 * spot, "todo" if spot < 6 else "next")
+                       for spot in range(6, 1, -1)] + [("folded", 1, "COLLECT", 500, "done")]  # ...not from the list
+    v = s.panel("reveal")
+    # the folds the dealer has not yet collected come first; the instruction names the amount
+    assert [p["kind"] for p in v["settlement"]["payments"]] == ["folded"] * 6 + ["spot"]
+    assert v["next"].startswith("collect spot 6: $30.00 (8.4); then pay and collect from spot 7 to spot 1")
+    rid = s.h.round.round_id
+    v = s.panel("settle")
+    assert v["settlement"]["round_id"] == rid and v["settlement"]["finished"]
+    assert told(v) == [("folded", spot, "COLLECT", 500 * spot, "done") for spot in range(6, 0, -1)]
+    for spot in range(1, 4):
+        s.h.ante(spot, 500)
+    v = screen_view(s.h.core, [], s.view)
+    assert v["round"]["phase"] == "betting" and len(told(v)) == 6  # kept through the next round's bets
+    s.panel("no_more_bets")
+    v = screen_view(s.h.core, [], s.view)
+    assert v["settlement"] is None  # the next round's cards are being dealt
+
+
+def test_the_instruction_names_the_next_payment_and_its_amount():
+    s = hits_round()
+    for spot in (2, 5, 6):
+        s.feed("wager", spot=spot, area="bet", cents=2000)
+    v = s.panel("reveal")
+    first = v["settlement"]["payments"][0]
+    assert first["state"] == "next" and first["spot"] == 6
+    assert v["next"] == f"{first['verb'].lower()} spot 6: ${first['cents'] // 100}.{first['cents'] % 100:02d}; " \
+                        "from spot 7 to spot 1, then SETTLE/DONE on the panel (9.4, 12.2)"
 
 
 def test_faults_as_they_stand_and_the_progressive_locked_14_13():
