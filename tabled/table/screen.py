@@ -149,12 +149,13 @@ def _first_next(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _payments(st: Any, paid: Iterable[int] | None, settled: bool = True,
               cleared: Iterable[int] = ()) -> list[dict[str, Any]]:
-    """Every pay and collect of the round: first the spots settled when it happened (a fold, 8.4;
-    ...; one where nothing changes hands is left out), done once the board senses the ante cleared (``cleared``) or the settlement is
-    confirmed; then pay or collect per spot (spot N to spot 1, 12.2); then the progressive
-    payments in the order of 12.2 and 12.4. ``settled``: the panel confirmed the settlement
-    (SETTLE/DONE, 9.4), which strikes through every spot's line; ``paid``: the spots whose
-    progressive payment the panel confirmed (9.5), None when the round is over (every one was)."""
+    """Every pay and collect of the round: first the spots settled when it happened (a fold,
+    8.4; one where nothing changes hands is left out), done once the board senses the ante
+    cleared (``cleared``) or the settlement is confirmed; then pay or collect per spot (spot N
+    to spot 1, 12.2); then the progressive payments in the order of 12.2 and 12.4.
+    ``settled``: the panel confirmed the settlement (SETTLE/DONE, 9.4), which strikes through
+    every spot's line; ``paid``: the spots whose progressive payment the panel confirmed (9.5),
+    None when the round is over (every one was)."""
     told = [line for line in st.spots if any(w.outcome is not Outcome.NONE for w in line.wagers)
             and line.status in TOLD_WHEN_IT_HAPPENED]
     gone = set(cleared)
