@@ -96,7 +96,12 @@ def _spot(s: Any, phase: str, settled: Mapping[int, Any]) -> dict[str, Any]:
         "award_held": s.award_held,
         "settlement": pay,
         "net_cents": line.net_cents if line is not None else None,
+        "net": _net_words(line.net_cents) if pay else "",
     }
+
+
+def _net_words(net: int) -> str:
+    return f"pay {money(net)}" if net > 0 else f"collect {money(-net)}" if net < 0 else "even"
 
 
 #: how a spot settled when it happened is named on its line (8.4, 9.7, 14.12, NZ 14.1, 14.7)
@@ -116,7 +121,9 @@ def _told(line: Any, done: bool) -> dict[str, Any]:
     """A spot settled when it happened (a fold, 8.4; a concession, 9.7; ...), from the settlement."""
     wagers = [w for w in line.wagers if w.outcome is not Outcome.NONE]
     returned = sum(w.returned_cents for w in wagers if w.outcome is Outcome.RETURNED)
-    words = f"{TOLD_AS.get(str(line.status), str(line.status))}: " + "; ".join(wager_words(w) for w in wagers)
+    # the wager did not lose to the dealer's hand: it was given up ("collect the ante $5.00")
+    said = [wager_words(w).replace(f"{w.wager} loses: collect", f"collect the {w.wager}") for w in wagers]
+    words = f"{TOLD_AS.get(str(line.status), str(line.status))}: " + "; ".join(said)
     return _line(str(line.status), line.spot, line.net_cents, returned, words, line.ante.rule, done)
 
 
