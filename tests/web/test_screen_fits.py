@@ -47,7 +47,8 @@ IN_VIEW = """() => {
     }
     for (const t of e.querySelectorAll("*")) {
       const inner = box(t);
-      if (inner.width > 0 && (inner.right > r.right + 0.5 || inner.left < r.left - 0.5 || inner.bottom > r.bottom + 0.5))
+      const out_of = inner.right > r.right + 0.5 || inner.left < r.left - 0.5 || inner.bottom > r.bottom + 0.5;
+      if (inner.width > 0 && out_of)
         out.push(name + ": '" + t.textContent + "' sticks out of it");
     }
     if (e.scrollWidth > e.clientWidth + 1) out.push(name + ": words cut");
