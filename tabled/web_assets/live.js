@@ -3,7 +3,8 @@
 // Every text from the table goes in with textContent: data is never markup.
 "use strict";
 
-const LOST_AFTER_MS = 1500;   // the daemon sends a heartbeat every 0.5 s
+const LOST_AFTER_MS = 1200;   // the daemon sends a heartbeat every 0.5 s
+const WATCH_MS = 100;         // how often the page looks (and its timers tick)
 const NOT_LIVE = "NOT LIVE: do not pay from this screen";
 
 function el(tag, cls, text) {
@@ -51,7 +52,7 @@ function showLive(live, why, lastHeard) {
   }
 }
 
-// Follow the daemon's `name` events at `path`: `show(data)` for each, `tick()` every 250 ms while
+// Follow the daemon's `name` events at `path`: `show(data)` for each, `tick()` every WATCH_MS while
 // live. A page that hears nothing (not even a heartbeat) for LOST_AFTER_MS is NOT LIVE, its timers
 // stop, and it connects again by itself: the connection is dead even if the socket is not closed
 // yet. It is live again only with a state received on the new stream, never with the old one.
@@ -99,5 +100,5 @@ function follow(path, name, show, tick) {
   }
   showLive(false, "connecting to the table", 0);
   connect();
-  setInterval(watch, 250);
+  setInterval(watch, WATCH_MS);
 }

@@ -15,7 +15,8 @@ function renderFaults(s) {
   for (const f of s.faults.slice(0, FAULTS_SHOWN)) {
     const row = el("div", "fault");
     row.dataset.since = String(f.since_ms);
-    row.appendChild(withRule(el("span", "what", f.what), f.rule));
+    row.appendChild(el("span", "what", f.what));
+    withRule(row, f.rule);
     const how = el("div", "how");
     how.appendChild(el("span", "does", f.dealer_does));
     if (f.key) how.appendChild(el("span", "key", " - key: " + f.key));

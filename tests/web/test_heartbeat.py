@@ -1,6 +1,7 @@
 """A connection that dies without closing (a cable pulled, a stalled network) is noticed by the
-heartbeat: the page shows "disconnected" within 2 s and connects again by itself. A relay between
-page and server stops passing bytes while keeping both sockets open."""
+heartbeat: the page shows NOT LIVE within 2 s and connects again by itself. A relay between
+page and server stops passing bytes while keeping both sockets open. A table whose loop stops
+while its server still beats is NOT LIVE too: the beat says the table is not answering."""
 
 from __future__ import annotations
 
@@ -58,11 +59,35 @@ async def test_a_silent_connection_is_seen_as_disconnected_within_2_s_and_replac
             await page.wait_for_selector("body[data-link=up]")
             relay.flowing.clear()
             t0 = loop.time()
-            await page.wait_for_selector("body[data-link=down]", timeout=5000)
+            await page.wait_for_selector("#not-live", state="visible", timeout=5000)
             assert loop.time() - t0 <= 2.0
             relay.flowing.set()  # the page has given up the silent connection and opens a new one
             await page.wait_for_selector("body[data-link=up]", timeout=5000)
             assert await page.text_content("#link") == "live"
     finally:
         await relay.close()
+        await server.stop()
+
+
+async def test_a_table_whose_loop_stops_is_not_live_though_its_server_still_beats():
+    h = Harness()
+    server = ScreenServer(SimpleNamespace(core=h.core), ScreenConfig(port=0))
+    await server.start()
+    loop = asyncio.get_running_loop()
+    try:
+        async with browser() as b:
+            page = await b.new_page()
+            await page.goto(server.url)
+            await page.wait_for_selector("body[data-link=up]")
+            # the table's loop stops stamping (a stall): as if it last ran long ago
+            server._stamping.cancel()
+            server._table_stamp -= 60.0
+            t0 = loop.time()
+            await page.wait_for_selector("#not-live", state="visible", timeout=5000)
+            assert loop.time() - t0 <= 2.0
+            assert "the table is not answering" in await page.text_content("#not-live .why")
+            server._stamp()  # the loop runs again: the page is live by itself, with the state sent again
+            await page.wait_for_selector("#not-live", state="hidden", timeout=5000)
+            assert await page.text_content("#link") == "live"
+    finally:
         await server.stop()
