@@ -252,3 +252,26 @@ def test_every_screen_of_a_recorded_journal_is_json_and_shows_no_card_too_early(
             assert equipment == set(core.faults)
             shown += bool(view["settlement"])
     assert shown > 100
+
+
+def test_seven_folds_every_collection_listed_as_the_journal_settles_it_8_4():
+    """Every spot folds: each fold's collection is in the payment list from the fold, and after
+    SETTLE/DONE with the amounts of the round's ``round.settled`` record (the journal's)."""
+    s = Screen(Harness())
+    for spot in range(1, 8):
+        s.h.ante(spot, 500 * spot)
+    s.panel("no_more_bets")
+    for target in s.h.round.dealt_to:
+        s.feed("shuffler.hand", cards=list(parse_cards(SIX_FOLDS[target])), back=s.h.round.back)
+    for spot in range(1, 8):
+        v = s.panel("fold", spot=spot)
+    assert told(v) == [("folded", 7, "COLLECT", 3500, "next")] + \
+        [("folded", spot, "COLLECT", 500 * spot, "todo") for spot in range(6, 0, -1)]
+    s.panel("reveal")
+    effects = s.h.feed("panel", action="settle", key="dealer")
+    s.view = screen_view(s.h.core, effects, s.view)
+    (record,) = [e for e in effects if getattr(e, "kind", None) == "round.settled"]
+    journal = {line.spot: line.net_cents for line in settlement_from_dict(record.payload).spots}
+    listed = [(p["spot"], p["verb"], p["cents"], p["state"]) for p in s.view["settlement"]["payments"]]
+    assert listed == [(spot, "COLLECT", -journal[spot], "done") for spot in range(7, 0, -1)]
+    assert listed == [(spot, "COLLECT", 500 * spot, "done") for spot in range(7, 0, -1)]
