@@ -152,12 +152,15 @@ function fitPayments() {
   }
 }
 
-// The spots in full; where they do not fit (too tall, or a figure wider than its spot), smaller
-// type and only the wagers that differ from those locked.
+// The spots in full; a spot with a figure wider than itself in smaller type; where the spots do
+// not fit in height, smaller type for all and only the wagers that differ from those locked.
 function fitSpots() {
   delete document.body.dataset.fit;
-  const wide = [...byId("spots").children].some((spot) => spot.scrollWidth > spot.clientWidth + 1);
-  if (wide || overflows(byId("spots"))) document.body.dataset.fit = "tight";
+  for (const spot of byId("spots").children) {
+    delete spot.dataset.fit;
+    if (spot.scrollWidth > spot.clientWidth + 1) spot.dataset.fit = "narrow";
+  }
+  if (overflows(byId("spots"))) document.body.dataset.fit = "tight";
 }
 
 // The dealer's lines only inform: the newest first, as many as there is room for.
