@@ -96,7 +96,7 @@ def _spot(s: Any, phase: str, settled: Mapping[int, Any]) -> dict[str, Any]:
         "award_held": s.award_held,
         "settlement": pay,
         "net_cents": line.net_cents if line is not None else None,
-        "net": _net_words(line.net_cents) if pay else "",
+        "net": _net_words(line.net_cents) if line is not None and pay else "",
     }
 
 
@@ -279,17 +279,16 @@ def _next_step(core: Any, settlement: Mapping[str, Any] | None = None) -> str:
             return f"declare a misdeal (14.1): {r.deal_stopped}"
         if r.unread is not None:
             return f"key in card {r.unread} the shoe could not read, or declare a misdeal (7.3, 14.1)"
-        spots = ", ".join(str(n) for n in r.dealt_to if n != "dealer")
-        return f"deal to spots {spots} and the dealer (7.2.2)"
+        return f"deal to {spots_words(n for n in r.dealt_to if n != 'dealer')} and the dealer (7.2.2)"
     if phase == "deciding":
         waiting = [str(s.number) for s in r.spots.values() if s.status == "playing"]
         if waiting:
-            return f"spots {', '.join(waiting)}: fold or bet (8.1)"
+            return f"{spots_words(waiting)}: fold or bet (8.1)"
         return "every player has decided: REVEAL the dealer's hand (8.6)"
     if phase == "revealed":
         pp = [str(s.number) for s in r.spots.values() if s.past_posting]
         if pp:
-            return f"resolve the past posting on spots {', '.join(pp)} (5.6)"
+            return f"resolve the past posting on {spots_words(pp)} (5.6)"
         if now is not None and now["kind"] != "spot":  # a fold's ante still on the felt
             return f"{_payment_now(now)} ({now['rule']}); then pay and collect from spot {r.spot_count} to spot 1, " \
                    "then SETTLE/DONE on the panel (9.4, 12.2)"
@@ -310,23 +309,55 @@ def _next_step(core: Any, settlement: Mapping[str, Any] | None = None) -> str:
     return str(PHASES.get(phase, phase))
 
 
+def spots_words(numbers: Iterable[Any]) -> str:
+    """"spot 7", "spots 2 and 5", "spots 1, 2 and 3"."""
+    shown = [str(n) for n in numbers]
+    if len(shown) == 1:
+        return f"spot {shown[0]}"
+    return f"spots {', '.join(shown[:-1])} and {shown[-1]}" if shown else "no spot"
+
+
+def rule_once(text: str, rule: str | None) -> str:
+    """A line that names its rule itself is shown without the rule printed again beside it."""
+    tail = f" ({rule})"
+    return text[: -len(tail)] if rule and text.endswith(tail) else text
+
+
+#: a link the shell reports lost, or a port it could not open: the library's words go to the pit
+_NOT_ANSWERING = ("link lost", "could not open port", "[Errno", "port closed")
+
+
+def fault_words(equipment: str, reason: str) -> str:
+    """An equipment fault (14.13) in the dealer's words; the reason as the equipment or the
+    library gave it goes to the pit (``detail``) and the log."""
+    if equipment == "pool":
+        if reason.startswith("refused"):
+            return "progressive pool refused the table's request: call a supervisor"
+        return "progressive pool cannot be reached: check the network to the pool"
+    name = {"betspots": "bet-spot board"}.get(equipment, equipment)
+    if any(sign in reason for sign in _NOT_ANSWERING):
+        return f"{name} not answering: check its cable and its power"
+    return f"{name} failed: {reason}"
+
+
 def _faults(core: Any, since: Mapping[str, int]) -> list[dict[str, Any]]:
-    """The faults as they stand: what, the rule, what the dealer does, the key that acts, since when."""
+    """The faults as they stand: what, the rule, what the dealer does, the key that acts, since
+    when; ``detail``: the technical reason, for the pit."""
     out: list[dict[str, Any]] = []
 
-    def add(key: str, what: str, rule: str, does: str, action: str | None, at: int | None = None) -> None:
-        out.append({"id": key, "what": what, "rule": rule, "dealer_does": does,
-                    "key": _keys(action) if action else None,
+    def add(key: str, what: str, rule: str, does: str, action: str | None, at: int | None = None,
+            detail: str = "") -> None:
+        out.append({"id": key, "what": rule_once(what, rule), "rule": rule, "dealer_does": does,
+                    "key": _keys(action) if action else None, "detail": detail,
                     "since_ms": at if at is not None else since.get(key, core.now)})
 
     for equipment, reason in sorted(core.faults.items()):
-        name = {"betspots": "bet-spot board"}.get(equipment, equipment)
         if core.approved:
             does = "play goes on with the progressive offline until the equipment works again"
         else:
             does = "notify an inspector; the round in play may finish, no new round until approved"
-        add(f"equipment:{equipment}", f"{name} failed: {reason}", "14.13", does,
-            None if core.approved else "approve_play")
+        add(f"equipment:{equipment}", fault_words(equipment, reason), "14.13", does,
+            None if core.approved else "approve_play", detail=reason)
     out_of_play = core.device_out
     if out_of_play is not None:  # the fold keeps when it was taken out (a restart shows the same)
         add("shuffler_out", f"shuffling device out of play: {out_of_play.reason}", out_of_play.rule,
@@ -355,7 +386,7 @@ def _faults(core: Any, since: Mapping[str, int]) -> list[dict[str, Any]]:
 
 
 def _messages(effects: Iterable[Effect], previous: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    said = [{"text": e.text, "rule": e.rule, "level": e.level, "spot": e.spot}
+    said = [{"text": rule_once(e.text, e.rule), "rule": e.rule, "level": e.level, "spot": e.spot}
             for e in effects if isinstance(e, Say)]
     return (previous + said)[-MESSAGES_KEPT:]
 
@@ -421,7 +452,7 @@ def screen_view(core: Any, effects: Iterable[Effect] = (), previous: Mapping[str
         "spots": [_spot(s, phase, settled_lines) for s in r.spots.values()] if r is not None else [],
         "settlement": settlement,
         "banner": {"text": "PROGRESSIVE HAND: leave the cards face up until the award is paid", "rule": "9.5",
-                   "spots": held} if held else None,
+                   "spots": held, "spots_text": spots_words(held)} if held else None,
         "faults": _faults(core, faults_before),
         "meter": _meter(core),
         "messages": _messages(effects, list(previous.get("messages", []))),

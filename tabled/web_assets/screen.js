@@ -195,7 +195,7 @@ function render(s) {
   banner.hidden = !s.banner;
   banner.replaceChildren();
   if (s.banner) {
-    banner.appendChild(el("span", "text", s.banner.text + " - spots " + s.banner.spots.join(", ") + " (" + s.banner.rule + ")"));
+    banner.appendChild(el("span", "text", s.banner.text + " - " + s.banner.spots_text + " (" + s.banner.rule + ")"));
     const slips = el("div", "slips", "hand-pay slip:");
     for (const spot of s.banner.spots) slips.appendChild(slipLink(r.id, spot, "spot " + spot));
     banner.appendChild(slips);

@@ -67,7 +67,7 @@ def test_cards_are_shown_once_they_may_be_seen_7_4_2_8_6():
     assert v["round"]["phase"] == "deciding"
     assert v["dealer"]["up"] == ["2h"] and v["dealer"]["cards"] == [] and v["dealer"]["hand"] is None
     assert all(spot["cards"] == [] and spot["hand"] is None for spot in v["spots"])
-    assert "spots 2, 5, 6: fold or bet (8.1)" in v["next"]
+    assert "spots 2, 5 and 6: fold or bet (8.1)" in v["next"]
     for spot in (2, 5, 6):
         s.feed("wager", spot=spot, area="bet", cents=2000)
     v = s.panel("reveal")
@@ -208,7 +208,9 @@ def test_faults_as_they_stand_and_the_progressive_locked_14_13():
     s.h.t = 60_000
     v = s.feed("equipment.fault", equipment="pool", reason="link lost")
     (fault,) = v["faults"]
-    assert fault["what"] == "pool failed: link lost" and fault["rule"] == "14.13"
+    # in the dealer's words; the technical reason is for the pit
+    assert fault["what"] == "progressive pool cannot be reached: check the network to the pool"
+    assert fault["detail"] == "link lost" and fault["rule"] == "14.13"
     assert fault["key"] == "inspector" and fault["since_ms"] == 60_000 and "inspector" in fault["dealer_does"]
     assert v["meter"]["locked"] and not v["meter"]["offline"]
     s.h.t = 180_000
@@ -275,3 +277,26 @@ def test_seven_folds_every_collection_listed_as_the_journal_settles_it_8_4():
     listed = [(p["spot"], p["verb"], p["cents"], p["state"]) for p in s.view["settlement"]["payments"]]
     assert listed == [(spot, "COLLECT", -journal[spot], "done") for spot in range(7, 0, -1)]
     assert listed == [(spot, "COLLECT", 500 * spot, "done") for spot in range(7, 0, -1)]
+
+
+def test_words_for_people_one_spot_one_rule_a_device_not_answering():
+    """"spot 7", not "spots 7"; a line that names its rule is not followed by it again; a device
+    whose link is lost is "not answering", the library's words kept for the pit."""
+    s = Screen(Harness())
+    s.h.ante(7, 500)
+    v = s.panel("no_more_bets")
+    assert v["next"] == "deal to spot 7 and the dealer (7.2.2)"
+    for target in s.h.round.dealt_to:
+        v = s.feed("shuffler.hand", cards=list(parse_cards(SIX_FOLDS[target])), back=s.h.round.back)
+    assert v["next"] == "spot 7: fold or bet (8.1)"
+    for m in v["messages"]:
+        assert not (m["rule"] and m["text"].endswith(f"({m['rule']})")), m
+    lost = "link lost: port closed: device reports readiness to read but returned no data " \
+           "(device disconnected or multiple access on port?)"
+    v = s.feed("equipment.fault", equipment="meter", reason=lost)
+    (fault,) = v["faults"]
+    assert fault["what"] == "meter not answering: check its cable and its power"
+    assert fault["detail"] == lost and fault["rule"] == "14.13" and "14.13" not in fault["what"]
+    v = s.feed("equipment.fault", equipment="betspots", reason="[Errno 2] could not open port /dev/tabled-betspots")
+    assert [f["what"] for f in v["faults"]] == ["bet-spot board not answering: check its cable and its power",
+                                                 "meter not answering: check its cable and its power"]
