@@ -56,7 +56,7 @@ from tabled.table.slip import SlipError, hand_pay_slip
 log = structlog.get_logger("tabled.daemon.web")
 
 HEARTBEAT_S = 0.5      # the page calls the daemon lost after 1.2 s without a word
-TABLE_QUIET_S = 1.5    # the table's loop silent this long: the beat says the table is not answering
+TABLE_QUIET_S = 1.0    # the table's loop silent this long (two stamps missed): the beat says it is not answering
 RETRY_MS = 500         # how soon EventSource connects again
 COOKIE = "tabled_screen"
 ASSETS = {"live.js": "text/javascript", "screen.js": "text/javascript", "screen.css": "text/css",

@@ -16,6 +16,7 @@ from tabled.daemon.config import load_config
 from tabled.daemon.journal import Journal
 from tabled.game.cards import parse_cards
 from tabled.game.settlement import settlement_from_dict
+from tabled.game.settlement_text import render
 from tabled.game.progressive import payment_order
 from tabled.table.kinds import is_input
 from tabled.table.screen import screen_view
@@ -300,3 +301,20 @@ def test_words_for_people_one_spot_one_rule_a_device_not_answering():
     v = s.feed("equipment.fault", equipment="betspots", reason="[Errno 2] could not open port /dev/tabled-betspots")
     assert [f["what"] for f in v["faults"]] == ["bet-spot board not answering: check its cable and its power",
                                                  "meter not answering: check its cable and its power"]
+
+
+def test_one_wording_of_a_settlement_on_the_screen_and_in_tabled_settle():
+    """The words the dealer reads for each wager are those ``tabled settle``, ``tabled recall`` and
+    the pit print (tabled/game/settlement_text.py): never "paid $10.00, pay $10.00" beside "ante
+    wins: pay $10.00", nor "taken at the lock" beside "progressive wager kept"."""
+    s = hits_round()
+    for spot in (2, 5, 6):
+        s.feed("wager", spot=spot, area="bet", cents=2000)
+    s.panel("reveal")
+    v = s.panel("settle")
+    table = render(settlement_from_dict(s.h.round.settlement))
+    for p in v["settlement"]["payments"]:
+        if p["kind"] == "spot":
+            for words in p["detail"].split("; "):
+                assert words in table, words
+    assert "taken at the lock" not in table and "progressive wager kept" in table
