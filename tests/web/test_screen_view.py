@@ -298,6 +298,9 @@ def test_words_for_people_one_spot_one_rule_a_device_not_answering():
     (fault,) = v["faults"]
     assert fault["what"] == "meter not answering: check its cable and its power"
     assert fault["detail"] == lost and fault["rule"] == "14.13" and "14.13" not in fault["what"]
+    said = v["messages"][-1]["text"]
+    assert said.startswith("meter not answering: check its cable and its power: notify an inspector") and \
+        "port closed" not in said
     v = s.feed("equipment.fault", equipment="betspots", reason="[Errno 2] could not open port /dev/tabled-betspots")
     assert [f["what"] for f in v["faults"]] == ["bet-spot board not answering: check its cable and its power",
                                                  "meter not answering: check its cable and its power"]
