@@ -46,7 +46,7 @@ class Relay:
         self.server.close()
 
 
-async def test_a_silent_connection_is_seen_as_disconnected_within_2_s_and_replaced():
+async def test_a_silent_connection_is_not_live_within_2_s_and_replaced():
     h = Harness()
     server = ScreenServer(SimpleNamespace(core=h.core), ScreenConfig(port=0))
     await server.start()
