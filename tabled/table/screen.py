@@ -35,8 +35,9 @@ from tabled.game.progressive import payment_order
 from tabled.game.ranking import HandValue, evaluate
 from tabled.game.round_facts import RoundError
 from tabled.game.settlement import Outcome, money, settle, settlement_from_dict
+from tabled.game.settlement_text import wager_words
 from tabled.table.core import AWARD_PENDING_MS, EQUIPMENT_NAMES
-from tabled.table.display import TOLD_WHEN_IT_HAPPENED, wager_words
+from tabled.table.display import TOLD_WHEN_IT_HAPPENED
 from tabled.table.effects import Effect, Note, Say
 from tabled.table.outofplay import CLEAR_ACTION, CLEAR_HOW
 
