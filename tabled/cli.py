@@ -39,6 +39,7 @@ USER_ERRORS: tuple[tuple[str, str], ...] = (
     ("tabled.floor.config", "FloorConfigError"),
     ("tabled.daemon.assemble", "CannotStart"),
     ("tabled.daemon.journal", "JournalError"),
+    ("tabled.daemon.shipping", "ShippingError"),
     ("tabled.pool.base", "PoolError"),
     ("tabled_drivers.sim.base", "ScriptError"),
     ("tabled_drivers.link.errors", "PortBusyError"),      # a device port another program holds

@@ -19,14 +19,14 @@ from pathlib import Path
 
 from tabled.commands._arguments import UserError
 from tabled.daemon.config import find_config, load_config
-from tabled.daemon.journal import Journal, damaged
+from tabled.daemon.journal import Journal, storage_error
 from tabled.daemon.seals import SEAL, SealChecker, SealError, SealReport, public_keys
 
 SETTLED = "round.settled"  # one per round: the fold writes it once (tabled/table/kinds.py)
 ROUND_END = "round.finished"  # the daemon seals the chain after it (tabled/daemon/controller.py)
 
 NAME = "audit"
-HELP = "audit the journal: `tabled audit verify` checks the whole hash chain"
+HELP = "audit the journal: `tabled audit verify` checks the whole hash chain; `accept-loss` records lost records"
 
 
 def add_journal_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,6 +51,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a public key the journal is sealed with (PEM; may be repeated for rotated keys): "
                              "every seal is checked and a rewritten record named")
     verify.add_argument("--json", action="store_true", help="machine-readable output")
+    accept = sub.add_parser("accept-loss", help="an inspector records that the journal lost records it had"
+                                                " committed (the start refused it): who, why, which records")
+    add_journal_arguments(accept)
+    accept.add_argument("--who", required=True, help="the inspector (recorded)")
+    accept.add_argument("--why", required=True, help="why play may go on without the lost records (recorded)")
     compare = sub.add_parser("compare", help="compare the journal with its copy on the central PostgreSQL; "
                                              "name the first record where they part")
     add_journal_arguments(compare)
@@ -120,6 +125,8 @@ def seal_lines(path: Path, report: SealReport, unsealed_round_end: int | None = 
 def run(args: argparse.Namespace) -> int:
     if args.action == "compare":
         return _compare(args)
+    if args.action == "accept-loss":
+        return _accept_loss(args)
     path = journal_path(args)
     checker = _seal_checker(args.public_key)
     watch = SealWatch(checker) if checker is not None else None
@@ -137,8 +144,8 @@ def run(args: argparse.Namespace) -> int:
                 bar.close()
             settled_twice = journal.repeated(SETTLED)
             last_seq = journal.head[0]
-    except sqlite3.DatabaseError as exc:  # a page SQLite cannot read, met while checking
-        raise damaged(path, exc) from None
+    except sqlite3.Error as exc:  # a page SQLite cannot read, or a disk that fails, met while checking
+        raise storage_error(path, exc) from None
     seals = checker.finish() if checker is not None else None
     unsealed_end = watch.unsealed_round_end if watch is not None else None
     sealed_ok = seals is None or (seals.ok and seals.seals > 0 and all(s.checked for s in seals.stretches)
@@ -171,29 +178,64 @@ def run(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def _accept_loss(args: argparse.Namespace) -> int:
+    """The inspector's answer to a start refused for lost records (tabled/daemon/heads.py)."""
+    from tabled.daemon.heads import accept_loss
+    who, why = args.who.strip(), args.why.strip()
+    if not who or not why:
+        raise UserError("accept-loss needs --who (the inspector) and --why (the reason): both are recorded")
+    path = journal_path(args)
+    if not path.is_file():
+        raise UserError(f"{path}: no journal there")
+    try:
+        with Journal.open(path, exclusive=True) as journal:  # not while the daemon runs (JournalInUse)
+            accepted = accept_loss(journal, path, who, why)
+    except sqlite3.DatabaseError as exc:
+        raise storage_error(path, exc) from None
+    except OSError as exc:
+        raise UserError(f"{exc.filename}: the journal's head cannot be written ({exc.strerror})") from None
+    if accepted is None:
+        print(f"journal {path}: it holds the head kept beside it: nothing was lost, nothing recorded")
+        return 0
+    print(f"journal {path}: the loss is recorded by {who} (records {accepted['journal_ended_at'] + 1} to"
+          f" {accepted['head_recorded']} lost); the table may start")
+    return 0
+
+
 def _compare(args: argparse.Namespace) -> int:
     """The journal against its central copy: 0 the same (the copy may lag), 1 they part."""
     import psycopg
 
-    from tabled.daemon.shipping import compare
-    from tabled.host.log import scrub_secrets  # structlog: not loaded for the other audits and reports
+    from tabled.daemon.shipping import central_tables, compare
+    from tabled.host.dsn import server_said, unreadable_dsn
     path = journal_path(args)
     table = args.table or load_config(find_config(args.config)).table.id
+    problem = unreadable_dsn(args.central)
+    if problem is not None:
+        raise UserError(f"--central: {problem}")
     try:
         central = psycopg.connect(args.central, connect_timeout=10)
     except psycopg.Error as exc:
-        raise UserError(f"the central database cannot be reached: {scrub_secrets(str(exc))}") from None
+        raise UserError(f"the central database cannot be reached: {server_said(exc)}") from None
     try:
         with central, Journal.open(path, readonly=True, verify=False) as journal:
+            held = central_tables(central)
+            if table not in held:
+                raise UserError(f"table {table} is not on the central copy (it holds "
+                                f"{', '.join(held) if held else 'no table'}): check --table or the config's table.id")
             divergence, local_head, central_head = compare(journal, central, table)
-    except sqlite3.DatabaseError as exc:
-        raise damaged(path, exc) from None
+    except sqlite3.Error as exc:
+        raise storage_error(path, exc) from None
     except psycopg.Error as exc:
-        raise UserError(f"the central database: {scrub_secrets(str(exc))}") from None
+        raise UserError(f"the central database: {server_said(exc)}") from None
     if divergence is not None:
         print(f"journal {path} and the central copy of table {table} PART at record {divergence.seq}: "
               f"{divergence.reason}")
         return 1
+    if central_head == 0:
+        print(f"journal {path}: the central copy holds no record of table {table} yet (this journal has "
+              f"{local_head})")
+        return 0
     lag = f"; the central copy is {local_head - central_head} records behind" if local_head > central_head else ""
     print(f"journal {path} and the central copy of table {table} agree on records 1 to {central_head}{lag}")
     return 0

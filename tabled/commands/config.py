@@ -34,6 +34,8 @@ def _value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
     if isinstance(value, dict):
         return "{ " + ", ".join(f"{k} = {_value(v)}" for k, v in value.items()) + " }"
     return json.dumps(str(value), ensure_ascii=False)  # a TOML basic string
@@ -49,8 +51,8 @@ def effective_toml(cfg: Config) -> str:
     t, j, d, s = cfg.table, cfg.journal, cfg.devices, cfg.simulation
     profile = t.profile_path or t.profile_name
     out = _table("[table]", {
-        "id": t.id, "spots": t.spots, "profile": profile, "minimum_cents": t.minimum_cents,
-        "maximum_cents": t.maximum_cents, "unit_cents": t.unit_cents,
+        "id": t.id, "name": t.name, "property": t.property_name, "spots": t.spots, "profile": profile,
+        "minimum_cents": t.minimum_cents, "maximum_cents": t.maximum_cents, "unit_cents": t.unit_cents,
         "progressive_wager_cents": t.progressive_wager_cents, "card_source": t.card_source})
     out += _table("[journal]", {"path": j.path, "checkpoint_every_rounds": j.checkpoint_every_rounds,
                                 "signing_key": j.signing_key, "ship_to": j.ship_to})
@@ -82,7 +84,8 @@ def effective_toml(cfg: Config) -> str:
             "shifts = [" + ", ".join(_value(t) for t in r.shifts) + "]", f"flag_sigmas = {r.flag_sigmas!r}", ""]
     sc = cfg.screen
     host = f"[{sc.host}]" if ":" in sc.host else sc.host
-    out += _table("[screen]", {"enabled": sc.enabled, "listen": f"{host}:{sc.port}"})
+    out += _table("[screen]", {"enabled": sc.enabled, "listen": f"{host}:{sc.port}", "names": list(sc.names),
+                               "max_connections": sc.max_connections})
     # a viewer's token is a password: never printed
     out.insert(len(out) - 1, "viewers = [" + "".join(
         f"\n    {_value({'name': v.name, 'token': '***'})}," for v in sc.viewers) + ("\n]" if sc.viewers else "]"))

@@ -31,6 +31,7 @@ from tabled.commands._arguments import UserError, whole_number
 from tabled.daemon.config import find_config, load_config
 from tabled.game.settlement import money
 from tabled.pool import LedgerPool, PoolError, open_pool
+from tabled.pool.local import LocalPool
 from tabled.pool.settings import BASIS_POINTS
 
 NAME = "pool"
@@ -40,7 +41,8 @@ ACTIONS = {
     "status": "the meter, reset value, settings version and counters of each pool",
     "history": "the last hits paid (table, spot, hand, amount, pool before and after)",
     "ledger": "the last ledger rows (every change of the pool, with the balance after it)",
-    "verify": "prove pool = reset value + contributions - reversals - awards +/- corrections since the reset",
+    "verify": "prove pool = reset value + contributions - reversals - awards +/- corrections since the reset; a local"
+              " pool: every row is the row chained and sealed (--public-key)",
     "reconcile": "compare this table's journal (pool.contributed / pool.reversed, what it still owes) with the"
                  " pool's ledger",
     "propose": "record new settings (--contribution-bp ... --who --why); they apply after the jackpot is won",
@@ -71,6 +73,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="history/ledger: the last N rows (default 25)")
     parser.add_argument("--limit", dest="last", type=whole_number(1), help=argparse.SUPPRESS)  # an older name
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--public-key", metavar="FILE", action="append", default=[],
+                        help="verify: a public key of the table's journal (PEM; may be repeated): the local pool's"
+                             " seals are checked against it")
     new = parser.add_argument_group("propose", "settings not named stay as in the latest version")
     new.add_argument("--contribution-bp", type=whole_number(0, BASIS_POINTS), metavar="BP",
                      help="11.6: basis points of each wager to the pool")
@@ -112,6 +117,19 @@ def _targets(args: argparse.Namespace) -> tuple[list[Any], str, Path | None]:
         if e.backend == "local" and not Path(e.path).is_file():
             raise UserError(f"pool {e.name}: {e.path}: no pool database there (has the daemon run?)")
     return entries, args.table or config.table.id, Path(args.journal) if args.journal else config.journal.path
+
+
+def _public_keys(files: list[str]) -> dict[str, Any] | None:
+    """Key id -> public key, from the --public-key files (the journal's keys: the pool is sealed with them)."""
+    from tabled.daemon.seals import SealError, public_keys
+    if not files:
+        return None
+    try:
+        return public_keys((name, Path(name).read_bytes()) for name in files)
+    except OSError as exc:
+        raise UserError(f"--public-key: {exc.filename}: {exc.strerror}") from None
+    except SealError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _config(args: argparse.Namespace) -> Any:
@@ -178,22 +196,30 @@ async def _act(args: argparse.Namespace, pool: LedgerPool, table_id: str,
     if args.action == "propose":
         return await _propose(args, pool)
     if args.action == "verify":
-        v = await pool.verify()
-        head = (f"pool {pool.name}: the ledger proves the meter: {money(v.balance_cents)}" if v.ok else
-                f"pool {pool.name}: LEDGER DOES NOT PROVE THE METER ({money(v.balance_cents)} shown,"
-                f" {money(v.expected_cents)} from the ledger since the last reset)")
+        v = await (pool.verify(_public_keys(args.public_key)) if isinstance(pool, LocalPool) else pool.verify())
+        chained = "; every row is the row chained" if isinstance(pool, LocalPool) else ""
+        if v.ok:
+            head = f"pool {pool.name}: the ledger proves the meter: {money(v.balance_cents)}{chained}"
+        elif v.balance_cents != v.expected_cents:
+            head = (f"pool {pool.name}: LEDGER DOES NOT PROVE THE METER ({money(v.balance_cents)} shown,"
+                    f" {money(v.expected_cents)} from the ledger since the last reset)")
+        else:
+            head = (f"pool {pool.name}: THE LEDGER IS NOT AS IT WAS WRITTEN (the meter shows"
+                    f" {money(v.balance_cents)}, as the ledger's rows now add up)")
         return (0 if v.ok else 1), {"pool": pool.name, **dataclasses.asdict(v)}, "\n".join(
-            [head] + [f"  {p}" for p in v.problems])
+            [head] + [f"  {p}" for p in v.problems] + [f"  ({n})" for n in v.notes])
     return await _reconcile(args, pool, table_id, journal)
 
 
 async def _reconcile(args: argparse.Namespace, pool: LedgerPool, table_id: str,
                      journal: Path | None) -> tuple[int, dict, str]:
-    seen = _read_journal(journal, pool.name, table_id, args)
+    seen = _read_journal(journal, pool.name, table_id, args, primary=_is_primary(args, pool.name))
     r = await pool.reconcile(seen.contributed, reversed_keys=seen.reversed_keys, table_id=table_id,
-                             round_keys=seen.round_keys, owed=seen.owed, owed_reversals=seen.owed_reversals)
+                             round_keys=seen.round_keys, owed=seen.owed, owed_reversals=seen.owed_reversals,
+                             answers=seen.answers)
     compared = f"{r.compared} journal {'contribution' if r.compared == 1 else 'contributions'}"
-    lines = [f"pool {pool.name}: table {r.table_id}: {compared} compared: "
+    others = f"{len(seen.answers)} other {'answer' if len(seen.answers) == 1 else 'answers'}"
+    lines = [f"pool {pool.name}: table {r.table_id}: {compared} and {others} of the pool compared, to the cent: "
              + ("the journal and the pool agree" if r.ok else "DIFFERENCES"
                 if r.missing_in_pool or r.missing_in_journal or r.differences else "STILL OWED TO THE POOL")]
     if r.owed:
@@ -284,16 +310,26 @@ class _JournalView:
     owed: list[tuple[str, int, int]]           # contributions taken, not yet answered by this pool
     owed_reversals: list[tuple[str, int]]      # reversals taken, not yet answered by this pool
     notes: list[str]
+    answers: list[tuple[str, dict]] = dataclasses.field(default_factory=list)  # balances the pool reported
 
 
-def _read_journal(path: Path | None, pool_name: str, table_id: str, args: argparse.Namespace) -> _JournalView:
+def _is_primary(args: argparse.Namespace, pool_name: str) -> bool:
+    """The pool whose meter readings (``pool.meter``, which name no pool) the journal holds: the one
+    pool given with --path/--dsn, else the config's primary pool."""
+    if args.path or args.dsn:
+        return True
+    return bool(_config(args).primary_pool.name == pool_name)
+
+
+def _read_journal(path: Path | None, pool_name: str, table_id: str, args: argparse.Namespace, *,
+                  primary: bool = True) -> _JournalView:
     """The contributions the table's journal records as made to this pool (``pool.contributed``),
     the keys it records as reversed there (``pool.reversed``), the round keys of its rounds, and
     what the table still owes the pool: the pool operations its state holds unanswered, derived
     by folding the journal as the daemon does at start. A table may feed several pools (11.5);
     records without a pool name predate that and belong to the one pool there was."""
     from tabled.daemon.journal import Journal, JournalError
-    from tabled.pool.rounds import round_keys
+    from tabled.pool.rounds import pool_answers, round_keys
     if path is None:
         raise UserError("reconcile needs the table's journal (--journal FILE or --config)")
     try:
@@ -301,10 +337,11 @@ def _read_journal(path: Path | None, pool_name: str, table_id: str, args: argpar
     except JournalError as exc:
         raise UserError(str(exc)) from None
     try:
-        contributed, reversed_keys, opened = [], [], []
+        contributed, reversed_keys, opened, answers = [], [], [], []
         for rec in journal.records_after(0):
             if rec.kind == "round.started":
                 opened.append(rec)
+            answers += pool_answers([rec], pool_name, primary=primary)
             if rec.payload.get("pool", pool_name) != pool_name:
                 continue
             if rec.kind == "pool.contributed":
@@ -313,7 +350,7 @@ def _read_journal(path: Path | None, pool_name: str, table_id: str, args: argpar
             elif rec.kind == "pool.reversed":
                 # a record without them matches no contribution of the pool
                 reversed_keys.append((rec.payload.get("round_id", ""), rec.payload.get("spot", 0)))
-        view = _JournalView(contributed, reversed_keys, round_keys(opened), [], [], [])
+        view = _JournalView(contributed, reversed_keys, round_keys(opened), [], [], [], answers)
         _owed(journal, pool_name, table_id, args, view)
         return view
     finally:

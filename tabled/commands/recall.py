@@ -33,7 +33,15 @@ from tabled.profiles import load_profile
 from tabled.game.round_facts import RoundError, round_as_json
 from tabled.game.settlement import (Settlement, money, settle, settlement_as_dict, settlement_facts,
                                     settlement_from_dict)
-from tabled.daemon.journal import GENESIS_HASH, Journal, JournalError, Record, canonical_payload, record_hash
+from tabled.daemon.journal import (
+    GENESIS_HASH,
+    Journal,
+    JournalError,
+    Record,
+    canonical_payload,
+    record_hash,
+    storage_error,
+)
 
 NAME = "recall"
 HELP = "show the last rounds (default 10), or one round by id, in full from the journal"
@@ -192,8 +200,8 @@ def read(path: Path, wanted: list[str] | None, last: int) -> Recalled:
             for rid, seqs in sorted(((r, s) for r, s in selected.items() if s), key=lambda item: item[1][0]):
                 config = journal.last_of_kind(CONFIG_STARTED, before=seqs[0], after=searched_to - 1) or config
                 configs[rid], searched_to = config, seqs[0]
-    except sqlite3.DatabaseError as exc:
-        raise UserError(f"{path}: the journal file is damaged ({exc}); run `tabled audit verify`") from None
+    except sqlite3.Error as exc:
+        raise storage_error(path, exc) from None
     except JournalError as exc:
         problem = str(exc)
         raise UserError(problem if problem.startswith(str(path)) else f"{path}: {problem}") from None

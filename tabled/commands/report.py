@@ -6,12 +6,14 @@ at ``--shifts``; a round belongs to the shift in which it started. ``shift`` and
 shift (or day) of the journal's last record, or every one from ``--from`` to ``--to`` (gaming
 days, inclusive); ``range`` reports from ``--from`` to ``--to`` (local date-times, the end
 excluded). Output: text, ``--json`` (one object per line per period), ``--csv`` (a row per
-period) or ``--pdf FILE`` (charts; the text is printed too).
+period) or ``--pdf FILE`` (the figures and charts laid out for filing and signing, with who printed it
+and when; the text is printed too).
 """
 
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -23,7 +25,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from tabled.commands._arguments import UserError, whole_number
 from tabled.commands.audit import add_journal_arguments
 from tabled.daemon.config import ReportsConfig, find_config, load_config
-from tabled.daemon.journal import Journal, JournalError, Record
+from tabled.daemon.journal import Journal, JournalError, Record, storage_error
 from tabled.game.profiles import Profile
 from tabled.profiles import load_profile
 from tabled.reports.figures import Report, report
@@ -71,7 +73,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="one JSON object per period per line")
     out.add_argument("--csv", action="store_true", help="one CSV row per period")
-    out.add_argument("--pdf", metavar="FILE", help="charts to FILE (matplotlib, the plot extra); text to stdout")
+    out.add_argument("--pdf", metavar="FILE", help="the figures and charts for filing and signing to FILE "
+                                                   "(matplotlib, the plot extra); text to stdout")
+    parser.add_argument("--printed-by", metavar="NAME",
+                        help="the name the PDF says printed it (default: the user running the command)")
 
 
 # -- options --------------------------------------------------------------------------------------
@@ -198,7 +203,9 @@ def _records(journal: Journal, start_us: int, end_us: int) -> Iterator[Record]:
         seq += CHUNK
 
 
-def read_reports(args: argparse.Namespace, path: Path) -> tuple[Calendar, list[Report]]:
+def read_reports(args: argparse.Namespace, path: Path, *, with_shifts: bool = False
+                 ) -> tuple[Calendar, list[Report], list[list[Report]]]:
+    """The reports of the periods asked for and, ``with_shifts``, each gaming day's shifts."""
     cal = calendar(args)
     profile_of = _profiles(args.profile)
     par = _par_sheet_std_dev if args.par_sheet else None
@@ -208,11 +215,11 @@ def read_reports(args: argparse.Namespace, path: Path) -> tuple[Calendar, list[R
             last = journal.record(head) if head else None
             wanted = periods(args, cal, last.time_us if last else None)
             if not wanted:
-                return cal, []
+                return cal, [], []
             start, end = min(p.start_us for p in wanted), max(p.end_us for p in wanted)
             gathered = gather(_records(journal, start, end))
-    except sqlite3.DatabaseError as exc:
-        raise UserError(f"{path}: the journal file is damaged ({exc}); run `tabled audit verify`") from None
+    except sqlite3.Error as exc:
+        raise storage_error(path, exc) from None
     except JournalError as exc:
         problem = str(exc)
         raise UserError(problem if problem.startswith(str(path)) else f"{path}: {problem}") from None
@@ -221,8 +228,11 @@ def read_reports(args: argparse.Namespace, path: Path) -> tuple[Calendar, list[R
         if args.table not in tables:
             raise UserError(f"--table {args.table}: the journal {path} holds rounds of table "
                             f"{', '.join(tables)} in that time")
-    return cal, [report(p, gathered, profile_of, table=args.table, sigmas=args.sigmas, par_sheet_std_dev=par)
-                 for p in wanted]
+    def of(p: Period) -> Report:
+        return report(p, gathered, profile_of, table=args.table, sigmas=args.sigmas, par_sheet_std_dev=par)
+
+    days = [cal.shifts(p.day) if with_shifts and p.day is not None and p.shift is None else [] for p in wanted]
+    return cal, [of(p) for p in wanted], [[of(s) for s in shifts] for shifts in days]
 
 
 def _profiles(own: str | None):
@@ -263,10 +273,12 @@ def run(args: argparse.Namespace) -> int:
     if args.period == "shuffles":
         return _shuffles(args)
     args, path = with_config_defaults(args)
+    if args.printed_by is not None and not args.pdf:
+        raise UserError("--printed-by names who printed the PDF: it goes with --pdf FILE")
     if args.pdf:
         _check_pdf_path(args.pdf)
     try:
-        cal, reports = read_reports(args, path)
+        cal, reports, shifts = read_reports(args, path, with_shifts=bool(args.pdf))
     except CalendarError as exc:
         raise UserError(str(exc)) from None
     if args.json:
@@ -280,11 +292,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"journal {path}: no records yet")
         return 0
     print("\n\n".join(text(r, cal.zone) for r in reports), flush=True)
-    if args.pdf:  # the figures are out before the charts are drawn
-        from tabled.reports.chart import write_pdf
+    if args.pdf:  # the text is out before the PDF is drawn
+        from tabled.reports.chart import Printed, write_pdf
 
-        write_pdf(reports, cal.zone, args.pdf)
-        print(f"\ncharts: {args.pdf}")
+        printed = Printed(by=args.printed_by or getpass.getuser(), at=datetime.now(UTC))
+        pages = write_pdf(reports, cal.zone, args.pdf, printed, shifts)
+        print(f"\nfor filing: {args.pdf} ({pages} pages)")
     return 0
 
 
@@ -327,8 +340,8 @@ def _shuffles(args: argparse.Namespace) -> int:
     try:
         with Journal.open(path, readonly=True, verify=False) as journal:
             decks = shuffles(journal.records_after(0), start, end)
-    except sqlite3.DatabaseError as exc:
-        raise UserError(f"{path}: the journal file is damaged ({exc}); run `tabled audit verify`") from None
+    except sqlite3.Error as exc:
+        raise storage_error(path, exc) from None
     except JournalError as exc:
         raise UserError(f"{path}: {exc}") from None
     if args.json:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import errno
 import os
 import signal
 import sys
@@ -48,6 +50,7 @@ NAME = "run"
 HELP = "run the table the config describes (a simulated table only if the config says so)"
 DEVICES_UP_TIMEOUT = 20.0
 STOP_WAIT_S = 2.0       # on a stop, how long the floor's loop and the table's consumer get to finish
+SHIP_ON_STOP_S = 10.0   # on a stop, how long the shipper gets to send the journal's last records (TimeoutStopSec=30)
 
 log = structlog.get_logger("tabled.run")
 
@@ -114,16 +117,26 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
     notifier = Notifier.from_environment()
     notifier.status("checking the journal")
     journal_path = seams.journal_path or cfg.journal.path
+    central = shipping_waits = None
+    if cfg.journal.ship_to:  # its password is found before anything is opened, or the table does not start
+        from tabled.daemon.shipping import Shipper, ShippingError, connector
+        try:
+            central = connector(cfg.journal.ship_to)
+        except ShippingError as exc:
+            if not cfg.journal.ship_may_wait:
+                raise
+            shipping_waits = f"{exc}; the journal is shipped from the start that has it (journal.ship_may_wait)"
+            log.warning("shipping.waiting", reason=shipping_waits)
     opened = await open_table(cfg, journal_path, clock=seams.clock, pool_retry=seams.pool_retry)
     table, core = opened.table, opened.table.core
+    table.shipping_waits = shipping_waits
     session = report.Session()
     sims, timing = seams.sims, seams.timing or LinkTiming()
-    tmp = devices = consumer = watchdog = meter = shipping = screen = None
+    tmp = devices = consumer = watchdog = meter = shipping = shipper = screen = None
     screen_line: str | None = None
     try:
-        if cfg.journal.ship_to:  # the journal shipped to the central server, beside play
-            from tabled.daemon.shipping import Shipper, connector
-            shipper = Shipper(journal_path, cfg.table.id, connector(cfg.journal.ship_to))
+        if central is not None:  # the journal shipped to the central server, beside play
+            shipper = Shipper(journal_path, cfg.table.id, central)
             table.on_commit = shipper.wake
             shipping = asyncio.create_task(shipper.run(), name="journal-shipping")
         table.listeners.append(session)
@@ -179,7 +192,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
             await until_done(table.idle.wait(), consumer, stop)
     finally:
         notifier.stopping("stopping")
-        for task in (watchdog, meter, shipping):
+        for task in (watchdog, meter):
             if task is not None:
                 task.cancel()
         if screen is not None:
@@ -193,6 +206,8 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
                 consumer.cancel()
             elif not consumer.cancelled() and consumer.exception() is not None:
                 log.error("table.consumer_failed", error=repr(consumer.exception()), round_id=core.round_id)
+        if shipping is not None:  # what the stop journaled goes to the central copy too, bounded
+            await _ship_before_stopping(shipper, shipping, out, human)
         if sims is not None and seams.sims is None:
             await sims.close()
         if tmp is not None:
@@ -202,16 +217,40 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
     return table
 
 
+async def _ship_before_stopping(shipper: Any, shipping: asyncio.Task[None], out: TextIO, human: bool) -> None:
+    """Give the shipper :data:`SHIP_ON_STOP_S` to send every record the journal holds, then stop
+    it; records it could not send (the server away) are said, with why: the next start sends them."""
+    left = 0
+    if not shipping.done():
+        left = await shipper.finish(SHIP_ON_STOP_S)
+    shipping.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await shipping
+    if not left:
+        return
+    why = (shipper.diverged.reason if shipper.diverged is not None else shipper.error
+           or f"not sent within {SHIP_ON_STOP_S:g} s")
+    log.warning("shipping.left_behind", records=left, shipped_to=shipper.shipped, reason=why)
+    if human:
+        print(f"  journal {left} records not on the central copy (it has records to {shipper.shipped}): {why}; "
+              "the next start sends them", file=out)
+
+
 async def _start_screen(start_screen: Callable, cfg: Config, table: Table, human: bool) -> tuple[Any, str | None]:
     """The dealer's screen (tabled/daemon/web.py), served while the table runs, and the banner's
-    line for it (its address). An address that cannot be listened on is told, and the table runs
-    without the screen: the journal and the devices do not depend on it."""
+    line for it (its address). A screen that cannot be served stops the start (CannotStart, exit
+    2), naming who holds its port: a table the config gives a screen does not play without it
+    (``[screen] enabled = false`` is a table without one)."""
     try:
         screen = await start_screen(cfg.screen, table)
     except OSError as exc:
-        if not human:
-            log.warning("screen.not_served", error=str(exc))
-        return None, f"  screen  not served: {exc}"
+        from tabled.daemon.assemble import CannotStart
+        from tabled.daemon.pages import holder_of
+        held = ""
+        if exc.errno == errno.EADDRINUSE:
+            held = f" (held by {await asyncio.to_thread(holder_of, cfg.screen.host, cfg.screen.port)})"
+        raise CannotStart(f"{exc}{held}; give this table another [screen] listen, or enabled = false "
+                          "for a table without a screen") from None
     if screen is None:
         return None, None
     pit = f"{screen.url}pit"

@@ -18,9 +18,10 @@ import tabled.pool
 from tabled.daemon.config import Config
 from tabled.daemon.controller import Table
 from tabled.daemon.devices import build_drivers
+from tabled.daemon.heads import HeadMark, lost_records
 from tabled.daemon.journal import Journal
 from tabled.daemon.provenance import StartRefused, record_start
-from tabled.daemon.seals import SealError, find_signing_key
+from tabled.daemon.seals import SealError, SigningKey, find_signing_key
 from tabled.game.limits import Limits
 from tabled.pool.base import PoolError, PoolUnavailable, ProgressivePool
 from tabled.pool.rounds import check_table
@@ -47,16 +48,18 @@ def make_core(cfg: Config, snapshot: dict[str, Any] | None) -> TableCore:
     return core
 
 
-async def open_pools(cfg: Config) -> tuple[ProgressivePool, list[ProgressivePool]]:
+async def open_pools(cfg: Config,
+                     signing_key: SigningKey | None = None) -> tuple[ProgressivePool, list[ProgressivePool]]:
     """The primary pool (awards, meter) and every other pool the table feeds (11.5), local or
     linked. A linked pool that cannot be reached at start does not stop the daemon (unplayable
     rather than wrong): the table starts under the 14.13 fault and the pool connects when it can.
     A pool that answers but cannot be used (a schema newer than this tabled, a bad entry) is
-    configuration: a one-line error, and the daemon does not start."""
+    configuration: a one-line error, and the daemon does not start. A local pool seals its rows with
+    the journal's ``signing_key`` (tabled/pool/chain.py)."""
     opened: list[ProgressivePool] = []
     try:
         for entry in [cfg.primary_pool] + [p for p in cfg.pools if not p.primary]:
-            pool = await tabled.pool.open_pool(entry, cfg.table.id, wait_for_link=True)
+            pool = await tabled.pool.open_pool(entry, cfg.table.id, wait_for_link=True, signing_key=signing_key)
             opened.append(pool)
             if not pool.ready:
                 log.warning("pool.unreachable_at_start", pool=entry.name, rule="14.13",
@@ -72,11 +75,11 @@ async def check_pools(table_id: str, journal: Journal, pools: list[ProgressivePo
     """Each pool that answers binds this table id to this journal and holds no round of the table
     the journal does not have (tabled/pool/rounds.py); a refusal stops the start with one line for
     an inspector. A pool out of reach is asked when it answers (tabled/daemon/poolfeed.py)."""
-    for pool in pools:
+    for i, pool in enumerate(pools):
         if not pool.ready:
             continue
         try:
-            await check_table(pool, table_id, journal)
+            await check_table(pool, table_id, journal, primary=i == 0)
         except PoolUnavailable:
             continue
         except PoolError as exc:
@@ -107,13 +110,19 @@ class Opened:
 async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], float],
                      pool_retry: float) -> Opened:
     """Open the journal (a second controller is refused, naming the first; verified from the last
-    checkpoint) and replay it; journal what this start runs with (the software checked against its
-    release, the configuration: tabled/daemon/provenance.py; a refusal stops the start) and seal the
-    journal with the table's key when it has one (tabled/daemon/seals.py); open the pools and check
-    them against the journal.
+    checkpoint; a journal that no longer holds the head kept beside it is refused for
+    an inspector, tabled/daemon/heads.py) and replay it; journal what this start runs with (the
+    software checked against its release, the configuration: tabled/daemon/provenance.py; a refusal
+    stops the start) and seal the journal with the table's key when it has one
+    (tabled/daemon/seals.py); open the pools and check them against the journal.
     ``pool_retry``: seconds between attempts to reach a pool that is down (14.13)."""
     journal = Journal.open(journal_path, clock=clock, exclusive=True)
     try:
+        lost, note = lost_records(journal, journal_path)  # its head, kept in a second place (heads.py)
+        if lost is not None:
+            raise CannotStart(lost)
+        if note is not None:
+            log.warning("journal.head_unreadable", detail=note)
         core, missing, replayed = Table.replay(journal, lambda snap: make_core(cfg, snap))
         found = journal.count()
         # what this start runs with, journaled before play; the fold takes nothing from it
@@ -122,6 +131,10 @@ async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], flo
         if key is not None:
             journal.use_key(key)
             journal.seal(key)  # what the journal held when this start found it
+        HeadMark(journal, journal_path).mark()
+    except OSError as exc:  # the head's second place cannot be written: said, as the journal's own errors are
+        journal.close()
+        raise CannotStart(f"{exc.filename}: the journal's head cannot be written ({exc.strerror})") from None
     except (StartRefused, SealError) as exc:
         journal.close()
         raise CannotStart(str(exc)) from None
@@ -129,7 +142,7 @@ async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], flo
         journal.close()
         raise
     try:
-        pool, others = await open_pools(cfg)
+        pool, others = await open_pools(cfg, key)
     except BaseException:
         journal.close()
         raise
@@ -142,6 +155,7 @@ async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], flo
         raise
     table = Table(core, journal, pool, checkpoint_every=cfg.journal.checkpoint_every_rounds, pools=others,
                   retry_interval=pool_retry, seal_with=key)
+    table.listeners.append(HeadMark(journal, journal_path))  # each round's end: the head in its second place
     return Opened(journal, [pool, *others], table, missing, replayed, found)
 
 

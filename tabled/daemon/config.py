@@ -24,7 +24,8 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
 
     [table]          -> Config.table: TableConfig(id, spots, profile (tabled.game.profiles.Profile),
                         profile_name, minimum_cents, maximum_cents, unit_cents (6.1),
-                        progressive_wager_cents (11.3; default from the profile), card_source)
+                        progressive_wager_cents (11.3; default from the profile), card_source,
+                        name, property_name (the key ``property``): the heading of its slips)
     [journal]        -> Config.journal: JournalConfig(path, checkpoint_every_rounds)
     [[pools]]        -> Config.pools: tuple[PoolConfig(name, backend, path, dsn, contribution_bp,
                         reset_cents, primary)]; Config.primary_pool
@@ -40,8 +41,8 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
                         pin_hash)], attempts, lockout_minutes) or None: who signs in at the panel
                         (tabled/daemon/staff.py, docs/staff.md); without it the key alone acts
     [screen]         -> Config.screen: ScreenConfig(enabled, host, port, viewers: tuple[Viewer(name,
-                        token)]): the dealer's screen (tabled/daemon/web.py); loopback unless a
-                        token per viewer is configured
+                        token)], names, max_connections): the dealer's screen
+                        (tabled/daemon/web.py); loopback unless a token per viewer is configured
 
 Defaults the schema leaves open are ours: a primary pool without ``contribution_bp`` or
 ``reset_cents`` takes the profile's (11.6, and the profile's reset value); every pool together may
@@ -128,6 +129,9 @@ listen = "127.0.0.1:0"
 """
 
 SCREEN_LISTEN = "127.0.0.1:8750"  # the dealer's screen: this PC only, unless viewers are configured
+MAX_PAGE_CONNECTIONS = 1000       # a page server's connections: well below a process's 1024 files
+MAX_SHOWN_NAME = 80               # a table's or the property's name, as printed on a slip
+_HOST_NAME = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*")
 MIN_TOKEN_CHARS = 24              # a viewer's token: long enough not to be guessed
 
 # Defaults for device sections left out (simulated devices ignore them).
@@ -161,6 +165,8 @@ class TableConfig:
     progressive_wager_cents: int
     card_source: str
     profile_path: Path | None = None  # the profile file read, when profile names a file
+    name: str = ""                    # the table's name on the floor and its slips ("Table 7"); "" : the id
+    property_name: str = ""           # the casino's name on the table's slips ([table] property)
 
 
 @dataclass(frozen=True)
@@ -171,6 +177,9 @@ class JournalConfig:
     signing_key: Path | None = None
     #: the central PostgreSQL the journal is shipped to (tabled/daemon/shipping.py); None: not shipped
     ship_to: str | None = None
+    #: with ship_to, a start without the shipping's password plays on, unshipped, with a standing
+    #: warning on the pit; False (the default): such a start is refused
+    ship_may_wait: bool = False
 
 
 @dataclass(frozen=True)
@@ -263,6 +272,12 @@ class ScreenConfig:
     host: str = "127.0.0.1"
     port: int = 8750       # 0: any free port (tests)
     viewers: tuple[Viewer, ...] = ()  # who may look from another machine, each with a token
+    names: tuple[str, ...] = ()       # host names it answers to besides its address (tabled/daemon/pages.py)
+    max_connections: int = 64         # pages' connections open at once (each an open file)
+    # a hand-pay slip's heading, from [table] and [reports]: the property, the table, the local time
+    property_name: str = ""
+    table_name: str = ""
+    time_zone: str = "UTC"
 
     @property
     def loopback(self) -> bool:
@@ -350,9 +365,15 @@ def _table(sec: Section, base: Path) -> TableConfig:
     if wager == 0:
         raise sec.fail("progressive_wager_cents", "must be more than 0 (11.3: the posted wager)")
     card_source = sec.choice("card_source", CARD_SOURCES, "shuffler")
+    shown: dict[str, str] = {}
+    for key in ("name", "property"):
+        text = sec.get(key, "")
+        if not isinstance(text, str) or len(text.strip()) > MAX_SHOWN_NAME or not text.isprintable():
+            raise sec.fail(key, f"must be printable text of at most {MAX_SHOWN_NAME} characters")
+        shown[key] = text.strip()
     sec.finish()
     return TableConfig(table_id, spots, profile, name, minimum, maximum, unit, wager, card_source,
-                       Path(where) if looks_like_path else None)
+                       Path(where) if looks_like_path else None, shown["name"], shown["property"])
 
 
 def _journal(sec: Section, base: Path) -> JournalConfig:
@@ -371,8 +392,11 @@ def _journal(sec: Section, base: Path) -> JournalConfig:
         if problem:
             raise sec.fail("ship_to", problem)
         ship_to = sec.text("ship_to")
+    may_wait = sec.flag("ship_may_wait", False)
+    if may_wait and ship_to is None:
+        raise sec.fail("ship_may_wait", "goes with ship_to (the central server the journal is shipped to)")
     sec.finish()
-    return JournalConfig(path, every, key, ship_to)
+    return JournalConfig(path, every, key, ship_to, may_wait)
 
 
 def _pools(top: Section, base: Path, profile: Profile) -> tuple[PoolConfig, ...]:
@@ -607,12 +631,26 @@ def viewers_of(sec: Section) -> list[Viewer]:
     return viewers
 
 
+def names_of(sec: Section) -> tuple[str, ...]:
+    """A page server's ``names``: the host names (DNS) it answers to besides its listen address."""
+    raw = sec.get("names", [])
+    if not isinstance(raw, list) or not all(isinstance(n, str) and _HOST_NAME.fullmatch(n.lower()) for n in raw):
+        raise sec.fail("names", f"must be a list of host names such as \"table7.casino.lan\", got {raw!r:.100}")
+    return tuple(n.lower() for n in raw)
+
+
+def max_connections_of(sec: Section) -> int:
+    """A page server's ``max_connections``: how many connections it keeps open at once."""
+    return sec.integer("max_connections", 1, MAX_PAGE_CONNECTIONS, ScreenConfig.max_connections)
+
+
 def _screen(sec: Section) -> ScreenConfig:
     enabled = sec.flag("enabled", True)
     host, port = listen_of(sec, SCREEN_LISTEN)
     viewers = viewers_of(sec)
+    names, most = names_of(sec), max_connections_of(sec)
     sec.finish()
-    screen = ScreenConfig(enabled, host, port, tuple(viewers))
+    screen = ScreenConfig(enabled, host, port, tuple(viewers), names, most)
     if enabled and not screen.loopback and not viewers:
         raise sec.fail("listen", f"{host} is reachable from other machines: configure [[screen.viewers]] "
                                  "with a token for each, or listen on 127.0.0.1")
@@ -646,7 +684,8 @@ def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     log = _log(top.section("log", {}))
     software = _software(top.section("software", {}), base)
     reports = _reports(top.section("reports", {}))
-    screen = _screen(top.section("screen", {}))
+    screen = replace(_screen(top.section("screen", {})), property_name=table.property_name, table_name=table.name,
+                     time_zone=reports.time_zone)
     staff = _staff(top.section("staff"), base) if "staff" in data else None
     top.finish()
     return Config(None, table, journal, pools, devices, simulation, log, software, reports, screen, staff)

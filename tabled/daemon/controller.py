@@ -69,6 +69,7 @@ class Table:
         self._checkpoint_due = False  # a round finished: checkpoint when its batch is folded
         self.seal_with = seal_with    # the table's signing key (tabled/daemon/seals.py), or None
         self.on_commit = on_commit    # told after each batch is durable (the journal's shipper)
+        self.shipping_waits: str | None = None  # why the journal is not shipped (the pit shows it), or None
         self._seal_due = False        # a round finished: seal the chain when its batch is folded
         self._processing = False
         self._running = False

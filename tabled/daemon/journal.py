@@ -75,7 +75,9 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import sqlite3
+import tempfile
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -348,7 +350,7 @@ def _layout(conn: sqlite3.Connection, path: Path, create: bool, new_format: int)
                 conn.execute("PRAGMA user_version = 2")
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            _roll_back(conn)
             raise
     number = conn.execute("PRAGMA user_version").fetchone()[0]
     if number == 0:
@@ -363,6 +365,54 @@ def _layout(conn: sqlite3.Connection, path: Path, create: bool, new_format: int)
         return _Format2(row[0])
     raise JournalError(f"{path}: journal format {number} is not one this tabled reads (formats "
                        f"{', '.join(map(str, FORMATS))}): use the tabled that wrote it or a newer one")
+
+
+#: what SQLite says when a reader cannot make WAL's shared-memory index beside the journal
+_NO_INDEX_HERE = ("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_IOERR")
+
+
+def _reader(path: Path) -> sqlite3.Connection:
+    """A read-only connection to the journal at ``path``. A reader of a journal in WAL mode makes the
+    log's shared-memory index (``-shm``) beside the file; where that cannot be done (an evidence copy
+    on read-only media, a full disk) the file is read as immutable when no write-ahead log beside it
+    holds records, else a private copy of the file with its log folded in."""
+    def connect(uri: str) -> sqlite3.Connection:
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    real = path.resolve()
+    try:
+        return connect(f"{real.as_uri()}?mode=ro")
+    except sqlite3.OperationalError as exc:
+        if "_".join(str(exc.sqlite_errorname).split("_")[:2]) not in _NO_INDEX_HERE:
+            raise
+    log = real.with_name(real.name + "-wal")
+    if not log.exists() or log.stat().st_size == 0:
+        return connect(f"{real.as_uri()}?immutable=1")
+    with tempfile.TemporaryDirectory(prefix="tabled-journal-") as folder:
+        copy = Path(folder) / real.name
+        shutil.copyfile(real, copy)
+        shutil.copyfile(log, copy.with_name(copy.name + "-wal"))
+        folding = sqlite3.connect(copy, isolation_level=None)
+        try:
+            folding.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            folding.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            folding.close()
+        # immutable: SQLite holds the one file open and never looks for it again by name
+        return connect(f"{copy.as_uri()}?immutable=1")
+
+
+def _roll_back(conn: sqlite3.Connection) -> None:
+    """Undo the transaction a failed write left open; SQLite has already rolled back one that failed
+    for want of room or on an I/O error, and that error, not this, is the one to tell."""
+    if conn.in_transaction:
+        conn.execute("ROLLBACK")
 
 
 def lock_path(path: Path) -> Path:
@@ -395,6 +445,55 @@ def hold(path: Path) -> int:
 
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+#: SQLite's result codes (the primary code, before any ``_EXTENDED`` part) that say nothing about the
+#: file's contents: the disk, the folder or another process failed the read or write
+_NOT_THE_CONTENTS = ("SQLITE_IOERR", "SQLITE_FULL", "SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM",
+                     "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_NOMEM", "SQLITE_NOLFS")
+
+
+class JournalDiskFull(JournalError):
+    """The journal's disk has no room for the next write: nothing was written, the file is intact."""
+
+
+def room_needed(path: Path) -> int:
+    """The bytes a journal needs on its disk beside the file itself: its shared-memory index (``-shm``,
+    32 KiB) and a write-ahead log grown to SQLite's automatic checkpoint (1000 pages, each with a
+    24-byte frame header, and the log's 32-byte header). The page size is the file's own (its header)."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(18)
+    except OSError:
+        header = b""
+    page = int.from_bytes(header[16:18], "big") if header[:16] == SQLITE_HEADER else 4096
+    page = 65536 if page == 1 else page or 4096
+    return 32 * 1024 + 1000 * (page + 24) + 32
+
+
+def free_bytes(path: Path) -> int:
+    """The bytes a process like this one may still write on the disk that holds ``path``'s folder."""
+    try:
+        stats = os.statvfs(path.resolve().parent)
+    except OSError:
+        return 0
+    return stats.f_bavail * stats.f_frsize
+
+
+def storage_error(path: Path, exc: sqlite3.Error | UnicodeDecodeError) -> JournalError:
+    """The one-line error for an error SQLite met on the journal at ``path``: its disk full (with the
+    bytes to free), a read or write the disk or the folder refused (the file's contents not in
+    question), or a file SQLite cannot read (:func:`damaged`)."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    primary = "_".join(name.split("_")[:2])
+    free, room = free_bytes(path), room_needed(path)
+    if primary == "SQLITE_FULL" or (primary == "SQLITE_IOERR" and free < room):
+        need = f"free {room - free} bytes needed; {free} free" if free < room else f"SQLite: {exc}; {free} bytes free"
+        return JournalDiskFull(f"{path}: the journal's disk is full ({need}): nothing was written and the journal "
+                               "is intact; make room on the disk and start tabled again")
+    if primary in _NOT_THE_CONTENTS:
+        return JournalError(f"{path}: the journal cannot be read or written here (SQLite: {exc}, {name}): the "
+                            "disk or the folder refused it, the file's contents are not in question; check "
+                            "the disk and the folder's permissions")
+    return damaged(path, exc)
 
 
 def damaged(path: Path, exc: Exception) -> JournalError:
@@ -466,8 +565,7 @@ class Journal:
     def _open(cls, path: Path, clock: Callable[[], float], readonly: bool, new_format: int) -> Journal:
         try:
             if readonly:
-                conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
-                                       isolation_level=None, check_same_thread=False)
+                conn = _reader(path)
             else:
                 create_private(path)
                 conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -479,8 +577,8 @@ class Journal:
             except BaseException:
                 conn.close()
                 raise
-        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # also a damaged schema's text
-            raise damaged(path, exc) from None
+        except (sqlite3.Error, UnicodeDecodeError) as exc:  # also a damaged schema's text
+            raise storage_error(path, exc) from None
         return cls(path, conn, clock, readonly, layout)
 
     def close(self) -> None:
@@ -565,8 +663,8 @@ class Journal:
             return []
         time_us = int(round(self._clock() * 1_000_000))
         conn = self._conn
-        conn.execute("BEGIN IMMEDIATE")
         try:
+            conn.execute("BEGIN IMMEDIATE")
             seq, prev = self.head  # read inside the write lock: the head cannot move under us
             if build is not None:  # a record made from the chain as it stands (a seal)
                 built = build[1](seq)
@@ -586,8 +684,10 @@ class Journal:
                 prev = digest
             conn.executemany(self._fmt.insert, rows)
             conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
+        except BaseException as exc:
+            _roll_back(conn)
+            if isinstance(exc, sqlite3.Error):
+                raise storage_error(self.path, exc) from None
             raise
         return records
 

@@ -222,7 +222,7 @@ class PoolFeed:
         operations not yet answered still at the front."""
         if not link.checked:
             try:
-                await check_table(link.pool, self.core.table_id, self.journal)
+                await check_table(link.pool, self.core.table_id, self.journal, primary=link.primary)
             except PoolUnavailable:
                 raise
             except PoolError as exc:  # not this table's pool as the journal knows it: people must look

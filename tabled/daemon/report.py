@@ -131,11 +131,21 @@ def banner(cfg: Config, core: TableCore, journal_path: Path) -> list[str]:
             f"  journal {journal_path}"]
 
 
+#: the primary pool's name among the table's equipment faults (tabled/daemon/poolfeed.py)
+POOL_EQUIPMENT = "pool"
+
+
 def pool_line(cfg: Config, core: TableCore) -> str:
-    """The banner's last line, once the pool has answered (or not)."""
+    """The banner's last line, once the pool has answered (or not): the meter, or what is wrong as
+    the 14.13 fault says it (a pool database without tabled's schema is the administrator's to
+    migrate, not a lost link)."""
     pool = cfg.primary_pool
     where = f" {pool.path}" if pool.path is not None else ""
-    shown = money(core.pool_cents) if core.pool_cents is not None else "cannot be reached (14.13)"
+    if core.pool_cents is not None:
+        shown = money(core.pool_cents)
+    else:
+        reason = core.faults.get(POOL_EQUIPMENT)
+        shown = f"not available (14.13): {reason}" if reason else "cannot be reached (14.13)"
     return f"  pool    {pool.name} ({pool.backend}{where}): {shown}"
 
 

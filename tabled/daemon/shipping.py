@@ -31,8 +31,8 @@ from typing import Any
 
 import structlog
 
-from tabled.daemon.journal import GENESIS_HASH, Journal, Record
-from tabled.host.dsn import credential_password
+from tabled.daemon.journal import GENESIS_HASH, Journal, Record, record_hash
+from tabled.host.dsn import NoPassword, required_password, server_said
 from tabled.host.dsn import dsn_problem as host_dsn_problem
 
 log = structlog.get_logger("tabled.daemon.shipping")
@@ -165,9 +165,13 @@ def dsn_problem(dsn: object) -> str | None:
 
 def connector(dsn: str, environ: Mapping[str, str] | None = None) -> Callable[[], Any]:
     """A callable opening an async connection to the central server, with the password of
-    systemd's credential when there is one."""
+    systemd's credential. A credential missing, unreadable or empty (or, at a shell, no password
+    libpq would find either) is a :class:`ShippingError`: a table that would ship nothing does not start."""
     import psycopg
-    password = credential_password(PASSWORD_CREDENTIAL, environ)
+    try:
+        password = required_password(PASSWORD_CREDENTIAL, environ)
+    except NoPassword as exc:
+        raise ShippingError(f"journal.ship_to: {exc}") from None
     extra: dict[str, Any] = {"password": password} if password is not None else {}
 
     def connect() -> Any:
@@ -237,8 +241,10 @@ class Shipper:
         self.failures = 0
         self.reported = 0                # the local head last told to the server (journal_heads)
         self._reporting = True           # False on a server whose schema has no journal_report_head
+        self.error: str | None = None    # what the last failed connection or batch said (None once one works)
         self._wake = asyncio.Event()
         self._caught_up = asyncio.Event()
+        self._moved = asyncio.Event()    # set when the central head is read again, or a try fails
 
     @property
     def lag(self) -> int:
@@ -252,6 +258,23 @@ class Shipper:
     async def caught_up(self) -> None:
         await self._caught_up.wait()
 
+    async def finish(self, within_s: float) -> int:
+        """Ship every record the journal holds now, waiting at most ``within_s`` seconds (a clean
+        stop, while :meth:`run` still runs); the records left behind, 0 when all are on the server."""
+        target = await asyncio.to_thread(self._journal_head)
+        self.wake()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(within_s):
+                while self.shipped < target and self.diverged is None:
+                    self._moved.clear()
+                    await self._moved.wait()
+        return max(target - self.shipped, 0)
+
+    def _journal_head(self) -> int:
+        with Journal.open(self.journal_path, readonly=True, verify=False) as journal:
+            self.local_head = journal.head[0]
+        return self.local_head
+
     async def run(self) -> None:
         """Ship until cancelled; stops for good only when the central copy diverges."""
         while self.diverged is None:
@@ -262,8 +285,11 @@ class Shipper:
             except Exception as exc:  # noqa: BLE001 (any database or network failure: try again)
                 self.failures += 1
                 self._caught_up.clear()
-                log.warning("shipping.retry", table_id=self.table_id, error=str(exc)[:200], lag=self.lag)
+                self.error = server_said(exc)[:200]
+                self._moved.set()
+                log.warning("shipping.retry", table_id=self.table_id, error=self.error, lag=self.lag)
                 await asyncio.sleep(self.retry_s)
+        self._moved.set()
         log.error("shipping.diverged", table_id=self.table_id, seq=self.diverged.seq, reason=self.diverged.reason)
 
     async def _session(self) -> None:
@@ -302,7 +328,7 @@ class Shipper:
         except (psycopg.errors.UndefinedFunction, psycopg.errors.InsufficientPrivilege) as exc:
             await conn.rollback()
             self._reporting = False  # an older central schema: ship without reporting
-            log.warning("shipping.head_not_reported", table_id=self.table_id, error=str(exc).splitlines()[0])
+            log.warning("shipping.head_not_reported", table_id=self.table_id, error=server_said(exc))
 
     async def _head(self, conn: Any) -> tuple[int, str]:
         cur = await conn.execute("SELECT seq, hash FROM journal_records WHERE table_id = %s ORDER BY seq DESC "
@@ -310,7 +336,8 @@ class Shipper:
         row = await cur.fetchone()
         await conn.commit()
         seq, digest = (row[0], row[1]) if row else (0, GENESIS_HASH)
-        self.shipped = seq
+        self.shipped, self.error = seq, None
+        self._moved.set()
         return seq, digest
 
     def _read_after(self, seq: int, digest: str) -> list[tuple[Record, str]] | None:
@@ -327,18 +354,42 @@ class Shipper:
             return journal.raw_records_after(seq, self.batch)
 
 
+def central_tables(conn: Any) -> list[str]:
+    """The tables the central copy holds (each registered with its role), in order."""
+    return [row[0] for row in conn.execute("SELECT table_id FROM journal_tables ORDER BY table_id").fetchall()]
+
+
+def _altered(seq: int, time_us: int, round_id: str | None, kind: str, text: str, prev_hash: str,
+             digest: str) -> bool:
+    """True when the record's contents do not hash to the hash it carries."""
+    return record_hash(seq, time_us, round_id, kind, text, prev_hash) != digest
+
+
 def compare(journal: Journal, central: Any, table_id: str) -> tuple[Divergence | None, int, int]:
-    """(first difference or None, local head, central head) of a journal and its central copy."""
+    """(first difference or None, local head, central head) of a journal and its central copy.
+    Each record's hash is computed again from its contents on both sides: a record changed without
+    its hash is named on the side that holds it, and the two sides agree only on the same contents."""
     local_head = journal.head[0]
     remote_head = central_head(central, table_id)[0]
     upto = min(local_head, remote_head)
     step = 5000
     for start in range(1, upto + 1, step):
         last = min(start + step - 1, upto)
-        local = {r.seq: r.hash for r, _ in journal.raw_records_between(start, last)}
-        rows = central.execute("SELECT seq, hash FROM journal_records WHERE table_id = %s AND seq BETWEEN %s AND %s "
-                               "ORDER BY seq", (table_id, start, last)).fetchall()
-        remote = dict(rows)
+        local = {}
+        for r, text in journal.raw_records_between(start, last):
+            if _altered(r.seq, r.time_us, r.round_id, r.kind, text, r.prev_hash, r.hash):
+                return (Divergence(r.seq, f"record {r.seq} in this journal does not hash to the hash it carries: "
+                                          "its contents were changed (`tabled audit verify` names it)"),
+                        local_head, remote_head)
+            local[r.seq] = r.hash
+        remote = {}
+        for seq, time_us, round_id, kind, text, prev_hash, digest in central.execute(
+                "SELECT seq, time_us, round_id, kind, payload, prev_hash, hash FROM journal_records "
+                "WHERE table_id = %s AND seq BETWEEN %s AND %s ORDER BY seq", (table_id, start, last)):
+            if _altered(seq, time_us, round_id, kind, text, prev_hash, digest):
+                return (Divergence(seq, f"record {seq} on the central copy does not hash to the hash it carries: "
+                                        "its contents were changed there"), local_head, remote_head)
+            remote[seq] = digest
         for seq in range(start, last + 1):
             if local.get(seq) != remote.get(seq):
                 side = ("missing here" if seq not in local else "missing on the central copy" if seq not in remote
@@ -352,4 +403,4 @@ def compare(journal: Journal, central: Any, table_id: str) -> tuple[Divergence |
 
 
 __all__ = ["CENTRAL_SCHEMA", "Shipper", "dsn_problem", "connector", "PASSWORD_CREDENTIAL", "ShippingError",
-           "Divergence", "migrate", "register_table", "compare", "central_head", "AUDITOR"]
+           "Divergence", "migrate", "register_table", "compare", "central_head", "central_tables", "AUDITOR"]

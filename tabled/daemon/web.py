@@ -23,6 +23,9 @@ Server-Sent Events need nothing more.
   The heartbeat also says whether the table's own loop still runs (it stamps the time every
   :data:`HEARTBEAT_S`; :data:`TABLE_QUIET_S` without a stamp and the beat says it does not): a
   live server in front of a stalled table is not a live screen.
+- What every request is checked for first (tabled/daemon/pages.py): a ``Host`` naming this
+  server (403 otherwise), at most ``max_connections`` connections at once (503 beyond), a
+  malformed request answered 400 with one line logged.
 - Who may look (:func:`may_view`): this PC always; another machine only with a configured
   viewer's token (``Authorization: Bearer``, ``?token=``, or the cookie the page gets from it).
   A refused request gets 401 or 403 and a one-line reason, nothing of the table.
@@ -34,24 +37,29 @@ import asyncio
 import hmac
 import ipaddress
 import json
+import os
+import re
 import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from importlib import resources
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import structlog
 from aiohttp import web
 
 from tabled.daemon.config import ScreenConfig, Viewer
 from tabled.daemon.journal import Journal
+from tabled.daemon.pages import HostNames, PageListener
 from tabled.daemon.pit import PitReader, standing_since
 from tabled.table.effects import Effect
 from tabled.table.pit import pit_devices, pit_view
 from tabled.table.screen import screen_view
 from tabled.table.slip import KINDS as SLIP_KINDS
-from tabled.table.slip import SlipError, hand_pay_slip
+from tabled.table.slip import SlipError, awards_before, hand_pay_slip
 
 log = structlog.get_logger("tabled.daemon.web")
 
@@ -64,6 +72,7 @@ ASSETS = {"live.js": "text/javascript", "screen.js": "text/javascript", "screen.
 #: the dealer's screen, the pit's view, a progressive award's hand-pay slip
 PAGES = {"/": "index.html", "/pit": "pit.html", "/slip": "slip.html"}
 MAX_ROUND_ID = 64
+SPOT = re.compile(r"[0-9]{1,2}")  # ASCII digits only: "²" is a digit to str.isdigit, not to int()
 SCREEN, PIT = "screen", "pit"  # what a page follows
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
@@ -146,6 +155,7 @@ class ScreenServer:
         self.seq = 0
         self.latest: bytes | None = None
         self.url: str | None = None
+        self._names = HostNames(config.host, config.names)
         self._clients: set[_Client] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -235,7 +245,7 @@ class ScreenServer:
                 if job is None:
                     continue
                 try:
-                    journal = reader.read()
+                    journal = {**reader.read(), "shipping_waits": getattr(self.table, "shipping_waits", None)}
                     view = pit_view(job[0], job[1], reader.log, journal, job[2])
                     event = _event(self.pit_seq + 1, PIT, view)
                 except Exception as exc:  # noqa: BLE001 (the table goes on; the log says what the pit missed)
@@ -300,12 +310,13 @@ class ScreenServer:
             app = self._app()
             self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
             await self._runner.setup()
-            site = web.TCPSite(self._runner, self.config.host, self.config.port)
-            await site.start()
-            host, port = self._runner.addresses[0][:2]
+            listener = PageListener(self._runner, "screen", self.config.max_connections)
+            host, port = await listener.start(self.config.host, self.config.port)
         except OSError as exc:
-            report(OSError(f"cannot serve the dealer's screen on {self.config.host}:{self.config.port}: "
-                           f"{exc.strerror or exc}"))
+            refused = OSError(f"cannot serve the dealer's screen on {self.config.host}:{self.config.port}: "
+                              f"{os.strerror(exc.errno) if exc.errno else exc}")
+            refused.errno = exc.errno
+            report(refused)
             if self._runner is not None:
                 await self._runner.cleanup()
             return
@@ -316,6 +327,7 @@ class ScreenServer:
         self._stopping = True
         for c in list(self._clients):
             c.wake.set()
+        listener.close()
         await self._runner.cleanup()
 
     async def stop(self) -> None:
@@ -351,6 +363,10 @@ class ScreenServer:
 
     @web.middleware
     async def _guard(self, request: web.Request, handler) -> web.StreamResponse:
+        misnamed = self._names.refused(request.headers.get("Host"))
+        if misnamed:
+            log.warning("screen.refused", peer=request.remote, path=request.path[:100], status=403, reason=misnamed)
+            return web.Response(status=403, text=misnamed + "\n", headers=SECURITY_HEADERS)
         decision = may_view(request.remote, presented_token(request), self.config.viewers)
         if decision.status != 200:
             log.warning("screen.refused", peer=request.remote, path=request.path, status=decision.status,
@@ -381,13 +397,13 @@ class ScreenServer:
         """A progressive award's hand-pay slip, from the journal's records of its round."""
         round_id, spot_text = request.query.get("round", ""), request.query.get("spot", "")
         journal = getattr(self.table, "journal", None)
-        if not round_id or len(round_id) > MAX_ROUND_ID or not spot_text.isdigit() or len(spot_text) > 2:
+        if not round_id or len(round_id) > MAX_ROUND_ID or not SPOT.fullmatch(spot_text):
             return _problem(400, "a slip needs ?round=ROUND_ID&spot=N (a spot number)")
         if journal is None:
             return _problem(404, "this table has no journal to make a slip from")
         try:
             slip = await asyncio.to_thread(_slip_of, journal.path, self.table.core.table_id, round_id,
-                                           int(spot_text))
+                                           int(spot_text), self.config)
         except SlipError as exc:
             return _problem(404, str(exc))
         return web.Response(text=json.dumps(slip), content_type="application/json", headers=SECURITY_HEADERS)
@@ -436,15 +452,25 @@ def _problem(status: int, reason: str) -> web.Response:
                         headers=SECURITY_HEADERS)
 
 
-def _slip_of(path: Any, table_id: str, round_id: str, spot: int) -> dict[str, Any]:
-    """The slip from the round's records, on a read-only connection of its own (a worker thread)."""
+def _slip_of(path: Any, table_id: str, round_id: str, spot: int, heading: ScreenConfig) -> dict[str, Any]:
+    """The slip from the round's records and the awards before them, on a read-only connection of
+    its own (a worker thread), headed with the property, the table and the award's time (UTC and
+    the property's, [reports] time_zone)."""
     journal = Journal.open(path, readonly=True, verify=False)
     try:
         records = [(r.seq, r.time_us // 1000, r.kind, r.payload) for r in journal.records_for_round(round_id)
                    if r.kind in SLIP_KINDS]
+        answer = next((seq for seq, _, kind, _ in records if kind == "pool.awards"), None)
+        earlier = [] if answer is None else [(r.round_id, r.payload) for r in
+                                             journal.records_between(1, answer - 1, kinds=["pool.awards"])]
     finally:
         journal.close()
-    return hand_pay_slip(table_id, round_id, spot, records)
+    slip = hand_pay_slip(table_id, round_id, spot, records, awards_before(earlier))
+    at = datetime.fromtimestamp(slip["awards"]["time_ms"] / 1000, UTC)
+    local = at.astimezone(ZoneInfo(heading.time_zone))
+    return {**slip, "property": heading.property_name, "table_name": heading.table_name or table_id,
+            "time_utc": at.strftime("%Y-%m-%d %H:%M:%S UTC"),
+            "time_local": local.strftime("%Y-%m-%d %H:%M:%S %Z") + f" ({heading.time_zone})"}
 
 
 def _asset(name: str) -> bytes:

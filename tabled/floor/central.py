@@ -1,9 +1,10 @@
 """The floor's own part of the central PostgreSQL: the acknowledgements of its alerts.
 
 The floor reads the tables' journals with the auditor's rights (tabled/daemon/shipping.py) and
-writes only ``floor_acks``: who acknowledged which alert, and when (the server's clock). The
-table is append-only (a trigger refuses UPDATE, DELETE and TRUNCATE), so an acknowledgement, once
-made, stays on record. ``migrate`` is run by the administrator, after the journal's own schema.
+writes only ``floor_acks``: who acknowledged which alert, and when (the server's clock); one row
+per alert (a unique index refuses a second). The table is append-only (a trigger refuses UPDATE,
+DELETE and TRUNCATE), so an acknowledgement, once made, stays on record. ``migrate`` is run by
+the administrator, after the journal's own schema.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ CREATE TABLE IF NOT EXISTS floor_acks (
     viewer    text        NOT NULL,
     acked_at  timestamptz NOT NULL DEFAULT now()
 );
+
+-- one acknowledgement per alert: a second, from any floor service, is refused
+CREATE UNIQUE INDEX IF NOT EXISTS floor_acks_one_per_alert ON floor_acks (alert);
 
 CREATE OR REPLACE FUNCTION floor_acks_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -6,6 +6,8 @@
     poll_ms = 1000                # how often the central copy is read
     silent_after_s = 120          # a table with no record shipped for this long raises an alert
     recheck_s = 3600              # every table's copy checked again from its first record this often
+    names = []                    # host names the page is opened by besides its address ("floor.casino.lan")
+    max_connections = 64          # browsers' connections open at once (each an open file)
 
     [floor.keys]                  # each table's journal public keys (PEM), by table id
     T01 = "/etc/tabled/floor/T01.pub"
@@ -25,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tabled.daemon.config import Viewer, listen_of, viewers_of
+from tabled.daemon.config import ScreenConfig, Viewer, listen_of, max_connections_of, names_of, viewers_of
 from tabled.game.checks import Section
 from tabled.host.documents import parse_toml, read_text
 from tabled.host.dsn import dsn_problem
@@ -49,6 +51,8 @@ class FloorConfig:
     recheck_s: int = 3600    # every copy checked again from its first record this often
     keys: dict[str, tuple[Path, ...]] = field(default_factory=dict)   # table id -> public key files
     viewers: tuple[Viewer, ...] = ()
+    names: tuple[str, ...] = ()   # host names it answers to besides its address (tabled/daemon/pages.py)
+    max_connections: int = ScreenConfig.max_connections
 
     @property
     def loopback(self) -> bool:
@@ -80,8 +84,9 @@ def parse_floor_config(data: dict[str, Any], where: str, base: Path) -> FloorCon
             raise raw.fail(table_id, "must be a public key file (PEM) or a list of them")
         keys[table_id] = tuple((base / p).resolve() for p in paths)
     viewers = viewers_of(sec)
+    names, most = names_of(sec), max_connections_of(sec)
     sec.finish()
-    cfg = FloorConfig(central, host, port, poll_ms / 1000, silent, recheck, keys, tuple(viewers))
+    cfg = FloorConfig(central, host, port, poll_ms / 1000, silent, recheck, keys, tuple(viewers), names, most)
     if not cfg.loopback and not viewers:
         raise sec.fail("listen", f"{host} is reachable from other machines: configure [[floor.viewers]] "
                                  "with a token for each, or listen on 127.0.0.1")

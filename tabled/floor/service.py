@@ -7,6 +7,10 @@ central PostgreSQL (never from a table: a table that is down or rewritten is exa
   ``{"alert": ID, "who": NAME}``): the only write, and only to the floor's own ``floor_acks``.
 - Every :attr:`FloorConfig.poll_s` the records each table shipped since the last poll are read and
   folded (tabled/floor/watch.py); a table with nothing shipped for ``silent_after_s`` raises an alert.
+  A table whose central copy has not been read for three polls (the central database unreachable,
+  a poll that hangs) is shown stale, with when it was last read.
+- Every request names this server in its ``Host``, an acknowledgement comes from this server's
+  page (its ``Origin``), at most ``max_connections`` are open at once (tabled/daemon/pages.py).
 - Who may look and acknowledge: this PC, or another machine with a viewer's token (as the dealer's
   screen, tabled/daemon/web.py). An acknowledgement names the person typed in and the viewer.
 """
@@ -25,7 +29,8 @@ import structlog
 from aiohttp import web
 
 from tabled.daemon.seals import public_keys
-from tabled.host.dsn import credential_password
+from tabled.daemon.pages import HostNames, PageListener, origin_refused
+from tabled.host.dsn import credential_password, server_said
 from tabled.daemon.web import SECURITY_HEADERS, Decision, may_view, presented_token
 from tabled.floor.central import MAX_NAME
 from tabled.floor.config import PASSWORD_CREDENTIAL, FloorConfig
@@ -38,6 +43,8 @@ COOKIE = "tabled_floor"
 ASSETS = {"floor.js": "text/javascript", "floor.css": "text/css"}
 HEARTBEAT_S = 2.0
 BATCH = 5000  # records read a table a query
+STALE_POLLS, STALE_MIN_S = 3, 3.0  # a table's data is stale after three polls' time unread (3 s at least)
+UNIQUE_VIOLATION = "23505"  # PostgreSQL's SQLSTATE for a second row where one is allowed
 
 
 def floor_connector(dsn: str, environ: dict[str, str] | None = None) -> Callable[[], Any]:
@@ -85,6 +92,8 @@ class Floor:
         self._lock = asyncio.Lock()
         self._clients: set[_Client] = set()
         self._runner: web.AppRunner | None = None
+        self._listener: PageListener | None = None
+        self._names = HostNames(config.host, config.names)
         self._polled = asyncio.Event()
 
     # -- reading the central copy ---------------------------------------------------------------------
@@ -116,13 +125,16 @@ class Floor:
                         ).fetchall():
                     if table_id in self.tables:
                         self.tables[table_id].reported_head = (local_head, at)
+                read_s = self.clock()
+                for watch in self.tables.values():
+                    watch.read_s = read_s
                 for alert, who, viewer, at in await (await conn.execute(
                         "SELECT alert, who, viewer, extract(epoch FROM acked_at)::float8 FROM floor_acks "
                         "ORDER BY id")).fetchall():
                     self.acks.setdefault(alert, {"who": who, "viewer": viewer, "at_s": at})
                 self.central_error = None
             except Exception as exc:  # noqa: BLE001 (a lost server is shown, and tried again next poll)
-                self.central_error = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+                self.central_error = server_said(exc)[:200]
                 log.warning("floor.central_unreachable", error=self.central_error)
                 if self._conn is not None:
                     with contextlib.suppress(Exception):
@@ -158,14 +170,14 @@ class Floor:
                 fresh = {}
                 for table_id, old in self.tables.items():
                     watch = fresh[table_id] = TableWatch(table_id, self.keys.get(table_id, {}))
-                    watch.reported_head = old.reported_head
+                    watch.reported_head, watch.read_s = old.reported_head, old.read_s
                     await self._read(conn, watch)
                     if watch.chain_broken_at is None and old.chain_broken_at is not None:
                         # a copy seen changed stays flagged, though it reads as whole now (re-hashed)
                         watch.chain_broken_at, watch.chain_reason = old.chain_broken_at, old.chain_reason
                 self.tables = fresh
             except Exception as exc:  # noqa: BLE001 (as a poll: shown, and tried again)
-                self.central_error = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+                self.central_error = server_said(exc)[:200]
                 self._conn = None
         self._publish()
 
@@ -184,9 +196,9 @@ class Floor:
             raise AckRefused(404, f"no such alert: {str(alert_id)[:100]!r}")
         if not isinstance(who, str) or not who.strip() or len(who.strip()) > MAX_NAME or not who.isprintable():
             raise AckRefused(400, f"who acknowledges must be a person's name (1 to {MAX_NAME} characters)")
-        if alert_id in self.acks:
-            raise AckRefused(409, f"already acknowledged by {self.acks[alert_id]['who']}")
-        async with self._lock:
+        async with self._lock:  # one at a time: the second of two at once finds the first taken
+            if alert_id in self.acks:
+                raise AckRefused(409, f"already acknowledged by {self.acks[alert_id]['who']}")
             try:
                 conn = await self._connection()
                 cur = await conn.execute(
@@ -195,12 +207,29 @@ class Floor:
                     (alert_id, self.alerts[alert_id].table_id, who.strip(), viewer))
                 (at,) = await cur.fetchone()
             except Exception as exc:  # noqa: BLE001 (not taken: the person is told, nothing is shown acked)
+                if getattr(exc, "sqlstate", None) == UNIQUE_VIOLATION:  # another floor service took it first
+                    first = await self._first_ack(alert_id)
+                    raise AckRefused(409, f"already acknowledged by {first['who'] if first else 'someone'}") \
+                        from None
                 self._conn = None
-                raise AckRefused(503, f"the central database did not take it: {str(exc).splitlines()[0][:200]}") \
+                raise AckRefused(503, f"the central database did not take it: {server_said(exc)[:200]}") \
                     from None
-        ack = self.acks[alert_id] = {"who": who.strip(), "viewer": viewer, "at_s": at}
+            ack = self.acks[alert_id] = {"who": who.strip(), "viewer": viewer, "at_s": at}
         log.info("floor.acknowledged", alert=alert_id, who=who.strip(), viewer=viewer)
         self._publish()
+        return ack
+
+    async def _first_ack(self, alert_id: str) -> dict[str, Any] | None:
+        """The acknowledgement the central database holds for ``alert_id`` (kept as the floor's)."""
+        try:
+            row = await (await (await self._connection()).execute(
+                "SELECT who, viewer, extract(epoch FROM acked_at)::float8 FROM floor_acks WHERE alert = %s",
+                (alert_id,))).fetchone()
+        except Exception:  # noqa: BLE001 (the next poll reads it)
+            return None
+        if row is None:
+            return None
+        ack = self.acks[alert_id] = {"who": row[0], "viewer": row[1], "at_s": row[2]}
         return ack
 
     # -- the view -----------------------------------------------------------------------------------
@@ -212,8 +241,18 @@ class Floor:
             ack = self.acks.get(a.id)
             alerts.append({"id": a.id, "table": a.table_id, "kind": a.kind, "text": a.text,
                            "stood_s": max(0, int(now - a.raised_s)), "ack": ack})
-        return {"now_s": int(now), "central": self.central_error, "polls": self.polls,
-                "tables": [w.view(now) for _, w in sorted(self.tables.items())], "alerts": alerts}
+        stale_after = self.stale_after_s
+        tables = []
+        for _, w in sorted(self.tables.items()):
+            stale = w.read_s is None or now - w.read_s > stale_after
+            tables.append({**w.view(now), "read_s": w.read_s, "stale": stale})
+        return {"now_s": int(now), "central": self.central_error, "polls": self.polls, "stale_after_s": stale_after,
+                "tables": tables, "alerts": alerts}
+
+    @property
+    def stale_after_s(self) -> float:
+        """A table whose central copy the floor has not read for this long is shown stale."""
+        return max(STALE_POLLS * self.config.poll_s, STALE_MIN_S)
 
     def _publish(self) -> None:
         data = json.dumps(self.view(), separators=(",", ":"), ensure_ascii=True)
@@ -245,14 +284,13 @@ class Floor:
         """Serve the page; returns its address (``http://host:port/floor``)."""
         self._runner = web.AppRunner(self._app(), access_log=None, shutdown_timeout=0.5)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.config.host, self.config.port)
+        self._listener = PageListener(self._runner, "floor", self.config.max_connections)
         try:
-            await site.start()
+            host, port = await self._listener.start(self.config.host, self.config.port)
         except OSError as exc:
             await self._runner.cleanup()
             raise OSError(f"cannot serve the floor on {self.config.host}:{self.config.port}: "
                           f"{exc.strerror or exc}") from None
-        host, port = self._runner.addresses[0][:2]
         self.url = f"http://{f'[{host}]' if ':' in host else host}:{port}/floor"
         return self.url
 
@@ -261,6 +299,8 @@ class Floor:
             c.latest = None
             c.wake.set()
         self._clients.clear()
+        if self._listener is not None:
+            self._listener.close()
         if self._runner is not None:
             await self._runner.cleanup()
         if self._conn is not None:
@@ -283,6 +323,12 @@ class Floor:
 
     @web.middleware
     async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        refused = self._names.refused(request.headers.get("Host"))
+        if not refused and request.method == "POST":
+            refused = origin_refused(request.headers.get("Origin"), request.headers.get("Host"))
+        if refused:
+            log.warning("floor.refused", peer=request.remote, path=request.path[:100], status=403, reason=refused)
+            return web.Response(status=403, text=refused + "\n", headers=SECURITY_HEADERS)
         decision = self._decision(request)
         if decision.status != 200:
             log.warning("floor.refused", peer=request.remote, path=request.path, status=decision.status)

@@ -68,6 +68,7 @@ class TableWatch:
     last_record_s: float | None = None     # the table's clock on its last record
     last_received_s: float | None = None   # when the server took it
     reported_head: tuple[int, float] | None = None  # the table's own journal head, and when it said so
+    read_s: float | None = None            # when the floor last read its central copy (the floor's clock)
     round_id: str | None = None
     phase: str = "no round yet"
     faults: dict[str, Fault] = field(default_factory=dict)

@@ -4,26 +4,30 @@ A pure function: the pool before the round's awards and the round's qualifying h
 awards (each split into what the pool pays and what the operator tops up), their order of payment
 (:func:`payment_order`) and the pool after them out. The pool backends apply the result atomically.
 
-Arithmetic (docs/settlement.md, "Progressive awards of one round"):
+Arithmetic (docs/settlement.md, "Progressive awards of one round"): the awards are taken in
+the order they are paid (:func:`payment_order`: 12.2 right to left, 12.4 straight flushes before
+royal flushes), each from the pool as it stands when it is paid.
 
-1. Fixed awards (four of a kind, full house, flush: 12.1.3 - 12.1.5) are paid by the operator, or
-   from the pool where the profile says so.
-2. k straight flushes (12.1.2, 12.3.2): 10% of the pool, then 10% of what is left, k times; the
-   aggregate is shared equally, each winner getting at least the minimum ($1,000 in NSW).
-3. r royal flushes (12.1.1, 12.3.1, 12.4) share the pool as it stands after the straight flushes,
-   each getting at least the minimum ($10,000 in NSW); the pool then resets.
+* Fixed awards (four of a kind, full house, flush: 12.1.3 - 12.1.5) are paid by the operator, or
+  from the pool where the profile says so.
+* k straight flushes (12.1.2, 12.3.2): when the first is paid, 10% of the pool, then 10% of what
+  is left, k times; the aggregate is shared equally, each winner getting at least the minimum
+  ($1,000 in NSW). The share is fixed then: an award paid between two straight flushes does not
+  change it (12.3.2's equal shares win over the draw).
+* r royal flushes (12.1.1, 12.3.1) share the pool as it stands when the first of them is paid
+  (after every straight flush, 12.4), each getting at least the minimum ($10,000 in NSW); the
+  pool resets after the round's last award.
 
 Every share is rounded down to the cent; the remainder stays in the pool (after a royal, it is
-carried into the reset pool). Operator top-ups to a minimum are recorded as such.
-
-That is the order of *calculation*. The order of *payment* is 12.2's, right to left, with the one
-exception of 12.4 (a straight flush is paid before a royal flush): see :func:`payment_order`.
+carried into the reset pool). The pool pays at most what it holds; the operator pays the rest of
+an award (a top-up to a minimum, a fixed award, a share the pool no longer holds), recorded as such.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
+from typing import Protocol, TypeVar
 
 from tabled.game.checks import Section, is_cents
 
@@ -111,8 +115,20 @@ def _percent_of(amount: int, percent: int) -> int:
     return amount * percent // 100  # rounded down to the cent (docs/settlement.md "Amounts")
 
 
-def payment_order(awards: Iterable[ProgressiveAward]) -> tuple[ProgressiveAward, ...]:
-    """The order in which the dealer pays a round's awards.
+class _Placed(Protocol):
+    """A hand on a spot: a hit before it is worked out, an award after."""
+
+    @property
+    def spot(self) -> int: ...
+    @property
+    def category(self) -> Category: ...
+
+
+_P = TypeVar("_P", bound=_Placed)
+
+
+def payment_order(awards: Iterable[_P]) -> tuple[_P, ...]:
+    """The order in which the dealer pays a round's awards (or takes its hits).
 
     12.2: right to left, from the spot at the dealer's immediate right (the highest number).
     12.4: where a royal flush and a straight flush both qualify, the straight flush is paid first.
@@ -121,7 +137,7 @@ def payment_order(awards: Iterable[ProgressiveAward]) -> tuple[ProgressiveAward,
     on. Fixed awards and royal flushes keep their 12.2 places among themselves.
     """
     by_12_2 = sorted(awards, key=lambda a: -a.spot)
-    order: list[ProgressiveAward] = []
+    order: list[_P] = []
     for a in by_12_2:
         if a in order:
             continue  # a straight flush, paid already ahead of a royal flush
@@ -129,6 +145,16 @@ def payment_order(awards: Iterable[ProgressiveAward]) -> tuple[ProgressiveAward,
             order += [sf for sf in by_12_2 if sf.category is Category.STRAIGHT_FLUSH and sf not in order]
         order.append(a)
     return tuple(order)
+
+
+def _straight_flush_aggregate(pool: int, count: int, percent: int) -> int:
+    """12.3.2: the aggregate of the 10% payouts from each subsequent jackpot total, ``count`` times."""
+    aggregate = 0
+    for _ in range(count):
+        payout = _percent_of(pool, percent)
+        aggregate += payout
+        pool -= payout
+    return aggregate
 
 
 def award_progressive(pool_cents: int, hits: Iterable[ProgressiveHit],
@@ -144,49 +170,39 @@ def award_progressive(pool_cents: int, hits: Iterable[ProgressiveHit],
         if h.category not in QUALIFYING_CATEGORIES:
             raise ProgressiveError(f"spot {h.spot}: {h.category.label} does not qualify (11.7)")
 
+    straight_flushes = sum(h.category is Category.STRAIGHT_FLUSH for h in hits)
+    royals = sum(h.category is Category.ROYAL_FLUSH for h in hits)
     pool = pool_cents
+    sf_share: int | None = None      # set when the first straight flush is paid (12.3.2)
+    royal_share: int | None = None   # set when the first royal flush is paid (12.3.1)
     awards: list[ProgressiveAward] = []
-
-    # 1. fixed awards (12.1.3 - 12.1.5)
-    for h in hits:
-        if h.category not in _FIXED_RULES:
-            continue
-        amount = schedule.fixed_awards_cents.get(h.category, 0)
-        from_pool = min(amount, pool) if schedule.fixed_awards_from_pool else 0
+    for h in payment_order(hits):   # each award drawn from the pool as it stands when it is paid
+        if h.category in _FIXED_RULES:  # 12.1.3 - 12.1.5
+            amount = schedule.fixed_awards_cents.get(h.category, 0)
+            share, minimum, rule = (amount if schedule.fixed_awards_from_pool else 0), amount, _FIXED_RULES[h.category]
+        elif h.category is Category.STRAIGHT_FLUSH:  # 12.1.2, 12.3.2
+            if sf_share is None:
+                sf_share = _straight_flush_aggregate(
+                    pool, straight_flushes, schedule.straight_flush_pool_percent) // straight_flushes
+            share, minimum = sf_share, schedule.straight_flush_minimum_cents
+            rule = "12.1.2" if straight_flushes == 1 else "12.3.2"
+        else:  # 12.1.1, 12.3.1: the pool as the straight flushes (paid first, 12.4) left it
+            if royal_share is None:
+                royal_share = _percent_of(pool, schedule.royal_pool_percent) // royals
+            share, minimum = royal_share, schedule.royal_minimum_cents
+            rule = "12.1.1" if royals == 1 else "12.3.1"
+        amount = max(share, minimum)
+        from_pool = min(share, pool)  # the pool pays what it holds; the operator the rest
         pool -= from_pool
-        awards.append(ProgressiveAward(h.spot, h.category, amount, from_pool, amount - from_pool,
-                                       _FIXED_RULES[h.category]))
+        awards.append(ProgressiveAward(h.spot, h.category, amount, from_pool, amount - from_pool, rule))
 
-    # 2. straight flushes share the aggregate of successive 10% payouts (12.1.2, 12.3.2)
-    straight_flushes = [h for h in hits if h.category is Category.STRAIGHT_FLUSH]
-    if straight_flushes:
-        aggregate, remaining = 0, pool
-        for _ in straight_flushes:
-            payout = _percent_of(remaining, schedule.straight_flush_pool_percent)
-            aggregate += payout
-            remaining -= payout
-        share = aggregate // len(straight_flushes)
-        rule = "12.1.2" if len(straight_flushes) == 1 else "12.3.2"
-        for h in straight_flushes:
-            amount = max(share, schedule.straight_flush_minimum_cents)
-            pool -= share
-            awards.append(ProgressiveAward(h.spot, h.category, amount, share, amount - share, rule))
-
-    # 3. royal flushes share what the straight flushes left, then the pool resets (12.1.1, 12.3.1, 12.4)
-    royals = [h for h in hits if h.category is Category.ROYAL_FLUSH]
-    reset = bool(royals)
-    if royals:
-        share = _percent_of(pool, schedule.royal_pool_percent) // len(royals)
-        rule = "12.1.1" if len(royals) == 1 else "12.3.1"
-        for h in royals:
-            amount = max(share, schedule.royal_minimum_cents)
-            pool -= share
-            awards.append(ProgressiveAward(h.spot, h.category, amount, share, amount - share, rule))
+    reset = royals > 0
+    if reset:
         pool += schedule.reset_cents  # the rounding remainder stays; the reset value is added
 
     return ProgressiveResult(
         pool_before_cents=pool_cents,
-        awards=payment_order(awards),  # calculated in the order above, paid in this one
+        awards=tuple(awards),  # in the order of payment (12.2, 12.4)
         pool_after_cents=pool,
         reset=reset,
         reset_funding_cents=schedule.reset_cents if reset else 0,

@@ -21,21 +21,23 @@ __all__ = [
 
 
 async def open_pool(entry: Any, table_id: str, *, clock: Clock = utc_now, create: bool = True,
-                    wait_for_link: bool = False) -> LedgerPool:
+                    wait_for_link: bool = False, signing_key: Any = None) -> LedgerPool:
     """Open the pool of one ``[[pools]]`` entry (name, backend, path or dsn, contribution_bp,
     reset_cents). With ``create`` the pool is created when missing; for a local pool a changed rate or
     reset value is recorded as a new settings version by ``config:<table>`` (it takes effect after
     the next win); a linked pool's settings change only through ``tabled pool propose``.
     Without it (the ``tabled pool`` commands), only an existing pool is opened and nothing is written.
     With ``wait_for_link`` (the daemon) a linked pool whose database cannot be reached is opened all
-    the same and connects when it can (its calls raise PoolUnavailable until then: rule 14.13)."""
+    the same and connects when it can (its calls raise PoolUnavailable until then: rule 14.13).
+    ``signing_key`` (the journal's): a local pool seals its chained rows with it (tabled/pool/chain.py)."""
     settings = PoolSettings(entry.contribution_bp, entry.reset_cents) if create else None
     who = f"config:{table_id}"
     if entry.backend == "local":
         from .local import LocalPool
         if entry.path is None:
             raise PoolError(f"pool {entry.name}: a local pool needs a path")
-        return await LocalPool.open(entry.path, entry.name, table_id, settings, clock=clock, who=who)
+        return await LocalPool.open(entry.path, entry.name, table_id, settings, clock=clock, who=who,
+                                    signing_key=signing_key)
     if entry.backend == "postgresql":
         from .postgresql import PostgresPool
         if not entry.dsn:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from tabled.game.progressive import ProgressiveHit, ProgressiveResult, ProgressiveSchedule
 
@@ -65,6 +65,7 @@ class VerifyReport:
     balance_cents: int
     expected_cents: int   # reset value + contributions - reversals - awards from pool +/- corrections
     problems: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # what was not checked, or how (no failure)
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,13 @@ class ProgressivePool(Protocol):
     async def correct(self, delta_cents: int, reason: str, who: str) -> int:
         """A recorded correction by a named person; returns the new balance."""
 
-    async def verify(self) -> VerifyReport:
-        """The ledger identity of docs/settlement.md, checked from the records."""
+    async def verify(self, public_keys: Mapping[str, Any] | None = None) -> VerifyReport:
+        """The ledger identity of docs/settlement.md, checked from the records; a local pool's rows
+        against their chain and seals (``public_keys``: key id -> the journal's public key)."""
+
+    async def compare_answers(self, table_id: str, answers: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
+        """Each amount and balance the pool answered the table, as its journal holds them
+        (journal kind, payload), against what the pool now holds for that operation: one line per
+        difference (docs/linked-pools.md, "Operations")."""
 
     async def close(self) -> None: ...

@@ -597,9 +597,10 @@ class LedgerPool:
             return [LedgerEntry(*r) for r in reversed(rows)]
         return await self._run(work)
 
-    async def verify(self) -> VerifyReport:
+    async def verify(self, public_keys: Mapping[str, Any] | None = None) -> VerifyReport:
         """docs/settlement.md: pool = reset value at the last reset + contributions - reversals - awards from the
-        pool +/- corrections since that reset; and every ledger row follows from the one before."""
+        pool +/- corrections since that reset; and every ledger row follows from the one before.
+        ``public_keys``: for a pool whose rows are sealed (tabled/pool/local.py); a linked pool's are not."""
         async def work(tx: Tx) -> VerifyReport:
             row = await tx.one(f"SELECT {_POOL_COLUMNS} FROM pools WHERE name = %s", (self.name,))
             if row is None:
@@ -663,7 +664,8 @@ class LedgerPool:
                         reversed_keys: Iterable[tuple[str, int]] = (), table_id: str | None = None,
                         round_keys: Mapping[str, Sequence[str]] | None = None,
                         owed: Iterable[tuple[str, int, int]] = (),
-                        owed_reversals: Iterable[tuple[str, int]] = ()) -> ReconcileReport:
+                        owed_reversals: Iterable[tuple[str, int]] = (),
+                        answers: Iterable[tuple[str, Mapping[str, Any]]] = ()) -> ReconcileReport:
         """Compare one table's journal with this pool's ledger, key by key, and name every difference.
 
         ``journal``: the contributions whose answer the journal records (``pool.contributed``);
@@ -673,7 +675,11 @@ class LedgerPool:
         state still owes this pool, (round, spot, wager) and (round, spot) -- operations taken but
         not answered, sent again when the pool answers or at the next start. An owed operation the
         pool already has is in flight (its answer was not journaled before a stop): the next start
-        records it, without a second contribution."""
+        records it, without a second contribution.
+
+        ``answers``: the pool's answers the journal holds, as (journal kind, payload): every amount
+        and balance in them is compared to the cent with what the pool now holds for that
+        operation (:meth:`_compare_answers`)."""
         table = _check_id("table id", table_id or self.table_id)
         mine: dict[tuple[str, int], int | None] = {}  # None: the journal gave no wager
         for item in journal:
@@ -682,16 +688,18 @@ class LedgerPool:
                 continue
             key = (_check_id("round id", get("round_id")), _check_spot(get("spot")))
             mine[key] = get("wager_cents")
+        answers = list(answers)
         voided = {(r, s) for r, s in reversed_keys}
         to_reverse = {(r, s) for r, s in owed_reversals}
         owing = {(r, s): w for r, s, w in owed}
 
-        async def work(tx: Tx) -> list[tuple]:
-            return await tx.all("SELECT c.round_id, c.spot, c.wager_cents, r.cents, c.round_key FROM contributions c"
+        async def work(tx: Tx) -> tuple[list[tuple], list[str]]:
+            rows = await tx.all("SELECT c.round_id, c.spot, c.wager_cents, r.cents, c.round_key FROM contributions c"
                                 " LEFT JOIN reversals r ON r.pool = c.pool AND r.table_id = c.table_id AND"
                                 " r.round_id = c.round_id AND r.spot = c.spot WHERE c.pool = %s AND c.table_id = %s",
                                 (self.name, table))
-        rows = await self._run(work)
+            return rows, await self._compare_answers(tx, table, answers)
+        rows, answer_diffs = await self._run(work)
         pool = {(r[0], int(r[1])): (int(r[2]), r[3] is not None) for r in rows}
         foreign_keys = set()
         if round_keys is not None:
@@ -723,8 +731,123 @@ class LedgerPool:
                                                                   if was_reversed else
                                                                   "reversed in the journal, not in the pool"))
         owed_back = tuple(sorted(k for k in to_reverse if k in pool and not pool[k][1]))
+        diffs += answer_diffs
         ok = not (missing or extra or diffs or owed_now or owed_back)
         return ReconcileReport(ok, table, len(mine), missing, extra, tuple(diffs), owed_now, owed_back, in_flight)
+
+    async def compare_answers(self, table_id: str, answers: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
+        """Each amount and balance the pool answered ``table_id``, as its journal holds them (journal
+        kind, payload), against what the pool now holds for that operation (:meth:`_compare_answers`)."""
+        table = _check_id("table id", table_id)
+        return await self._run(lambda tx: self._compare_answers(tx, table, list(answers)))
+
+    async def _compare_answers(self, tx: Tx, table: str, answers: list[tuple[str, Mapping[str, Any]]]) -> list[str]:
+        """Each balance the pool answered, as the journal holds it, against the ledger as it is now:
+
+        * ``pool.meter`` (seq, balance_cents): ledger row ``seq`` has that balance after it;
+        * ``pool.contributed`` with ``pool_cents`` / ``retained_cents``: the contribution's split;
+        * ``pool.contributed`` / ``pool.reversed`` with ``balance_cents`` (read just after the
+          operation): the balance after the operation's ledger row, or after a row that followed it
+          before this table's next operation (another table's, a correction);
+        * ``pool.awards``: the result the pool recorded for the round, award by award, and the pool
+          before and after each hit, to the cent.
+        """
+        rounds = sorted({str(p.get("round_id")) for _, p in answers if p.get("round_id") is not None})
+        seqs = [int(p["seq"]) for kind, p in answers if kind == "pool.meter" and isinstance(p.get("seq"), int)]
+        if rounds:  # the ledger from the first row these answers name: not the whole history at every start
+            row = await tx.one(f"SELECT MIN(seq) FROM ledger WHERE pool = %s AND table_id = %s AND round_id IN"
+                               f" ({', '.join(['%s'] * len(rounds))})", (self.name, table, *rounds))
+            if row is not None and row[0] is not None:
+                seqs.append(int(row[0]))
+        ledger = {int(r[0]): r[1:] for r in await tx.all(
+            "SELECT seq, kind, balance_after_cents, table_id, round_id, spot FROM ledger WHERE pool = %s"
+            " AND seq >= %s", (self.name, min(seqs, default=0)))}
+        order = sorted(ledger)
+        position = {q: i for i, q in enumerate(order)}
+        first_row: dict[tuple, int] = {}
+        for q in order:
+            first_row.setdefault((ledger[q][0], ledger[q][2], ledger[q][3], ledger[q][4]), q)
+        diffs: list[str] = []
+
+        def after_operation(kind: str, round_id: object, spot: object) -> set[int] | None:
+            """The balances the pool could have reported just after that operation (None: no such row)."""
+            first = first_row.get((kind, table, round_id, spot))
+            if first is None:
+                return None
+            seen = set()
+            for q in order[position[first]:]:
+                k, balance, t, r, _ = ledger[q]
+                if t == table and (r != round_id or k != kind) and q != first:
+                    break
+                seen.add(int(balance))
+            return seen
+
+        for kind, p in answers:
+            where = f"round {p.get('round_id')}" + (f" spot {p.get('spot')}" if p.get("spot") is not None else "")
+            if kind == "pool.meter":
+                row = ledger.get(p.get("seq"))  # type: ignore[arg-type]
+                if row is None:
+                    diffs.append(f"the meter read {p.get('balance_cents')} cents at ledger row {p.get('seq')}:"
+                                 " the ledger has no such row")
+                elif int(row[1]) != p.get("balance_cents"):
+                    diffs.append(f"the meter read {p.get('balance_cents')} cents at ledger row {p.get('seq')}, the"
+                                 f" ledger now holds {row[1]} cents there")
+            if kind == "pool.contributed":
+                diffs += await self._compare_split(tx, table, p)
+            if kind in ("pool.contributed", "pool.reversed") and p.get("balance_cents") is not None:
+                op = "contribution" if kind == "pool.contributed" else "reversal"
+                seen = after_operation(op, p.get("round_id"), p.get("spot"))
+                if seen is not None and p.get("balance_cents") not in seen:
+                    diffs.append(f"{where}: the pool answered a balance of {p.get('balance_cents')} cents after the"
+                                 f" {op}, its ledger now holds {' or '.join(str(b) for b in sorted(seen))} cents")
+            elif kind == "pool.awards":
+                diffs += await self._compare_awards(tx, table, str(p.get("round_id")), p.get("result") or {})
+        return diffs
+
+    async def _compare_split(self, tx: Tx, table: str, p: Mapping[str, Any]) -> list[str]:
+        """A contribution's split (11.6) as the pool answered it, against the pool's row now."""
+        row = await tx.one("SELECT pool_cents, retained_cents FROM contributions WHERE pool = %s AND table_id = %s"
+                           " AND round_id = %s AND spot = %s", (self.name, table, p.get("round_id"), p.get("spot")))
+        if row is None:
+            return []  # named by the comparison of keys (reconcile: "in the journal, not in the pool")
+        return [f"round {p.get('round_id')} spot {p.get('spot')}: the pool answered {told} cents {what}, its ledger"
+                f" now holds {kept} cents"
+                for what, told, kept in (("to the pool", p.get("pool_cents"), int(row[0])),
+                                         ("retained", p.get("retained_cents"), int(row[1])))
+                if told is not None and told != kept]
+
+    async def _compare_awards(self, tx: Tx, table: str, round_id: str, told: Mapping[str, Any]) -> list[str]:
+        """A round's award result as the journal holds it, against the pool's record of it and its hits."""
+        where = f"round {round_id} awards"
+        row = await tx.one("SELECT result FROM award_rounds WHERE pool = %s AND table_id = %s AND round_id = %s",
+                           (self.name, table, round_id))
+        if row is None:
+            return [f"{where}: in the journal, not in the pool"]
+        kept = result_from_json(row[0])
+        diffs = [f"{where}: the pool answered {name.replace('_', ' ')} {told.get(name)}, it now records {value}"
+                 for name, value in (("pool_before_cents", kept.pool_before_cents),
+                                     ("pool_after_cents", kept.pool_after_cents),
+                                     ("reset_funding_cents", kept.reset_funding_cents))
+                 if told.get(name) is not None and told.get(name) != value]
+        hits = {int(h[0]): h[1:] for h in await tx.all(
+            "SELECT spot, amount_cents, from_pool_cents, topup_cents, pool_before_cents, pool_after_cents FROM hits"
+            " WHERE pool = %s AND table_id = %s AND round_id = %s", (self.name, table, round_id))}
+        before = told.get("pool_before_cents")
+        for a in told.get("awards") or []:
+            spot, paid = a.get("spot"), (a.get("amount_cents"), a.get("from_pool_cents"), a.get("operator_topup_cents"))
+            hit = hits.get(spot)
+            if hit is None:
+                diffs.append(f"{where}: spot {spot}: in the journal, not among the pool's hits")
+                continue
+            if paid != tuple(int(v) for v in hit[:3]):
+                diffs.append(f"{where}: spot {spot}: the pool answered {paid[0]} cents ({paid[1]} from the pool,"
+                             f" {paid[2]} by the operator), its hits now record {hit[0]} ({hit[1]}, {hit[2]})")
+            if isinstance(before, int) and isinstance(paid[1], int):
+                if (int(hit[3]), int(hit[4])) != (before, before - paid[1]):
+                    diffs.append(f"{where}: spot {spot}: paid from a pool of {before} cents leaving {before - paid[1]},"
+                                 f" the pool's hit now records {hit[3]} -> {hit[4]}")
+                before -= paid[1]
+        return diffs
 
     # ---- the meter -------------------------------------------------------------------------------
     def subscribe_meter(self) -> AsyncIterator[MeterReading]:

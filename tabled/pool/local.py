@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from tabled.host.files import create_private
 
-from .base import MeterReading, PoolError, PoolUnavailable
+from . import chain
+from .base import MeterReading, PoolError, PoolUnavailable, VerifyReport
 from .ledger import Clock, LedgerPool, utc_now
 from .schema import bring_up_to_date
 from .settings import PoolSettings
@@ -36,6 +38,7 @@ class _SqliteTx:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self.readings: list[MeterReading] = []
+        self.added: list[tuple[str, tuple[str, ...], int]] = []  # the rows to chain at the end (chain.py)
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> tuple | None:
         return self.conn.execute(_sql(sql), tuple(params)).fetchone()
@@ -44,7 +47,9 @@ class _SqliteTx:
         return self.conn.execute(_sql(sql), tuple(params)).fetchall()
 
     async def run(self, sql: str, params: Sequence[Any] = ()) -> None:
-        self.conn.execute(_sql(sql), tuple(params))
+        row = chain.inserted(sql, self.conn.execute(_sql(sql), tuple(params)))
+        if row is not None:
+            self.added.append(row)
 
     async def lock_pool(self, name: str) -> tuple | None:
         # BEGIN IMMEDIATE already holds the database's write lock: no other writer until COMMIT
@@ -62,6 +67,10 @@ def _migrate(conn: sqlite3.Connection) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         bring_up_to_date(conn.execute, "sqlite")
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'pool_chain'").fetchone() is None:
+            for statement in chain.SQLITE_V4:  # the chain of the local pool's rows (chain.py)
+                conn.execute(statement)
+            chain.chain_existing(conn)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -93,18 +102,20 @@ class LocalPool(LedgerPool):
     dialect = "sqlite"
 
     def __init__(self, path: str | Path, name: str, table_id: str, settings: PoolSettings | None = None, *,
-                 clock: Clock = utc_now, who: str = "config") -> None:
+                 clock: Clock = utc_now, who: str = "config", signing_key: chain.Signer | None = None) -> None:
         super().__init__(name, table_id, settings, clock=clock, who=who)
         self.path = Path(path)
+        self.signing_key = signing_key  # seals each transaction's rows (chain.py); None: chained, unsealed
         self._conn: sqlite3.Connection | None = None
         self._tx_lock = asyncio.Lock()
         self._own_queues: set[asyncio.Queue[MeterReading | None]] = set()
 
     @classmethod
     async def open(cls, path: str | Path, name: str, table_id: str, settings: PoolSettings | None = None, *,
-                   clock: Clock = utc_now, who: str = "config") -> LocalPool:
-        """Open (creating and migrating as needed) the pool database, and the pool in it."""
-        pool = cls(path, name, table_id, settings, clock=clock, who=who)
+                   clock: Clock = utc_now, who: str = "config", signing_key: chain.Signer | None = None) -> LocalPool:
+        """Open (creating and migrating as needed) the pool database, and the pool in it. With
+        ``signing_key`` (the journal's) every transaction's rows are sealed (tabled/pool/chain.py)."""
+        pool = cls(path, name, table_id, settings, clock=clock, who=who, signing_key=signing_key)
         try:
             create_private(pool.path)  # owner-only, whatever the umask (and so its -wal and -shm)
             conn = sqlite3.connect(pool.path, isolation_level=None, check_same_thread=False)
@@ -136,6 +147,10 @@ class LocalPool(LedgerPool):
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     yield tx
+                    if tx.added:  # the rows it added, chained and sealed in the same transaction
+                        chain.link(conn, tx.added)
+                        if self.signing_key is not None:
+                            chain.seal(conn, self.signing_key, self._now())
                 except BaseException:
                     conn.execute("ROLLBACK")
                     raise
@@ -151,6 +166,17 @@ class LocalPool(LedgerPool):
         for reading in tx.readings:
             for queue in _SUBSCRIBERS.get(self._key(reading.pool), ()):
                 queue.put_nowait(reading)
+
+    async def verify(self, public_keys: Mapping[str, Any] | None = None) -> VerifyReport:
+        """The ledger proves the meter (:meth:`LedgerPool.verify`), and every row is the row chained
+        and sealed (tabled/pool/chain.py); ``public_keys``: key id -> Ed25519 public key, to check
+        the seals' signatures."""
+        report = await super().verify(public_keys)
+        async with self._transaction() as tx:
+            found = chain.check(tx.conn, public_keys)
+        return dataclasses.replace(report, ok=report.ok and not found.problems,
+                                   problems=report.problems + tuple(found.problems),
+                                   notes=report.notes + (f"{found.links} rows chained",) + tuple(found.notes))
 
     def _key(self, pool: str) -> tuple[str, str]:
         return (str(self.path.resolve()), pool)

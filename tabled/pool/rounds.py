@@ -45,17 +45,48 @@ def round_keys(records: Iterable[Any]) -> dict[str, list[str]]:
     return keys
 
 
-async def check_table(pool: ProgressivePool, table_id: str, journal: Any) -> None:
-    """Before a table plays on ``pool``: bind its id to this journal, and make sure the pool holds no
-    round of the table beyond what the journal has. Raises PoolError with one line naming what
+#: the journal's records of the pool's answers to the table (tabled/daemon/poolfeed.py)
+ANSWERS = ("pool.contributed", "pool.reversed", "pool.awards")
+METER = "pool.meter"
+
+
+def pool_answers(records: Iterable[Any], pool_name: str, *, primary: bool) -> list[tuple[str, dict[str, Any]]]:
+    """The pool's answers among journal ``records``, as (kind, payload with the round id): those
+    naming this pool (a record naming none predates several pools: the one pool there was) and,
+    for the primary pool, the meter's readings (which name no pool)."""
+    out = []
+    for r in records:
+        if r.kind == METER and primary:
+            out.append((r.kind, dict(r.payload)))
+        elif r.kind in ANSWERS and r.payload.get("pool", pool_name) == pool_name:
+            out.append((r.kind, {"round_id": r.round_id, **r.payload}))
+    return out
+
+
+async def check_table(pool: ProgressivePool, table_id: str, journal: Any, *, primary: bool = True) -> None:
+    """Before a table plays on ``pool``: bind its id to this journal, make sure the pool holds no
+    round of the table beyond what the journal has, and that every amount and balance the pool
+    answered since the journal's last checkpoint is what the pool holds now (``primary``: the
+    pool whose meter readings the journal holds). Raises PoolError with one line naming what
     differs (PoolUnavailable when the pool cannot be reached: ask again when it answers)."""
     jid = journal_id(journal)
     if jid is not None:
         await pool.register_table(table_id, jid)
     last = await pool.last_round(table_id)
-    if last is None:
-        return
-    rid, key = last
+    if last is not None:
+        _same_rounds(pool, table_id, journal, *last)
+    since = journal.last_checkpoint_seq() or 0
+    diffs = await pool.compare_answers(table_id, pool_answers(journal.records_after(since), pool.name,
+                                                              primary=primary))
+    if diffs:
+        more = f" (and {len(diffs) - 1} more)" if len(diffs) > 1 else ""
+        raise PoolError(f"pool {pool.name} does not hold what it answered table {table_id} since the journal's last"
+                        f" checkpoint (record {since}): {diffs[0]}{more}: the pool was changed behind the table; the"
+                        f" start stops for an inspector (tabled pool verify, tabled pool reconcile)")
+
+
+def _same_rounds(pool: ProgressivePool, table_id: str, journal: Any, rid: str, key: str | None) -> None:
+    """The pool's last round of the table is one this journal has, as this journal played it."""
     keys = [r.hash for r in journal.records_for_round(rid) if r.kind == ROUND_OPENED]
     if not keys:
         recent = journal.recent_round_ids(1)

@@ -23,6 +23,9 @@ have no key (NULL) and are answered as before.
 Version 3 (PostgreSQL) gives each table a role of its own that may only add its own rows (below).
 The schema of a linked pool is made by the administrator (``tabled pool migrate``), never by a
 table: a table's role may not change it.
+
+A local pool's file also holds ``pool_chain`` and ``pool_seals``, the chain and seals of every row
+it adds (tabled/pool/chain.py), made by tabled/pool/local.py when missing.
 """
 
 from __future__ import annotations

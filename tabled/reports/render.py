@@ -52,10 +52,9 @@ def text(r: Report, zone: tzinfo) -> str:
                f"{_ratio(play.hands_per_round)} a round; folds (8.4) {play.folds} = "
                f"{_percent(play.per_hand(play.folds))} of hands, bets (8.5) {play.bets} = "
                f"{_percent(play.per_hand(play.bets))}")
-    out.append(f"{'money':<12}{'wagers':>8}{'chips':>16}{'tokens':>12}{'paid':>16}{'collected':>16}"
-               f"{'returned':>14}{'tokens taken':>14}{'win':>16} {'hold':>9}")
-    for name, m in [*r.money.items(), ("total", r.total)]:
-        out.append(_money_line(name, m))
+    header, rows = money_rows(r)
+    for row in [list(header), *rows]:
+        out.append("".join(f"{cell:{align}{width}}" for cell, (align, width) in zip(row, MONEY_WIDTHS)))
     all_rounds = play.rounds + play.void_rounds
     per_round = Fraction(pr.wagers, all_rounds) if all_rounds else None
     out.append(f"progressive: {pr.wagers} wagers in {pr.rounds_with_wagers} rounds ({_ratio(per_round)} a round); "
@@ -159,10 +158,37 @@ def _pool_line(pr: Progressive) -> str:
             + ("" if other == 0 else f"; {money(other)} from elsewhere (other tables of a linked pool)"))
 
 
-def _money_line(name: str, m: WagerMoney) -> str:
-    return (f"{name:<12}{m.wagers:>8}{money(m.chips_cents):>16}{money(m.tokens_cents):>12}{money(m.paid_cents):>16}"
-            f"{money(m.collected_cents):>16}{money(m.returned_cents):>14}{money(m.tokens_taken_cents):>14}"
-            f"{money(m.win_cents):>16} {_percent(m.hold):>9}")
+#: the text report's money table: each column's alignment and width (the hold column is set apart)
+MONEY_WIDTHS = (("<", 12), (">", 8), (">", 16), (">", 12), (">", 16), (">", 16), (">", 14), (">", 14), (">", 16),
+                (">", 10))
+MONEY_COLUMNS = ("money", "wagers", "chips", "tokens", "paid", "collected", "returned", "tokens taken", "win", "hold")
+
+
+def money_rows(r: Report) -> tuple[tuple[str, ...], list[list[str]]]:
+    """The money per wager and in total, as the text report's table has it: header and rows."""
+    return MONEY_COLUMNS, [[name, str(m.wagers), money(m.chips_cents), money(m.tokens_cents), money(m.paid_cents),
+                            money(m.collected_cents), money(m.returned_cents), money(m.tokens_taken_cents),
+                            money(m.win_cents), _percent(m.hold)]
+                           for name, m in [*r.money.items(), ("total", r.total)]]
+
+
+SHIFT_COLUMNS = ("shift", "rounds", "hands", "wagered", "win", "hold", "ante+bet win", "theoretical", "band",
+                 "deviation")
+
+
+def shift_rows(parts: Sequence[Report]) -> tuple[tuple[str, ...], list[list[str]]]:
+    """A period's parts (a day's shifts) a row each: play, money, and the win against the mathematics,
+    with the band of the flag's standard deviations around the theoretical win."""
+    rows = []
+    for r in parts:
+        t, deviation = r.theory, r.theory.deviation
+        band = "\u00b1" + _cents_text(Fraction(t.sigmas * t.std_dev_cents))
+        day = f"gaming day {r.period.day} " if r.period.day else ""
+        rows.append([r.period.name.removeprefix(day), str(r.play.rounds), str(r.play.hands),
+                     money(r.total.wagered_cents), money(r.total.win_cents), _percent(r.total.hold),
+                     money(t.actual_cents), _cents_text(t.expected), band,
+                     "-" if deviation is None else f"{deviation:+.2f} sd" + (" FLAG" if t.flagged else "")])
+    return SHIFT_COLUMNS, rows
 
 
 def _money_data(m: WagerMoney) -> dict[str, Any]:

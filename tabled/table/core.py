@@ -251,7 +251,7 @@ class TableCore:
                                        p.get("round_id"), p.get("award_cents", 0))
         if kind in STAFF_INPUTS:
             return self._staff(kind, p)
-        if kind in ("tick", "software.checked", "config.started"):
+        if kind in ("tick", "software.checked", "config.started", "journal.loss_accepted"):
             return []  # what the daemon started with is evidence for people; the table plays on
         return [Say(f"unknown input {kind!r}", level="refused")]
 

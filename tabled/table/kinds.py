@@ -71,6 +71,7 @@ INPUTS: dict[str, Kind] = _kinds(False, {
     "pool.meter": "a reading of the pool for the meter",
     "software.checked": "the installed software checked at start against the signed release manifest",
     "config.started": "the configuration a start runs with: every setting, its hash, what changed since the last",
+    "journal.loss_accepted": "an inspector recorded records the journal lost after they were committed, who and why",
     "staff.roster": "the staff list a start runs with: each person's badge, name and roles (no PIN), the lockout",
     "staff.sign_in": "a badge and PIN keyed at the panel to sign in to the key's role: whether the PIN was right",
     "staff.sign_out": "a person signed out of a role at the panel",

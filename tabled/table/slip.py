@@ -2,13 +2,16 @@
 cage files. Pure: made from the round's journal records, which the shell reads off the table's
 loop (tabled/daemon/web.py); every figure is the journal's, beside the record that holds it.
 
-On the slip: the round, the spot, its cards and hand (``round.settled``), the award and where it
-comes from: the pool and the operator's top-up (12.1; ``pool.awards``), the pool before and after
-this award (the round's awards are taken in one step in the order of payment, 12.2 and 12.4, so
-each award's "before" is the round's "before" less the awards paid ahead of it), the pool after
-the round (with its reset when the jackpot was won), and who confirmed the payment (9.5): the key
-and, with a staff list (docs/staff.md), the person: the supervisor's from the ``panel.approved``
-record, the dealer's from ``round.started`` (the dealer who dealt the round).
+On the slip: its number, unique at the table (the table's id and the award's place among every
+progressive award its journal holds, so the journal keeps it and it never changes), the round,
+the spot, its cards and hand (``round.settled``), the award and where it comes from: the pool and
+the operator's top-up (12.1; ``pool.awards``), the pool before and after this award (the round's
+awards are taken in one step in the order of payment, 12.2 and 12.4, so each award's "before" is
+the round's "before" less the awards paid ahead of it), the pool after the round (with its reset
+when the jackpot was won), and who confirmed the payment (9.5): the key and, with a staff list
+(docs/staff.md), the person: the supervisor's from the ``panel.approved`` record, the dealer's
+from ``round.started`` (the dealer who dealt the round). The shell heads it with the property, the
+table's name and the award's time.
 """
 
 from __future__ import annotations
@@ -48,10 +51,24 @@ def _confirmation(confirmations: list[tuple[int, int, dict[str, Any]]],
     return paid
 
 
-def hand_pay_slip(table_id: str, round_id: str, spot: int,
-                  records: Iterable[tuple[int, int, str, Mapping[str, Any]]]) -> dict[str, Any]:
+def awards_before(answers: Iterable[tuple[str | None, Mapping[str, Any]]]) -> int:
+    """How many progressive awards the pool's answers (``pool.awards`` records as (round id,
+    payload), oldest first) paid: each round's first answer counts (a repeated one is the same)."""
+    seen: set[str | None] = set()
+    count = 0
+    for round_id, payload in answers:
+        if round_id not in seen:
+            seen.add(round_id)
+            count += len((payload.get("result") or {}).get("awards") or [])
+    return count
+
+
+def hand_pay_slip(table_id: str, round_id: str, spot: int, records: Iterable[tuple[int, int, str, Mapping[str, Any]]],
+                  awarded_before: int = 0) -> dict[str, Any]:
     """The slip of ``spot``'s award in ``round_id``, from that round's journal records as
-    (seq, time_ms, kind, payload), oldest first. Raises :class:`SlipError` when it has none."""
+    (seq, time_ms, kind, payload), oldest first; ``awarded_before``: the awards of earlier rounds
+    in the journal (:func:`awards_before`), which number the slip. Raises :class:`SlipError` when
+    it has none."""
     settled = awards = started = None
     # the panel's award_paid (with its spot) and SETTLE/DONE presses after the pool's answer (each
     # pays the next award waiting, in the order of payment: 9.5, 12.2), in journal order
@@ -107,6 +124,7 @@ def hand_pay_slip(table_id: str, round_id: str, spot: int,
                      "text": f"{key} key" + (f": {name}" + (f" (badge {badge})" if badge else "") if name else "")}
     return {
         "table_id": table_id, "round_id": round_id, "spot": spot,
+        "number": f"{table_id}-{awarded_before + place + 1:06d}",
         "cards": list(line.get("cards") or []), "hand": line.get("hand") or award.category.label,
         "category": award.category.label, "rule": award.rule, "order": place + 1, "of": len(order),
         "amount_cents": award.amount_cents, "amount": money(award.amount_cents),
@@ -122,4 +140,4 @@ def hand_pay_slip(table_id: str, round_id: str, spot: int,
     }
 
 
-__all__ = ["hand_pay_slip", "SlipError", "KINDS"]
+__all__ = ["hand_pay_slip", "awards_before", "SlipError", "KINDS"]

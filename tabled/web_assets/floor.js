@@ -1,4 +1,7 @@
 // The floor's view. Every text from the tables goes in with textContent: data is never markup.
+// Each poll updates the page in place: a table's card, an alert's line and its button stay the
+// same elements from one update to the next (a click is never lost to a rebuilt button); only a
+// text that changed is written.
 "use strict";
 
 function byId(id) { return document.getElementById(id); }
@@ -8,89 +11,159 @@ function el(tag, cls, text) {
   if (text !== undefined && text !== null) node.textContent = String(text);
   return node;
 }
+function setText(node, text) {
+  const value = text === undefined || text === null ? "" : String(text);
+  if (node.textContent !== value) node.textContent = value;
+}
 function span(seconds) {
-  const s = Math.max(0, Number(seconds) || 0);
+  const s = Math.max(0, Math.floor(Number(seconds) || 0));
   if (s < 60) return s + " s";
   if (s < 3600) return Math.floor(s / 60) + " min " + (s % 60) + " s";
   return Math.floor(s / 3600) + " h " + Math.floor((s % 3600) / 60) + " min";
 }
-function clock(seconds) { return new Date(Number(seconds) * 1000).toLocaleTimeString(); }
+// a time as the rest of tabled shows it: UTC, 24-hour
+function clock(seconds) {
+  return new Date(Number(seconds) * 1000).toISOString().slice(0, 19).replace("T", " ") + " UTC";
+}
 
-function tableCard(t) {
-  const card = el("section", "table");
-  card.dataset.table = t.table;
-  card.dataset.verify = t.verify.status;
-  if (t.faults.length) card.classList.add("fault");
-  if (t.verify.status === "failed") card.classList.add("failed");
-  card.appendChild(el("h3", "name", t.table));
-  card.appendChild(el("div", "state", (t.round || "no round") + ": " + t.phase));
-  card.appendChild(el("div", "today", "today: " + t.today.rounds + " rounds, house win " + t.today.win));
-  card.appendChild(el("div", "lag", t.lag_s === null ? "nothing shipped yet"
+// the lines of a list inside a card (faults, awards pending): rewritten only when they changed
+function setLines(container, cls, lines) {
+  const now = Array.from(container.children).map(n => n.textContent);
+  if (now.length === lines.length && now.every((t, i) => t === lines[i])) return;
+  container.replaceChildren(...lines.map(text => el("div", cls, text)));
+}
+
+const cards = new Map();   // table id -> its card's parts
+function card(id) {
+  let c = cards.get(id);
+  if (c) return c;
+  const node = el("section", "table");
+  node.dataset.table = id;
+  c = { node: node, name: el("h3", "name", id), state: el("div", "state"), today: el("div", "today"),
+        lag: el("div", "lag"), verify: el("div", "verify"), stale: el("div", "stale-line"),
+        faults: el("div", "faults"), pending: el("div", "pending") };
+  c.stale.hidden = true;
+  node.append(c.name, c.stale, c.state, c.today, c.lag, c.verify, c.faults, c.pending);
+  cards.set(id, c);
+  return c;
+}
+
+function showTable(t, stale) {
+  const c = card(t.table);
+  c.node.dataset.verify = t.verify.status;
+  c.node.classList.toggle("fault", t.faults.length > 0);
+  c.node.classList.toggle("failed", t.verify.status === "failed");
+  c.node.classList.toggle("stale", stale);
+  c.node.dataset.stale = stale ? "yes" : "no";
+  c.stale.hidden = !stale;
+  setText(c.stale, stale ? (t.read_s === null ? "stale: its central copy has not been read yet"
+    : "stale: its central copy was last read at " + clock(t.read_s)) : "");
+  setText(c.state, (t.round || "no round") + ": " + t.phase);
+  setText(c.today, "today: " + t.today.rounds + " rounds, house win " + t.today.win);
+  setText(c.lag, t.lag_s === null ? "nothing shipped yet"
     : "journal: record " + t.head + ", last shipped " + span(t.lag_s) + " ago"
-      + (t.behind === null ? "" : ", " + t.behind + " records behind")));
-  card.appendChild(el("div", "verify verify-" + t.verify.status, t.verify.text));
-  for (const f of t.faults) {
-    card.appendChild(el("div", "fault-line", "FAULT " + f.equipment + ": " + f.reason + " - open for " + span(f.stood_s)));
-  }
-  for (const a of t.pending) {
-    card.appendChild(el("div", "award-line", "progressive pending: round " + a.round_id + " spot " + a.spot + " "
-      + a.category + " - for " + span(a.stood_s)));
-  }
-  return card;
+      + (t.behind === null ? "" : ", " + t.behind + " records behind"));
+  c.verify.className = "verify verify-" + t.verify.status;
+  setText(c.verify, t.verify.text);
+  setLines(c.faults, "fault-line", t.faults.map(f => "FAULT " + f.equipment + ": " + f.reason + " - open for " + span(f.stood_s)));
+  setLines(c.pending, "award-line", t.pending.map(a => "progressive pending: round " + a.round_id + " spot " + a.spot
+    + " " + a.category + " - for " + span(a.stood_s)));
+  return c.node;
 }
 
-function alertItem(a) {
-  const li = el("li", a.ack ? "acked" : "open");
-  li.dataset.alert = a.id;
-  li.appendChild(el("span", "text", a.table + ": " + a.text + " (" + span(a.stood_s) + " ago)"));
-  if (a.ack) {
-    li.appendChild(el("span", "ack", " - acknowledged by " + a.ack.who + " at " + clock(a.ack.at_s)));
-  } else {
-    const button = el("button", "ack-button", "acknowledge");
-    button.type = "button";
-    button.addEventListener("click", () => acknowledge(a.id));
-    li.appendChild(button);
+const alerts = new Map();   // alert id -> its line's parts
+function alertLine(a) {
+  let line = alerts.get(a.id);
+  if (!line) {
+    const li = el("li", "open");
+    li.dataset.alert = a.id;
+    line = { node: li, text: el("span", "text"), ack: el("span", "ack"), button: el("button", "ack-button", "acknowledge") };
+    line.button.type = "button";
+    line.button.addEventListener("click", () => acknowledge(a.id, line.button));
+    li.append(line.text, line.button, line.ack);
+    alerts.set(a.id, line);
   }
-  return li;
+  setText(line.text, a.table + ": " + a.text + " (" + span(a.stood_s) + " ago)");
+  line.node.className = a.ack ? "acked" : "open";
+  setText(line.ack, a.ack ? " - acknowledged by " + a.ack.who + " at " + clock(a.ack.at_s) : "");
+  if (a.ack && line.button.isConnected) line.button.remove();
+  return line.node;
 }
 
-async function acknowledge(id) {
+// the children of ``parent`` in this order, moving only those out of place
+function arrange(parent, nodes) {
+  nodes.forEach((node, i) => {
+    if (parent.children[i] !== node) parent.insertBefore(node, parent.children[i] || null);
+  });
+  while (parent.children.length > nodes.length) parent.lastElementChild.remove();
+}
+
+async function acknowledge(id, button) {
   const who = byId("who").value.trim();
   const error = byId("ack-error");
   if (!who) { error.textContent = "type your name first: an alert is acknowledged by a named person"; return; }
   error.textContent = "";
+  button.disabled = true;
   try {
     const answer = await fetch("/floor/ack", { method: "POST", headers: { "Content-Type": "application/json" },
                                                body: JSON.stringify({ alert: id, who: who }) });
     if (!answer.ok) error.textContent = (await answer.json()).error || ("refused: " + answer.status);
   } catch (e) {
     error.textContent = "not sent: the floor service cannot be reached";
+  } finally {
+    button.disabled = false;
+  }
+}
+
+let linkUp = false;
+let lastView = 0;            // the page's own clock (ms) when the last view came
+let staleAfterMs = 5000;
+let centralDown = false;
+
+function showLink() {
+  const link = byId("link");
+  const quiet = linkUp && Date.now() - lastView > staleAfterMs;   // beats, but no view: the floor is stuck
+  const state = !linkUp ? "down" : centralDown || quiet ? "stale" : "up";
+  setText(link, { up: "live", down: "disconnected", stale: "stale: the central data is not moving" }[state]);
+  link.className = "link-" + state;
+  document.body.dataset.link = state;
+  if (quiet) {
+    for (const c of cards.values()) {
+      c.node.classList.add("stale");
+      c.node.dataset.stale = "yes";
+    }
   }
 }
 
 function show(v) {
-  const tables = byId("tables");
-  tables.replaceChildren(...v.tables.map(tableCard));
+  lastView = Date.now();
+  staleAfterMs = Number(v.stale_after_s) * 1000 || staleAfterMs;
+  const stale = new Set(v.tables.filter(t => t.stale).map(t => t.table));
+  arrange(byId("tables"), v.tables.map(t => showTable(t, stale.has(t.table))));
+  for (const id of Array.from(cards.keys())) {
+    if (!v.tables.some(t => t.table === id)) cards.delete(id);
+  }
   const open = v.alerts.filter(a => !a.ack).length;
-  byId("summary").textContent = v.tables.length + " tables, " + open + " alerts open, as of " + clock(v.now_s);
+  setText(byId("summary"), v.tables.length + " tables, " + open + " alerts open, as of " + clock(v.now_s));
   const central = byId("central");
   central.hidden = !v.central;
-  central.textContent = v.central ? "central database unreachable: " + v.central : "";
-  byId("alert-list").replaceChildren(...v.alerts.map(alertItem));
+  setText(central, v.central ? "central database unreachable: " + v.central : "");
+  centralDown = Boolean(v.central) || stale.size > 0;
+  arrange(byId("alert-list"), v.alerts.map(alertLine));
+  for (const id of Array.from(alerts.keys())) {
+    if (!v.alerts.some(a => a.id === id)) alerts.delete(id);
+  }
   document.body.dataset.polls = String(v.polls);
+  showLink();
 }
 
-let source = null;
-function setLink(up) {
-  const link = byId("link");
-  link.textContent = up ? "live" : "disconnected";
-  link.className = up ? "link-up" : "link-down";
-  document.body.dataset.link = up ? "up" : "down";
-}
 function connect() {
-  source = new EventSource("/floor/events");
-  source.addEventListener("floor", e => { setLink(true); show(JSON.parse(e.data)); });
-  source.addEventListener("beat", () => setLink(true));
-  source.onerror = () => setLink(false);
+  const source = new EventSource("/floor/events");
+  source.addEventListener("floor", e => { linkUp = true; show(JSON.parse(e.data)); });
+  source.addEventListener("beat", () => { linkUp = true; showLink(); });
+  source.onerror = () => { linkUp = false; showLink(); };
 }
-document.addEventListener("DOMContentLoaded", connect);
+document.addEventListener("DOMContentLoaded", () => {
+  connect();
+  setInterval(showLink, 1000);
+});

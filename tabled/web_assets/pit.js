@@ -23,6 +23,9 @@ function renderJournal(j) {
   chain.className = j.ok ? "ok" : "broken";
   chain.textContent = j.ok ? "hash chain verified to record " + j.verified_seq
     : "HASH CHAIN BROKEN: " + j.problem + " (run tabled audit verify)";
+  const shipping = byId("shipping");
+  shipping.hidden = !j.shipping_waits;
+  shipping.textContent = j.shipping_waits ? "NOT SHIPPED to the central copy: " + j.shipping_waits : "";
   document.body.dataset.head = String(j.head_seq);
 }
 

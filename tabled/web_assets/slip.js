@@ -15,7 +15,11 @@ async function load() {
     document.body.dataset.state = "problem";
     return;
   }
-  setText("table-id", slip.table_id);
+  setText("property", slip.property);
+  setText("number", "no. " + slip.number);
+  setText("time-local", slip.time_local);
+  setText("time-utc", slip.time_utc);
+  setText("table-id", slip.table_name === slip.table_id ? slip.table_id : slip.table_name + " (" + slip.table_id + ")");
   setText("round-id", slip.round_id);
   setText("spot", slip.spot);
   setText("cards", slip.cards.join(" "));

@@ -35,6 +35,7 @@ def one_line_error(capsys, argv: list[str]) -> str:
     (["--profile", "{tmp}/none.toml"], "no profile"),
     (["--pdf", "{tmp}/missing/day.pdf"], "no folder {tmp}/missing to write it in"),
     (["--pdf", "{tmp}"], "is a folder; name the PDF file"),
+    (["--printed-by", "A. Director"], "--printed-by names who printed the PDF: it goes with --pdf FILE"),
 ])
 def test_a_bad_option_is_one_line(capsys, journals, tmp_path, options, says):
     argv = ["report", "shift", "--journal", str(journals["scripted"])]
@@ -81,9 +82,56 @@ def test_text_json_csv_and_pdf_give_the_same_figures(journals, tmp_path):
     pdf = tmp_path / "day.pdf"
     shown = run("report", "day", "--journal", path, "--pdf", str(pdf))
     assert pdf.read_bytes().startswith(b"%PDF")
-    assert f"charts: {pdf}" in shown
+    assert f"for filing: {pdf} (3 pages)" in shown
     assert f"rounds settled, {data['play']['void_rounds']} void" in shown
     assert "3.7 round void: invalidated: 1" in shown
+
+
+def pdf_pages(path) -> list[str]:
+    from pypdf import PdfReader
+
+    return [" ".join(page.extract_text().split()) for page in PdfReader(path).pages]
+
+
+def test_the_pdf_is_the_text_reports_figures_laid_out_for_filing_and_signing(journals, tmp_path):
+    """The PDF a director files carries the text report's figures (money per wager and per shift, the
+    win against the mathematics, the integrity lines), names the table, the period and who printed
+    it on every numbered page, and ends with a signature block."""
+    from tabled.game.settlement import money
+
+    path = str(journals["scripted"])
+    (data,) = [json.loads(line) for line in run("report", "day", "--journal", path, "--json").splitlines()]
+    shifts = [json.loads(line) for line in run("report", "shift", "--journal", path, "--from",
+                                               data["period"]["gaming_day"], "--json").splitlines()]
+    pdf = tmp_path / "day.pdf"
+    run("report", "day", "--journal", path, "--pdf", str(pdf), "--printed-by", "A. Director")
+    pages = pdf_pages(pdf)
+    assert len(pages) == 3
+    for n, page in enumerate(pages, start=1):
+        assert f"page {n} of 3" in page
+        assert "printed 20" in page and "UTC by A. Director" in page
+    figures, charts, signatures = pages
+    assert f"table SIM01, {data['period']['name']}" in figures and f"table SIM01, {data['period']['name']}" in charts
+    for wager in ("ante", "bet", "progressive", "total"):
+        m = data["money"][wager]
+        row = (f"{wager} {m['wagers']} {money(m['chips_cents'])} {money(m['tokens_cents'])} {money(m['paid_cents'])} "
+               f"{money(m['collected_cents'])} {money(m['returned_cents'])} {money(m['tokens_taken_cents'])} "
+               f"{money(m['win_cents'])}")
+        assert row in figures, row
+    played = [s for s in shifts if s["play"]["rounds"]]
+    assert played, "the fixture's rounds fall in a shift"
+    for s in played:
+        shift = s["period"]["name"].removeprefix(f"gaming day {s['period']['gaming_day']} ")
+        assert (f"{shift} {s['play']['rounds']} {s['play']['hands']} {money(s['money']['total']['wagered_cents'])} "
+                f"{money(s['money']['total']['win_cents'])}") in figures
+    theory = data["theoretical"]
+    assert f"actual win {money(theory['actual_win_cents'])}" in figures
+    assert "3.7 round void: invalidated: 1" in figures
+    assert "the house's win on ante and bet, hand by hand" in charts and "wager mix" in charts
+    assert "This report covers: table SIM01, " + data["period"]["name"] in signatures
+    for role in ("Prepared by", "Reviewed by (supervisor)", "Approved by (table games manager)", "Comments"):
+        assert role in signatures
+    assert signatures.count("signature") == 3 and signatures.count("date and time") == 3
 
 
 def test_an_empty_journal_has_nothing_to_report(tmp_path):

@@ -103,6 +103,7 @@ BAD = [
     (BASE + "[journal]\ncheckpoint_every_rounds = 0\n",
      "journal.checkpoint_every_rounds: must be an integer from 1 to 1000000, got 0"),
     (BASE + "[journal]\npath = 7\n", "journal.path: must be non-empty text, got 7"),
+    (BASE + "[journal]\nship_may_wait = true\n", "journal.ship_may_wait: goes with ship_to"),
     (BASE + "[[pools]]\nname = \"main\"\nbackend = \"redis\"\n",
      "pools[0].backend: must be one of 'local', 'postgresql', got 'redis'"),
     (BASE + "[[pools]]\nname = \"main\"\nbackend = \"postgresql\"\n", "pools[0].dsn: is missing"),
@@ -156,3 +157,14 @@ def test_each_bad_key_is_named(tmp_path, text, message):
 def test_missing_file_is_a_clear_error(tmp_path):
     with pytest.raises(ConfigError, match="no such config file"):
         load_config(tmp_path / "nope.toml")
+
+
+def test_the_tables_name_the_property_and_the_time_zone_head_its_slips(tmp_path):
+    cfg = load_config(write(tmp_path, BASE + 'name = "Table 7"\nproperty = "Harbour Casino"\n'
+                                              '[reports]\ntime_zone = "Australia/Sydney"\n'))
+    assert (cfg.table.name, cfg.table.property_name) == ("Table 7", "Harbour Casino")
+    assert (cfg.screen.table_name, cfg.screen.property_name, cfg.screen.time_zone) == (
+        "Table 7", "Harbour Casino", "Australia/Sydney")
+    assert load_config(write(tmp_path, BASE)).screen.property_name == ""
+    with pytest.raises(ConfigError, match="table.property: must be printable text of at most 80 characters"):
+        load_config(write(tmp_path, BASE + 'property = "' + "x" * 81 + '"\n'))

@@ -14,7 +14,7 @@ import pytest
 
 from tabled.cli import main
 from tabled.daemon import shipping
-from tests.daemon.tamper import rewrite
+from tests.daemon.tamper import change_only, rewrite
 from tabled.daemon.journal import Journal
 from tests.pool.proxy import LinkProxy
 
@@ -181,3 +181,39 @@ def test_compare_names_a_rewrite_a_cut_tail_and_an_older_copy(tmp_path, central,
     shipper = shipping.Shipper(rewritten, "T01", lambda: psycopg.AsyncConnection.connect(table_dsn(central, "T01")))
     asyncio.run(shipper.run())
     assert shipper.diverged is not None and shipper.diverged.seq == 45
+
+
+def test_compare_computes_each_records_hash_again_on_both_sides(tmp_path, central, capsys):
+    """A payload changed without its hash agrees with nothing: compare names the record and the side."""
+    path = tmp_path / "j.db"
+    write_rounds(path, 10)
+    ship(path, "T01", table_dsn(central, "T01"))
+    compare = ["audit", "compare", "--central", central, "--table", "T01", "--journal"]
+
+    changed = tmp_path / "changed.db"
+    shutil.copy(path, changed)
+    change_only(changed, 14, lambda p: {**p, "cents": 9000})
+    assert main([*compare, str(changed)]) == 1
+    assert "PART at record 14: record 14 in this journal does not hash to the hash it carries" in \
+        capsys.readouterr().out
+
+    with psycopg.connect(central, autocommit=True) as admin:
+        admin.execute("ALTER TABLE journal_records DISABLE TRIGGER journal_no_change")
+        admin.execute("UPDATE journal_records SET payload = replace(payload, '500', '9000') "
+                      "WHERE table_id = 'T01' AND seq = 5")
+        admin.execute("ALTER TABLE journal_records ENABLE TRIGGER journal_no_change")
+    assert main([*compare, str(path)]) == 1
+    assert "PART at record 5: record 5 on the central copy does not hash to the hash it carries" in \
+        capsys.readouterr().out
+
+
+def test_compare_with_a_table_the_central_copy_does_not_hold_names_the_tables_it_holds(tmp_path, central, capsys):
+    path = tmp_path / "j.db"
+    write_rounds(path, 2)
+    compare = ["audit", "compare", "--central", central, "--journal", str(path), "--table"]
+    assert main([*compare, "T09"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("tabled audit: error: table T09 is not on the central copy (it holds T01, T02): check --table "
+                   "or the config's table.id"), err
+    assert main([*compare, "T02"]) == 0  # a table registered, nothing shipped yet
+    assert "the central copy holds no record of table T02 yet (this journal has 6)" in capsys.readouterr().out

@@ -16,7 +16,7 @@ import pytest
 from tabled.cli import main
 from tabled.daemon.journal import Journal
 from tabled.floor.config import FloorConfigError, parse_floor_config
-from tabled.floor.service import Floor, floor_connector
+from tabled.floor.service import AckRefused, Floor, floor_connector
 from tests.floor.casino import Casino, rewrite_central
 
 pytestmark = pytest.mark.postgres
@@ -239,3 +239,38 @@ def test_a_central_copy_changed_after_the_floor_checked_it_is_found(tmp_path, pg
 
 def settled_payload() -> dict:
     return {"house_collects_cents": 500, "house_pays_cents": 0}
+
+
+def test_twenty_acknowledgements_at_once_of_one_alert_write_one_row(tmp_path, pg_dsn):
+    casino = Casino(pg_dsn, tmp_path / "casino", 1)
+    with Journal.open(casino.tables[0].journal) as j:
+        j.append("fault.raised", {"equipment": "betspots", "reason": "link lost", "rule": "14.13"})
+
+    async def go() -> list[int]:
+        await casino.catch_up()
+        floor, other = floor_of(casino, tmp_path), floor_of(casino, tmp_path)   # two floor services
+        await floor.start()
+        try:
+            await floor.poll()
+            await other.poll()
+            (alert,) = floor.alerts
+            async with aiohttp.ClientSession() as http:
+                async def ack(n: int) -> int:
+                    async with http.post(floor.url + "/ack", json={"alert": alert, "who": f"Person {n}"}) as r:
+                        return r.status
+                statuses = await asyncio.gather(*(ack(n) for n in range(20)))
+            # the other service has not seen it taken: the database refuses its row
+            with pytest.raises(AckRefused, match="already acknowledged by Person ") as refused:
+                await other.acknowledge(alert, "Someone Else", "local")
+            assert refused.value.status == 409
+            return sorted(statuses)
+        finally:
+            await floor.stop()
+            await other.stop()
+
+    assert asyncio.run(go()) == [200] + [409] * 19
+    with psycopg.connect(pg_dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM floor_acks").fetchone()[0] == 1
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            conn.execute("INSERT INTO floor_acks (alert, table_id, who, viewer) VALUES ('T01:fault:1', 'T01', 'B', "
+                         "'local')")

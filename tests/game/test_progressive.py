@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -106,6 +107,53 @@ def test_a_straight_flush_left_of_a_royal_is_paid_just_before_it_rule_12_4():
     assert [a.spot for a in award_progressive(5_000_000, hits, NSW).awards] == [7, 6, 5]
 
 
+
+NSW_FROM_POOL = replace(NSW, fixed_awards_from_pool=True)
+
+
+def test_fixed_awards_from_the_pool_are_drawn_in_the_order_of_payment_rules_12_1_2_12_2():
+    # pool $20,000; the straight flush on spot 5 is paid before the four of a kind on spot 1 (12.2),
+    # so it gets 10% of the whole $20,000 (12.1.2), and the four of a kind is then drawn from the rest
+    r = award_progressive(2_000_000, [ProgressiveHit(1, C.FOUR_OF_A_KIND), ProgressiveHit(5, C.STRAIGHT_FLUSH)],
+                          NSW_FROM_POOL)
+    got = [(a.spot, a.amount_cents, a.from_pool_cents, a.operator_topup_cents) for a in r.awards]
+    assert got == [(5, 200_000, 200_000, 0), (1, 50_000, 50_000, 0)]
+    assert r.pool_after_cents == 1_750_000
+
+
+def test_a_fixed_award_paid_before_a_straight_flush_lowers_its_ten_percent_rules_12_1_2_12_2():
+    # the flush on spot 6 is paid first (12.2): the straight flush on spot 2 gets 10% of $19,900
+    r = award_progressive(2_000_000, [ProgressiveHit(2, C.STRAIGHT_FLUSH), ProgressiveHit(6, C.FLUSH)],
+                          NSW_FROM_POOL)
+    assert [(a.spot, a.from_pool_cents) for a in r.awards] == [(6, 10_000), (2, 199_000)]
+
+
+def test_a_royal_shares_the_pool_as_it_stands_when_paid_rules_12_1_1_12_2():
+    # royal on spot 7 paid first takes the whole $50,000; the full house on spot 6 after it finds
+    # an empty pool and the operator pays it (the pool resets after the round's last award)
+    r = award_progressive(5_000_000, [ProgressiveHit(6, C.FULL_HOUSE), ProgressiveHit(7, C.ROYAL_FLUSH)],
+                          NSW_FROM_POOL)
+    got = [(a.spot, a.amount_cents, a.from_pool_cents, a.operator_topup_cents) for a in r.awards]
+    assert got == [(7, 5_000_000, 5_000_000, 0), (6, 15_000, 0, 15_000)]
+    assert r.reset and r.pool_after_cents == NSW.reset_cents
+
+
+def test_straight_flushes_keep_equal_shares_with_a_fixed_award_paid_between_them_rule_12_3_2():
+    # spots 7 and 3 straight flushes, a four of a kind on spot 5 paid between them (12.2): the
+    # aggregate is set when the first is paid, $2,000 + $1,800, $1,900 each (12.3.2 wins the draw)
+    r = award_progressive(2_000_000, [ProgressiveHit(s, c) for s, c in
+                                      ((3, C.STRAIGHT_FLUSH), (5, C.FOUR_OF_A_KIND), (7, C.STRAIGHT_FLUSH))],
+                          NSW_FROM_POOL)
+    got = [(a.spot, a.amount_cents, a.from_pool_cents) for a in r.awards]
+    assert got == [(7, 190_000, 190_000), (5, 50_000, 50_000), (3, 190_000, 190_000)]
+    assert r.pool_after_cents == 1_570_000
+    # a pool too small for the second share after the fixed award: the operator pays the rest
+    r = award_progressive(20_000, [ProgressiveHit(s, c) for s, c in
+                                   ((3, C.STRAIGHT_FLUSH), (5, C.FOUR_OF_A_KIND), (7, C.STRAIGHT_FLUSH))],
+                          replace(NSW_FROM_POOL, straight_flush_minimum_cents=0))
+    got = [(a.spot, a.amount_cents, a.from_pool_cents, a.operator_topup_cents) for a in r.awards]
+    assert got == [(7, 1_900, 1_900, 0), (5, 50_000, 18_100, 31_900), (3, 1_900, 0, 1_900)]
+
 # -- 12.2 and 12.4 stated independently, checked over every round of a small table -------------------
 
 def rules_payment_order(hits: list[ProgressiveHit]) -> list[int]:
@@ -142,15 +190,15 @@ def test_payment_order_of_every_round_follows_rules_12_2_and_12_4(spot_count, ca
         assert not sfs or not royals or max(sfs) < min(royals)                       # 12.4
         rest = [a.spot for a in r.awards if a.category is not C.STRAIGHT_FLUSH]
         assert rest == sorted(rest, reverse=True)                                    # 12.2 for the others
-        # the order of payment leaves the calculation alone: the same amounts as each hit alone
-        # would be given in the calculation order (fixed, straight flushes, royals)
+        # with the operator paying the fixed awards, nothing paid between two straight flushes or
+        # two royals draws on the pool: the amounts are those of 12.1 and 12.3 taken kind by kind
         assert {a.spot: a.amount_cents for a in r.awards} == calculated_amounts(hits)
         rounds += 1
     assert rounds == len(categories) ** spot_count
 
 
 def calculated_amounts(hits: list[ProgressiveHit]) -> dict[int, int]:
-    """12.1, 12.3 for the NSW schedule in the calculation order: fixed awards (paid by the operator),
+    """12.1, 12.3 for the NSW schedule kind by kind: fixed awards (paid by the operator),
     then the straight flushes' successive 10% payouts shared, then the royals share the rest."""
     fixed = {C.FOUR_OF_A_KIND: 50_000, C.FULL_HOUSE: 15_000, C.FLUSH: 10_000}
     pool, out = 5_000_000, {}
@@ -233,3 +281,21 @@ def test_payment_order_and_minimums(pool, hits, schedule):
     for cat in (C.STRAIGHT_FLUSH, C.ROYAL_FLUSH):
         amounts = {a.amount_cents for a in r.awards if a.category is cat}
         assert len(amounts) <= 1
+
+
+@settings(max_examples=400, deadline=None)
+@given(pool=st.integers(0, 10**9), hits=round_hits(), schedule=st.one_of(st.just(NSW_FROM_POOL), schedules))
+def test_each_award_is_drawn_from_the_pool_as_it_stands_when_paid_rules_12_1_12_2_12_4(pool, hits, schedule):
+    r = award_progressive(pool, hits, schedule)
+    before = pool
+    straight_flushes = [a for a in r.awards if a.category is C.STRAIGHT_FLUSH]
+    for a in r.awards:
+        assert a.from_pool_cents <= before
+        if a.category is C.STRAIGHT_FLUSH and len(straight_flushes) == 1:  # 12.1.2: 10% of the pool then
+            assert a.from_pool_cents == before * schedule.straight_flush_pool_percent // 100
+        if a is next((x for x in r.awards if x.category is C.ROYAL_FLUSH), None):  # 12.1.1, 12.3.1
+            royals = sum(x.category is C.ROYAL_FLUSH for x in r.awards)
+            assert a.from_pool_cents == before * schedule.royal_pool_percent // 100 // royals
+        if a.category in (C.FOUR_OF_A_KIND, C.FULL_HOUSE, C.FLUSH) and schedule.fixed_awards_from_pool:
+            assert a.from_pool_cents == min(a.amount_cents, before)
+        before -= a.from_pool_cents

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import io
 import json
 from pathlib import Path
 
@@ -16,12 +17,14 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tabled.cli import main
+from tabled.commands import run as run_command
 from tabled.commands.run import Seams, run_table
 from tabled.daemon import shipping
 from tabled.daemon.assemble import CannotStart
 from tabled.daemon.config import SoftwareConfig
 from tabled.daemon.journal import Journal
 from tabled.host import software
+from tests.pool.pgserver import free_port
 from tests.integration.harness import FAST, POLL, Run, Discard, config, journal_records
 
 PEM = serialization.Encoding.PEM
@@ -104,6 +107,88 @@ async def test_the_journal_is_shipped_while_play_goes_on(tmp_path, pg_dsn, monke
     with psycopg.connect(pg_dsn) as conn:
         shipped = conn.execute("SELECT count(*) FROM journal_records WHERE table_id = 'SIM01'").fetchone()[0]
     assert shipped == len(journal_records(tmp_path))
+
+
+async def rounds_printed(cfg, tmp: Path, n: int) -> str:
+    """What ``tabled run`` prints in a terminal while ``n`` rounds are played and the table stops."""
+    async def scenario(run: Run) -> None:
+        await run.rounds(n)
+    out = io.StringIO()
+    await run_table(cfg, 0, out=out, human=True,
+                    seams=Seams(timing=FAST, poll_interval=POLL, state_dir=tmp / "dev", hooks=Run(scenario)))
+    return out.getvalue()
+
+
+def shipping_config(tmp_path: Path, pg_dsn: str, monkeypatch, password: str | None = "table-pw"):
+    """The simulated table shipping as table SIM01's own role; ``password``: its credential's text
+    (None: no credential file)."""
+    with psycopg.connect(pg_dsn, autocommit=True) as admin:
+        shipping.migrate(admin)
+        shipping.register_table(admin, "SIM01", "tabled_sim01_" + pg_dsn.rsplit("_", 1)[-1], "table-pw")
+    credentials = tmp_path / "credentials"
+    credentials.mkdir()
+    if password is not None:
+        (credentials / shipping.PASSWORD_CREDENTIAL).write_text(password + "\n")
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(credentials))
+    user_dsn = "postgresql://tabled_sim01_" + pg_dsn.rsplit("_", 1)[-1] + "@" + pg_dsn.split("@", 1)[1]
+    cfg = config(tmp_path)
+    return dataclasses.replace(cfg, journal=dataclasses.replace(cfg.journal, ship_to=user_dsn))
+
+
+@pytest.mark.postgres
+async def test_a_clean_stop_leaves_every_record_on_the_central_copy(tmp_path, pg_dsn, monkeypatch):
+    """The stop's own records (the round's end, the seal, the stop) are shipped before the daemon exits."""
+    cfg = shipping_config(tmp_path, pg_dsn, monkeypatch)
+    printed = await rounds_printed(cfg, tmp_path, 2)
+    assert "not on the central copy" not in printed
+    local = [(r.seq, r.hash) for r in journal_records(tmp_path)]
+    with psycopg.connect(pg_dsn) as conn:
+        central = conn.execute("SELECT seq, hash FROM journal_records WHERE table_id = 'SIM01' ORDER BY seq").fetchall()
+    assert central == local and len(local) > 20
+
+
+@pytest.mark.postgres
+async def test_a_stop_with_the_central_server_away_says_what_it_left(tmp_path, pg_dsn, monkeypatch):
+    monkeypatch.setattr(run_command, "SHIP_ON_STOP_S", 1.0)
+    cfg = shipping_config(tmp_path, pg_dsn, monkeypatch)
+    away = f"postgresql://tabled_sim01@127.0.0.1:{free_port()}/journal"
+    cfg = dataclasses.replace(cfg, journal=dataclasses.replace(cfg.journal, ship_to=away))
+    printed = await rounds_printed(cfg, tmp_path, 1)
+    left = len(journal_records(tmp_path))
+    line = next(ln for ln in printed.splitlines() if "not on the central copy" in ln)
+    assert line.startswith(f"  journal {left} records not on the central copy (it has records to 0): "), line
+    assert "connection" in line and line.endswith("the next start sends them"), line
+
+
+@pytest.mark.parametrize("password", [None, "", "unreadable"])
+async def test_shipping_without_its_credential_does_not_start(tmp_path, monkeypatch, password):
+    """A missing, empty or unreadable credential is a start error naming it; nothing is opened."""
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(tmp_path / "credentials"))
+    (tmp_path / "credentials").mkdir()
+    credential = tmp_path / "credentials" / shipping.PASSWORD_CREDENTIAL
+    if password == "unreadable":
+        credential.mkdir()  # not a file: read by no one
+    elif password is not None:
+        credential.write_text(password)
+    cfg = config(tmp_path)
+    cfg = dataclasses.replace(cfg, journal=dataclasses.replace(cfg.journal, ship_to="postgresql://t@127.0.0.1/j"))
+    said = {None: "is missing", "": "is empty", "unreadable": "cannot be read"}[password]
+    with pytest.raises(shipping.ShippingError,
+                       match=f"journal.ship_to: systemd's credential journal-central-password {said} "):
+        await rounds(cfg, tmp_path, 1)
+    assert not (tmp_path / "journal.db").exists()
+
+
+def test_shipping_at_a_shell_needs_a_password_libpq_finds(tmp_path, capsys):
+    """Without systemd's credentials, PGPASSWORD or a password file must give it; else `tabled run`
+    stops at once with exit 2."""
+    environ = {"HOME": str(tmp_path)}
+    with pytest.raises(shipping.ShippingError, match="no password: systemd's credential journal-central-password "
+                                                     "is not given"):
+        shipping.connector("postgresql://t@127.0.0.1/j", environ)
+    shipping.connector("postgresql://t@127.0.0.1/j", {**environ, "PGPASSWORD": "pw"})
+    (tmp_path / ".pgpass").write_text("127.0.0.1:5432:j:t:pw\n")
+    shipping.connector("postgresql://t@127.0.0.1/j", environ)
 
 
 def test_a_central_dsn_with_a_password_or_without_tls_verification_is_refused():

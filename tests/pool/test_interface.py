@@ -22,8 +22,8 @@ def parameters(fn) -> list[tuple[str, object, object]]:
 
 
 def test_the_interface_is_what_the_table_uses():
-    assert MEMBERS == ["apply_awards", "balance", "close", "contribute", "contribute_round", "correct",
-                       "last_round", "ready", "register_table", "reverse", "subscribe_meter", "verify"]
+    assert MEMBERS == ["apply_awards", "balance", "close", "compare_answers", "contribute", "contribute_round",
+                       "correct", "last_round", "ready", "register_table", "reverse", "subscribe_meter", "verify"]
     assert "name" in ProgressivePool.__annotations__
 
 

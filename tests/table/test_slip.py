@@ -10,7 +10,7 @@ import pytest
 
 from tabled.game.settlement import settlement_from_dict
 from tabled.table.effects import Note, PoolOp
-from tabled.table.slip import KINDS, SlipError, hand_pay_slip
+from tabled.table.slip import KINDS, SlipError, awards_before, hand_pay_slip
 
 from .harness import Harness
 from .test_staff import ROSTER, staffed
@@ -49,7 +49,7 @@ class Journaled:
         return next(seq for seq, _, _, k, p in self.records
                     if k == kind and all(p.get(a) == v for a, v in match.items()))
 
-    def round_to_settlement(self, spots=(2, 5, 6)) -> str:
+    def round_to_settlement(self, spots=(2, 5, 6), hands: dict[int | str, str] = HITS) -> str:
         from tabled.game.cards import parse_cards
         for spot in spots:
             self.feed("wager", spot=spot, area="ante", cents=1000)
@@ -57,7 +57,7 @@ class Journaled:
         self.feed("panel", action="no_more_bets", key="dealer")
         rid = self.h.round.round_id
         for target in self.h.round.dealt_to:
-            self.feed("shuffler.hand", cards=list(parse_cards(HITS[target])), back=self.h.round.back)
+            self.feed("shuffler.hand", cards=list(parse_cards(hands[target])), back=self.h.round.back)
         for spot in spots:
             self.feed("wager", spot=spot, area="bet", cents=2000)
         self.feed("panel", action="reveal", key="dealer")
@@ -94,6 +94,25 @@ def test_each_award_s_slip_has_the_settlement_s_figures_and_the_pool_before_and_
     assert royal["round_pool_after_cents"] == result["pool_after_cents"]
 
 
+
+def test_with_fixed_awards_from_the_pool_each_slip_s_draw_is_from_the_pool_before_it_12_1_2_12_2(tmp_path):
+    # the straight flush on spot 5 is payment 1 of 2 (12.2): 10% of the pool before it (12.1.2),
+    # not of the pool after the four of a kind on spot 1, which is paid after it
+    from importlib import resources
+    nsw = resources.files("tabled").joinpath("profiles", "nsw.toml").read_text("utf-8")
+    profile = tmp_path / "from-pool.toml"
+    profile.write_text(nsw.replace("fixed_awards_from_pool = false", "fixed_awards_from_pool = true"))
+    j = Journaled(Harness(profile=str(profile), pool=2_000_000))
+    rid = j.round_to_settlement(spots=(1, 5), hands={5: "9s 8s 7s 6s 5s", 1: "Qc Qd Qh Qs 3d",
+                                                     "dealer": "Ac Kc 4c 3s 2h"})
+    first, second = (hand_pay_slip("T01", rid, spot, j.of_round(rid)) for spot in (5, 1))
+    assert (first["order"], first["category"]) == (1, "straight flush")
+    assert first["from_pool_cents"] == first["pool_before_cents"] * 10 // 100 >= 200_000
+    assert first["operator_topup_cents"] == 0
+    assert (second["order"], second["pool_before_cents"]) == (2, first["pool_after_cents"])
+    assert (second["from_pool_cents"], second["operator_topup_cents"]) == (50_000, 0)
+    assert second["pool_after_cents"] == second["round_pool_after_cents"]
+
 def test_a_slip_before_the_payment_is_confirmed_says_so_9_5():
     j = Journaled(Harness())
     rid = j.round_to_settlement()
@@ -127,3 +146,23 @@ def test_a_round_or_spot_without_an_award_has_no_slip():
         hand_pay_slip("T01", rid, 3, j.of_round(rid))
     with pytest.raises(SlipError, match="round T01-999999 has no progressive award in the journal"):
         hand_pay_slip("T01", "T01-999999", 5, [])
+
+
+def test_a_slip_is_numbered_by_its_awards_place_among_the_tables_awards_and_keeps_its_number():
+    j = Journaled(Harness())
+    first = j.round_to_settlement()
+    for spot in (6, 2, 5):
+        j.feed("panel", action="award_paid", key="dealer", spot=spot)
+
+    def answers(before_rid: str) -> list[tuple[str | None, dict[str, Any]]]:
+        upto = next(seq for seq, _, r, k, _ in j.records if r == before_rid and k == "pool.awards")
+        return [(r, p) for seq, _, r, k, p in j.records if k == "pool.awards" and seq < upto]
+
+    assert [hand_pay_slip("T01", first, spot, j.of_round(first), awards_before(answers(first)))["number"]
+            for spot in (6, 2, 5)] == ["T01-000001", "T01-000002", "T01-000003"]   # in the order of payment
+    second = j.round_to_settlement(spots=(2,))
+    assert awards_before(answers(second)) == 3
+    assert hand_pay_slip("T01", second, 2, j.of_round(second), 3)["number"] == "T01-000004"
+    # a pool's answer repeated for a round (sent again after a lost link) numbers nothing twice
+    repeated = answers(second) + answers(second)
+    assert awards_before(repeated) == 3

@@ -147,5 +147,6 @@ def test_config_check_prints_the_screen_and_never_a_viewers_token(tmp_path):
     with contextlib.redirect_stdout(out):
         assert tabled_main(["config", "check", str(path)]) == 0
     doc = tomllib.loads(out.getvalue())
-    assert doc["screen"] == {"enabled": True, "listen": "[::]:9000", "viewers": [{"name": "pit", "token": "***"}]}
+    assert doc["screen"] == {"enabled": True, "listen": "[::]:9000", "names": [], "max_connections": 64,
+                             "viewers": [{"name": "pit", "token": "***"}]}
     assert PIT.token not in out.getvalue()

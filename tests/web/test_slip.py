@@ -6,7 +6,9 @@ royal flush (the simulated shuffler cannot be told to deal them)."""
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from urllib.parse import urlencode
+from zoneinfo import ZoneInfo
 
 from tabled.daemon.config import ScreenConfig
 from tabled.daemon.controller import Table
@@ -23,6 +25,7 @@ from tabled.table.core import TableCore
 from tests.web.daemon import browser, shows
 
 PROFILE = load_profile("nsw")
+SIZES = [(1024, 768), (1280, 800), (1920, 1080)]
 HITS = {2: "9s 8s 7s 6s 5s", 5: "Ah Kh Qh Jh Th", "dealer": "Ac Kc 4c 3s 2h"}
 
 
@@ -32,7 +35,8 @@ async def test_the_slip_opened_from_the_banner_shows_the_journals_figures(tmp_pa
     pool = await LocalPool.open(tmp_path / "pool.db", "main", "T01", settings)
     core = TableCore("T01", 7, Limits(500, 50_000, 100, PROFILE.progressive_wager_cents), PROFILE)
     table = Table(core, journal, pool, retry_interval=0.05, follow_meter=False)
-    server = ScreenServer(table, ScreenConfig(port=0))
+    heading = ScreenConfig(port=0, property_name="Harbour Casino", table_name="Table 7", time_zone="Australia/Sydney")
+    server = ScreenServer(table, heading)
     table.listeners.append(server.listener)
     consumer = asyncio.create_task(table.run())
 
@@ -104,8 +108,30 @@ async def test_the_slip_opened_from_the_banner_shows_the_journals_figures(tmp_pa
             assert await slip.text_content("#records") == (
                 f"settlement {settled[0].seq}; pool's awards {awards[0].seq}; confirmation {paid[-1].seq}")
             assert "reset" in await slip.text_content("#round-pool-after")  # the royal won the jackpot
+            # the heading: the property, the slip's number (the table's second award), the award's time
+            assert await slip.text_content("#property") == "Harbour Casino"
+            assert await slip.text_content("#number") == "no. T01-000002"
+            assert await slip.text_content("#table-id") == "Table 7 (T01)"
+            at = datetime.fromtimestamp(awards[0].time_us / 1e6, UTC)
+            assert await slip.text_content("#time-utc") == at.strftime("%Y-%m-%d %H:%M:%S UTC")
+            assert await slip.text_content("#time-local") == at.astimezone(ZoneInfo("Australia/Sydney")).strftime(
+                "%Y-%m-%d %H:%M:%S %Z") + " (Australia/Sydney)"
+            # the player's name and identification are written in by hand beside the signatures
+            assert await slip.eval_on_selector_all(".player .line", "ls => ls.map(l => l.textContent)") == [
+                "player's name", "player's identification (kind and number)"]
+            assert await slip.eval_on_selector_all(".sign div", "ds => ds.map(d => d.textContent)") == [
+                "player", "dealer", "supervisor", "cage"]
+            first = await b.new_page()
+            await first.goto(server.url + "slip?" + urlencode({"round": rid, "spot": 2}))
+            await first.wait_for_selector("body[data-state=shown]")
+            assert await first.text_content("#number") == "no. T01-000001"
+            for width, height in SIZES:
+                await slip.set_viewport_size({"width": width, "height": height})
+                await slip.screenshot(path=str(tmp_path / f"slip-{width}x{height}.png"), full_page=True)
+            await slip.set_viewport_size({"width": 1280, "height": 800})
+            await slip.emulate_media(media="print")
             await slip.screenshot(path=str(tmp_path / "slip.png"), full_page=True)
-            print(f"screenshot: {tmp_path / 'slip.png'}")
+            print(f"screenshots: {tmp_path}")
 
             # the pit's view links each hit to its slip too
             pit = await b.new_page()
@@ -121,6 +147,8 @@ async def test_the_slip_opened_from_the_banner_shows_the_journals_figures(tmp_pa
             assert await missing.text_content("#problem") == f"round {rid} spot 3 has no progressive award"
             bad = await missing.request.get(server.url + "slip.json?round=<script>&spot=x")
             assert bad.status == 400
+            superscript = await missing.request.get(server.url + "slip.json?" + urlencode({"round": rid, "spot": "²"}))
+            assert superscript.status == 400   # a digit to str.isdigit, not a spot number
     finally:
         await server.stop()
         table.stop()

@@ -1,0 +1,138 @@
+"""The floor's page in Chromium (tabled/web_assets/floor.js) against a PostgreSQL the test started:
+it updates in place, so a click on "acknowledge" while updates keep arriving lands on the button
+it was aimed at; when the central database stops answering every table is shown stale (never a
+green "live" over old data); its times are UTC, as everywhere else in tabled."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+import tomllib
+from datetime import UTC, datetime
+
+import pytest
+
+from tabled.daemon.journal import Journal
+from tabled.floor.config import parse_floor_config
+from tabled.floor.service import Floor, floor_connector
+from tests.floor.casino import Casino
+from tests.pool.proxy import LinkProxy
+from tests.web.daemon import browser
+
+pytestmark = [pytest.mark.postgres, pytest.mark.timeout(300)]
+SIZES = [(1024, 768), (1280, 800), (1920, 1080)]
+UPDATES = 10   # views the page takes while the person types a name and clicks
+
+
+def journals(casino: Casino, faulty: tuple[int, ...] = ()) -> None:
+    """A round started at every table; a fault at those numbered ``faulty`` (from 0)."""
+    for n, t in enumerate(casino.tables):
+        with Journal.open(t.journal) as j:
+            j.append("round.started", {}, f"{t.table_id}-000001")
+            if n in faulty:
+                j.append("fault.raised", {"equipment": "betspots", "reason": "link lost", "rule": "14.13"})
+
+
+def floor_of(casino: Casino, tmp_path, central: str | None = None, clock=None, **kw) -> Floor:
+    cfg = parse_floor_config(tomllib.loads(casino.floor_toml(**kw)), "floor.toml", tmp_path)
+    if central is not None:
+        cfg = dataclasses.replace(cfg, central=central)
+    connect = floor_connector(cfg.central, {"CREDENTIALS_DIRECTORY": str(casino.floor_credentials)})
+    return Floor(cfg, connect) if clock is None else Floor(cfg, connect, clock=clock)
+
+
+def test_a_click_on_acknowledge_while_updates_arrive_succeeds(tmp_path, pg_dsn):
+    casino = Casino(pg_dsn, tmp_path / "casino", 3)
+    journals(casino, faulty=(1,))
+    seen: dict = {}
+
+    async def go() -> None:
+        await casino.catch_up()
+        floor = floor_of(casino, tmp_path, poll_ms=50)
+        await floor.start()
+        polling = asyncio.create_task(floor.run())
+        try:
+            async with browser() as b:
+                page = await b.new_page()
+                errors: list = []
+                page.on("pageerror", lambda error: errors.append(str(error)))
+                await page.goto(floor.url)
+                alert = "li[data-alert='T02:fault:2']"
+                await page.wait_for_selector(f"{alert} button")
+                await page.evaluate(f"window.aimed = document.querySelector(\"{alert} button\")")
+                polls = int(await page.get_attribute("body", "data-polls"))
+                await page.wait_for_function(f"Number(document.body.dataset.polls) >= {polls + UPDATES}")
+                seen["same_button"] = await page.evaluate(f"document.querySelector(\"{alert} button\") === aimed")
+                seen["same_card"] = await page.evaluate(
+                    "(() => { const c = document.querySelector('.table[data-table=T01]'); window.seenCard = c;"
+                    " return c !== null; })()")
+                await page.fill("#who", "Dana Whitfield")
+                await page.click(f"{alert} button")
+                await page.wait_for_function(f"document.querySelector(\"{alert}.acked\") || "
+                                             "document.getElementById('ack-error').textContent")
+                seen["error"] = await page.text_content("#ack-error")
+                seen["acked"] = await page.text_content(f"{alert} .ack")
+                seen["card_kept"] = await page.evaluate("document.querySelector('.table[data-table=T01]') === seenCard")
+                seen["summary"] = await page.text_content("#summary")
+                seen["at_s"] = floor.acks["T02:fault:2"]["at_s"]
+                for width, height in SIZES:
+                    await page.set_viewport_size({"width": width, "height": height})
+                    await page.screenshot(path=str(tmp_path / f"floor-{width}x{height}.png"), full_page=True)
+                print(f"screenshots: {tmp_path}")
+                seen["errors"] = errors
+        finally:
+            polling.cancel()
+            await floor.stop()
+
+    asyncio.run(go())
+    assert seen["error"] == "" and seen["errors"] == []
+    assert seen["same_button"] and seen["same_card"] and seen["card_kept"]
+    at = datetime.fromtimestamp(seen["at_s"], UTC)
+    assert seen["acked"] == f" - acknowledged by Dana Whitfield at {at:%Y-%m-%d %H:%M:%S} UTC"
+    assert seen["summary"].startswith("3 tables, 0 alerts open, as of 20") and seen["summary"].endswith(" UTC")
+
+
+def test_the_central_database_stopped_shows_every_table_stale(tmp_path, pg_dsn):
+    casino = Casino(pg_dsn, tmp_path / "casino", 3)
+    journals(casino)
+    seen: dict = {}
+    shift = [0.0]
+
+    async def go() -> None:
+        await casino.catch_up()
+        proxy = await LinkProxy(casino.floor_dsn).start()
+        floor = floor_of(casino, tmp_path, central=proxy.dsn, clock=lambda: time.time() + shift[0], poll_ms=100)
+        await floor.start()
+        polling = asyncio.create_task(floor.run())
+        try:
+            async with browser() as b:
+                page = await b.new_page()
+                await page.set_viewport_size({"width": 1280, "height": 800})
+                await page.goto(floor.url)
+                await page.wait_for_function("document.querySelectorAll('.table[data-stale=no]').length === 3")
+                seen["live"] = await page.text_content("#link")
+                proxy.cut()                        # the central database stops answering the floor
+                await floor.polled()
+                shift[0] = floor.stale_after_s + 1    # and stays silent for longer than three polls
+                await page.wait_for_function("document.querySelectorAll('.table[data-stale=yes]').length === 3")
+                seen["link"] = await page.text_content("#link")
+                seen["body"] = await page.get_attribute("body", "data-link")
+                seen["central"] = await page.text_content("#central")
+                seen["line"] = await page.text_content(".table[data-table=T01] .stale-line")
+                seen["read_s"] = floor.tables["T01"].read_s
+                await page.screenshot(path=str(tmp_path / "floor-stale.png"), full_page=True)
+                proxy.restore()                    # back: fresh again
+                await page.wait_for_function("document.querySelectorAll('.table[data-stale=no]').length === 3")
+                seen["again"] = await page.text_content("#link")
+        finally:
+            polling.cancel()
+            await floor.stop()
+            proxy.cut()
+
+    asyncio.run(go())
+    assert seen["live"] == "live" and seen["again"] == "live"
+    assert seen["link"] == "stale: the central data is not moving" and seen["body"] == "stale"
+    assert seen["central"].startswith("central database unreachable: ")
+    read = datetime.fromtimestamp(seen["read_s"], UTC)
+    assert seen["line"] == f"stale: its central copy was last read at {read:%Y-%m-%d %H:%M:%S} UTC"
