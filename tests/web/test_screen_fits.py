@@ -19,7 +19,7 @@ from tabled.game.cards import parse_cards
 from tests.table.harness import Harness
 from tests.web.daemon import browser, shows
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 SIZES = [(1024, 768), (1280, 800), (1920, 1080)]
 #: five progressive hands (12.1: royal, straight flush; fixed: four of a kind, full house, flush),
