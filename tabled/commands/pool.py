@@ -173,13 +173,13 @@ async def _act(args: argparse.Namespace, pool: LedgerPool, table_id: str,
                    if s.pending_settings_version else "")
         return 0, dataclasses.asdict(s), "\n".join([
             f"pool {s.name}: {money(s.balance_cents)} on the meter",
-            f"  reset value {money(s.reset_cents)}; jackpot won {s.epoch} time(s); "
+            f"  reset value {money(s.reset_cents)}; jackpot won {s.epoch} {'time' if s.epoch == 1 else 'times'}; "
             f"{s.contributions_since_reset} contributions since the last reset; {s.hits} hits paid",
             f"  settings version {s.settings_version}{pending}",
             f"  last change {s.last_change_at}: {s.last_change_reason}"])
     if args.action == "history":
         hits = await pool.history(args.last)
-        lines = [f"pool {pool.name}: last {len(hits)} hit(s), newest first"]
+        lines = [f"pool {pool.name}: last {len(hits)} {'hit' if len(hits) == 1 else 'hits'}, newest first"]
         lines += [f"  #{h.hit_seq} {h.at} table {h.table_id} round {h.round_id} spot {h.spot}: "
                   f"{h.category.replace('_', ' ').lower()}{' ' + h.hand if h.hand else ''} paid {money(h.amount_cents)}"
                   f" ({money(h.from_pool_cents)} from the pool, {money(h.topup_cents)} by the operator; rule {h.rule});"
@@ -188,7 +188,7 @@ async def _act(args: argparse.Namespace, pool: LedgerPool, table_id: str,
         return 0, {"pool": pool.name, "hits": [dataclasses.asdict(h) for h in hits]}, "\n".join(lines)
     if args.action == "ledger":
         rows = await pool.ledger(args.last)
-        lines = [f"pool {pool.name}: last {len(rows)} ledger row(s)"]
+        lines = [f"pool {pool.name}: last {len(rows)} ledger {'row' if len(rows) == 1 else 'rows'}"]
         lines += [f"  {r.seq:>6} {r.at} {r.kind:<12} {money(r.delta_cents):>14} -> {money(r.balance_after_cents):>14}"
                   f"  {r.reason}" + (f" [table {r.table_id} round {r.round_id} spot {r.spot}]" if r.table_id else "")
                   + (f" by {r.who}" if r.who else "") for r in rows]
@@ -217,12 +217,14 @@ async def _reconcile(args: argparse.Namespace, pool: LedgerPool, table_id: str,
     r = await pool.reconcile(seen.contributed, reversed_keys=seen.reversed_keys, table_id=table_id,
                              round_keys=seen.round_keys, owed=seen.owed, owed_reversals=seen.owed_reversals,
                              answers=seen.answers)
-    lines = [f"pool {pool.name}: table {r.table_id}: {r.compared} journal contribution(s) and"
-             f" {len(seen.answers)} other answer(s) of the pool compared, to the cent: "
+    compared = f"{r.compared} journal {'contribution' if r.compared == 1 else 'contributions'}"
+    others = f"{len(seen.answers)} other {'answer' if len(seen.answers) == 1 else 'answers'}"
+    lines = [f"pool {pool.name}: table {r.table_id}: {compared} and {others} of the pool compared, to the cent: "
              + ("the journal and the pool agree" if r.ok else "DIFFERENCES"
                 if r.missing_in_pool or r.missing_in_journal or r.differences else "STILL OWED TO THE POOL")]
     if r.owed:
-        lines.append(f"  owed: {len(r.owed)} contribution(s) on {money(sum(w for _, _, w in r.owed))} of progressive"
+        owed = f"{len(r.owed)} {'contribution' if len(r.owed) == 1 else 'contributions'}"
+        lines.append(f"  owed: {owed} on {money(sum(w for _, _, w in r.owed))} of progressive"
                      " wagers, taken at the lock and not yet in the pool: the daemon delivers them when the pool"
                      " answers, at the latest at its next start")
         lines += [f"    round {rid} spot {spot}: wager {money(w)}" for rid, spot, w in r.owed]

@@ -185,13 +185,18 @@ def open_faults(core: TableCore) -> list[str]:
             for equipment, reason in sorted(core.faults.items())]
 
 
+def rounds(n: int) -> str:
+    """"1 round", "2 rounds"."""
+    return f"{n} round" + ("" if n == 1 else "s")
+
+
 def summary(out: TextIO, human: bool, core: TableCore, session: Session) -> None:
     """On exit: the rounds this run finished, the house's net win over them, the pool, and where
     the round in play stands in the journal (the next start resumes it)."""
     r = core.round
     if human:
         pool = money(core.pool_cents) if core.pool_cents is not None else "unknown"
-        print(f"stopped: {session.rounds} rounds this run, house net win {money(session.house_net_cents)}, "
+        print(f"stopped: {rounds(session.rounds)} this run, house net win {money(session.house_net_cents)}, "
               f"pool {pool}" + (f"; round {r.round_id} {r.phase}: resumes on the next start" if r else ""),
               file=out)
         out.flush()
@@ -208,8 +213,8 @@ class Status:
 
     def __call__(self, effects: list[Effect]) -> None:
         c = self.core
-        text = (f"{c.rounds_finished} rounds; round {c.round_id} {c.round.phase}" if c.round
-                else f"{c.rounds_finished} rounds; no round in play")
+        text = (f"{rounds(c.rounds_finished)}; round {c.round_id} {c.round.phase}" if c.round
+                else f"{rounds(c.rounds_finished)}; no round in play")
         if c.faults:
             text += f"; fault: {', '.join(sorted(c.faults))}"
         if text != self.last:

@@ -20,6 +20,9 @@ Server-Sent Events need nothing more.
 - The server runs in its own thread with its own event loop: a slow or stalled browser cannot
   hold up the table. Each client keeps only the latest screen (a slow one skips states, never
   queues them), and a heartbeat every :data:`HEARTBEAT_S` lets the page notice a dead connection.
+  The heartbeat also says whether the table's own loop still runs (it stamps the time every
+  :data:`HEARTBEAT_S`; :data:`TABLE_QUIET_S` without a stamp and the beat says it does not): a
+  live server in front of a stalled table is not a live screen.
 - What every request is checked for first (tabled/daemon/pages.py): a ``Host`` naming this
   server (403 otherwise), at most ``max_connections`` connections at once (503 beyond), a
   malformed request answered 400 with one line logged.
@@ -37,6 +40,7 @@ import json
 import os
 import re
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -59,7 +63,8 @@ from tabled.table.slip import SlipError, awards_before, hand_pay_slip
 
 log = structlog.get_logger("tabled.daemon.web")
 
-HEARTBEAT_S = 0.5      # the page calls the daemon lost after 1.5 s without a word
+HEARTBEAT_S = 0.5      # the page calls the daemon lost after 1.2 s without a word
+TABLE_QUIET_S = 1.0    # the table's loop silent this long (two stamps missed): the beat says it is not answering
 RETRY_MS = 500         # how soon EventSource connects again
 COOKIE = "tabled_screen"
 ASSETS = {"live.js": "text/javascript", "screen.js": "text/javascript", "screen.css": "text/css",
@@ -167,6 +172,9 @@ class ScreenServer:
         self._pit_job: tuple[dict[str, Any], list[dict[str, Any]], int] | None = None  # screen, devices, seq
         self._pit_wake = threading.Event()
         self._pit_thread: threading.Thread | None = None
+        # the table's loop stamps this while it runs; the heartbeat reads it
+        self._table_stamp = time.monotonic()
+        self._stamping: asyncio.TimerHandle | None = None
 
     # -- the table's side (its loop) ---------------------------------------------------------------
 
@@ -193,6 +201,16 @@ class ScreenServer:
         self._pit_job = (self.view, pit_devices(self.table.core), self.seq)
         self._pit_wake.set()
         self._wake_pages()
+
+    def _stamp(self) -> None:
+        """In the table's loop, every :data:`HEARTBEAT_S` while it runs: the table answers."""
+        self._table_stamp = time.monotonic()
+        if not self._stop_asked.is_set():
+            self._stamping = asyncio.get_running_loop().call_later(HEARTBEAT_S, self._stamp)
+
+    def _beat(self) -> bytes:
+        table = time.monotonic() - self._table_stamp <= TABLE_QUIET_S
+        return b"event: beat\ndata: " + json.dumps({"table": table}).encode() + b"\n\n"
 
     def _wake_pages(self) -> None:
         loop = self._loop
@@ -270,6 +288,7 @@ class ScreenServer:
                 self._loop = None
                 loop.close()
 
+        self._stamp()
         self._thread = threading.Thread(target=serve, name="tabled-screen", daemon=True)
         self._thread.start()
         try:
@@ -312,9 +331,11 @@ class ScreenServer:
         await self._runner.cleanup()
 
     async def stop(self) -> None:
-        """Close every page's stream and stop serving (the pages show "disconnected")."""
+        """Close every page's stream and stop serving (the pages show NOT LIVE)."""
         self._stop_asked.set()
         self._pit_wake.set()
+        if self._stamping is not None:
+            self._stamping.cancel()
         loop, thread = self._loop, self._thread
         if loop is not None and self._done is not None and not loop.is_closed():
             try:
@@ -407,7 +428,7 @@ class ScreenServer:
                     async with asyncio.timeout(HEARTBEAT_S):  # never swallows a cancellation (3.11)
                         await client.wake.wait()
                 except TimeoutError:
-                    await response.write(b"event: beat\ndata: \n\n")  # a comment would not reach the page
+                    await response.write(self._beat())  # a comment would not reach the page
         except ConnectionResetError:
             pass  # the page went away
         finally:

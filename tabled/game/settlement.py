@@ -67,21 +67,6 @@ class WagerSettlement:
     rule: str
     capped: bool = False       # 10.2: the bet's winnings were cut to the maximum payout
 
-    @property
-    def action(self) -> str:
-        """The dealer's words for this wager."""
-        if self.outcome is Outcome.NONE:
-            return "-"
-        parts = [f"{self.outcome} {money(self.settled_cents or self.placed.cents)}"]
-        if self.winnings_cents:
-            parts.append(f"pay {money(self.winnings_cents)}" + (" (max payout)" if self.capped else ""))
-        if self.tokens_forfeited_cents:
-            parts.append(f"token {money(self.tokens_forfeited_cents)} forfeited")
-        excess = self.placed.cents - self.settled_cents
-        if self.outcome in (Outcome.PAID, Outcome.COLLECTED) and excess > 0:
-            parts.append(f"return excess {money(excess)}")
-        return ", ".join(parts)
-
 
 @dataclass(frozen=True)
 class SpotSettlement:

@@ -1,11 +1,32 @@
 """A round's settlement as the table ``tabled settle`` prints (rule 16.11): every wager on every
 spot with the rule behind it, in payment order, then the progressive awards and the house's totals.
-One text for the command, ``tabled recall`` and the pit's view, so they cannot differ."""
+One text for the command, ``tabled recall`` and the pit's view, so they cannot differ; each wager in
+the words the dealer reads on the screen and in ``tabled run`` (:func:`wager_words`)."""
 
 from __future__ import annotations
 
 from .cards import hand_text
-from .settlement import Settlement, money
+from .settlement import Outcome, Settlement, WagerSettlement, money
+
+
+def wager_words(w: WagerSettlement) -> str:
+    """One wager in the dealer's words (the amounts are the settlement's)."""
+    if w.outcome is Outcome.TAKEN:
+        words = f"{w.wager} wager kept"
+    elif w.outcome is Outcome.PAID:
+        words = f"{w.wager} wins: pay {money(w.winnings_cents)}" + (" (max payout, 10.2)" if w.capped else "")
+    elif w.outcome is Outcome.COLLECTED:
+        words = f"{w.wager} loses: collect {money(w.settled_cents or w.placed.cents)}"
+    elif w.outcome is Outcome.RETURNED:
+        words = f"{w.wager}: return {money(w.returned_cents)}"
+    else:  # stand off (9.4.1.3), void (9.2): the wager stays with the player
+        words = f"{w.wager} {w.outcome}"
+    excess = w.placed.cents - w.settled_cents
+    if w.outcome in (Outcome.PAID, Outcome.COLLECTED) and excess > 0:
+        words += f", return the excess {money(excess)}"
+    if w.tokens_forfeited_cents:
+        words += f", take the token {money(w.tokens_forfeited_cents)}"
+    return words
 
 
 def _signed(cents: int) -> str:
@@ -27,7 +48,7 @@ def render(st: Settlement) -> str:
         for w in s.wagers:
             if w.outcome.value == "none":
                 continue
-            out.append(f"    {w.wager:<12} {w.action:<52} {_signed(w.net_cents):>13}   {w.rule}")
+            out.append(f"    {w.wager:<12} {wager_words(w):<52} {_signed(w.net_cents):>13}   {w.rule}")
         if s.award:
             a = s.award
             text = f"{a.category.label} {money(a.amount_cents)}, on top of ante and bet (11.8)"
@@ -50,4 +71,4 @@ def render(st: Settlement) -> str:
     return "\n".join(out)
 
 
-__all__ = ["render"]
+__all__ = ["render", "wager_words"]

@@ -12,31 +12,12 @@ from __future__ import annotations
 
 from tabled.table.effects import Say
 from tabled.game.round_facts import SpotStatus
-from tabled.game.settlement import Outcome, Settlement, SpotSettlement, WagerSettlement, money
+from tabled.game.settlement import Outcome, Settlement, SpotSettlement, money
+from tabled.game.settlement_text import wager_words
 
 #: spots whose wagers the dealer settled when it happened, on the line said then
 TOLD_WHEN_IT_HAPPENED = frozenset({SpotStatus.FOLDED, SpotStatus.CONCEDED, SpotStatus.ABSENT, SpotStatus.DEAD,
                                    SpotStatus.VOID})
-
-
-def wager_words(w: WagerSettlement) -> str:
-    """One wager in the dealer's words (the amounts are the settlement's)."""
-    if w.outcome is Outcome.TAKEN:
-        words = f"{w.wager} wager kept"
-    elif w.outcome is Outcome.PAID:
-        words = f"{w.wager} wins: pay {money(w.winnings_cents)}" + (" (max payout, 10.2)" if w.capped else "")
-    elif w.outcome is Outcome.COLLECTED:
-        words = f"{w.wager} loses: collect {money(w.settled_cents or w.placed.cents)}"
-    elif w.outcome is Outcome.RETURNED:
-        words = f"{w.wager}: return {money(w.returned_cents)}"
-    else:  # stand off (9.4.1.3), void (9.2): the wager stays with the player
-        words = f"{w.wager} {w.outcome}"
-    excess = w.placed.cents - w.settled_cents
-    if w.outcome in (Outcome.PAID, Outcome.COLLECTED) and excess > 0:
-        words += f", return the excess {money(excess)}"
-    if w.tokens_forfeited_cents:
-        words += f", take the token {money(w.tokens_forfeited_cents)}"
-    return words
 
 
 def spot_line(line: SpotSettlement) -> str:

@@ -35,8 +35,9 @@ from tabled.game.progressive import payment_order
 from tabled.game.ranking import HandValue, evaluate
 from tabled.game.round_facts import RoundError
 from tabled.game.settlement import Outcome, money, settle, settlement_from_dict
-from tabled.table.core import AWARD_PENDING_MS
-from tabled.table.display import TOLD_WHEN_IT_HAPPENED, wager_words
+from tabled.game.settlement_text import wager_words
+from tabled.table.core import AWARD_PENDING_MS, EQUIPMENT_NAMES
+from tabled.table.display import TOLD_WHEN_IT_HAPPENED
 from tabled.table.effects import Effect, Note, Say
 from tabled.table.outofplay import CLEAR_ACTION, CLEAR_HOW
 
@@ -96,24 +97,82 @@ def _spot(s: Any, phase: str, settled: Mapping[int, Any]) -> dict[str, Any]:
         "award_held": s.award_held,
         "settlement": pay,
         "net_cents": line.net_cents if line is not None else None,
+        "net": _net_words(line.net_cents) if line is not None and pay else "",
     }
 
 
-def _payments(st: Any, paid: Iterable[int] | None, settled: bool = True) -> list[dict[str, Any]]:
-    """Pay or collect per spot (spot N to spot 1, 12.2), then the progressive payments in the
-    order of 12.2 and 12.4. ``settled``: the panel confirmed the settlement (SETTLE/DONE, 9.4),
-    which strikes through every spot's line; ``paid``: the spots whose progressive payment the
-    panel confirmed (9.5), None when the round is over (every one was)."""
-    lines: list[dict[str, Any]] = []
+def _net_words(net: int) -> str:
+    return f"pay {money(net)}" if net > 0 else f"collect {money(-net)}" if net < 0 else "even"
+
+
+#: how a spot settled when it happened is named on its line (8.4, 9.7, 14.12, NZ 14.1, 14.7)
+TOLD_AS = {"folded": "folded", "conceded": "conceded", "absent": "player absent", "dead": "dead hand",
+           "void": "hand void"}
+
+
+def _line(kind: str, spot: int, net: int, returned: int, words: str, rule: str, done: bool) -> dict[str, Any]:
+    verb = "PAY" if net > 0 else "COLLECT" if net < 0 else "RETURN" if returned else "EVEN"
+    cents = abs(net) or returned
+    return {"kind": kind, "spot": spot, "verb": verb, "cents": cents,
+            "text": f"spot {spot}: {verb} {money(cents)}", "detail": words, "rule": rule,
+            "state": "done" if done else "todo"}
+
+
+def _told(line: Any, done: bool) -> dict[str, Any]:
+    """A spot settled when it happened (a fold, 8.4; a concession, 9.7; ...), from the settlement."""
+    wagers = [w for w in line.wagers if w.outcome is not Outcome.NONE]
+    returned = sum(w.returned_cents for w in wagers if w.outcome is Outcome.RETURNED)
+    # the wager did not lose to the dealer's hand: it was given up ("collect the ante $5.00")
+    said = [wager_words(w).replace(f"{w.wager} loses: collect", f"collect the {w.wager}") for w in wagers]
+    words = f"{TOLD_AS.get(str(line.status), str(line.status))}: " + "; ".join(said)
+    return _line(str(line.status), line.spot, line.net_cents, returned, words, line.ante.rule, done)
+
+
+def _told_live(s: Any) -> dict[str, Any] | None:
+    """A spot settled when it happened, before the round's settlement exists (the deciding phase):
+    the wagers as locked at "no more bets" (8.4, 14.9.2, 14.12, NZ 14.1). Done once the board
+    senses the spot's ante area cleared."""
+    ante, bet, prog = s.locked_ante.cents, s.bet.cents, s.locked_progressive.cents
+    done = not s.ante
+    if s.status == "folded":
+        words = f"folded: collect the ante {money(ante)}" + (f", return the bet {money(bet)} (14.9.2)" if bet else "")
+        return _line("folded", s.number, -ante, 0, words, "8.4", done)
+    if s.status == "absent":
+        words = f"player absent: return the ante {money(ante)}" + \
+                (f" and the progressive wager {money(prog)}" if prog else "")
+        return _line("absent", s.number, prog, ante, words, "14.12", done)
+    if s.status == "dead":
+        words = f"dead hand: collect the ante {money(ante)}" + (f", the bet {money(bet)}" if bet else "")
+        return _line("dead", s.number, -(ante + bet), 0, words, "NZ 14.1", done)
+    return None
+
+
+def _first_next(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The next payment the dealer makes: the first not yet done."""
+    waiting = [p for p in lines if p["state"] == "todo"]
+    if waiting:
+        waiting[0]["state"] = "next"
+    return lines
+
+
+def _payments(st: Any, paid: Iterable[int] | None, settled: bool = True,
+              cleared: Iterable[int] = ()) -> list[dict[str, Any]]:
+    """Every pay and collect of the round: first the spots settled when it happened (a fold,
+    8.4; one where nothing changes hands is left out), done once the board senses the ante
+    cleared (``cleared``) or the settlement is confirmed; then pay or collect per spot (spot N
+    to spot 1, 12.2); then the progressive payments in the order of 12.2 and 12.4.
+    ``settled``: the panel confirmed the settlement (SETTLE/DONE, 9.4), which strikes through
+    every spot's line; ``paid``: the spots whose progressive payment the panel confirmed (9.5),
+    None when the round is over (every one was)."""
+    told = [line for line in st.spots if any(w.outcome is not Outcome.NONE for w in line.wagers)
+            and line.status in TOLD_WHEN_IT_HAPPENED]
+    gone = set(cleared)
+    lines = [p for p in (_told(line, settled or line.spot in gone) for line in told) if p["verb"] != "EVEN"]
     for line in st.spots:
         if line.status in TOLD_WHEN_IT_HAPPENED or not any(w.outcome is not Outcome.NONE for w in line.wagers):
             continue
-        net = line.net_cents
-        verb = "PAY" if net > 0 else "COLLECT" if net < 0 else "EVEN"
         words = "; ".join(wager_words(w) for w in line.wagers if w.outcome is not Outcome.NONE)
-        lines.append({"kind": "spot", "spot": line.spot, "verb": verb, "cents": abs(net),
-                      "text": f"spot {line.spot}: {verb} {money(abs(net))}", "detail": words,
-                      "rule": line.ante.rule, "state": "done" if settled else "todo"})
+        lines.append(dict(_line("spot", line.spot, line.net_cents, 0, words, line.ante.rule, settled)))
     done = set(paid) if paid is not None else None
     for i, a in enumerate(payment_order(st.progressive.awards), 1):
         confirmed = done is None or a.spot in done
@@ -121,11 +180,7 @@ def _payments(st: Any, paid: Iterable[int] | None, settled: bool = True) -> list
                       "text": f"progressive {i}: spot {a.spot} {a.category.label} {money(a.amount_cents)}",
                       "detail": f"pool {money(a.from_pool_cents)}, operator {money(a.operator_topup_cents)}",
                       "rule": a.rule, "state": "done" if confirmed else "todo"})
-    # the next payment the dealer makes: the first the panel has not confirmed
-    waiting = [p for p in lines if p["state"] == "todo"]
-    if waiting:
-        waiting[0]["state"] = "next"
-    return lines
+    return _first_next(lines)
 
 
 def _settlement(round_id: str, data: Mapping[str, Any], paid: Iterable[int] | None) -> dict[str, Any] | None:
@@ -144,9 +199,23 @@ def _shown(round_id: str, st: Any, payments: list[dict[str, Any]], *, finished: 
             "by_spot": {line.spot: line for line in st.spots}}
 
 
+def _decided_so_far(r: Any) -> dict[str, Any] | None:
+    """Before the round's settlement can be made (players still deciding, a past posting open):
+    the spots settled when it happened, from their wagers as locked."""
+    lines = [p for p in (_told_live(s) for s in sorted(r.spots.values(), key=lambda s: -s.number)) if p]
+    if not lines:
+        return None
+    pays = sum(p["cents"] for p in lines if p["verb"] == "PAY")
+    collects = sum(p["cents"] for p in lines if p["verb"] == "COLLECT")
+    return {"round_id": r.round_id, "void": None, "payments": _first_next(lines), "finished": False,
+            "preview": True, "house_pays_cents": pays, "house_collects_cents": collects,
+            "house_pays": money(pays), "house_collects": money(collects), "by_spot": {}}
+
+
 def _settlement_shown(core: Any, effects: list[Effect], previous: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """The round in play's settlement; else one the effects just made (a round that settled and
-    finished in one input); else the last one shown, until the next round's cards are dealt."""
+    finished in one input); else the last one shown, until the next round's cards are dealt.
+    Before the settlement can be made, the spots settled when it happened (a fold, 8.4)."""
     r = core.round
     if r is not None and r.settlement is not None:
         paid = [s.number for s in r.spots.values() if not s.award_held] if r.phase == "settling" else None
@@ -155,8 +224,11 @@ def _settlement_shown(core: Any, effects: list[Effect], previous: Mapping[str, A
         # what SETTLE/DONE will confirm: ante and bet do not depend on the pool; the progressive
         # payments come with the pool's answer once the dealer has settled
         st = settle(r.facts(core.pool_cents or 0), core.profile)
-        spots = [p for p in _payments(st, (), settled=False) if p["kind"] == "spot"]
-        return _shown(r.round_id, st, spots, finished=False, preview=True)
+        cleared = [s.number for s in r.spots.values() if not s.ante]
+        lines = [p for p in _payments(st, (), settled=False, cleared=cleared) if p["kind"] != "progressive"]
+        return _shown(r.round_id, st, lines, finished=False, preview=True)
+    if r is not None and r.phase in ("deciding", "revealed"):
+        return _decided_so_far(r)
     settled = [e for e in effects if isinstance(e, Note) and e.kind == "round.settled"]
     if settled:
         return _settlement(settled[-1].round_id or "", settled[-1].payload, None)
@@ -168,9 +240,20 @@ def _settlement_shown(core: Any, effects: list[Effect], previous: Mapping[str, A
     return None
 
 
-def _next_step(core: Any) -> str:
-    """What the dealer does next, in the rules' words."""
+def _payment_now(p: Mapping[str, Any]) -> str:
+    """The payment the dealer makes now, with its amount: "pay spot 7: $205.00"."""
+    if p["kind"] == "progressive":
+        return f"pay the progressive award on spot {p['spot']}: {money(p['cents'])}"
+    return f"{p['verb'].lower()} spot {p['spot']}: {money(p['cents'])}"
+
+
+def _next_step(core: Any, settlement: Mapping[str, Any] | None = None) -> str:
+    """What the dealer does next, in the rules' words; at settlement, the next payment first, with
+    its amount."""
     r = core.round
+    now = None
+    if settlement is not None and r is not None and settlement["round_id"] == r.round_id:
+        now = next((p for p in settlement["payments"] if p["state"] == "next"), None)
     if r is None:
         if not core.is_open:
             return "table closed: a supervisor opens it (16.8)"
@@ -197,23 +280,29 @@ def _next_step(core: Any) -> str:
             return f"declare a misdeal (14.1): {r.deal_stopped}"
         if r.unread is not None:
             return f"key in card {r.unread} the shoe could not read, or declare a misdeal (7.3, 14.1)"
-        spots = ", ".join(str(n) for n in r.dealt_to if n != "dealer")
-        return f"deal to spots {spots} and the dealer (7.2.2)"
+        return f"deal to {spots_words(n for n in r.dealt_to if n != 'dealer')} and the dealer (7.2.2)"
     if phase == "deciding":
         waiting = [str(s.number) for s in r.spots.values() if s.status == "playing"]
         if waiting:
-            return f"spots {', '.join(waiting)}: fold or bet (8.1)"
+            return f"{spots_words(waiting)}: fold or bet (8.1)"
         return "every player has decided: REVEAL the dealer's hand (8.6)"
     if phase == "revealed":
         pp = [str(s.number) for s in r.spots.values() if s.past_posting]
         if pp:
-            return f"resolve the past posting on spots {', '.join(pp)} (5.6)"
+            return f"resolve the past posting on {spots_words(pp)} (5.6)"
+        if now is not None and now["kind"] != "spot":  # a fold's ante still on the felt
+            return f"{_payment_now(now)} ({now['rule']}); then pay and collect from spot {r.spot_count} to spot 1, " \
+                   "then SETTLE/DONE on the panel (9.4, 12.2)"
+        if now is not None:
+            return f"{_payment_now(now)}; from spot {r.spot_count} to spot 1, then SETTLE/DONE on the panel (9.4, 12.2)"
         return f"pay and collect from spot {r.spot_count} to spot 1, then SETTLE/DONE on the panel (9.4, 12.2)"
     if phase == "settling":
         held = [s for s in r.spots.values() if s.award_held]
         if held and r.awards is None:
             return "progressive hands: leave the cards face up; waiting for the pool (9.5)"
         if held:
+            if now is not None and now["kind"] == "progressive":
+                return f"{_payment_now(now)}, then confirm it on the panel (9.5, 12.2)"
             order = [a["spot"] for a in r.awards.get("awards", []) if r.spots[a["spot"]].award_held]
             first = order[0] if order else held[0].number
             return f"pay the progressive award on spot {first}, then confirm it on the panel (9.5, 12.2)"
@@ -221,23 +310,55 @@ def _next_step(core: Any) -> str:
     return str(PHASES.get(phase, phase))
 
 
+def spots_words(numbers: Iterable[Any]) -> str:
+    """"spot 7", "spots 2 and 5", "spots 1, 2 and 3"."""
+    shown = [str(n) for n in numbers]
+    if len(shown) == 1:
+        return f"spot {shown[0]}"
+    return f"spots {', '.join(shown[:-1])} and {shown[-1]}" if shown else "no spot"
+
+
+def rule_once(text: str, rule: str | None) -> str:
+    """A line that names its rule itself is shown without the rule printed again beside it."""
+    tail = f" ({rule})"
+    return text[: -len(tail)] if rule and text.endswith(tail) else text
+
+
+#: a link the shell reports lost, or a port it could not open: the library's words go to the pit
+_NOT_ANSWERING = ("link lost", "could not open port", "[Errno", "port closed")
+
+
+def fault_words(equipment: str, reason: str) -> str:
+    """An equipment fault (14.13) in the dealer's words; the reason as the equipment or the
+    library gave it goes to the pit (``detail``) and the log."""
+    if equipment == "pool":
+        if reason.startswith("refused"):
+            return "progressive pool refused the table's request: call a supervisor"
+        return "progressive pool cannot be reached: check the network to the pool"
+    name = EQUIPMENT_NAMES.get(equipment, equipment)
+    if any(sign in reason for sign in _NOT_ANSWERING):
+        return f"{name} not answering: check its cable and its power"
+    return f"{name} failed: {reason}"
+
+
 def _faults(core: Any, since: Mapping[str, int]) -> list[dict[str, Any]]:
-    """The faults as they stand: what, the rule, what the dealer does, the key that acts, since when."""
+    """The faults as they stand: what, the rule, what the dealer does, the key that acts, since
+    when; ``detail``: the technical reason, for the pit."""
     out: list[dict[str, Any]] = []
 
-    def add(key: str, what: str, rule: str, does: str, action: str | None, at: int | None = None) -> None:
-        out.append({"id": key, "what": what, "rule": rule, "dealer_does": does,
-                    "key": _keys(action) if action else None,
+    def add(key: str, what: str, rule: str, does: str, action: str | None, at: int | None = None,
+            detail: str = "") -> None:
+        out.append({"id": key, "what": rule_once(what, rule), "rule": rule, "dealer_does": does,
+                    "key": _keys(action) if action else None, "detail": detail,
                     "since_ms": at if at is not None else since.get(key, core.now)})
 
     for equipment, reason in sorted(core.faults.items()):
-        name = {"betspots": "bet-spot board"}.get(equipment, equipment)
         if core.approved:
             does = "play goes on with the progressive offline until the equipment works again"
         else:
             does = "notify an inspector; the round in play may finish, no new round until approved"
-        add(f"equipment:{equipment}", f"{name} failed: {reason}", "14.13", does,
-            None if core.approved else "approve_play")
+        add(f"equipment:{equipment}", fault_words(equipment, reason), "14.13", does,
+            None if core.approved else "approve_play", detail=reason)
     out_of_play = core.device_out
     if out_of_play is not None:  # the fold keeps when it was taken out (a restart shows the same)
         add("shuffler_out", f"shuffling device out of play: {out_of_play.reason}", out_of_play.rule,
@@ -266,7 +387,19 @@ def _faults(core: Any, since: Mapping[str, int]) -> list[dict[str, Any]]:
 
 
 def _messages(effects: Iterable[Effect], previous: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    said = [{"text": e.text, "rule": e.rule, "level": e.level, "spot": e.spot}
+    """The dealer's latest lines; an equipment fault's line in the dealer's words (the reason the
+    equipment or the library gave is the pit's and the log's, see :func:`fault_words`)."""
+    effects = list(effects)
+    raised = {f"{EQUIPMENT_NAMES.get(e.payload['equipment'], e.payload['equipment'])} failed "
+              f"({e.payload.get('reason', '')})": fault_words(e.payload["equipment"], e.payload.get("reason", ""))
+              for e in effects if isinstance(e, Note) and e.kind == "fault.raised" and "equipment" in e.payload}
+
+    def words(text: str) -> str:
+        for technical, plain in raised.items():
+            text = text.replace(technical, plain)
+        return text
+
+    said = [{"text": words(rule_once(e.text, e.rule)), "rule": e.rule, "level": e.level, "spot": e.spot}
             for e in effects if isinstance(e, Say)]
     return (previous + said)[-MESSAGES_KEPT:]
 
@@ -327,12 +460,12 @@ def screen_view(core: Any, effects: Iterable[Effect] = (), previous: Mapping[str
                            f"{money(lim.unit_cents)}; progressive {money(lim.progressive_wager_cents)}"},
         "round": {"id": r.round_id, "phase": phase, "phase_text": PHASES.get(phase, phase), "deck": r.deck,
                   "back": r.back} if r is not None else None,
-        "next": _next_step(core),
+        "next": _next_step(core, settlement),
         "dealer": dealer,
         "spots": [_spot(s, phase, settled_lines) for s in r.spots.values()] if r is not None else [],
         "settlement": settlement,
         "banner": {"text": "PROGRESSIVE HAND: leave the cards face up until the award is paid", "rule": "9.5",
-                   "spots": held} if held else None,
+                   "spots": held, "spots_text": spots_words(held)} if held else None,
         "faults": _faults(core, faults_before),
         "meter": _meter(core),
         "messages": _messages(effects, list(previous.get("messages", []))),

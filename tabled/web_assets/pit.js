@@ -46,6 +46,7 @@ function renderFaults(faults) {
   list("faults-open", faults.open, (f) => {
     const li = withRule(el("li", "fault", f.what), f.rule);
     li.dataset.since = String(f.since_ms);
+    if (f.detail) li.appendChild(el("div", "detail", "reported: " + f.detail));  // the device's or library's words
     li.appendChild(el("div", "does", f.dealer_does + (f.key ? "; key: " + f.key : "")));
     li.appendChild(el("div", "for", ""));
     return li;

@@ -1,24 +1,33 @@
 // The dealer's screen: shows what the daemon pushes (Server-Sent Events), nothing else (live.js
-// follows the daemon and holds the text-only helpers).
+// follows the daemon and holds the text-only helpers). The page is the viewport: fit() summarises
+// what does not fit (payments already made, then the details, then the payments after the next),
+// so the instruction, the next payment, the spots and the faults are always in view.
 "use strict";
 
 const AREAS = ["ante", "progressive", "bet"];
+const FAULTS_SHOWN = 3;   // more standing faults than this: the rest named on one line
 let screen = null;
 let receivedAt = 0;
 
 function renderFaults(s) {
   const box = byId("faults");
   box.replaceChildren();
-  for (const f of s.faults) {
+  for (const f of s.faults.slice(0, FAULTS_SHOWN)) {
     const row = el("div", "fault");
     row.dataset.since = String(f.since_ms);
     row.appendChild(el("span", "what", f.what));
     withRule(row, f.rule);
-    row.appendChild(el("div", "does", f.dealer_does));
-    const who = f.key ? "key: " + f.key : "";
-    row.appendChild(el("div", "key", who));
-    row.appendChild(el("div", "for", ""));
+    const how = el("div", "how");
+    how.appendChild(el("span", "does", f.dealer_does));
+    if (f.key) how.appendChild(el("span", "key", " - key: " + f.key));
+    how.appendChild(el("span", "for", ""));
+    row.appendChild(how);
     box.appendChild(row);
+  }
+  const rest = s.faults.slice(FAULTS_SHOWN);
+  if (rest.length) {
+    box.appendChild(el("div", "more", "and " + rest.length + " more " + (rest.length === 1 ? "fault" : "faults") +
+                       ": " + rest.map((f) => f.what).join("; ")));
   }
   box.hidden = s.faults.length === 0;
   tickFaults();
@@ -27,8 +36,8 @@ function renderFaults(s) {
 function tickFaults() {
   if (!screen) return;
   const now = screen.now_ms + (Date.now() - receivedAt);
-  for (const row of byId("faults").children) {
-    row.querySelector(".for").textContent = "for " + minutes(now - Number(row.dataset.since));
+  for (const row of byId("faults").querySelectorAll(".fault")) {
+    row.querySelector(".for").textContent = " - for " + minutes(now - Number(row.dataset.since));
   }
 }
 
@@ -38,7 +47,7 @@ function area(name, sensed, locked) {
   const value = el("span", "sensed", sensed.text || "-");
   if (sensed.stacks > 1) value.textContent += " (" + sensed.stacks + " stacks)";
   row.appendChild(value);
-  if (locked) row.appendChild(el("span", "locked", "locked " + (locked.text || "-")));
+  if (locked && locked.cents !== sensed.cents) row.appendChild(el("span", "locked", "locked " + (locked.text || "-")));
   return row;
 }
 
@@ -59,7 +68,13 @@ function renderSpots(s) {
     card.appendChild(el("div", "cards", spot.cards.join(" ")));
     card.appendChild(el("div", "hand", spot.hand || ""));
     if (spot.past_posting) card.appendChild(withRule(el("div", "pp", "PAST POSTING: " + spot.past_posting), "5.6"));
-    for (const p of spot.settlement) card.appendChild(el("div", "pay", p.words));
+    if (spot.net) {  // the words per wager are in the payments column
+      const net = el("div", "net" + (spot.net_cents > 0 ? " pay" : ""));
+      const [verb, amount] = spot.net.split(" ");
+      net.appendChild(el("span", "verb", verb + " "));
+      net.appendChild(el("span", "amount", amount || ""));
+      card.appendChild(net);
+    }
     box.appendChild(card);
   }
 }
@@ -81,7 +96,7 @@ function renderSettlement(s) {
   list.replaceChildren();
   if (!st) return;
   setText("settlement-title", "round " + st.round_id + (st.void ? " void (" + st.void + ")" : "") +
-          (st.finished ? ": settled" : ": settlement"));
+          (st.finished ? ": settled" : st.preview ? ": payments" : ": settlement"));
   for (const p of st.payments) {
     const li = el("li", p.state);
     li.dataset.kind = p.kind;
@@ -90,11 +105,76 @@ function renderSettlement(s) {
     li.dataset.verb = p.verb;
     li.appendChild(el("span", "text", p.text));
     withRule(li, p.rule);
-    li.appendChild(el("span", "detail", p.detail));
     if (p.kind === "progressive") li.appendChild(slipLink(st.round_id, p.spot, "slip"));
+    li.appendChild(el("span", "detail", p.detail));
     list.appendChild(li);
   }
   setText("totals", "house pays " + st.house_pays + ", collects " + st.house_collects);
+}
+
+function overflows(box) { return box.scrollHeight > box.clientHeight + 1; }
+
+function spotsOf(items) { return items.map((li) => li.dataset.spot).join(", "); }
+
+// What does not fit is summarised, never cut: first the details of the payments made, then those
+// payments themselves (one line: how many, which spots), then the details of those to come, then
+// those after the next (one line). The next payment always stays, with its words.
+function fitPayments() {
+  const list = byId("payments");
+  const done = byId("paid-summary");
+  const more = byId("more-summary");
+  const items = [...list.children];
+  for (const li of items) { li.hidden = false; delete li.dataset.fit; }
+  done.hidden = more.hidden = true;
+  if (byId("settlement").hidden) return;
+  const made = items.filter((li) => li.classList.contains("done"));
+  const waiting = items.filter((li) => li.classList.contains("todo"));
+  const steps = [
+    () => made.forEach((li) => { li.dataset.fit = "compact"; }),
+    () => {
+      made.forEach((li) => { li.hidden = true; });
+      done.textContent = made.length + " " + (made.length === 1 ? "payment" : "payments") + " made (spots " + spotsOf(made) + ")";
+      done.hidden = made.length === 0;
+    },
+    () => waiting.forEach((li) => { li.dataset.fit = "compact"; }),
+  ];
+  for (const step of steps) {
+    if (!overflows(list)) return;
+    step();
+  }
+  const after = [];
+  for (let i = waiting.length - 1; i >= 0 && overflows(list); i--) {
+    if (waiting[i].classList.contains("next")) break;
+    waiting[i].hidden = true;
+    after.unshift(waiting[i]);
+    more.textContent = "and " + after.length + " more to make (spots " + spotsOf(after) + ")";
+    more.hidden = false;
+  }
+}
+
+// The spots in full; a spot with a figure wider than itself in smaller type; where the spots do
+// not fit in height, smaller type for all and only the wagers that differ from those locked.
+function fitSpots() {
+  delete document.body.dataset.fit;
+  for (const spot of byId("spots").children) {
+    delete spot.dataset.fit;
+    if (spot.scrollWidth > spot.clientWidth + 1) spot.dataset.fit = "narrow";
+  }
+  if (overflows(byId("spots"))) document.body.dataset.fit = "tight";
+}
+
+// The dealer's lines only inform: the newest first, as many as there is room for.
+function fitLines() {
+  const box = byId("messages");
+  const bottom = box.getBoundingClientRect().bottom;
+  for (const li of byId("lines").children) li.hidden = false;
+  for (const li of byId("lines").children) if (li.getBoundingClientRect().bottom > bottom + 0.5) li.hidden = true;
+}
+
+function fit() {
+  fitSpots();
+  fitPayments();
+  fitLines();
 }
 
 function render(s) {
@@ -115,7 +195,7 @@ function render(s) {
   banner.hidden = !s.banner;
   banner.replaceChildren();
   if (s.banner) {
-    banner.appendChild(el("span", "text", s.banner.text + " - spots " + s.banner.spots.join(", ") + " (" + s.banner.rule + ")"));
+    banner.appendChild(el("span", "text", s.banner.text + " - " + s.banner.spots_text + " (" + s.banner.rule + ")"));
     const slips = el("div", "slips", "hand-pay slip:");
     for (const spot of s.banner.spots) slips.appendChild(slipLink(r.id, spot, "spot " + spot));
     banner.appendChild(slips);
@@ -133,7 +213,10 @@ function render(s) {
   const lines = byId("lines");
   lines.replaceChildren();
   for (const m of s.messages.slice().reverse()) lines.appendChild(withRule(el("li", m.level, m.text), m.rule));
+  fit();
 }
+
+window.addEventListener("resize", fit);
 
 follow("/events", "screen", (data) => {
   screen = data;

@@ -75,7 +75,7 @@ def _reconcile(db: Path, journal: Path, capsys) -> tuple[int, str]:
 def test_reconcile_agrees_with_an_untouched_pool(tmp_path, capsys):
     db, journal = _played(tmp_path)
     code, out = _reconcile(db, journal, capsys)
-    assert "15 journal contribution(s) and 25 other answer(s) of the pool compared, to the cent" in out
+    assert "15 journal contributions and 25 other answers of the pool compared, to the cent" in out
     assert "the journal and the pool agree" in out and code == 0
 
 

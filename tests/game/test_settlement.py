@@ -9,6 +9,7 @@ import pytest
 from tabled.profiles import load_profile
 from tabled.game.ranking import Category
 from tabled.game.round_facts import RoundError
+from tabled.game.settlement_text import wager_words
 from tabled.game.settlement import Outcome, settle
 
 from .helpers_settlement import (NO_HAND_DEALER, NSW, NZ, QUALIFYING_DEALER, US, round_, settle_nsw,
@@ -168,7 +169,7 @@ def test_over_bet_paid_on_required_amount_excess_returned_rule_14_10_2():
     s = settle_nsw(QUALIFYING_DEALER, spot(1, FLUSH, ante=1000, bet=3500)).spot(1)
     assert s.bet.settled_cents == 2000 and s.bet.winnings_cents == 2000 * 5
     assert s.bet.returned_cents == 3500  # the required $20 stays with the player, and the $15 excess
-    assert "14.10.2" in s.bet.rule and "return excess $15.00" in s.bet.action
+    assert "14.10.2" in s.bet.rule and "return the excess $15.00" in wager_words(s.bet)
 
 
 def test_over_bet_taken_on_required_amount_excess_returned_rule_14_10_2():

@@ -462,7 +462,7 @@ async def test_reconcile_lists_owed_and_in_flight_contributions_and_the_next_sta
     assert await asyncio.to_thread(main, args) == 1
     out = capsys.readouterr().out
     assert "STILL OWED TO THE POOL" in out
-    assert "owed: 1 contribution(s) on $1.00 of progressive wagers" in out and f"round {held} spot 3" in out
+    assert "owed: 1 contribution on $1.00 of progressive wagers" in out and f"round {held} spot 3" in out
     assert f"its answer not yet in the journal (the daemon stopped first): round {held} spot 1: the next start" \
            " records it" in out
     assert "in the pool, not in the journal:" not in out

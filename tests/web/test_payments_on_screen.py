@@ -56,7 +56,7 @@ async def test_the_banner_then_each_payment_highlighted_and_struck_through_in_or
             await shown(page)
             assert [s[1:] for s in await spots()] == [["done", "line-through"]] * 3
             banner = await page.text_content("#banner")
-            assert "leave the cards face up" in banner and "spots 2, 5, 6" in banner and "9.5" in banner
+            assert "leave the cards face up" in banner and "spots 2, 5 and 6" in banner and "9.5" in banner
 
             async def progressive():
                 return await page.eval_on_selector_all(

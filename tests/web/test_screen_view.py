@@ -16,6 +16,7 @@ from tabled.daemon.config import load_config
 from tabled.daemon.journal import Journal
 from tabled.game.cards import parse_cards
 from tabled.game.settlement import settlement_from_dict
+from tabled.game.settlement_text import render
 from tabled.game.progressive import payment_order
 from tabled.table.kinds import is_input
 from tabled.table.screen import screen_view
@@ -67,7 +68,7 @@ def test_cards_are_shown_once_they_may_be_seen_7_4_2_8_6():
     assert v["round"]["phase"] == "deciding"
     assert v["dealer"]["up"] == ["2h"] and v["dealer"]["cards"] == [] and v["dealer"]["hand"] is None
     assert all(spot["cards"] == [] and spot["hand"] is None for spot in v["spots"])
-    assert "spots 2, 5, 6: fold or bet (8.1)" in v["next"]
+    assert "spots 2, 5 and 6: fold or bet (8.1)" in v["next"]
     for spot in (2, 5, 6):
         s.feed("wager", spot=spot, area="bet", cents=2000)
     v = s.panel("reveal")
@@ -134,12 +135,73 @@ def test_a_round_settled_in_one_input_is_shown_until_the_next_deal():
     rid = s.h.round.round_id
     v = s.panel("settle")
     assert v["round"]["id"] != rid and v["settlement"]["round_id"] == rid and v["settlement"]["finished"]
-    # a fold was told when it happened (8.4): nothing to pay or collect again
-    assert v["settlement"]["payments"] == []
+    # the fold's collection (8.4) stays in the list, done, until the next round's cards are dealt
+    assert [(p["kind"], p["spot"], p["verb"], p["cents"], p["state"]) for p in v["settlement"]["payments"]] \
+        == [("folded", 4, "COLLECT", 500, "done")]
     s.h.ante(1, 500)
     s.panel("no_more_bets")
     v = screen_view(s.h.core, [], s.view)
     assert v["settlement"] is None
+
+
+SIX_FOLDS = {1: "2c 7d 9h Js Kd", 2: "3c 8d Th Qs 4d", 3: "4c 9d Jh 2s 6d", 4: "5c Td Qh 3s 7h",
+             5: "6c Jd Kh 4s 8s", 6: "7c Qd 2h 5s 9c", 7: "As Ad Ah Ks 6h", "dealer": "Ac Kc 8h 3d 5h"}
+
+
+def told(view) -> list[tuple]:
+    return [(p["kind"], p["spot"], p["verb"], p["cents"], p["state"]) for p in view["settlement"]["payments"]
+            if p["kind"] == "folded"]
+
+
+def test_every_fold_is_collected_in_the_payment_list_from_the_fold_until_the_next_deal_8_4():
+    """Six folds in a round: each fold's collection (8.4) is in the payment list from the moment it
+    is made, struck through once the board senses the ante cleared or the settlement is confirmed,
+    and kept, with the round's other payments, until the next round's cards are dealt. The message
+    lines only inform: the first fold is on screen when the sixth is long past them."""
+    s = Screen(Harness())
+    for spot in range(1, 8):
+        s.h.ante(spot, 500 * spot)
+    s.panel("no_more_bets")
+    for target in s.h.round.dealt_to:
+        s.feed("shuffler.hand", cards=list(parse_cards(SIX_FOLDS[target])), back=s.h.round.back)
+    v = s.panel("fold", spot=1)
+    assert told(v) == [("folded", 1, "COLLECT", 500, "next")]
+    assert v["settlement"]["payments"][0]["detail"] == "folded: collect the ante $5.00"
+    assert v["settlement"]["payments"][0]["rule"] == "8.4"
+    v = s.feed("wager", spot=1, area="ante", cents=0)  # the dealer has taken the ante
+    assert told(v) == [("folded", 1, "COLLECT", 500, "done")]
+    for spot in range(2, 7):
+        v = s.panel("fold", spot=spot)
+    v = s.feed("wager", spot=7, area="bet", cents=7000)
+    assert not any("spot 1 folds" in m["text"] for m in v["messages"])  # gone from the lines...
+    assert told(v) == [("folded", spot, "COLLECT", 500 * spot, "todo" if spot < 6 else "next")
+                       for spot in range(6, 1, -1)] + [("folded", 1, "COLLECT", 500, "done")]  # ...not from the list
+    v = s.panel("reveal")
+    # the folds the dealer has not yet collected come first; the instruction names the amount
+    assert [p["kind"] for p in v["settlement"]["payments"]] == ["folded"] * 6 + ["spot"]
+    assert v["next"].startswith("collect spot 6: $30.00 (8.4); then pay and collect from spot 7 to spot 1")
+    rid = s.h.round.round_id
+    v = s.panel("settle")
+    assert v["settlement"]["round_id"] == rid and v["settlement"]["finished"]
+    assert told(v) == [("folded", spot, "COLLECT", 500 * spot, "done") for spot in range(6, 0, -1)]
+    for spot in range(1, 4):
+        s.h.ante(spot, 500)
+    v = screen_view(s.h.core, [], s.view)
+    assert v["round"]["phase"] == "betting" and len(told(v)) == 6  # kept through the next round's bets
+    s.panel("no_more_bets")
+    v = screen_view(s.h.core, [], s.view)
+    assert v["settlement"] is None  # the next round's cards are being dealt
+
+
+def test_the_instruction_names_the_next_payment_and_its_amount():
+    s = hits_round()
+    for spot in (2, 5, 6):
+        s.feed("wager", spot=spot, area="bet", cents=2000)
+    v = s.panel("reveal")
+    first = v["settlement"]["payments"][0]
+    assert first["state"] == "next" and first["spot"] == 6
+    assert v["next"] == f"{first['verb'].lower()} spot 6: ${first['cents'] // 100}.{first['cents'] % 100:02d}; " \
+                        "from spot 7 to spot 1, then SETTLE/DONE on the panel (9.4, 12.2)"
 
 
 def test_faults_as_they_stand_and_the_progressive_locked_14_13():
@@ -147,7 +209,9 @@ def test_faults_as_they_stand_and_the_progressive_locked_14_13():
     s.h.t = 60_000
     v = s.feed("equipment.fault", equipment="pool", reason="link lost")
     (fault,) = v["faults"]
-    assert fault["what"] == "pool failed: link lost" and fault["rule"] == "14.13"
+    # in the dealer's words; the technical reason is for the pit
+    assert fault["what"] == "progressive pool cannot be reached: check the network to the pool"
+    assert fault["detail"] == "link lost" and fault["rule"] == "14.13"
     assert fault["key"] == "inspector" and fault["since_ms"] == 60_000 and "inspector" in fault["dealer_does"]
     assert v["meter"]["locked"] and not v["meter"]["offline"]
     s.h.t = 180_000
@@ -191,3 +255,69 @@ def test_every_screen_of_a_recorded_journal_is_json_and_shows_no_card_too_early(
             assert equipment == set(core.faults)
             shown += bool(view["settlement"])
     assert shown > 100
+
+
+def test_seven_folds_every_collection_listed_as_the_journal_settles_it_8_4():
+    """Every spot folds: each fold's collection is in the payment list from the fold, and after
+    SETTLE/DONE with the amounts of the round's ``round.settled`` record (the journal's)."""
+    s = Screen(Harness())
+    for spot in range(1, 8):
+        s.h.ante(spot, 500 * spot)
+    s.panel("no_more_bets")
+    for target in s.h.round.dealt_to:
+        s.feed("shuffler.hand", cards=list(parse_cards(SIX_FOLDS[target])), back=s.h.round.back)
+    for spot in range(1, 8):
+        v = s.panel("fold", spot=spot)
+    assert told(v) == [("folded", 7, "COLLECT", 3500, "next")] + \
+        [("folded", spot, "COLLECT", 500 * spot, "todo") for spot in range(6, 0, -1)]
+    s.panel("reveal")
+    effects = s.h.feed("panel", action="settle", key="dealer")
+    s.view = screen_view(s.h.core, effects, s.view)
+    (record,) = [e for e in effects if getattr(e, "kind", None) == "round.settled"]
+    journal = {line.spot: line.net_cents for line in settlement_from_dict(record.payload).spots}
+    listed = [(p["spot"], p["verb"], p["cents"], p["state"]) for p in s.view["settlement"]["payments"]]
+    assert listed == [(spot, "COLLECT", -journal[spot], "done") for spot in range(7, 0, -1)]
+    assert listed == [(spot, "COLLECT", 500 * spot, "done") for spot in range(7, 0, -1)]
+
+
+def test_words_for_people_one_spot_one_rule_a_device_not_answering():
+    """"spot 7", not "spots 7"; a line that names its rule is not followed by it again; a device
+    whose link is lost is "not answering", the library's words kept for the pit."""
+    s = Screen(Harness())
+    s.h.ante(7, 500)
+    v = s.panel("no_more_bets")
+    assert v["next"] == "deal to spot 7 and the dealer (7.2.2)"
+    for target in s.h.round.dealt_to:
+        v = s.feed("shuffler.hand", cards=list(parse_cards(SIX_FOLDS[target])), back=s.h.round.back)
+    assert v["next"] == "spot 7: fold or bet (8.1)"
+    for m in v["messages"]:
+        assert not (m["rule"] and m["text"].endswith(f"({m['rule']})")), m
+    lost = "link lost: port closed: device reports readiness to read but returned no data " \
+           "(device disconnected or multiple access on port?)"
+    v = s.feed("equipment.fault", equipment="meter", reason=lost)
+    (fault,) = v["faults"]
+    assert fault["what"] == "meter not answering: check its cable and its power"
+    assert fault["detail"] == lost and fault["rule"] == "14.13" and "14.13" not in fault["what"]
+    said = v["messages"][-1]["text"]
+    assert said.startswith("meter not answering: check its cable and its power: notify an inspector") and \
+        "port closed" not in said
+    v = s.feed("equipment.fault", equipment="betspots", reason="[Errno 2] could not open port /dev/tabled-betspots")
+    assert [f["what"] for f in v["faults"]] == ["bet-spot board not answering: check its cable and its power",
+                                                 "meter not answering: check its cable and its power"]
+
+
+def test_one_wording_of_a_settlement_on_the_screen_and_in_tabled_settle():
+    """The words the dealer reads for each wager are those ``tabled settle``, ``tabled recall`` and
+    the pit print (tabled/game/settlement_text.py): never "paid $10.00, pay $10.00" beside "ante
+    wins: pay $10.00", nor "taken at the lock" beside "progressive wager kept"."""
+    s = hits_round()
+    for spot in (2, 5, 6):
+        s.feed("wager", spot=spot, area="bet", cents=2000)
+    s.panel("reveal")
+    v = s.panel("settle")
+    table = render(settlement_from_dict(s.h.round.settlement))
+    for p in v["settlement"]["payments"]:
+        if p["kind"] == "spot":
+            for words in p["detail"].split("; "):
+                assert words in table, words
+    assert "taken at the lock" not in table and "progressive wager kept" in table
