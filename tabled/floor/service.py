@@ -24,7 +24,7 @@ from typing import Any
 import structlog
 from aiohttp import web
 
-from tabled.daemon.seals import public_keys
+from tabled.daemon.seals import public_keys, read_key
 from tabled.host.dsn import credential_password
 from tabled.daemon.web import SECURITY_HEADERS, Decision, may_view, presented_token
 from tabled.floor.central import MAX_NAME
@@ -71,7 +71,7 @@ class Floor:
     def __init__(self, config: FloorConfig, connect: Callable[[], Any], *,
                  clock: Callable[[], float] = time.time) -> None:
         self.config, self.connect, self.clock = config, connect, clock
-        self.keys = {table: public_keys((str(p), p.read_bytes()) for p in paths)
+        self.keys = {table: public_keys((str(p), read_key(p, "the table's public key")) for p in paths)
                      for table, paths in config.keys.items()}
         self.tables: dict[str, TableWatch] = {}
         self.alerts: dict[str, Alert] = {}
@@ -116,6 +116,7 @@ class Floor:
                         ).fetchall():
                     if table_id in self.tables:
                         self.tables[table_id].reported_head = (local_head, at)
+                        self._raise(self.tables[table_id].unsealed_tail())
                 for alert, who, viewer, at in await (await conn.execute(
                         "SELECT alert, who, viewer, extract(epoch FROM acked_at)::float8 FROM floor_acks "
                         "ORDER BY id")).fetchall():
