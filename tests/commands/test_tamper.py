@@ -1,8 +1,9 @@
 """The tamper table (docs/verification.md): each way someone who can write the journal file may
 change it, and the check that finds it and names the record. A table plays three rounds, each one
-commit sealed with its records (records 1 to 18; seals at 6, 12 and 18) and ships them to the central PostgreSQL; then the file
-is tampered with, and `tabled audit verify --public-key` or `tabled audit compare` must exit 1 and
-name the record. The other check is run too: what it says is part of the table."""
+commit sealed with its records (records 1 to 18; seals at 6, 12 and 18) and ships them to the
+central PostgreSQL; then the file is tampered with, and `tabled audit verify --public-key` or
+`tabled audit compare` must exit 1 and name the record. The other check is run too: what it says
+is part of the table."""
 
 from __future__ import annotations
 

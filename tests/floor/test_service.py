@@ -127,6 +127,14 @@ def test_tabled_floor_names_a_missing_config_or_key_file(tmp_path, capsys):
     assert "T01.pub" in capsys.readouterr().err
 
 
+def test_tabled_floor_given_a_key_without_end_says_so_in_one_line(tmp_path, capsys):
+    config = tmp_path / "floor.toml"
+    config.write_text('[floor]\ncentral = "postgresql://f@127.0.0.1/c"\n[floor.keys]\nT01 = "/dev/zero"\n')
+    assert main(["floor", "--config", str(config)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "/dev/zero: the table's public key is larger than 16384 bytes" in err[0], err
+
+
 def test_records_behind_are_what_the_tables_shipper_reported_past_the_central_copy(tmp_path, pg_dsn):
     casino = Casino(pg_dsn, tmp_path / "casino", 2)
     first, second = casino.tables
