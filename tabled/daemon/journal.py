@@ -490,7 +490,7 @@ class Journal:
             if not result.ok:
                 journal.close()
                 raise JournalCorrupt(path, result)
-            if seal_with is not None:
+            if checker is not None:
                 try:
                     journal._take_key(seal_with, checker.finish())
                 except BaseException:

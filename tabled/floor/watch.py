@@ -146,13 +146,15 @@ class TableWatch:
         return alerts
 
     def unsealed_tail(self) -> list[Alert]:
-        """Records after the last seal, once the table says its journal ends where the copy does:
-        the table seals every commit with its records, so a tail it has no more to follow is not
-        its own (one still in transit is not alerted)."""
-        if self.chain_broken_at is not None or not self.checker.since or self.reported_head is None:
+        """Records after the last seal of a table whose key the floor has, once the table says its
+        journal ends exactly where the copy does: the table seals every commit with its records, so
+        its journal's last record is a seal, and a tail it has nothing more to follow is not its own
+        (a tail still in transit, the table's journal further on, is not alerted)."""
+        if (self.chain_broken_at is not None or not self.keys or not self.checker.since
+                or self.reported_head is None):
             return []
         first = self.checker.since[0][0]
-        if self.reported_head[0] > self.head or first in self.seals_failed:
+        if self.reported_head[0] != self.head or first in self.seals_failed:
             return []
         self.seals_failed.add(first)
         return [Alert(f"{self.table_id}:seal:{first}", self.table_id, "seal",

@@ -152,6 +152,13 @@ def test_an_unsealed_tail_is_flagged_once_the_table_says_its_journal_ends_there(
     assert [a for r in [*original, forged] for a in watch.feed(r)][-1].kind == "progressive"
     watch.reported_head = (13, NOON)  # the table is further on: the rest may be in transit
     assert watch.unsealed_tail() == []
+    watch.reported_head = (11, NOON)  # reported before the record came: not where the copy ends
+    assert watch.unsealed_tail() == []
+    unkeyed = TableWatch("T01", {})  # a table whose key the floor was not given: its seals are not known
+    for r in [*original, forged]:
+        unkeyed.feed(r)
+    unkeyed.reported_head = (12, NOON)
+    assert unkeyed.unsealed_tail() == []
     watch.reported_head = (12, NOON)
     alerts = watch.unsealed_tail()
     assert [(a.id, a.kind) for a in alerts] == [("T01:seal:12", "seal")]
