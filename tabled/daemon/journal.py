@@ -502,13 +502,17 @@ class Journal:
         """Seal every commit with ``key`` from now on, once the seals checked from the last
         checkpoint (``report``, a :class:`tabled.daemon.seals.SealReport`) leave no record unsealed."""
         head = self.head
-        bad = sorted(report.rewritten + report.forged)
         unsealed = report.first_unsealed
         if head[0] and report.seals == 0 and self.last_of_kind(SEAL) is None:
             unsealed = 1  # written without a key, or stripped of its seals: this key will not vouch for it
-        if bad:
-            raise JournalUnsealed(f"{self.path}: record {bad[0]} is not what its seal signed (the table's key "
-                                  f"{key.id}): the journal was changed; run `tabled audit verify --public-key`")
+        if report.rewritten:
+            raise JournalUnsealed(f"{self.path}: record {report.rewritten[0]} is not the record its seal signed: the "
+                                  "journal was changed; the table does not start on it: run `tabled audit verify "
+                                  "--public-key`")
+        if report.forged:
+            raise JournalUnsealed(f"{self.path}: the seal at record {report.forged[0]} is not signed by the table's "
+                                  f"key {key.id}: the journal was changed; the table does not start on it: run "
+                                  "`tabled audit verify --public-key`")
         if unsealed is not None:
             record = self.record(unsealed)
             what = f"record {unsealed} ({record.kind})" if record is not None else f"record {unsealed}"

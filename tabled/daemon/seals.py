@@ -85,8 +85,9 @@ class SigningKey:
                 "signature": self.sign(message(through, head, first, fingerprints))}
 
     def checker(self) -> SealChecker:
-        """A check of seals against this key's own public half (the journal's start check)."""
-        return SealChecker({self.id: self.private.public_key()})
+        """A check of seals against this key's own public half (the journal's start check: the last
+        seal's signature vouches for every record before it)."""
+        return SealChecker({self.id: self.private.public_key()}, last_signature_only=True)
 
 
 def read_key(path: Path, what: str) -> bytes:
@@ -217,14 +218,32 @@ class SealReport:
         return min(found) if found else None
 
 
+def _signed(public: Any, p: dict[str, Any], fingerprints: list[str]) -> bool:
+    """Whether seal ``p`` is signed by ``public``."""
+    from cryptography.exceptions import InvalidSignature
+    try:
+        public.verify(base64.b64decode(str(p.get("signature")), validate=True),
+                      message(p["through"], str(p.get("hash")), p["first"], fingerprints))
+    except (InvalidSignature, ValueError, TypeError):
+        return False
+    return True
+
+
 class SealChecker:
     """Fed every record in order (seq, kind, payload, hash); checks each seal against the records
-    it covers."""
+    it covers.
 
-    def __init__(self, keys: Mapping[str, Any]):
+    ``last_signature_only`` (the start's check): each seal is checked against its records, but only
+    the last one's signature is verified. That one signs the chain's hash at the record before it,
+    which the chain (checked beside this) ties to every record before, so it vouches for them all;
+    an audit verifies every signature, to name the first seal that is not the key's."""
+
+    def __init__(self, keys: Mapping[str, Any], last_signature_only: bool = False):
         self.keys = keys
         self.report = SealReport()
         self.since: list[tuple[int, str, str]] = []  # (seq, fingerprint, hash) of the records since the last seal
+        self.last_signature_only = last_signature_only
+        self._unverified: tuple[int, Any, dict[str, Any], list[str]] | None = None  # the last seal's, deferred
 
     def feed(self, seq: int, time_us: int, round_id: str | None, kind: str, text: str, digest: str) -> None:
         """One record of the journal, in order (``text``: its payload as stored)."""
@@ -242,7 +261,6 @@ class SealChecker:
             self.since.append((seq, fingerprint(seq, time_us, round_id, kind, text), digest))
 
     def _seal(self, seq: int, p: dict[str, Any]) -> None:
-        from cryptography.exceptions import InvalidSignature
         r = self.report
         r.seals += 1
         first, through, key = p.get("first"), p.get("through"), str(p.get("key"))
@@ -255,13 +273,11 @@ class SealChecker:
         r.skipped += [number for number, _, _ in self.since if not first <= number <= through]
         public = self.keys.get(key)
         checked = public is not None
-        if public is not None:
-            try:
-                public.verify(base64.b64decode(str(p.get("signature")), validate=True),
-                              message(through, str(p.get("hash")), first, fingerprints))
-            except (InvalidSignature, ValueError, TypeError):
-                r.forged.append(seq)
-                checked = False
+        if public is not None and self.last_signature_only:
+            self._unverified = (seq, public, p, fingerprints)
+        elif public is not None and not _signed(public, p, fingerprints):
+            r.forged.append(seq)
+            checked = False
         if checked:  # a seal that is the key's: the records it names must be the ones here
             present = {number: (mark, digest) for number, mark, digest in self.since}
             for offset, sealed_mark in enumerate(fingerprints):
@@ -278,6 +294,10 @@ class SealChecker:
             stretches.append(Stretch(key, start, seq, checked))
 
     def finish(self) -> SealReport:
+        if self._unverified is not None:
+            seq, public, p, fingerprints = self._unverified
+            if not _signed(public, p, fingerprints):
+                self.report.forged.append(seq)
         if self.since:
             self.report.unsealed_from = self.since[0][0]
         return self.report

@@ -201,6 +201,25 @@ def test_a_seal_taken_out_leaves_the_records_it_sealed_named_unsealed(tmp_path, 
     assert "record 1 is NOT SEALED: the seal after it does not cover it" in capsys.readouterr().out
 
 
+def test_the_start_refuses_a_rewritten_record_and_a_forged_last_seal(tmp_path):
+    """The start verifies only the last seal's signature (it signs the chain's hash before it, so it
+    vouches for every record before), and checks every seal against its records."""
+    key, _ = new_key(tmp_path, "table")
+    path = tmp_path / "j.db"
+    played(path, key, 2)
+    clean = rows(path)
+    rewrite(path, 12, lambda p: {**p, "cents": 9000})
+    with pytest.raises(JournalUnsealed, match="record 12 is not the record its seal signed"):
+        Journal.open(path, seal_with=key)
+    write_rows(path, clean)
+    rewrite(path, 16, lambda p: {**p, "signature": p["signature"][::-1]})  # the last seal
+    with pytest.raises(JournalUnsealed, match=f"the seal at record 16 is not signed by the table's key {key.id}"):
+        Journal.open(path, seal_with=key)
+    write_rows(path, clean)
+    with Journal.open(path, seal_with=key) as journal:
+        assert journal.head[0] == 16
+
+
 def test_a_journal_stripped_of_its_seals_and_rewritten_fails_the_audit_and_the_start(tmp_path, capsys):
     key, public = new_key(tmp_path, "table")
     path = tmp_path / "j.db"
