@@ -616,7 +616,8 @@ class Journal:
                 digest = record_hash(seq, time_us, round_id, kind, text, prev)
                 rows.append(self._fmt.encode(seq, time_us, round_id, kind, text, prev, digest))
                 records.append(Record(seq, time_us, round_id, kind, json.loads(text), prev, digest))
-                marks.append(fingerprint(seq, time_us, round_id, kind, text))
+                if self._signer is not None:
+                    marks.append(fingerprint(seq, time_us, round_id, kind, text))
                 prev = digest
             sealed = None
             if self._signer is not None:  # the commit's seal, in the commit: last, over its records alone
@@ -638,6 +639,9 @@ class Journal:
     def _moved(self, head_seq: int) -> str:
         """What a sealed journal says when its head is not the one it left."""
         known = self._known_head[0] if self._known_head is not None else 0
+        if head_seq == known:
+            return (f"{self.path}: record {known} was changed in the journal by something else than this tabled "
+                    "after its last commit: refused")
         if head_seq > known:
             record = self.record(known + 1)
             kind = f" ({record.kind})" if record is not None else ""
