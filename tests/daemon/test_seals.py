@@ -28,7 +28,7 @@ from tabled.daemon.seals import (
     public_keys,
     read_key,
 )
-from tests.daemon.tamper import rehash, rewrite, rows, write_rows
+from tests.daemon.tamper import rehash, rewrite, rows, truncate, write_rows
 
 PEM = serialization.Encoding.PEM
 
@@ -185,6 +185,21 @@ def test_a_record_put_in_while_the_table_runs_is_refused_and_not_sealed(tmp_path
         assert journal.head[0] == forged  # the table wrote nothing after it, and sealed nothing
     _, seals = check(path, public)
     assert seals.unsealed_from == forged
+
+
+@pytest.mark.parametrize("change, named", [
+    (lambda path: truncate(path, 14), "records after 14 were taken out of the journal"),
+    (lambda path: rewrite(path, 16, lambda p: {**p, "through": 14}), "record 16 was changed in the journal"),
+])
+def test_the_head_moved_under_a_running_table_is_refused(tmp_path, change, named):
+    key, _ = new_key(tmp_path, "table")
+    path = tmp_path / "j.db"
+    with Journal.open(path, seal_with=key) as journal:
+        play(journal, 2)
+        assert journal.head[0] == 16
+        change(path)
+        with pytest.raises(JournalUnsealed, match=named):
+            journal.append("round.started", {"round_no": 2}, "R2")
 
 
 def test_a_seal_taken_out_leaves_the_records_it_sealed_named_unsealed(tmp_path, capsys):
