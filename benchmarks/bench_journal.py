@@ -3,6 +3,14 @@ journal, bytes per round of real rounds in both on-disk formats, `audit verify` 
 
     .venv/bin/python benchmarks/bench_journal.py                 # 100,000 rounds (a few minutes)
     .venv/bin/python benchmarks/bench_journal.py --rounds 10000  # quicker
+    .venv/bin/python benchmarks/bench_journal.py --only-seal     # what sealing every commit costs
+
+The seal's cost (--only-seal, also run by default): the Ed25519 signature of one commit's seal alone;
+the CPU time of a commit (the process's, which leaves out the wait for fsync) of 1 and of 7 records
+without a key and sealed with one, the difference being what the seal adds; durable commits/s both
+ways; and the start's check of a sealed journal (open with the key: the seals from the last
+checkpoint checked with it) against an open without the key, on a journal of --seal-rounds rounds
+of 30 commits each, a checkpoint every --checkpoint-every rounds and the tail after the last one.
 
 Bytes per round: the simulated table (config/sim.toml, seed 1, seven spots) plays --real-rounds
 rounds with `tabled run --pace-ms 0` in its own process, journal in format 2 (what a new journal
@@ -70,6 +78,87 @@ def bench_group(directory: Path, group: int, n_records: int) -> tuple[float, flo
             j.append_many(batch)
         dt = time.perf_counter() - t0
         return commits * group / dt, commits / dt
+
+
+def seal_key():
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from tabled.daemon.seals import SigningKey
+    pem = Ed25519PrivateKey.generate().private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                     serialization.NoEncryption())
+    return SigningKey.from_pem(pem, "bench")
+
+
+def commit_cpu_us(directory: Path, key, group: int, n: int) -> dict[str, tuple[float, float, float]]:
+    """For a journal without a key and one sealed with ``key``: (median CPU us per commit, p99,
+    commits/s wall) of ``n`` commits of ``group`` records each, the two taking turns commit by
+    commit (a machine whose load changes weighs on both alike)."""
+    batch = [("bench.event", {"i": i, "spot": 1 + i % 7, "cents": 500}, "T01-0000001") for i in range(group)]
+    cpu: dict[str, list[float]] = {"unsealed": [], "sealed": []}
+    wall = dict.fromkeys(cpu, 0.0)
+    with Journal.open(directory / f"plain{group}.db") as plain, \
+            Journal.open(directory / f"sealed{group}.db", seal_with=key) as sealed:
+        for _ in range(n):
+            for name, journal in (("unsealed", plain), ("sealed", sealed)):
+                t, c = time.perf_counter(), time.process_time()
+                journal.append_many(batch)
+                cpu[name].append((time.process_time() - c) * 1e6)
+                wall[name] += time.perf_counter() - t
+    out = {}
+    for name, times in cpu.items():
+        times.sort()
+        out[name] = (statistics.median(times), times[min(n - 1, int(0.99 * n))], n / wall[name])
+    return out
+
+
+def bench_seal(directory: Path, n: int, rounds: int, checkpoint_every: int) -> None:
+    import base64
+
+    from tabled.daemon.journal import fingerprint
+    from tabled.daemon.seals import message
+    key = seal_key()
+    marks = [fingerprint(i, 1_800_000_000_000_000, "T01-0000001", "bench.event", '{"cents":500}') for i in (1, 2, 3)]
+    times, checks = [], []
+    public = key.private.public_key()
+    for i in range(n):
+        t = time.process_time()
+        seal = key.seal_payload(i, i + 2, "ab" * 32, marks)
+        times.append((time.process_time() - t) * 1e6)
+        signed = message(i + 2, "ab" * 32, i, marks)
+        signature = base64.b64decode(seal["signature"])
+        t = time.process_time()
+        public.verify(signature, signed)
+        checks.append((time.process_time() - t) * 1e6)
+    print(f"one seal over 3 records (Ed25519 signature, payload made), CPU time: median "
+          f"{statistics.median(times):.1f} us, p99 {sorted(times)[int(0.99 * n)]:.1f} us; its check "
+          f"(signature verified): median {statistics.median(checks):.1f} us ({n} seals)")
+    for group in (1, 7):
+        both = commit_cpu_us(directory, key, group, n)
+        plain, sealed = both["unsealed"], both["sealed"]
+        print(f"commit of {group} record{'s' if group > 1 else ''}, CPU time: unsealed median {plain[0]:.0f} us "
+              f"(p99 {plain[1]:.0f}), sealed median {sealed[0]:.0f} us (p99 {sealed[1]:.0f}): the seal adds "
+              f"{sealed[0] - plain[0]:.0f} us; durable commits/s {plain[2]:.0f} unsealed, {sealed[2]:.0f} sealed")
+    path = directory / "sealed-rounds.db"
+    with Journal.open(path, seal_with=key) as j:
+        for r in range(rounds):
+            for rec in round_records(r, 30):
+                j.append_many([rec])  # one input a commit, as a table's devices deliver them
+            if (r + 1) % checkpoint_every == 0 and r + 1 < rounds:
+                j.checkpoint({"table": "T01", "rounds_played": r + 1, "faults": []})
+        count = j.count()
+    opened: dict[str, list[tuple[float, float]]] = {"without the key": [], "with the key": []}
+    for _ in range(5):
+        for name, with_key in (("without the key", None), ("with the key", key)):
+            t0, c0 = time.perf_counter(), time.process_time()
+            with Journal.open(path, seal_with=with_key) as j:
+                assert j.recovery is not None and j.recovery.ok
+            opened[name].append(((time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000))
+    tail = rounds % checkpoint_every or checkpoint_every
+    print(f"start's check of a sealed journal ({rounds} rounds, {count:,} records, {tail} rounds = "
+          f"{tail * 30} sealed commits after the last checkpoint): "
+          + ", ".join(f"{name} median {statistics.median(w for w, _ in v):.0f} ms "
+                      f"(CPU {statistics.median(c for _, c in v):.0f} ms)" for name, v in opened.items()))
 
 
 def build_long_journal(path: Path, rounds: int, per_round: int, checkpoint_every: int) -> float:
@@ -207,12 +296,19 @@ def main() -> None:
     parser.add_argument("--verify-records", type=int, default=200_000,
                         help="records of real rounds per format for `audit verify` per million")
     parser.add_argument("--only-size", action="store_true", help="only bytes per round and audit verify per million")
+    parser.add_argument("--only-seal", action="store_true", help="only what sealing every commit costs")
+    parser.add_argument("--seal-commits", type=int, default=2000, help="commits timed each way for the seal's cost")
+    parser.add_argument("--seal-rounds", type=int, default=199,
+                        help="rounds of the sealed journal whose start check is timed")
     parser.add_argument("--dir", type=Path, default=None)
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         d = Path(tmp)
         print(f"journal benchmark in {d} (SQLite WAL, synchronous=FULL)")
+        bench_seal(d, args.seal_commits, args.seal_rounds, args.checkpoint_every)
+        if args.only_seal:
+            return
         records = bench_real_rounds(d, args.real_rounds)
         bench_verify(d, records, args.verify_records)
         if args.only_size:

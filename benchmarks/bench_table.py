@@ -40,6 +40,7 @@ from tabled.daemon.assemble import make_core  # noqa: E402
 from tabled.daemon.config import load_config  # noqa: E402
 from tabled.daemon.journal import Journal  # noqa: E402
 from tabled.daemon.controller import Table  # noqa: E402
+from tabled.table.kinds import KEY, SEAL  # noqa: E402
 
 
 def pct(values: list[float], q: float) -> float:
@@ -125,8 +126,8 @@ def build_long_journal(src: Path, dst: Path, rounds: int) -> int:
     """A journal of ``rounds`` rounds: copies of real rounds from ``src`` (round ids renamed), with a
     checkpoint every 100 rounds as the daemon writes them, ending with the whole real journal
     (so the restart replays a real tail after a real checkpoint). Returns the record count."""
-    with Journal.open(src, readonly=True) as j:
-        real = list(j.records_after(0))
+    with Journal.open(src, readonly=True) as j:  # the seals are the journal's own: the copy is not sealed
+        real = [r for r in j.records_after(0) if r.kind not in (SEAL, KEY)]
     real_rounds = len({r.round_id for r in real if r.round_id})
     by_round: dict[str, list] = collections.defaultdict(list)
     for r in real:

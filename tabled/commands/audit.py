@@ -7,6 +7,11 @@ chain, but it is damage), and names any round settled more than once (two contro
 the same round write an intact chain). Each finding is one line.
 Exit status 0: intact; 1: broken or damaged (each finding named); 2: the journal cannot be read.
 The head hash it prints lets an auditor later prove that nothing was cut off the end either.
+
+With the table's public key (``--public-key``) it checks the seals too: the table seals every commit
+with its records (tabled/daemon/journal.py), so a journal with no seal by the key, a record no seal
+covers (between two seals or after the last) and a seal by another key fail, the first named.
+Without one it says plainly that the seals were not checked.
 """
 
 from __future__ import annotations
@@ -20,10 +25,9 @@ from pathlib import Path
 from tabled.commands._arguments import UserError
 from tabled.daemon.config import find_config, load_config
 from tabled.daemon.journal import Journal, storage_error
-from tabled.daemon.seals import SEAL, SealChecker, SealError, SealReport, public_keys
+from tabled.daemon.seals import SealChecker, SealError, SealReport, local_public_key, public_keys, read_key
 
 SETTLED = "round.settled"  # one per round: the fold writes it once (tabled/table/kinds.py)
-ROUND_END = "round.finished"  # the daemon seals the chain after it (tabled/daemon/controller.py)
 
 NAME = "audit"
 HELP = "audit the journal: `tabled audit verify` checks the whole hash chain; `accept-loss` records lost records"
@@ -67,44 +71,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _seal_checker(files: list[str]) -> SealChecker | None:
     if not files:
         return None
-    pems = []
-    for name in files:
-        try:
-            pems.append((name, Path(name).read_bytes()))
-        except OSError as exc:
-            raise UserError(f"{name}: {exc.strerror}") from None
     try:
-        return SealChecker(public_keys(pems))
+        return SealChecker(public_keys((name, read_key(Path(name), "the public key")) for name in files))
     except SealError as exc:
         raise UserError(str(exc)) from None
 
 
-class SealWatch:
-    """The seals' check, fed every record in order, and where the last round ended: the daemon seals
-    at every round's end, so a round that ended after the last seal was never sealed by it."""
-
-    def __init__(self, checker: SealChecker) -> None:
-        self.checker = checker
-        self.last_seal = 0
-        self.last_round_end = 0
-
-    def feed(self, seq: int, time_us: int, round_id: str | None, kind: str, text: str, digest: str) -> None:
-        self.checker.feed(seq, time_us, round_id, kind, text, digest)
-        if kind == SEAL:
-            self.last_seal = seq
-        elif kind == ROUND_END:
-            self.last_round_end = seq
-
-    @property
-    def unsealed_round_end(self) -> int | None:
-        """The last round's end when no seal follows it, else None."""
-        return self.last_round_end if self.last_round_end > self.last_seal else None
+def seals_hold(report: SealReport) -> bool:
+    """Every record sealed, in its own commit, by a key given: nothing else is the table's."""
+    return (report.ok and report.seals > 0 and report.first_unsealed is None
+            and all(s.checked for s in report.stretches))
 
 
-def seal_lines(path: Path, report: SealReport, unsealed_round_end: int | None = None) -> list[str]:
+def seal_lines(path: Path, report: SealReport, last_seq: int) -> list[str]:
     """What the seals say, one finding a line."""
     if report.seals == 0:
-        return [f"journal {path}: NOT SEALED: no record is signed with the table's key"]
+        return [f"journal {path}: NOT SEALED: no record is signed with the table's key (the table seals every "
+                f"commit: records 1 to {last_seq} are not the table's sealed record)"]
     lines = []
     for s in report.stretches:
         state = "seals checked" if s.checked else "NO PUBLIC KEY GIVEN for it: not checked"
@@ -113,13 +96,23 @@ def seal_lines(path: Path, report: SealReport, unsealed_round_end: int | None = 
         lines.append(f"journal {path}: FORGED SEAL at record {seq}: not signed by the key it names")
     for seq in report.rewritten:
         lines.append(f"journal {path}: record {seq} REWRITTEN: it is not the record that was sealed")
-    if unsealed_round_end is not None:
-        lines.append(f"journal {path}: records from {report.unsealed_from} on are NOT SEALED, though a round ended"
-                     f" at record {unsealed_round_end}: the daemon seals every round's end (records added by"
-                     " someone else, or the daemon stopped before sealing: its next start seals them)")
-    elif report.unsealed_from is not None:
-        lines.append(f"journal {path}: records from {report.unsealed_from} on are not sealed yet")
+    if report.skipped:
+        shown = ", ".join(map(str, report.skipped[:10])) + (" ..." if len(report.skipped) > 10 else "")
+        lines.append(f"journal {path}: record {report.skipped[0]} is NOT SEALED: the seal after it does not cover "
+                     f"it (the table seals every commit with its records; unsealed: {shown})")
+    if report.unsealed_from is not None:
+        lines.append(f"journal {path}: records from {report.unsealed_from} to {last_seq} are NOT SEALED: the table "
+                     "seals every commit with its records, a crash included, so they are not the table's")
     return lines
+
+
+def unchecked_line(path: Path) -> str:
+    """What ``audit verify`` without a public key says of the seals, and where the key may be."""
+    beside = local_public_key(path)
+    where = (f"; the public key made beside this journal is {beside} (--public-key {beside})"
+             if beside is not None else "")
+    return (f"journal {path}: seals NOT CHECKED: no --public-key given (the chain alone does not show a "
+            f"record forged by whoever can write the file){where}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -129,7 +122,6 @@ def run(args: argparse.Namespace) -> int:
         return _accept_loss(args)
     path = journal_path(args)
     checker = _seal_checker(args.public_key)
-    watch = SealWatch(checker) if checker is not None else None
     try:
         with Journal.open(path, readonly=True, verify=False) as journal:
             file_problems = journal.file_problems()
@@ -139,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
                 bar = tqdm(total=journal.head[0], unit="records", file=sys.stderr, leave=False)
                 progress = lambda done: bar.update(done - bar.n)  # noqa: E731
             result = journal.verify(from_seq=0, progress=progress,
-                                    on_record=watch.feed if watch is not None else None)
+                                    on_record=checker.feed if checker is not None else None)
             if progress is not None:
                 bar.close()
             settled_twice = journal.repeated(SETTLED)
@@ -147,18 +139,18 @@ def run(args: argparse.Namespace) -> int:
     except sqlite3.Error as exc:  # a page SQLite cannot read, or a disk that fails, met while checking
         raise storage_error(path, exc) from None
     seals = checker.finish() if checker is not None else None
-    unsealed_end = watch.unsealed_round_end if watch is not None else None
-    sealed_ok = seals is None or (seals.ok and seals.seals > 0 and all(s.checked for s in seals.stretches)
-                                  and unsealed_end is None)
+    sealed_ok = seals is None or seals_hold(seals)
     ok = result.ok and not file_problems and not settled_twice and sealed_ok
     if args.json:
         print(json.dumps({"journal": str(path), "ok": ok, "chain_ok": result.ok, "records_checked": result.count,
                           "first_broken_seq": result.first_broken_seq, "reason": result.reason,
                           "head_seq": result.head_seq, "head_hash": result.head_hash, "last_seq": last_seq,
                           "file_problems": file_problems, "settled_twice": settled_twice,
+                          "seals_checked": seals is not None,
                           "seals": None if seals is None else {
                               "count": seals.seals, "rewritten": seals.rewritten, "forged": seals.forged,
-                              "unsealed_from": seals.unsealed_from, "unsealed_round_end": unsealed_end,
+                              "skipped": seals.skipped, "unsealed_from": seals.unsealed_from,
+                              "first_unsealed": seals.first_unsealed,
                               "stretches": [vars(s) for s in seals.stretches]}}))
         return 0 if ok else 1
     for problem in file_problems:
@@ -170,8 +162,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"journal {path}: BROKEN at record {result.first_broken_seq}: {result.reason}")
         print(f"records 1 to {result.head_seq} are intact ({result.count} checked); "
               f"the journal ends at record {last_seq}")
-    if seals is not None:
-        print("\n".join(seal_lines(path, seals, unsealed_end)))
+    print("\n".join(seal_lines(path, seals, last_seq)) if seals is not None else unchecked_line(path))
     for round_id, seqs in settled_twice.items():
         print(f"journal {path}: round {round_id} SETTLED {len(seqs)} TIMES (records "
               f"{', '.join(map(str, seqs))}): a round is settled once")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import errno
 import os
 import signal
@@ -64,6 +65,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pace-ms", type=whole_number(0), default=None, metavar="MS",
                         help="simulation: the simulated people wait MS ms after each action "
                              "(default: [simulation] pace_ms; 0: full speed)")
+
+
+def own_signing_key(cfg: Config, journal_path: Path, environ: dict[str, str] | None = None) -> Config:
+    """A simulated table seals its journal as a real one does: when neither the config nor systemd's
+    credential names a key, it makes its own beside the journal on first start (private, mode 0600;
+    the public half beside it for ``tabled audit verify``: tabled/daemon/seals.py:make_local_key)."""
+    from tabled.daemon.assemble import CannotStart
+    from tabled.daemon.seals import CREDENTIAL, make_local_key
+    environ = dict(os.environ) if environ is None else environ
+    credentials = environ.get("CREDENTIALS_DIRECTORY")
+    if (not cfg.simulation.enabled or cfg.journal.signing_key is not None
+            or (credentials and (Path(credentials) / CREDENTIAL).exists())):
+        return cfg
+    try:
+        key = make_local_key(journal_path)
+    except OSError as exc:
+        raise CannotStart(f"{journal_path.parent}: the simulated table's signing key cannot be made there "
+                          f"({exc.strerror or exc})") from None
+    return dataclasses.replace(cfg, journal=dataclasses.replace(cfg.journal, signing_key=key))
 
 
 class Hooks(Protocol):
@@ -117,6 +137,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
     notifier = Notifier.from_environment()
     notifier.status("checking the journal")
     journal_path = seams.journal_path or cfg.journal.path
+    cfg = own_signing_key(cfg, journal_path)
     central = shipping_waits = None
     if cfg.journal.ship_to:  # its password is found before anything is opened, or the table does not start
         from tabled.daemon.shipping import Shipper, ShippingError, connector

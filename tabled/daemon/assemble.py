@@ -19,7 +19,7 @@ from tabled.daemon.config import Config
 from tabled.daemon.controller import Table
 from tabled.daemon.devices import build_drivers
 from tabled.daemon.heads import HeadMark, lost_records
-from tabled.daemon.journal import Journal
+from tabled.daemon.journal import Journal, JournalUnsealed
 from tabled.daemon.provenance import StartRefused, record_start
 from tabled.daemon.seals import SealError, SigningKey, find_signing_key
 from tabled.game.limits import Limits
@@ -100,23 +100,24 @@ class Opened:
     async def close(self) -> None:
         for pool in self.pools:
             await pool.close()
-        try:
-            if self.table.seal_with is not None:  # a stop leaves nothing unsealed, in play or not
-                self.journal.seal(self.table.seal_with)
-        finally:
-            self.journal.close()
+        self.journal.close()
 
 
 async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], float],
                      pool_retry: float) -> Opened:
     """Open the journal (a second controller is refused, naming the first; verified from the last
-    checkpoint; a journal that no longer holds the head kept beside it is refused for
-    an inspector, tabled/daemon/heads.py) and replay it; journal what this start runs with (the
-    software checked against its release, the configuration: tabled/daemon/provenance.py; a refusal
-    stops the start) and seal the journal with the table's key when it has one
-    (tabled/daemon/seals.py); open the pools and check them against the journal.
+    checkpoint; a journal that no longer holds the head kept beside it is refused for an inspector,
+    tabled/daemon/heads.py), with the table's key when it has one every commit sealed
+    (tabled/daemon/seals.py: a record found unsealed stops the start, named), and replay it; journal
+    what this start runs with (the software checked against its release, the configuration:
+    tabled/daemon/provenance.py; a refusal stops the start); open the pools and check them against
+    the journal.
     ``pool_retry``: seconds between attempts to reach a pool that is down (14.13)."""
-    journal = Journal.open(journal_path, clock=clock, exclusive=True)
+    try:
+        key = find_signing_key(cfg.journal.signing_key)
+        journal = Journal.open(journal_path, clock=clock, exclusive=True, seal_with=key)
+    except (SealError, JournalUnsealed) as exc:
+        raise CannotStart(str(exc)) from None
     try:
         lost, note = lost_records(journal, journal_path)  # its head, kept in a second place (heads.py)
         if lost is not None:
@@ -127,15 +128,11 @@ async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], flo
         found = journal.count()
         # what this start runs with, journaled before play; the fold takes nothing from it
         record_start(journal, cfg)
-        key = find_signing_key(cfg.journal.signing_key)
-        if key is not None:
-            journal.use_key(key)
-            journal.seal(key)  # what the journal held when this start found it
         HeadMark(journal, journal_path).mark()
     except OSError as exc:  # the head's second place cannot be written: said, as the journal's own errors are
         journal.close()
         raise CannotStart(f"{exc.filename}: the journal's head cannot be written ({exc.strerror})") from None
-    except (StartRefused, SealError) as exc:
+    except StartRefused as exc:
         journal.close()
         raise CannotStart(str(exc)) from None
     except BaseException:
@@ -154,7 +151,7 @@ async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], flo
         journal.close()
         raise
     table = Table(core, journal, pool, checkpoint_every=cfg.journal.checkpoint_every_rounds, pools=others,
-                  retry_interval=pool_retry, seal_with=key)
+                  retry_interval=pool_retry)
     table.listeners.append(HeadMark(journal, journal_path))  # each round's end: the head in its second place
     return Opened(journal, [pool, *others], table, missing, replayed, found)
 

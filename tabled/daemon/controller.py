@@ -24,7 +24,6 @@ import structlog
 
 from tabled.daemon.journal import Journal
 from tabled.daemon.poolfeed import PoolFeed
-from tabled.daemon.seals import SigningKey
 from tabled.pool.base import ProgressivePool
 from tabled.table.core import TableCore
 from tabled.table.effects import Command, Effect, Note, PoolOp, Say
@@ -51,7 +50,7 @@ class Table:
     def __init__(self, core: TableCore, journal: Journal, pool: ProgressivePool, *,
                  commands: CommandSink | None = None, display: Callable[[Say, str | None], None] | None = None,
                  checkpoint_every: int = 100, pools: Sequence[ProgressivePool] = (),
-                 retry_interval: float = 1.0, follow_meter: bool = True, seal_with: SigningKey | None = None,
+                 retry_interval: float = 1.0, follow_meter: bool = True,
                  on_commit: Callable[[], None] | None = None):
         self.core = core
         self.journal = journal
@@ -67,10 +66,8 @@ class Table:
                              follow_meter=follow_meter)
         self._stopped = False
         self._checkpoint_due = False  # a round finished: checkpoint when its batch is folded
-        self.seal_with = seal_with    # the table's signing key (tabled/daemon/seals.py), or None
         self.on_commit = on_commit    # told after each batch is durable (the journal's shipper)
         self.shipping_waits: str | None = None  # why the journal is not shipped (the pit shows it), or None
-        self._seal_due = False        # a round finished: seal the chain when its batch is folded
         self._processing = False
         self._running = False
 
@@ -131,10 +128,6 @@ class Table:
             # snapshot must hold every input journaled before it
             self._checkpoint_due = False
             self.journal.checkpoint(self.core.snapshot())
-            self._seal_due = True
-        if self._seal_due and self.seal_with is not None:
-            self.journal.seal(self.seal_with)  # every round's end and every checkpoint, signed
-        self._seal_due = False
         if self.on_commit is not None:
             self.on_commit()
 
@@ -158,7 +151,6 @@ class Table:
         if ops and self.feed.send(ops):
             self.idle.clear()
         finished = any(n.kind == "round.finished" for n in notes)
-        self._seal_due = self._seal_due or finished
         if finished and self.checkpoint_every and self.core.rounds_finished % self.checkpoint_every == 0:
             self._checkpoint_due = True
 

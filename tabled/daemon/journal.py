@@ -14,8 +14,10 @@ Public API (the round engineer's table controller builds on this)::
 
     j = Journal.open(path, clock=time.time)       # creates the file; verifies from the last checkpoint
     j = Journal.open(path, exclusive=True)        # the daemon: also the controller lock (JournalInUse)
+    j = Journal.open(path, exclusive=True, seal_with=key)  # and every commit sealed (JournalUnsealed)
     rec = j.append("bet.placed", {"spot": 3, "ante_cents": 500}, round_id="T01-000042")
     recs = j.append_many([(kind, payload, round_id), ...])   # ONE transaction, one fsync (group commit)
+                                                             # (with its seal, when opened with a key)
     cp = j.checkpoint({"table": ..., "faults": [...]})       # sealed snapshot of the caller's state
     j.last_checkpoint() -> Record | None                     # cp.payload["snapshot"] is the state
     j.records_after(seq) -> Iterator[Record]                 # replay from a checkpoint
@@ -40,6 +42,14 @@ Restart (recovery) in the daemon::
 
 Opening reads and checks only the last checkpoint and the records after it, so restart time is
 flat as the journal grows; ``tabled audit verify`` checks the whole chain.
+
+Sealed (``seal_with``, a :class:`tabled.daemon.seals.SigningKey`): every write is one transaction
+holding its records and, last, a ``journal.seal`` record signing them (their fingerprints and the
+chain's hash at the last of them), so the journal never holds a record without its seal, a crash
+included. Such a journal refuses (:class:`JournalUnsealed`, naming the record) what only someone
+else can have put there: a record no seal covers, found by the open (which also checks the seals
+from the last checkpoint with the key), and a record written while it is open that this journal
+did not write (each write first checks that the head is the one it left).
 
 One controller per journal: ``exclusive=True`` takes an ``flock`` on ``<journal>.lock`` beside it
 (the kernel drops it when the process ends, kill -9 included; the file holds the holder's pid, as
@@ -130,7 +140,8 @@ CREATE INDEX IF NOT EXISTS records_checkpoint ON records(seq) WHERE kind = 'chec
 CREATE INDEX IF NOT EXISTS records_config ON records(seq) WHERE kind = 'config.started';
 CREATE INDEX IF NOT EXISTS records_seal ON records(seq) WHERE kind = 'journal.seal';
 """
-_WRITTEN_BY = {CHECKPOINT: "Journal.checkpoint()", SEAL: "Journal.seal()", KEY: "Journal.use_key()"}
+_WRITTEN_BY = {CHECKPOINT: "Journal.checkpoint()", SEAL: "the journal's commits",
+               KEY: "the journal's start with a new key"}
 #: hex digits of a record's fingerprint kept in a seal: enough to name a changed record (2^64 work to fake)
 FINGERPRINT_HEX = 16
 
@@ -141,6 +152,10 @@ class JournalError(ValueError):
 
 class JournalInUse(JournalError):
     """Another process holds the journal: one controller per table."""
+
+
+class JournalUnsealed(JournalError):
+    """A journal sealed with the table's key holds a record it did not seal: not the table's."""
 
 
 class JournalCorrupt(JournalError):
@@ -522,12 +537,16 @@ class Journal:
         self.readonly = readonly
         self.recovery: VerifyResult | None = None  # the check made by open()
         self._lock: int | None = None  # the controller lock's descriptor (open(..., exclusive=True))
+        self._signer: Any = None  # the table's SigningKey: every commit is sealed with it
+        self._known_head: tuple[int, str] | None = None  # the head as this journal last left it (sealed)
+        self.last_seal: Record | None = None  # the seal of the last commit this journal wrote
 
     # -- opening ---------------------------------------------------------------------------------
 
     @classmethod
     def open(cls, path: str | Path, clock: Callable[[], float] = time.time, *,
-             readonly: bool = False, verify: bool = True, exclusive: bool = False, format: int = FORMAT) -> Journal:
+             readonly: bool = False, verify: bool = True, exclusive: bool = False, format: int = FORMAT,
+             seal_with: Any = None) -> Journal:
         """Open (or create) the journal at ``path``.
 
         With ``verify`` (the default) the last checkpoint and every record after it are checked and
@@ -538,12 +557,18 @@ class Journal:
         A journal this creates (and its lock) is readable by its owner only (tabled/host/files.py).
         ``format`` is the on-disk format of a journal this creates (1: as tabled wrote before format 2,
         for comparisons); an existing journal keeps its own.
+        ``seal_with`` (the daemon with the table's key, :class:`tabled.daemon.seals.SigningKey`): seal
+        every commit; the open checks the seals from the last checkpoint with it and raises
+        :class:`JournalUnsealed` naming a record no seal covers, and writes a ``journal.key``
+        record when the last seal was another key's (see the module's docstring).
         """
         path = Path(path)
         if format not in FORMATS:
             raise JournalError(f"journal format must be one of {', '.join(map(str, FORMATS))}, got {format!r}")
         if readonly and not path.is_file():
             raise JournalError(f"{path}: no journal there")
+        if seal_with is not None and (readonly or not verify):
+            raise JournalError("a journal sealed with a key is opened to be written, and checked")
         lock = hold(path) if exclusive and not readonly else None
         try:
             journal = cls._open(path, clock, readonly, format)
@@ -554,12 +579,52 @@ class Journal:
         journal._lock = lock
         if verify:
             cp = journal.last_checkpoint_seq()
-            result = journal.verify(from_seq=cp or 0)
+            start, checker = cp or 0, None
+            if seal_with is not None:  # from the first record the seal before the checkpoint does not cover
+                checker = seal_with.checker()
+                before = journal.last_of_kind(SEAL, before=cp) if cp else None
+                start = before.seq + 1 if before is not None else start
+            result = journal.verify(from_seq=start, on_record=checker.feed if checker is not None else None)
             journal.recovery = result
             if not result.ok:
                 journal.close()
                 raise JournalCorrupt(path, result)
+            if checker is not None:
+                try:
+                    journal._take_key(seal_with, checker.finish())
+                except BaseException:
+                    journal.close()
+                    raise
         return journal
+
+    def _take_key(self, key: Any, report: Any) -> None:
+        """Seal every commit with ``key`` from now on, once the seals checked from the last
+        checkpoint (``report``, a :class:`tabled.daemon.seals.SealReport`) leave no record unsealed."""
+        head = self.head
+        unsealed = report.first_unsealed
+        if head[0] and report.seals == 0 and self.last_of_kind(SEAL) is None:
+            unsealed = 1  # written without a key, or stripped of its seals: this key will not vouch for it
+        if report.rewritten:
+            raise JournalUnsealed(f"{self.path}: record {report.rewritten[0]} is not the record its seal signed: the "
+                                  "journal was changed; the table does not start on it: run `tabled audit verify "
+                                  "--public-key`")
+        if report.forged:
+            raise JournalUnsealed(f"{self.path}: the seal at record {report.forged[0]} is not signed by the table's "
+                                  f"key {key.id}: the journal was changed; the table does not start on it: run "
+                                  "`tabled audit verify --public-key`")
+        if unsealed is not None:
+            record = self.record(unsealed)
+            what = f"record {unsealed} ({record.kind})" if record is not None else f"record {unsealed}"
+            raise JournalUnsealed(f"{self.path}: {what} is not sealed: the table seals every commit with its records, "
+                                  "so this record was not written by it (or the journal's seals were removed); "
+                                  "the table does not start on it: run `tabled audit verify --public-key` and "
+                                  "restore the journal from its copy")
+        self._known_head = head
+        last = self.last_of_kind(SEAL)
+        previous = last.payload.get("key") if last is not None else None
+        self._signer = key
+        if last is not None and previous != key.id:
+            self._write([(KEY, {"key": key.id, "previous": previous}, None)])
 
     @classmethod
     def _open(cls, path: Path, clock: Callable[[], float], readonly: bool, new_format: int) -> Journal:
@@ -623,35 +688,7 @@ class Journal:
         """Seal the chain so far with the caller's table state; restart starts from here."""
         return self._write([(CHECKPOINT, {"snapshot": snapshot}, None)], seal=True)[0]
 
-    def seal(self, key: Any) -> Record | None:
-        """Sign the records written since the last seal with ``key`` (a
-        :class:`tabled.daemon.seals.SigningKey`, which makes the seal's payload from the chain's head
-        and each record's :func:`fingerprint`); None when there is nothing new to seal."""
-        def payload(head_seq: int) -> dict[str, Any] | None:
-            last = self.last_of_kind(SEAL)
-            first = last.seq + 1 if last is not None else 1
-            if first > head_seq:
-                return None
-            rows = [self._fmt.decode(row, prev="") for row in self._conn.execute(
-                f"SELECT {self._fmt.chain_columns} FROM records WHERE seq >= ? AND seq <= ? ORDER BY seq",
-                (first, head_seq))]
-            marks = [fingerprint(seq, t, rid, kind, text) for seq, t, rid, kind, text, _, _ in rows]
-            return key.seal_payload(first, head_seq, rows[-1][6], marks)
-        written = self._write([], build=(SEAL, payload))
-        return written[0] if written else None
-
-    def use_key(self, key: Any) -> Record | None:
-        """A start signs with ``key``: when the last seal was another key's, journal the change and
-        seal it with the new key, so each stretch of the journal names its key."""
-        last = self.last_of_kind(SEAL)
-        previous = last.payload.get("key") if last is not None else None
-        if previous == key.id or (previous is None and self.head[0] == 0):
-            return None
-        self._write([(KEY, {"key": key.id, "previous": previous}, None)])
-        return self.seal(key)
-
-    def _write(self, items: list[tuple[str, Mapping[str, Any], str | None]], seal: bool = False,
-               build: tuple[str, Any] | None = None) -> list[Record]:
+    def _write(self, items: list[tuple[str, Mapping[str, Any], str | None]], seal: bool = False) -> list[Record]:
         if self.readonly:
             raise JournalError(f"{self.path}: opened read-only")
         checked = []
@@ -659,20 +696,16 @@ class Journal:
             _check_kind(kind)
             _check_round_id(round_id)
             checked.append((kind, payload, round_id))
-        if not checked and build is None:
+        if not checked:
             return []
         time_us = int(round(self._clock() * 1_000_000))
         conn = self._conn
         try:
             conn.execute("BEGIN IMMEDIATE")
             seq, prev = self.head  # read inside the write lock: the head cannot move under us
-            if build is not None:  # a record made from the chain as it stands (a seal)
-                built = build[1](seq)
-                if built is None:
-                    conn.execute("ROLLBACK")
-                    return []
-                checked.append((build[0], built, None))
-            records, rows = [], []
+            if self._signer is not None and (seq, prev) != self._known_head:
+                raise JournalUnsealed(self._moved(seq))
+            records, rows, marks = [], [], []
             for kind, payload, round_id in checked:
                 seq += 1
                 if seal:
@@ -681,6 +714,16 @@ class Journal:
                 digest = record_hash(seq, time_us, round_id, kind, text, prev)
                 rows.append(self._fmt.encode(seq, time_us, round_id, kind, text, prev, digest))
                 records.append(Record(seq, time_us, round_id, kind, json.loads(text), prev, digest))
+                if self._signer is not None:
+                    marks.append(fingerprint(seq, time_us, round_id, kind, text))
+                prev = digest
+            sealed = None
+            if self._signer is not None:  # the commit's seal, in the commit: last, over its records alone
+                text = canonical_payload(self._signer.seal_payload(records[0].seq, seq, prev, marks))
+                seq += 1
+                digest = record_hash(seq, time_us, None, SEAL, text, prev)
+                rows.append(self._fmt.encode(seq, time_us, None, SEAL, text, prev, digest))
+                sealed = Record(seq, time_us, None, SEAL, json.loads(text), prev, digest)
                 prev = digest
             conn.executemany(self._fmt.insert, rows)
             conn.execute("COMMIT")
@@ -689,7 +732,23 @@ class Journal:
             if isinstance(exc, sqlite3.Error):
                 raise storage_error(self.path, exc) from None
             raise
+        if sealed is not None:
+            self.last_seal, self._known_head = sealed, (seq, prev)
         return records
+
+    def _moved(self, head_seq: int) -> str:
+        """What a sealed journal says when its head is not the one it left."""
+        known = self._known_head[0] if self._known_head is not None else 0
+        if head_seq == known:
+            return (f"{self.path}: record {known} was changed in the journal by something else than this tabled "
+                    "after its last commit: refused")
+        if head_seq > known:
+            record = self.record(known + 1)
+            kind = f" ({record.kind})" if record is not None else ""
+            return (f"{self.path}: record {known + 1}{kind} was written to the journal by something else than "
+                    f"this tabled (its last commit ended at record {known}): not sealed, and refused")
+        return (f"{self.path}: records after {head_seq} were taken out of the journal by something else than "
+                f"this tabled (its last commit ended at record {known}): refused")
 
     # -- reading ---------------------------------------------------------------------------------
 

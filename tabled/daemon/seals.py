@@ -9,13 +9,19 @@ holding only the public key, finds:
 * a rewritten record, by its number, even when every hash after it was recomputed (its fingerprint
   is not the one sealed);
 * a seal that is not the key's (forged, or signed by a key it was not given);
-* records after the last seal: not yet sealed (a crash, or a tail added by someone else).
+* a record no seal covers: between two seals, or after the last one.
+
+The journal seals every commit in the same transaction as its records (tabled/daemon/journal.py),
+so a journal written with a key never holds an unsealed record, a crash included: one found is
+not the table's, and the start, ``tabled audit verify --public-key`` and the floor refuse it.
 
 The private key comes from a file only root can read, handed to the service by systemd
 (``LoadCredential=journal-signing-key:...``, found in ``$CREDENTIALS_DIRECTORY``), or named in the
-config; it is never stored in the journal, the config or the repository. A start with another key
-than the last seal's writes a ``journal.key`` record naming both, sealed by the new key, so each
-stretch of the journal names the key that sealed it.
+config; it is never stored in the journal, the config or the repository. A key file others can
+write is refused, one others can read is used with a warning (as ssh treats its keys), and every
+key file is read bounded (:data:`MAX_KEY_BYTES`). A start with another key than the last seal's
+writes a ``journal.key`` record naming both, sealed by the new key, so each stretch of the journal
+names the key that sealed it.
 """
 
 from __future__ import annotations
@@ -24,17 +30,21 @@ import base64
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tabled.daemon.journal import FINGERPRINT_HEX, fingerprint
+from tabled.host.documents import read_text
 from tabled.table.kinds import KEY, SEAL
 
 #: the credential systemd passes (tabled.service: LoadCredential=)
 CREDENTIAL = "journal-signing-key"
 _DOMAIN = b"tabled journal seal\0"
+#: a PEM key (private or public) is a few hundred bytes; a file longer than this is not one
+MAX_KEY_BYTES = 16 * 1024
 
 
 class SealError(ValueError):
@@ -74,6 +84,36 @@ class SigningKey:
         return {"first": first, "through": through, "hash": head, "records": "".join(fingerprints), "key": self.id,
                 "signature": self.sign(message(through, head, first, fingerprints))}
 
+    def checker(self) -> SealChecker:
+        """A check of seals against this key's own public half (the journal's start check: the last
+        seal's signature vouches for every record before it)."""
+        return SealChecker({self.id: self.private.public_key()}, last_signature_only=True)
+
+
+def read_key(path: Path, what: str) -> bytes:
+    """The bytes of a key file, read bounded: a device without end (``/dev/zero``) or a file far
+    longer than a key is refused with one line naming it."""
+    text = read_text(path, lambda problem: SealError(f"{path}: {what} {problem}"), limit=MAX_KEY_BYTES,
+                     missing="cannot be read (no such file)")
+    return text.encode()
+
+
+def _check_mode(path: Path) -> None:
+    """Refuse a signing key others can write (whoever can replace it signs as the table); warn on one
+    others can read (whoever reads it can sign as the table)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        raise SealError(f"{path}: the journal's signing key cannot be read ({exc.strerror})") from None
+    if mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise SealError(f"{path}: the journal's signing key may be written by others (mode "
+                        f"{stat.S_IMODE(mode):04o}): refused; make it its owner's alone (chmod 600)")
+    if mode & (stat.S_IRGRP | stat.S_IROTH):
+        import structlog  # the daemon's log: not loaded by the audits that read public keys alone
+        structlog.get_logger("tabled.daemon.seals").warning(
+            "journal.signing_key_readable_by_others", path=str(path), mode=f"{stat.S_IMODE(mode):04o}",
+            detail="whoever reads it can seal as the table: make it its owner's alone (chmod 600)")
+
 
 def find_signing_key(configured: Path | None, environ: Mapping[str, str] | None = None) -> SigningKey | None:
     """The key named in the config, else systemd's credential, else None (an unsealed journal)."""
@@ -84,11 +124,44 @@ def find_signing_key(configured: Path | None, environ: Mapping[str, str] | None 
         path = candidate if candidate.exists() else None
     if path is None:
         return None
-    try:
-        pem = path.read_bytes()
-    except OSError as exc:
-        raise SealError(f"{path}: the journal's signing key cannot be read ({exc.strerror})") from None
-    return SigningKey.from_pem(pem, str(path))
+    _check_mode(path)
+    return SigningKey.from_pem(read_key(path, "the journal's signing key"), str(path))
+
+
+def local_key_files(journal: Path) -> tuple[Path, Path]:
+    """Where a table that makes its own key (the simulated table) keeps it: the private key and its
+    public half beside the journal (``var/journal.db``: ``var/journal-signing.key`` and ``.pub``)."""
+    return (journal.with_name(f"{journal.stem}-signing.key"), journal.with_name(f"{journal.stem}-signing.pub"))
+
+
+def local_public_key(journal: Path) -> Path | None:
+    """The public key made beside ``journal`` (:func:`local_key_files`), when there is one."""
+    public = local_key_files(journal)[1]
+    return public if public.is_file() else None
+
+
+def make_local_key(journal: Path) -> Path:
+    """The signing key beside ``journal``, made on first use (Ed25519; the private key readable by
+    its owner alone, the public half beside it for ``tabled audit verify``). Returns the private
+    key's file; one there already is kept (and checked when it is read)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from tabled.host.files import create_private
+    private, public = local_key_files(journal)
+    if not private.exists():
+        key = Ed25519PrivateKey.generate()
+        pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption())
+        create_private(private.with_name(private.name + ".new"))
+        partial = private.with_name(private.name + ".new")
+        partial.write_bytes(pem)
+        os.replace(partial, private)  # whole or not there: a start killed meanwhile makes a new one
+    if not public.exists():
+        key = SigningKey.from_pem(read_key(private, "the journal's signing key"), str(private)).private
+        public.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                         serialization.PublicFormat.SubjectPublicKeyInfo))
+    return private
 
 
 def public_keys(pems: Iterable[tuple[str, bytes]]) -> dict[str, Any]:
@@ -129,21 +202,48 @@ class SealReport:
     stretches: list[Stretch] = field(default_factory=list)
     rewritten: list[int] = field(default_factory=list)     # records whose contents are not those sealed
     forged: list[int] = field(default_factory=list)        # seals whose signature is not their key's
+    skipped: list[int] = field(default_factory=list)       # records between two seals that neither covers
     unsealed_from: int | None = None                        # records from here to the end carry no seal
 
     @property
     def ok(self) -> bool:
-        return not (self.rewritten or self.forged)
+        """No seal's check failed and no record was passed over by a seal (a tail after the last
+        seal is :attr:`unsealed_from`, judged by the reader: a copy in transit may end there)."""
+        return not (self.rewritten or self.forged or self.skipped)
+
+    @property
+    def first_unsealed(self) -> int | None:
+        """The first record no seal covers, between seals or after the last; None when every one is."""
+        found = self.skipped[:1] + ([self.unsealed_from] if self.unsealed_from is not None else [])
+        return min(found) if found else None
+
+
+def _signed(public: Any, p: dict[str, Any], fingerprints: list[str]) -> bool:
+    """Whether seal ``p`` is signed by ``public``."""
+    from cryptography.exceptions import InvalidSignature
+    try:
+        public.verify(base64.b64decode(str(p.get("signature")), validate=True),
+                      message(p["through"], str(p.get("hash")), p["first"], fingerprints))
+    except (InvalidSignature, ValueError, TypeError):
+        return False
+    return True
 
 
 class SealChecker:
     """Fed every record in order (seq, kind, payload, hash); checks each seal against the records
-    it covers."""
+    it covers.
 
-    def __init__(self, keys: Mapping[str, Any]):
+    ``last_signature_only`` (the start's check): each seal is checked against its records, but only
+    the last one's signature is verified. That one signs the chain's hash at the record before it,
+    which the chain (checked beside this) ties to every record before, so it vouches for them all;
+    an audit verifies every signature, to name the first seal that is not the key's."""
+
+    def __init__(self, keys: Mapping[str, Any], last_signature_only: bool = False):
         self.keys = keys
         self.report = SealReport()
         self.since: list[tuple[int, str, str]] = []  # (seq, fingerprint, hash) of the records since the last seal
+        self.last_signature_only = last_signature_only
+        self._unverified: tuple[int, Any, dict[str, Any], list[str]] | None = None  # the last seal's, deferred
 
     def feed(self, seq: int, time_us: int, round_id: str | None, kind: str, text: str, digest: str) -> None:
         """One record of the journal, in order (``text``: its payload as stored)."""
@@ -161,7 +261,6 @@ class SealChecker:
             self.since.append((seq, fingerprint(seq, time_us, round_id, kind, text), digest))
 
     def _seal(self, seq: int, p: dict[str, Any]) -> None:
-        from cryptography.exceptions import InvalidSignature
         r = self.report
         r.seals += 1
         first, through, key = p.get("first"), p.get("through"), str(p.get("key"))
@@ -170,15 +269,15 @@ class SealChecker:
             return
         sealed = str(p.get("records", ""))
         fingerprints = [sealed[i:i + FINGERPRINT_HEX] for i in range(0, len(sealed), FINGERPRINT_HEX)]
+        # every record since the last seal is this seal's: one it leaves out is sealed by none
+        r.skipped += [number for number, _, _ in self.since if not first <= number <= through]
         public = self.keys.get(key)
         checked = public is not None
-        if public is not None:
-            try:
-                public.verify(base64.b64decode(str(p.get("signature")), validate=True),
-                              message(through, str(p.get("hash")), first, fingerprints))
-            except (InvalidSignature, ValueError, TypeError):
-                r.forged.append(seq)
-                checked = False
+        if public is not None and self.last_signature_only:
+            self._unverified = (seq, public, p, fingerprints)
+        elif public is not None and not _signed(public, p, fingerprints):
+            r.forged.append(seq)
+            checked = False
         if checked:  # a seal that is the key's: the records it names must be the ones here
             present = {number: (mark, digest) for number, mark, digest in self.since}
             for offset, sealed_mark in enumerate(fingerprints):
@@ -195,10 +294,15 @@ class SealChecker:
             stretches.append(Stretch(key, start, seq, checked))
 
     def finish(self) -> SealReport:
+        if self._unverified is not None:
+            seq, public, p, fingerprints = self._unverified
+            if not _signed(public, p, fingerprints):
+                self.report.forged.append(seq)
         if self.since:
             self.report.unsealed_from = self.since[0][0]
         return self.report
 
 
-__all__ = ["SEAL", "KEY", "CREDENTIAL", "SealError", "SigningKey", "find_signing_key", "public_keys",
-           "message", "SealChecker", "SealReport", "Stretch", "key_id"]
+__all__ = ["SEAL", "KEY", "CREDENTIAL", "MAX_KEY_BYTES", "SealError", "SigningKey", "find_signing_key",
+           "local_key_files", "local_public_key", "make_local_key", "public_keys", "read_key", "message",
+           "SealChecker", "SealReport", "Stretch", "key_id"]

@@ -28,8 +28,8 @@ from typing import Any
 import structlog
 from aiohttp import web
 
-from tabled.daemon.seals import public_keys
 from tabled.daemon.pages import HostNames, PageListener, origin_refused
+from tabled.daemon.seals import public_keys, read_key
 from tabled.host.dsn import credential_password, server_said
 from tabled.host.log import Trouble
 from tabled.daemon.web import SECURITY_HEADERS, Decision, may_view, presented_token
@@ -79,7 +79,7 @@ class Floor:
     def __init__(self, config: FloorConfig, connect: Callable[[], Any], *,
                  clock: Callable[[], float] = time.time) -> None:
         self.config, self.connect, self.clock = config, connect, clock
-        self.keys = {table: public_keys((str(p), p.read_bytes()) for p in paths)
+        self.keys = {table: public_keys((str(p), read_key(p, "the table's public key")) for p in paths)
                      for table, paths in config.keys.items()}
         self.tables: dict[str, TableWatch] = {}
         self.alerts: dict[str, Alert] = {}
@@ -127,6 +127,7 @@ class Floor:
                         ).fetchall():
                     if table_id in self.tables:
                         self.tables[table_id].reported_head = (local_head, at)
+                        self._raise(self.tables[table_id].unsealed_tail())
                 read_s = self.clock()
                 for watch in self.tables.values():
                     watch.read_s = read_s

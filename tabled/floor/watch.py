@@ -143,7 +143,28 @@ class TableWatch:
             self.seals_failed.add(seq)
             alerts.append(Alert(f"{self.table_id}:seal:{seq}", self.table_id, "seal",
                                 f"the seal at record {seq} is not signed by the table's key", row.time_us / 1e6))
+        for seq in sorted(set(report.skipped) - self.seals_failed):
+            self.seals_failed.add(seq)
+            alerts.append(Alert(f"{self.table_id}:seal:{seq}", self.table_id, "seal",
+                                f"record {seq} is not sealed: the table seals every commit with its records, so it "
+                                "is not the table's", row.time_us / 1e6))
         return alerts
+
+    def unsealed_tail(self) -> list[Alert]:
+        """Records after the last seal of a table whose key the floor has, once the table says its
+        journal ends exactly where the copy does: the table seals every commit with its records, so
+        its journal's last record is a seal, and a tail it has nothing more to follow is not its own
+        (a tail still in transit, the table's journal further on, is not alerted)."""
+        if (self.chain_broken_at is not None or not self.keys or not self.checker.since
+                or self.reported_head is None):
+            return []
+        first = self.checker.since[0][0]
+        if self.reported_head[0] != self.head or first in self.seals_failed:
+            return []
+        self.seals_failed.add(first)
+        return [Alert(f"{self.table_id}:seal:{first}", self.table_id, "seal",
+                      f"records {first} to {self.head} are not sealed and the table's journal ends there: the table "
+                      "seals every commit with its records, so they are not the table's", self.last_record_s or 0.0)]
 
     def _fold(self, row: Row, p: dict[str, Any]) -> list[Alert]:
         at = row.time_us / 1e6
@@ -213,7 +234,7 @@ class TableWatch:
         if self.chain_broken_at is not None:
             verdict, status = f"chain broken: {self.chain_reason}", "failed"
         elif not report.ok:
-            bad = sorted(set(report.rewritten) | set(report.forged))
+            bad = sorted(set(report.rewritten) | set(report.forged) | set(report.skipped))
             verdict, status = f"seal check failed at record {', '.join(map(str, bad[:5]))}", "failed"
         elif report.seals and all(s.checked for s in report.stretches):
             through = report.stretches[-1].last if report.stretches else 0

@@ -8,8 +8,9 @@ A record is one of three things:
 - a **note**: what the fold concluded from inputs (a settlement, a void, a raised fault). The
   controller journals the notes an input produced right after folding it; replay produces the same
   notes again, so it never folds them, and writes only those a crash lost.
-- a **journal record**: the checkpoint (``Journal.checkpoint``), a seal and a key change
-  (``Journal.seal``, tabled/daemon/seals.py). They are about the journal, not the table: replay
+- a **journal record**: the checkpoint (``Journal.checkpoint``), a seal (the last record of each
+  commit of a journal opened with the table's key) and a key change (tabled/daemon/seals.py). They
+  are about the journal, not the table: replay
   neither folds nor writes them.
 
 A kind that is neither a registered note nor a journal record was journaled as an input (the

@@ -18,6 +18,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tabled.daemon import shipping
+from tabled.daemon.journal import Journal
+from tabled.daemon.seals import SigningKey
 from tabled.floor import central as floor_central
 from tabled.floor.service import PASSWORD_CREDENTIAL
 from tests.integration.test_restart_sim import ROOT, child_env, tabled_argv
@@ -53,6 +55,11 @@ class SimTable:
     @property
     def journal(self) -> Path:
         return self.folder / "journal.db"
+
+    def open_journal(self) -> Journal:
+        """The table's journal, every commit sealed with the table's key (as the daemon writes it)."""
+        key = SigningKey.from_pem(self.private_key.read_bytes(), str(self.private_key))
+        return Journal.open(self.journal, seal_with=key)
 
     @property
     def credentials(self) -> Path:

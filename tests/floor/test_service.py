@@ -14,7 +14,6 @@ import psycopg
 import pytest
 
 from tabled.cli import main
-from tabled.daemon.journal import Journal
 from tabled.floor.config import FloorConfigError, parse_floor_config
 from tabled.floor.service import AckRefused, Floor, floor_connector
 from tests.floor.casino import Casino, rewrite_central
@@ -30,7 +29,7 @@ def floor_of(casino: Casino, tmp_path, **kw) -> Floor:
 def test_an_acknowledgement_is_taken_once_from_a_named_person_and_stays(tmp_path, pg_dsn):
     casino = Casino(pg_dsn, tmp_path / "casino", 1)
     table = casino.tables[0]
-    with Journal.open(table.journal) as j:
+    with table.open_journal() as j:
         j.append("fault.raised", {"equipment": "betspots", "reason": "link lost", "rule": "14.13"})
     answers: list = []
 
@@ -127,11 +126,19 @@ def test_tabled_floor_names_a_missing_config_or_key_file(tmp_path, capsys):
     assert "T01.pub" in capsys.readouterr().err
 
 
+def test_tabled_floor_given_a_key_without_end_says_so_in_one_line(tmp_path, capsys):
+    config = tmp_path / "floor.toml"
+    config.write_text('[floor]\ncentral = "postgresql://f@127.0.0.1/c"\n[floor.keys]\nT01 = "/dev/zero"\n')
+    assert main(["floor", "--config", str(config)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "/dev/zero: the table's public key is larger than 16384 bytes" in err[0], err
+
+
 def test_records_behind_are_what_the_tables_shipper_reported_past_the_central_copy(tmp_path, pg_dsn):
     casino = Casino(pg_dsn, tmp_path / "casino", 2)
     first, second = casino.tables
     for t in casino.tables:
-        with Journal.open(t.journal) as j:
+        with t.open_journal() as j:
             j.append_many([("round.started", {}, f"{t.table_id}-000001"), ("round.dealt", {}, f"{t.table_id}-000001")])
 
     async def go() -> list:
@@ -146,7 +153,7 @@ def test_records_behind_are_what_the_tables_shipper_reported_past_the_central_co
         await floor.stop()
         return [(t["table"], t["head"], t["behind"]) for t in floor.view()["tables"]]
 
-    assert asyncio.run(go()) == [("T01", 2, 7), ("T02", 2, 0)]
+    assert asyncio.run(go()) == [("T01", 3, 6), ("T02", 3, 0)]  # two records and their seal
 
 
 def test_tabled_floor_prints_its_address_and_serves_the_floor(tmp_path, pg_dsn):
@@ -179,7 +186,7 @@ def test_a_table_that_ships_nothing_for_too_long_raises_one_alert_until_it_ships
     import time
     casino = Casino(pg_dsn, tmp_path / "casino", 1)
     table = casino.tables[0]
-    with Journal.open(table.journal) as j:
+    with table.open_journal() as j:
         j.append("round.started", {}, "T01-000001")
     later = [0.0]
     cfg = parse_floor_config(tomllib.loads(casino.floor_toml(silent_after_s=120)), "floor.toml", tmp_path)
@@ -193,16 +200,16 @@ def test_a_table_that_ships_nothing_for_too_long_raises_one_alert_until_it_ships
             later[0] = shift
             await floor.poll()
             seen.append(sorted(floor.alerts))
-        with Journal.open(table.journal) as j:
+        with table.open_journal() as j:
             j.append("round.dealt", {}, "T01-000001")
         await casino.catch_up()
-        later[0] = 121 + 300  # silent again, after record 2
+        later[0] = 121 + 300  # silent again, after record 4 (records 1 and 3 each sealed by the next)
         await floor.poll()
         seen.append(sorted(floor.alerts))
         await floor.stop()
         return seen
 
-    assert asyncio.run(go()) == [[], ["T01:silent:1"], ["T01:silent:1"], ["T01:silent:1", "T01:silent:2"]]
+    assert asyncio.run(go()) == [[], ["T01:silent:2"], ["T01:silent:2"], ["T01:silent:2", "T01:silent:4"]]
 
 
 def test_a_central_copy_changed_after_the_floor_checked_it_is_found(tmp_path, pg_dsn):
@@ -210,7 +217,7 @@ def test_a_central_copy_changed_after_the_floor_checked_it_is_found(tmp_path, pg
     re-hashed: the periodic check from the first record finds the record that does not hash."""
     casino = Casino(pg_dsn, tmp_path / "casino", 2)
     for t in casino.tables:
-        with Journal.open(t.journal) as j:
+        with t.open_journal() as j:
             j.append_many([("round.started", {"n": 1}, f"{t.table_id}-000001"),
                            ("round.settled", settled_payload(), f"{t.table_id}-000001")])
 
@@ -231,9 +238,10 @@ def test_a_central_copy_changed_after_the_floor_checked_it_is_found(tmp_path, pg
         return before, polled, sorted(floor.alerts), [t["verify"]["text"] for t in floor.view()["tables"]]
 
     before, polled, rechecked, verdicts = asyncio.run(go())
-    assert before == [] and polled == ["T01:changed:2"]
-    assert rechecked == ["T01:changed:2", "T02:chain:1"]
-    assert verdicts == ["chain broken: record 2 was changed on the central copy after the floor checked it",
+    assert before == [] and polled == ["T01:changed:3"]  # record 3: the commit's seal
+    # checked again from record 1, the copy re-hashed to the end is named by its seal
+    assert rechecked == ["T01:changed:3", "T01:seal:1", "T02:chain:1"]
+    assert verdicts == ["chain broken: record 3 was changed on the central copy after the floor checked it",
                         "chain broken: record 1 does not hash to the hash it carries"]
 
 
@@ -243,7 +251,7 @@ def settled_payload() -> dict:
 
 def test_twenty_acknowledgements_at_once_of_one_alert_write_one_row(tmp_path, pg_dsn):
     casino = Casino(pg_dsn, tmp_path / "casino", 1)
-    with Journal.open(casino.tables[0].journal) as j:
+    with casino.tables[0].open_journal() as j:
         j.append("fault.raised", {"equipment": "betspots", "reason": "link lost", "rule": "14.13"})
 
     async def go() -> list[int]:

@@ -36,19 +36,20 @@ def keyed(tmp_path: Path) -> tuple[SigningKey, dict]:
 
 
 def play(tmp_path: Path, key: SigningKey, clock=lambda: NOON) -> Path:
+    """Two commits, each sealed with its records (records 6 and 11 are the seals)."""
     path = tmp_path / "journal.db"
-    with Journal.open(path, clock) as j:
-        j.append_many([("round.started", {}, "T01-000001"), ("round.dealt", {}, "T01-000001")])
-        j.append("fault.raised", {"equipment": "meter", "reason": "link lost", "rule": "14.13"}, "T01-000001")
-        j.append("pool.awards", {"result": {"awards": [{"spot": 4, "category": "four of a kind",
-                                                       "amount_cents": 50000}]}}, "T01-000001")
-        j.append("round.settled", settled(2000, 16000), "T01-000001")
-        j.seal(key)
-        j.append("round.finished", {"phase": "complete"}, "T01-000001")
-        j.append("round.started", {}, "T01-000002")
-        j.append("progressive.award_held", {"spots": [3], "since_ms": 0, "rule": "14.13"}, "T01-000002")
-        j.append("round.settled", settled(5000, 1000), "T01-000002")
-        j.seal(key)
+    with Journal.open(path, clock, seal_with=key) as j:
+        j.append_many([
+            ("round.started", {}, "T01-000001"), ("round.dealt", {}, "T01-000001"),
+            ("fault.raised", {"equipment": "meter", "reason": "link lost", "rule": "14.13"}, "T01-000001"),
+            ("pool.awards", {"result": {"awards": [{"spot": 4, "category": "four of a kind",
+                                                   "amount_cents": 50000}]}}, "T01-000001"),
+            ("round.settled", settled(2000, 16000), "T01-000001")])
+        j.append_many([
+            ("round.finished", {"phase": "complete"}, "T01-000001"),
+            ("round.started", {}, "T01-000002"),
+            ("progressive.award_held", {"spots": [3], "since_ms": 0, "rule": "14.13"}, "T01-000002"),
+            ("round.settled", settled(5000, 1000), "T01-000002")])
     return path
 
 
@@ -159,3 +160,55 @@ def test_a_settle_done_press_refused_leaves_the_award_waiting():
     assert [p["spot"] for p in watch.view(NOON)["pending"]] == [3]
     feed("panel.button", {"button": "settle_done", "key": "inspector"})  # not a key that pays (9.5)
     assert [p["spot"] for p in watch.view(NOON)["pending"]] == [3]
+
+
+def rehashed(original: list[Row]) -> list[Row]:
+    """The rows numbered 1, 2, ... and linked and hashed again: an intact chain."""
+    from tabled.daemon.journal import GENESIS_HASH, record_hash
+    out, prev = [], GENESIS_HASH
+    for seq, r in enumerate(original, 1):
+        digest = record_hash(seq, r.time_us, r.round_id, r.kind, r.payload, prev)
+        out.append(Row(seq, r.time_us, r.round_id, r.kind, r.payload, prev, digest, r.received_s))
+        prev = digest
+    return out
+
+
+def test_records_a_seal_does_not_cover_are_flagged(tmp_path):
+    """The first commit's seal taken out of the central copy, the chain hashed again: its five
+    records are covered by no seal, and the floor names the first."""
+    key, publics = keyed(tmp_path)
+    changed = rehashed([r for r in rows(play(tmp_path, key)) if r.seq != 6])
+    watch = TableWatch("T01", publics)
+    alerts = [a for r in changed for a in watch.feed(r)]
+    assert watch.chain_broken_at is None
+    assert watch.view(NOON)["verify"]["status"] == "failed"
+    assert "T01:seal:1" in {a.id for a in alerts}
+    assert next(a for a in alerts if a.id == "T01:seal:1").text.startswith("record 1 is not sealed")
+
+
+def test_an_unsealed_tail_is_flagged_once_the_table_says_its_journal_ends_there(tmp_path):
+    """A record appended after the last seal with its hash computed: while the table's journal goes
+    further it may be in transit; once the table reports its head there, it is not the table's."""
+    from tabled.daemon.journal import canonical_payload, record_hash
+    key, publics = keyed(tmp_path)
+    original = rows(play(tmp_path, key))
+    last = original[-1]
+    payload = canonical_payload({"badge": "I-0001", "role": "inspector", "pin_ok": True})
+    forged = Row(last.seq + 1, last.time_us, None, "staff.sign_in", payload, last.hash,
+                 record_hash(last.seq + 1, last.time_us, None, "staff.sign_in", payload, last.hash), NOON)
+    watch = TableWatch("T01", publics)
+    assert [a for r in [*original, forged] for a in watch.feed(r)][-1].kind == "progressive"
+    watch.reported_head = (13, NOON)  # the table is further on: the rest may be in transit
+    assert watch.unsealed_tail() == []
+    watch.reported_head = (11, NOON)  # reported before the record came: not where the copy ends
+    assert watch.unsealed_tail() == []
+    unkeyed = TableWatch("T01", {})  # a table whose key the floor was not given: its seals are not known
+    for r in [*original, forged]:
+        unkeyed.feed(r)
+    unkeyed.reported_head = (12, NOON)
+    assert unkeyed.unsealed_tail() == []
+    watch.reported_head = (12, NOON)
+    alerts = watch.unsealed_tail()
+    assert [(a.id, a.kind) for a in alerts] == [("T01:seal:12", "seal")]
+    assert alerts[0].text.startswith("records 12 to 12 are not sealed and the table's journal ends there")
+    assert watch.unsealed_tail() == []  # raised once

@@ -1,7 +1,7 @@
 """What a start puts in the journal, end to end over the simulated devices: the software checked
 against the signed release (a changed file refuses the start, naming it), every setting of the
-configuration, the journal sealed with the table's key at every round's end, and shipped to the
-central PostgreSQL as play goes on."""
+configuration, every commit sealed with the table's key (the simulated table's own, made on its
+first start, when none is named), and shipped to the central PostgreSQL as play goes on."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ def key_files(tmp: Path, name: str) -> tuple[Path, Path]:
     key = Ed25519PrivateKey.generate()
     private, public = tmp / f"{name}.key", tmp / f"{name}.pub"
     private.write_bytes(key.private_bytes(PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    private.chmod(0o600)
     public.write_bytes(key.public_key().public_bytes(PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
     return private, public
 
@@ -65,22 +66,56 @@ async def test_a_changed_file_refuses_the_start_and_the_refusal_is_journaled(tmp
     assert not journal_records(tmp_path, "round.started")  # no round was played
 
 
+def commits_sealed(path: Path) -> list[tuple[int, int]]:
+    """(first, last) record of each commit, checked to end with the seal of exactly its records."""
+    with Journal.open(path, readonly=True) as journal:
+        records = list(journal.records_after(0))
+    commits, first = [], 1
+    for r in records:
+        if r.kind == "journal.seal":
+            assert (r.payload["first"], r.payload["through"]) == (first, r.seq - 1), r
+            assert {x.time_us for x in records[first - 1:r.seq]} == {r.time_us}  # one transaction
+            commits.append((first, r.seq))
+            first = r.seq + 1
+    assert first == len(records) + 1, f"records {first} on are not sealed"
+    return commits
+
+
 async def test_a_sealed_journal_checks_out_and_names_its_key(tmp_path, capsys):
     private, public = key_files(tmp_path, "table")
     cfg = config(tmp_path)
     cfg = dataclasses.replace(cfg, journal=dataclasses.replace(cfg.journal, signing_key=private))
     await rounds(cfg, tmp_path, 3)
     seals = journal_records(tmp_path, "journal.seal")
-    finished = journal_records(tmp_path, "round.finished")
-    assert len(seals) >= len(finished) >= 3  # at every round's end
+    assert len(commits_sealed(tmp_path / "journal.db")) == len(seals) > 3 * 10  # every commit, a round many
     started = journal_records(tmp_path, "config.started")
     assert started and started[0].payload["settings"]["table.id"] == "SIM01"
-    with Journal.open(tmp_path / "journal.db", readonly=True) as journal:  # the stop sealed what was left
-        assert journal.record(journal.head[0]).kind == "journal.seal"
+    assert not (tmp_path / "journal-signing.key").exists()  # the key named is the one used
     capsys.readouterr()
     assert main(["audit", "verify", "--journal", str(tmp_path / "journal.db"), "--public-key", str(public)]) == 0
     out = capsys.readouterr().out
-    assert f"sealed by key {seals[0].payload['key']} (seals checked)" in out and "not sealed" not in out
+    assert f"sealed by key {seals[0].payload['key']} (seals checked)" in out and "NOT SEALED" not in out
+
+
+async def test_the_simulated_table_makes_its_own_key_and_seals_like_a_real_one(tmp_path, capsys):
+    cfg = config(tmp_path)
+    assert cfg.simulation.enabled and cfg.journal.signing_key is None
+    await rounds(cfg, tmp_path, 2)
+    private, public = tmp_path / "journal-signing.key", tmp_path / "journal-signing.pub"
+    assert private.stat().st_mode & 0o777 == 0o600
+    commits_sealed(tmp_path / "journal.db")
+    key = private.read_bytes()
+    await rounds(cfg, tmp_path, 1)  # the next start keeps its key
+    assert private.read_bytes() == key and not journal_records(tmp_path, "journal.key")
+    commits_sealed(tmp_path / "journal.db")
+    capsys.readouterr()
+    journal = str(tmp_path / "journal.db")
+    assert main(["audit", "verify", "--journal", journal]) == 0
+    assert (f"seals NOT CHECKED: no --public-key given (the chain alone does not show a record forged by whoever "
+            f"can write the file); the public key made beside this journal is {public} (--public-key {public})"
+            in capsys.readouterr().out)
+    assert main(["audit", "verify", "--journal", journal, "--public-key", str(public)]) == 0
+    assert "(seals checked)" in capsys.readouterr().out
 
 
 @pytest.mark.postgres
