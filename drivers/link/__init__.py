@@ -26,9 +26,9 @@ The two ends (:mod:`tabled_drivers.link.endpoint`), both ``asyncio.Protocol``
     ``NoAnswerError``; events go to ``on_event(frame)`` once each (duplicates suppressed by SEQ)
     and are ACKed only by ``ack(seq)``. ``DeviceLink`` (device/simulator side):
     ``DeviceLink(name, kind, boot_id, handler, timing, protocol=2)`` (its newest protocol) where
-    ``await handler(code, payload) -> (status, body)``; ``send_event(code, payload) -> seq`` keeps each event until ACKed (resent on
-    timeout, on NAK and after the host says HELLO again); a retransmitted command gets the cached
-    response, it is not executed twice; ``mute = True`` makes it a silent device.
+    ``await handler(code, payload) -> (status, body)``; ``send_event(code, payload) -> seq`` keeps
+    each event until ACKed (resent on timeout, on NAK and after the host says HELLO again); a
+    retransmitted command gets the cached response, it is not executed twice; ``mute = True`` makes it a silent device.
     ``LinkTiming(ack_timeout, retries, heartbeat, backoff_initial, backoff_max)``: all timers.
 
 Staying connected (:mod:`tabled_drivers.link.client`)
