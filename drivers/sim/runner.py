@@ -46,7 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--script", metavar="FILE", help="TOML or JSON script of what the device will do")
     parser.add_argument("--link", metavar="PATH",
                         help="also publish the port as this stable symlink (like a udev name), "
-                             "replaced atomically by the next simulator started with the same PATH")
+                             "replaced atomically by the next simulator started with the same PATH; "
+                             "a file, a device or another symlink already at PATH is refused, never replaced")
     parser.add_argument("--seed", type=int, default=None, help="random seed (shuffles, boot id)")
     parser.add_argument("--control", metavar="SOCKET",
                         help="serve a control socket here: people's actions on the device (chips put on a spot, "
@@ -143,6 +144,12 @@ def stdout_to_stderr() -> None:
 def run(args: argparse.Namespace) -> int:
     if args.control and args.device in USB:
         raise ScriptError(f"the {args.device} simulator has no control socket: its keys are this terminal's")
+    if args.link:
+        from tabled_drivers.sim.pty import check_link
+        try:
+            check_link(args.link)  # before anything starts: a file or a device there is never replaced
+        except ValueError as exc:
+            raise ScriptError(str(exc)) from None
     sim = build(args)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(sim, args.link, seed=args.seed, device=args.device, control=args.control,
