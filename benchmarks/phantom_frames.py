@@ -49,6 +49,8 @@ from tabled_drivers.link import messages as m  # noqa: E402
 from tabled_drivers.link.codec import (HEADER, SOF, TRAILER, Decoder, Frame, Garbage, NeedMore, check_of,  # noqa: E402
                                        encode, unstuff)
 
+logging.disable(logging.CRITICAL)  # the drivers log each nonsense frame they decode: millions here
+structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.CRITICAL))
 FRAMES_PER_STREAM = 16  # damaged streams: real frames sent, each hit by noise with probability 1/2
 BATCH = 10_000  # streams generated at once
 LIMIT = 10**9   # streams: a count above this is refused (it would not end)
@@ -191,8 +193,6 @@ def main() -> None:
     if not 0 <= args.sof <= 1:
         ap.error(f"--sof {args.sof}: a probability, 0 to 1")
     protocols = (1, 2) if args.protocol == "both" else (int(args.protocol),)
-    logging.disable(logging.CRITICAL)
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.CRITICAL))
     if args.kind == "noise":
         print(f"{args.streams:,} noise streams of {args.length} bytes, start marker probability {args.sof:.4f}, "
               f"seed {args.seed}")

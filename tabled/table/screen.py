@@ -202,9 +202,12 @@ def _next_step(core: Any) -> str:
         return f"deal to spots {spots} and the dealer (7.2.2)"
     if phase == "deciding":
         waiting = [str(s.number) for s in r.spots.values() if s.status == "playing"]
+        pp = [str(s.number) for s in r.spots.values() if s.past_posting]
+        first = (f"put the wagers on spots {', '.join(pp)} back as they were locked, or resolve the past "
+                 "posting on the panel (5.6); then " if pp else "")
         if waiting:
-            return f"spots {', '.join(waiting)}: fold or bet (8.1)"
-        return "every player has decided: REVEAL the dealer's hand (8.6)"
+            return f"{first}spots {', '.join(waiting)}: fold or bet (8.1)"
+        return f"{first}every player has decided: REVEAL the dealer's hand (8.6)"
     if phase == "revealed":
         pp = [str(s.number) for s in r.spots.values() if s.past_posting]
         if pp:

@@ -211,3 +211,29 @@ def test_a_lost_link_fault_stands_since_the_link_was_lost():
     view = screen_view(h.core, h.feed("tick"), view)
     (fault,) = [f for f in view["faults"] if f["id"] == "link:shuffler"]
     assert fault["since_ms"] == 1_000
+
+
+def test_the_board_back_mid_round_reading_other_wagers_says_what_the_dealer_does_and_the_round_goes_on_5_6():
+    """A board plugged back while players decide reads the felt afresh: where it reads other chips
+    than those locked at no more bets, the screen says to put them back (or resolve it, 5.6); once
+    its reading agrees again the round goes on to the reveal and the settlement."""
+    h = Harness()
+    h.board({1: {"ante": 500}, 2: {"ante": 1000}})
+    h.panel("no_more_bets")
+    h.deal({1: "2c 7d 9h Js Qd", 2: "3c 3d 8h 9s Kc", "dealer": DEALER_QUALIFIES})
+    assert h.round.phase == "deciding"
+    h.feed("device.link", device="betspots", up=False, reason="port closed")
+    assert link_faults(h)["betspots"]["what"] == "bet-spot board not answering while wagers are open"
+    h.feed("device.link", device="betspots", up=True)
+    h.board({1: {"ante": 500}})  # back, it reads no chips on spot 2
+    view = screen_view(h.core)
+    assert not link_faults(h) and h.round.spots[2].past_posting
+    assert view["next"].startswith("put the wagers on spots 2 back as they were locked, or resolve the past "
+                                   "posting on the panel (5.6); then spots 1, 2: fold or bet (8.1)")
+    out = h.board({1: {"ante": 500}, 2: {"ante": 1000}})  # the chips read again as locked
+    assert not h.round.spots[2].past_posting and "wager restored" in says(out)[0].text
+    h.panel("fold", spot=1)
+    h.panel("fold", spot=2)
+    h.panel("reveal")
+    h.panel("settle")
+    assert h.round is None or h.round.round_id != "T01-000001"  # the round finished
