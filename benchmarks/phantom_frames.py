@@ -165,8 +165,13 @@ def campaign(kind: str, protocol: int, streams: int, length: int, sof: float, se
 
 def if_passed(protocol: int, frame: Frame) -> str:
     """The count a frame taken as if its check had passed goes to: by the check it carries (under
-    protocol 2, HELLO and its answer still carry CRC-16)."""
-    return "if passed 16 " if check_of(protocol, len(frame.payload), frame.type) == TRAILER else "if passed 32 "
+    protocol 2, HELLO and its answer still carry CRC-16, and a HELLO must ask for protocol 1 or 2,
+    else the decoder drops it however its check came out: counted apart, as never acted on)."""
+    if check_of(protocol, len(frame.payload), frame.type) != TRAILER:
+        return "if passed 32 "
+    if protocol != 1 and frame.type == m.HELLO and frame.payload[0] not in m.PROTOCOLS:
+        return "dropped as a HELLO for no protocol: "
+    return "if passed 16 "
 
 
 def semantic(counts: collections.Counter[str], device: int, frame: Frame, prefix: str) -> None:

@@ -36,7 +36,9 @@ MAX_RAW_FRAME = HEADER + MAX_PAYLOAD + TRAILER_32
 CRC16_PROTOCOL = 1
 CRC32_PROTOCOL = 2
 #: HELLO (TYPE 0x10, one payload byte) and its response (TYPE 0x50, seven payload bytes): always CRC-16
-HELLO_FRAMES = {0x10: 1, 0x50: 7}
+HELLO = 0x10
+HELLO_FRAMES = {HELLO: 1, 0x50: 7}
+PROTOCOLS = (CRC16_PROTOCOL, CRC32_PROTOCOL)
 MAX_STUFFED_FRAME = 1 + 2 * MAX_RAW_FRAME  # worst case: every byte stuffed
 
 
@@ -172,7 +174,10 @@ class Decoder:
         while (grown := need + valid.count(_ESC_B, 0, used)) != used:
             used = grown
         raw = raw[:need]
-        if _check(raw[:-trailer], trailer) != int.from_bytes(raw[-trailer:], "big"):
+        if _check(raw[:-trailer], trailer) != int.from_bytes(raw[-trailer:], "big") or (
+                trailer == TRAILER and self.protocol != CRC16_PROTOCOL and raw[2] == HELLO
+                and raw[HEADER] not in PROTOCOLS):
+            # past protocol 1 a HELLO, still under CRC-16, must also ask for a protocol there is
             return self._drop(1 + used, "bad crc")
         del buf[: 1 + used]
         return Frame(raw[1], raw[2], raw[HEADER:-trailer])

@@ -173,3 +173,14 @@ async def test_a_device_on_crc32_hears_a_new_hello_in_crc16_and_starts_afresh():
     dev.link.data_received(encode(2, m.PING))
     assert answered(wire, 1) == [Frame(2, m.response_type(m.PING), b"\x00")]
     dev.link.close()
+
+
+def test_past_protocol_1_a_crc16_hello_is_taken_only_asking_for_a_protocol_there_is():
+    """Noise forms a CRC-16 frame once in 65,536: a HELLO, still CRC-16 under protocol 2, must also
+    ask for protocol 1 or 2 to be taken (its payload byte), so noise starts no session afresh."""
+    for asked in (1, 2):
+        assert frames(hello(3, asked), 2) == [Frame(3, m.HELLO, bytes((asked,)))]
+    for asked in (0, 3, 255):
+        wire = encode(3, m.HELLO, bytes((asked,)))
+        assert [x.reason for x in frames(wire, 2)] == ["bad crc"]
+        assert frames(wire, 1) == [Frame(3, m.HELLO, bytes((asked,)))]  # protocol 1 is as it always was
