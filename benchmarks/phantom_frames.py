@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tabled_drivers import betspots, meter, panel, shoe, shuffler  # noqa: E402
 from tabled_drivers.base import BadDeviceData  # noqa: E402
 from tabled_drivers.link import messages as m  # noqa: E402
-from tabled_drivers.link.codec import (HEADER, SOF, TRAILER, Decoder, Frame, Garbage, NeedMore, check_of,  # noqa: E402
+from tabled_drivers.link.codec import (HEADER, HELLO_MARK, SOF, TRAILER, Decoder, Frame, Garbage, NeedMore, check_of,  # noqa: E402
                                        encode, unstuff)
 
 logging.disable(logging.CRITICAL)  # the drivers log each nonsense frame they decode: millions here
@@ -165,12 +165,14 @@ def campaign(kind: str, protocol: int, streams: int, length: int, sof: float, se
 
 def if_passed(protocol: int, frame: Frame) -> str:
     """The count a frame taken as if its check had passed goes to: by the check it carries (under
-    protocol 2, HELLO and its answer still carry CRC-16, and a HELLO must ask for protocol 1 or 2,
-    else the decoder drops it however its check came out: counted apart, as never acted on)."""
+    protocol 2, HELLO and its answer still carry CRC-16, and a HELLO must carry the mark and ask for
+    protocol 1 or 2, else the decoder drops it however its check came out: counted apart, as never
+    acted on)."""
     if check_of(protocol, len(frame.payload), frame.type) != TRAILER:
         return "if passed 32 "
-    if protocol != 1 and frame.type == m.HELLO and frame.payload[0] not in m.PROTOCOLS:
-        return "dropped as a HELLO for no protocol: "
+    if protocol != 1 and frame.type == m.HELLO and (frame.payload[0] not in m.PROTOCOLS
+                                                    or frame.payload[1:] != HELLO_MARK):
+        return "dropped as a HELLO without the mark or a protocol: "
     return "if passed 16 "
 
 

@@ -172,7 +172,7 @@ class LinkClient:
         try:
             await self.link.wait_connected(self.timing.ack_timeout * (1 + self.timing.retries))
             status, body = await self.link.request(
-                m.HELLO, m.pack(m.HELLO_COMMAND.request, {"protocol": m.PROTOCOL_VERSION}))
+                m.HELLO, m.pack(m.HELLO_COMMAND.request, {"protocol": m.PROTOCOL_VERSION, "mark": m.HELLO_MARK}))
             if status != m.Status.OK:
                 raise WrongDeviceError(f"HELLO refused with status {status}")
             hello = m.unpack(m.HELLO_COMMAND.response, body)

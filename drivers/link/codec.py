@@ -35,9 +35,14 @@ MAX_RAW_FRAME = HEADER + MAX_PAYLOAD + TRAILER_32
 #: the protocols and the check each frame carries under them
 CRC16_PROTOCOL = 1
 CRC32_PROTOCOL = 2
-#: HELLO (TYPE 0x10, one payload byte) and its response (TYPE 0x50, seven payload bytes): always CRC-16
 HELLO = 0x10
-HELLO_FRAMES = {HELLO: 1, 0x50: 7}
+#: what follows the protocol byte in the HELLO of a host speaking protocol 2 (a device from before
+#: CRC-32 reads the first byte only): past protocol 1 a CRC-16 frame is taken for a HELLO only with
+#: it, so noise or a damaged frame does not start a session afresh
+HELLO_MARK = b"TBL2"
+#: HELLO (TYPE 0x10: protocol and mark, five payload bytes) and its response (TYPE 0x50, seven
+#: payload bytes): always CRC-16
+HELLO_FRAMES = {HELLO: 1 + len(HELLO_MARK), 0x50: 7}
 PROTOCOLS = (CRC16_PROTOCOL, CRC32_PROTOCOL)
 MAX_STUFFED_FRAME = 1 + 2 * MAX_RAW_FRAME  # worst case: every byte stuffed
 
@@ -176,8 +181,9 @@ class Decoder:
         raw = raw[:need]
         if _check(raw[:-trailer], trailer) != int.from_bytes(raw[-trailer:], "big") or (
                 trailer == TRAILER and self.protocol != CRC16_PROTOCOL and raw[2] == HELLO
-                and raw[HEADER] not in PROTOCOLS):
-            # past protocol 1 a HELLO, still under CRC-16, must also ask for a protocol there is
+                and (raw[HEADER] not in PROTOCOLS or raw[HEADER + 1:-trailer] != HELLO_MARK)):
+            # past protocol 1 a HELLO, still under CRC-16, must also carry the mark and ask for a
+            # protocol there is
             return self._drop(1 + used, "bad crc")
         del buf[: 1 + used]
         return Frame(raw[1], raw[2], raw[HEADER:-trailer])

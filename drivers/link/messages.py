@@ -191,9 +191,11 @@ def table(*rows):
     return by_code
 
 
+#: the mark after the protocol in a HELLO (tabled_drivers.link.codec.HELLO_MARK, "TBL2")
+HELLO_MARK = int.from_bytes(b"TBL2", "big")
 HELLO_COMMAND = Command(
     "hello", HELLO,
-    request=(("protocol", U8),),
+    request=(("protocol", U8), ("mark", U32)),
     response=(("protocol", U8), ("kind", U8), ("boot_id", U32)),
 )
 PING_COMMAND = Command("ping", PING)

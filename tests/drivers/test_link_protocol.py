@@ -51,7 +51,8 @@ def test_the_documented_ping_under_protocol_2():
 def test_under_protocol_2_a_frame_carries_four_check_bytes_and_hello_keeps_crc16():
     ping = encode(5, m.PING, b"", protocol=2)
     assert ping == encode(5, m.PING)[:4] + crc32(bytes((0, 5, m.PING))).to_bytes(4, "big")
-    hello = m.pack(m.HELLO_COMMAND.request, {"protocol": 2})
+    hello = m.pack(m.HELLO_COMMAND.request, {"protocol": 2, "mark": m.HELLO_MARK})
+    assert hello == b"\x02TBL2"
     assert encode(1, m.HELLO, hello, protocol=2) == encode(1, m.HELLO, hello, protocol=1)
     assert frames(encode(1, m.HELLO, hello), 2) == [Frame(1, m.HELLO, hello)]
 
@@ -136,7 +137,13 @@ class Wire(asyncio.Transport):
 
 
 def hello(seq: int, protocol: int) -> bytes:
-    return encode(seq, m.HELLO, m.pack(m.HELLO_COMMAND.request, {"protocol": protocol}))
+    """A host's HELLO asking for ``protocol``, with the mark, as a host speaking protocol 2 sends it."""
+    return encode(seq, m.HELLO, m.pack(m.HELLO_COMMAND.request, {"protocol": protocol, "mark": m.HELLO_MARK}))
+
+
+def old_hello(seq: int) -> bytes:
+    """The HELLO of a host from before CRC-32: its protocol byte alone."""
+    return encode(seq, m.HELLO, bytes((1,)))
 
 
 def answered(wire: Wire, protocol: int) -> list[Frame | Garbage]:
@@ -148,7 +155,7 @@ def answered(wire: Wire, protocol: int) -> list[Frame | Garbage]:
 async def test_a_host_asking_for_protocol_1_is_answered_1_and_the_device_stays_on_crc16():
     dev, wire = EchoDevice(), Wire()
     dev.link.connection_made(wire)
-    dev.link.data_received(hello(1, 1))
+    dev.link.data_received(old_hello(1))
     (answer,) = answered(wire, 1)
     assert m.unpack(m.HELLO_COMMAND.response, answer.payload[1:])["protocol"] == 1 and dev.link.protocol == 1
     dev.link.data_received(encode(2, m.PING))
@@ -158,13 +165,13 @@ async def test_a_host_asking_for_protocol_1_is_answered_1_and_the_device_stays_o
 
 async def test_a_device_on_crc32_hears_a_new_hello_in_crc16_and_starts_afresh():
     """The host reopens a serial port: the device never saw it close and still speaks protocol 2.
-    The new HELLO, in CRC-16, is heard and agrees again; a CRC-16 PING before it is not."""
+    The host's HELLO, in CRC-16, is heard and agrees again; a CRC-16 PING before it is not."""
     dev, wire = EchoDevice(), Wire()
     dev.link.connection_made(wire)
     dev.link.data_received(hello(1, 2))
     (answer,) = answered(wire, 1)  # the answer itself in CRC-16
     assert answer.type == m.response_type(m.HELLO) and dev.link.protocol == 2
-    dev.link.data_received(encode(2, m.PING) + hello(1, 1))  # an old host's PING, then its HELLO
+    dev.link.data_received(encode(2, m.PING) + hello(1, 1))  # a CRC-16 PING, then a HELLO asking for 1
     nak, answer = wire.out[:wire.out.index(0x7E, 1)], wire.out[wire.out.index(0x7E, 1):]
     assert frames(bytes(nak), 2) == [Frame(0, m.NAK, bytes((m.NakReason.DAMAGED,)))]  # the PING: damaged
     (answer,) = frames(bytes(answer), 1)
@@ -175,12 +182,25 @@ async def test_a_device_on_crc32_hears_a_new_hello_in_crc16_and_starts_afresh():
     dev.link.close()
 
 
-def test_past_protocol_1_a_crc16_hello_is_taken_only_asking_for_a_protocol_there_is():
+async def test_a_device_on_crc32_does_not_take_a_hello_without_the_mark():
+    """Past protocol 1 a HELLO of a host from before CRC-32 (its protocol byte alone) is not heard:
+    that host reaches the device once it has restarted (power), back on protocol 1."""
+    dev, wire = EchoDevice(), Wire()
+    dev.link.connection_made(wire)
+    dev.link.data_received(hello(1, 2))
+    answered(wire, 1)
+    dev.link.data_received(old_hello(2) + hello(3, 2))
+    assert dev.link.protocol == 2 and dev.link.stats.garbage["bad crc"] + dev.link.stats.garbage["truncated"] == 1
+    dev.link.close()
+
+
+def test_past_protocol_1_a_crc16_hello_is_taken_only_with_the_mark_and_a_protocol_there_is():
     """Noise forms a CRC-16 frame once in 65,536: a HELLO, still CRC-16 under protocol 2, must also
-    ask for protocol 1 or 2 to be taken (its payload byte), so noise starts no session afresh."""
+    carry the mark ("TBL2") and ask for protocol 1 or 2, so noise or a damaged frame starts no
+    session afresh."""
     for asked in (1, 2):
-        assert frames(hello(3, asked), 2) == [Frame(3, m.HELLO, bytes((asked,)))]
-    for asked in (0, 3, 255):
-        wire = encode(3, m.HELLO, bytes((asked,)))
+        assert frames(hello(3, asked), 2) == [Frame(3, m.HELLO, bytes((asked,)) + b"TBL2")]
+    for payload in (b"\x00TBL2", b"\x03TBL2", b"\x02TBL3", b"\x02\x00\x00\x00\x00"):
+        wire = encode(3, m.HELLO, payload)
         assert [x.reason for x in frames(wire, 2)] == ["bad crc"]
-        assert frames(wire, 1) == [Frame(3, m.HELLO, bytes((asked,)))]  # protocol 1 is as it always was
+        assert frames(wire, 1) == [Frame(3, m.HELLO, payload)]  # protocol 1 is as it always was
