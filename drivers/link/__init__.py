@@ -5,9 +5,11 @@ API summary (for anyone writing a driver or a transport)
 ========================================================
 
 Frames (:mod:`tabled_drivers.link.codec`, :mod:`tabled_drivers.link.crc`)
-    ``encode(seq, type, payload) -> bytes``; ``Decoder().decode(data) -> [Frame | Garbage]``, or
-    ``feed(data)`` then ``next()`` -> ``Frame | Garbage | NEED_MORE`` (the three-way check).
-    ``Frame(seq, type, payload)``. ``crc16(data)`` is CRC-16/CCITT-FALSE. The decoder never raises.
+    ``encode(seq, type, payload, protocol=1) -> bytes``; ``Decoder(protocol=1).decode(data) ->
+    [Frame | Garbage]``, or ``feed(data)`` then ``next()`` -> ``Frame | Garbage | NEED_MORE`` (the
+    three-way check). ``Frame(seq, type, payload)``. The check: ``crc16(data)`` (CRC-16/CCITT-FALSE)
+    under protocol 1, ``crc32(data)`` (CRC-32) under protocol 2; HELLO agrees on the protocol and
+    always carries CRC-16 itself. The decoder never raises.
 
 Message types and schemas (:mod:`tabled_drivers.link.messages`)
     ``ACK``/``NAK`` (link), commands 0x10-0x3F (``HELLO`` 0x10, ``PING`` 0x11 for every device;
@@ -23,10 +25,10 @@ The two ends (:mod:`tabled_drivers.link.endpoint`), both ``asyncio.Protocol``
     keyed by SEQ registered before the write, ``LinkTiming.retries`` retransmissions, then
     ``NoAnswerError``; events go to ``on_event(frame)`` once each (duplicates suppressed by SEQ)
     and are ACKed only by ``ack(seq)``. ``DeviceLink`` (device/simulator side):
-    ``DeviceLink(name, kind, boot_id, handler, timing)`` where ``await handler(code, payload) ->
-    (status, body)``; ``send_event(code, payload) -> seq`` keeps each event until ACKed (resent on
-    timeout, on NAK and after the host says HELLO again); a retransmitted command gets the cached
-    response, it is not executed twice; ``mute = True`` makes it a silent device.
+    ``DeviceLink(name, kind, boot_id, handler, timing, protocol=2)`` (its newest protocol) where
+    ``await handler(code, payload) -> (status, body)``; ``send_event(code, payload) -> seq`` keeps
+    each event until ACKed (resent on timeout, on NAK and after the host says HELLO again); a
+    retransmitted command gets the cached response, it is not executed twice; ``mute = True`` makes it a silent device.
     ``LinkTiming(ack_timeout, retries, heartbeat, backoff_initial, backoff_max)``: all timers.
 
 Staying connected (:mod:`tabled_drivers.link.client`)

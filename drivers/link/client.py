@@ -136,7 +136,7 @@ class LinkClient:
                 self._reported_down = False
                 self.state = LinkState.UP
                 self._up.set()
-                log.info("link.up", link=self.name, boot_id=self.boot_id)
+                log.info("link.up", link=self.name, boot_id=self.boot_id, protocol=self.link.protocol)
                 self._queue.put_nowait(("state", True, "link up", self.boot_id))
                 heartbeat = asyncio.get_running_loop().create_task(self._heartbeat())
                 try:
@@ -172,14 +172,14 @@ class LinkClient:
         try:
             await self.link.wait_connected(self.timing.ack_timeout * (1 + self.timing.retries))
             status, body = await self.link.request(
-                m.HELLO, m.pack(m.HELLO_COMMAND.request, {"protocol": m.PROTOCOL_VERSION}))
+                m.HELLO, m.pack(m.HELLO_COMMAND.request, {"protocol": m.PROTOCOL_VERSION, "mark": m.HELLO_MARK}))
             if status != m.Status.OK:
                 raise WrongDeviceError(f"HELLO refused with status {status}")
             hello = m.unpack(m.HELLO_COMMAND.response, body)
-            if hello["kind"] != self.kind or hello["protocol"] != m.PROTOCOL_VERSION:
+            if hello["kind"] != self.kind or hello["protocol"] not in m.PROTOCOLS:
                 raise WrongDeviceError(
                     f"port answers as device kind {hello['kind']} protocol {hello['protocol']}, "
-                    f"expected kind {self.kind} protocol {m.PROTOCOL_VERSION}")
+                    f"expected kind {self.kind} protocol {' or '.join(map(str, m.PROTOCOLS))}")
         except (LinkError, m.PayloadError, TimeoutError) as exc:
             self.link.abort(str(exc) or type(exc).__name__)
             return f"handshake failed: {exc or type(exc).__name__}"

@@ -2,13 +2,15 @@
 
 A frame (byte by byte in docs/protocols.md)::
 
-    0x7E | stuffed( LEN SEQ TYPE PAYLOAD[LEN] CRC_HI CRC_LO )
+    0x7E | stuffed( LEN SEQ TYPE PAYLOAD[LEN] CHECK )
 
 ``0x7E`` is the start marker. Inside the frame any 0x7E or 0x7D byte is sent as 0x7D followed by
 the byte XOR 0x20 (HDLC-style stuffing), so a 0x7E on the wire always starts a frame: after
 garbage, or a frame cut short by an unplug, the decoder resynchronises on the very next frame
-and can never swallow it. The CRC (CRC-16/CCITT-FALSE, big-endian) covers LEN, SEQ, TYPE and
-the payload before stuffing.
+and can never swallow it. The check covers LEN, SEQ, TYPE and the payload before stuffing, high
+byte first: CRC-16/CCITT-FALSE (2 bytes) under protocol 1, CRC-32 (4 bytes) under protocol 2.
+HELLO and its response always carry CRC-16 (:func:`check_of`), so either end can start a session
+afresh whatever it spoke before; HELLO negotiates the protocol (tabled_drivers.link.endpoint).
 
 The decoder is the three-way check: :meth:`Decoder.next` answers :data:`NEED_MORE`, a
 :class:`Garbage` (bytes thrown away, with the reason) or a :class:`Frame`. Whatever bytes it is
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tabled_drivers.link.crc import crc16
+from tabled_drivers.link.crc import crc16, crc32
 
 SOF = 0x7E  # start of frame
 ESC = 0x7D  # next byte is XOR 0x20
@@ -27,8 +29,21 @@ _SOF_B = b"\x7e"
 _ESC_B = b"\x7d"
 MAX_PAYLOAD = 240  # a LEN above this is an oversized frame
 HEADER = 3  # LEN SEQ TYPE
-TRAILER = 2  # CRC
-MAX_RAW_FRAME = HEADER + MAX_PAYLOAD + TRAILER
+TRAILER = 2  # CRC-16
+TRAILER_32 = 4  # CRC-32
+MAX_RAW_FRAME = HEADER + MAX_PAYLOAD + TRAILER_32
+#: the protocols and the check each frame carries under them
+CRC16_PROTOCOL = 1
+CRC32_PROTOCOL = 2
+HELLO = 0x10
+#: what follows the protocol byte in the HELLO of a host speaking protocol 2 (a device from before
+#: CRC-32 reads the first byte only): past protocol 1 a CRC-16 frame is taken for a HELLO only with
+#: it, so noise or a damaged frame does not start a session afresh
+HELLO_MARK = b"TBL2"
+#: HELLO (TYPE 0x10: protocol and mark, five payload bytes) and its response (TYPE 0x50, seven
+#: payload bytes): always CRC-16
+HELLO_FRAMES = {HELLO: 1 + len(HELLO_MARK), 0x50: 7}
+PROTOCOLS = (CRC16_PROTOCOL, CRC32_PROTOCOL)
 MAX_STUFFED_FRAME = 1 + 2 * MAX_RAW_FRAME  # worst case: every byte stuffed
 
 
@@ -72,18 +87,31 @@ def unstuff(stuffed: bytes) -> bytes:
     return stuffed.replace(b"\x7d\x5e", _SOF_B).replace(b"\x7d\x5d", _ESC_B)
 
 
-def encode(seq: int, type_: int, payload: bytes = b"") -> bytes:
-    """One frame, ready to write."""
+def check_of(protocol: int, length: int, type_: int) -> int:
+    """The check a frame of this LEN and TYPE carries under ``protocol``: its size in bytes, 2 for
+    CRC-16 or 4 for CRC-32. HELLO and its response, at their own lengths, always carry CRC-16."""
+    if protocol == CRC16_PROTOCOL or HELLO_FRAMES.get(type_) == length:
+        return TRAILER
+    return TRAILER_32
+
+
+def _check(raw: bytes | bytearray, size: int) -> int:
+    return crc16(raw) if size == TRAILER else crc32(raw)
+
+
+def encode(seq: int, type_: int, payload: bytes = b"", protocol: int = CRC16_PROTOCOL) -> bytes:
+    """One frame, ready to write, with the check ``protocol`` gives it."""
     if not (0 <= seq <= 255 and 0 <= type_ <= 255):
         raise FrameError(f"sequence {seq} and type {type_} must each fit in one byte")
     if len(payload) > MAX_PAYLOAD:
         raise FrameError(f"payload of {len(payload)} bytes exceeds the {MAX_PAYLOAD}-byte maximum")
     raw = bytes((len(payload), seq, type_)) + bytes(payload)
-    return _SOF_B + stuff(raw + crc16(raw).to_bytes(2, "big"))
+    size = check_of(protocol, len(payload), type_)
+    return _SOF_B + stuff(raw + _check(raw, size).to_bytes(size, "big"))
 
 
-def encode_frame(frame: Frame) -> bytes:
-    return encode(frame.seq, frame.type, frame.payload)
+def encode_frame(frame: Frame, protocol: int = CRC16_PROTOCOL) -> bytes:
+    return encode(frame.seq, frame.type, frame.payload, protocol)
 
 
 def _first_bad_escape(stuffed: bytes) -> int:
@@ -101,10 +129,12 @@ def _first_bad_escape(stuffed: bytes) -> int:
 
 
 class Decoder:
-    """Feed it bytes in any chunks; take frames and garbage out with :meth:`next`."""
+    """Feed it bytes in any chunks; take frames and garbage out with :meth:`next`. ``protocol``
+    says which check the frames carry (:func:`check_of`); it may change between two frames."""
 
-    def __init__(self) -> None:
+    def __init__(self, protocol: int = CRC16_PROTOCOL) -> None:
         self._buf = bytearray()
+        self.protocol = protocol
 
     def __len__(self) -> int:
         return len(self._buf)
@@ -139,7 +169,8 @@ class Decoder:
         raw = unstuff(valid)
         if raw and raw[0] > MAX_PAYLOAD:
             return self._drop(end, "oversized")
-        need = HEADER + raw[0] + TRAILER if raw else HEADER + TRAILER
+        trailer = check_of(self.protocol, raw[0], raw[2]) if len(raw) >= HEADER else TRAILER
+        need = HEADER + raw[0] + trailer if raw else HEADER + trailer
         if len(raw) < need:  # the frame does not fit in what arrived, or before a bad escape
             if bad >= 0:
                 return self._drop(end, "bad escape")
@@ -148,10 +179,14 @@ class Decoder:
         while (grown := need + valid.count(_ESC_B, 0, used)) != used:
             used = grown
         raw = raw[:need]
-        if crc16(raw[:-TRAILER]) != int.from_bytes(raw[-TRAILER:], "big"):
+        if _check(raw[:-trailer], trailer) != int.from_bytes(raw[-trailer:], "big") or (
+                trailer == TRAILER and self.protocol != CRC16_PROTOCOL and raw[2] == HELLO
+                and (raw[HEADER] not in PROTOCOLS or raw[HEADER + 1:-trailer] != HELLO_MARK)):
+            # past protocol 1 a HELLO, still under CRC-16, must also carry the mark and ask for a
+            # protocol there is
             return self._drop(1 + used, "bad crc")
         del buf[: 1 + used]
-        return Frame(raw[1], raw[2], raw[HEADER:-TRAILER])
+        return Frame(raw[1], raw[2], raw[HEADER:-trailer])
 
     def _drop(self, n: int, reason: str) -> Garbage:
         data = bytes(self._buf[:n])

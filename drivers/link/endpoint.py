@@ -9,6 +9,10 @@ cached response to a retransmitted request instead of executing it twice; a comm
 fails is answered DEVICE_FAULT, and that answer is cached too) and sends events one at a
 time, keeping each until it is acknowledged and sending it again after the host comes back.
 
+HELLO agrees on the protocol, hence the frames' check: the host asks for the newest it speaks, the
+device answers the lower of that and its own newest (a device from before CRC-32 answers 1), and
+both ends take the agreed check from the next frame on (HELLO and its answer always carry CRC-16).
+
 Both ends survive any bytes: damaged frames are counted, logged with their bytes at debug level
 and NAK'd; unknown types are NAK'd; nothing raises out of ``data_received``.
 """
@@ -25,7 +29,7 @@ from typing import Any
 import structlog
 
 from tabled_drivers.link import messages as m
-from tabled_drivers.link.codec import Decoder, Frame, Garbage, encode
+from tabled_drivers.link.codec import Decoder, Frame, Garbage, NeedMore, encode
 from tabled_drivers.link.errors import LinkDownError, NoAnswerError
 
 log = structlog.get_logger("drivers.link")
@@ -74,16 +78,28 @@ class _FrameProtocol(asyncio.Protocol):
         self.transport: asyncio.BaseTransport | None = None
         self._decoder = Decoder()
 
+    @property
+    def protocol(self) -> int:
+        """The protocol this end speaks now (its frames' check): 1 until a HELLO agreed on another."""
+        return self._decoder.protocol
+
+    def speak(self, protocol: int) -> None:
+        """From the next frame on, in both directions, the frames carry ``protocol``'s check."""
+        self._decoder.protocol = protocol
+
     # -- asyncio.Protocol
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport
-        self._decoder = Decoder()
+        self._decoder = Decoder()  # a new connection starts with protocol 1 until its HELLO
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.transport = None
 
     def data_received(self, data: bytes) -> None:
-        for item in self._decoder.decode(data):
+        decoder = self._decoder
+        decoder.feed(data)
+        # one frame at a time: a HELLO handled here may change the check of the frames after it
+        while not isinstance(item := decoder.next(), NeedMore):
             if isinstance(item, Garbage):
                 self._on_garbage(item)
             else:
@@ -112,7 +128,7 @@ class _FrameProtocol(asyncio.Protocol):
         self.stats.naks_tx += 1
 
     def send(self, seq: int, type_: int, payload: bytes = b"") -> bool:
-        return self.write(encode(seq, type_, payload))
+        return self.write(encode(seq, type_, payload, self.protocol))
 
     def write(self, data: bytes) -> bool:
         t = self.transport
@@ -228,7 +244,7 @@ class HostLink(_FrameProtocol):
         while seq in self._pending:
             seq = next(self._seq)
         loop = asyncio.get_running_loop()
-        pending = _Pending(code, encode(seq, code, payload), loop.create_future(),
+        pending = _Pending(code, encode(seq, code, payload, self.protocol), loop.create_future(),
                            loop.time() + self.timing.ack_timeout)
         self._pending[seq] = pending  # registered before the write: no response can be missed
         try:
@@ -285,6 +301,8 @@ class HostLink(_FrameProtocol):
                 self.stats.stray += 1
                 log.debug("link.stray_response", link=self.name, seq=frame.seq, type=f"{t:#04x}")
                 return
+            if p.code == m.HELLO:
+                self._agreed(frame.payload)
             p.future.set_result((frame.payload[0], frame.payload[1:]))
         elif m.is_event(t):
             if frame.seq in self._acked:  # our ACK was lost: the device is repeating itself
@@ -304,6 +322,14 @@ class HostLink(_FrameProtocol):
             self.stats.stray += 1  # the device never needs our commands ACKed: responses do that
         else:
             self._unknown(frame)
+
+
+    def _agreed(self, payload: bytes) -> None:
+        """The device's answer to HELLO names the protocol both ends speak from the next frame on;
+        a protocol this end does not speak is left to the client to refuse."""
+        if len(payload) == 1 + m.HELLO_RESPONSE_SIZE and payload[0] == m.Status.OK \
+                and payload[1] in m.PROTOCOLS:
+            self.speak(payload[1])
 
 
 class _Connection(asyncio.Protocol):
@@ -336,9 +362,10 @@ class DeviceLink(_FrameProtocol):
     RESPONSE_CACHE = 128
 
     def __init__(self, name: str, kind: int, boot_id: int, handler: Handler,
-                 timing: LinkTiming = LinkTiming()) -> None:
+                 timing: LinkTiming = LinkTiming(), protocol: int = m.PROTOCOL_VERSION) -> None:
         super().__init__(name, timing)
         self.kind = kind
+        self.highest = protocol  # the newest protocol this device speaks (1: a device from before CRC-32)
         self.boot_id = boot_id
         self.handler = handler
         self.mute = False  # a silent device: reads nothing, answers nothing
@@ -347,7 +374,7 @@ class DeviceLink(_FrameProtocol):
         self._responses: collections.OrderedDict[int, tuple[int, bytes, bytes]] = collections.OrderedDict()
         self._executing: set[int] = set()
         self._command_lock = asyncio.Lock()
-        self._events: collections.deque[tuple[int, bytes]] = collections.deque()  # (seq, frame)
+        self._events: collections.deque[tuple[int, int, bytes]] = collections.deque()  # (seq, type, payload)
         self._ack_waiter: asyncio.Future[bool] | None = None  # the event in flight: ACKed or not
         self._host_heard = asyncio.Event()
         self._wake = asyncio.Event()
@@ -378,7 +405,7 @@ class DeviceLink(_FrameProtocol):
     # -- events out, one at a time, each kept until ACKed
     def send_event(self, code: int, payload: bytes = b"") -> int:
         seq = next(self._seq)
-        self._events.append((seq, encode(seq, code, payload)))
+        self._events.append((seq, code, payload))  # encoded when sent: a HELLO may change the check
         self._wake.set()
         return seq
 
@@ -388,13 +415,13 @@ class DeviceLink(_FrameProtocol):
                 self._wake.clear()
                 await self._wake.wait()
                 continue
-            seq, data = self._events[0]
+            seq, code, payload = self._events[0]
             loop = asyncio.get_running_loop()
             for _ in range(1 + self.timing.retries):
                 # A future and a timer handle per attempt (wait_for would add a task and more turns)
                 waiter = self._ack_waiter = loop.create_future()
                 if not self.mute:
-                    self.write(data)
+                    self.send(seq, code, payload)
                 timer = loop.call_later(self.timing.ack_timeout, _resolve, waiter, False)
                 try:
                     acked = await waiter
@@ -428,7 +455,7 @@ class DeviceLink(_FrameProtocol):
         elif t == m.NAK:
             self.stats.naks_rx += 1
             if self._events and not self.mute:
-                self.write(self._events[0][1])  # a damaged frame may have been our event
+                self.send(*self._events[0])  # a damaged frame may have been our event
         elif m.is_command(t):
             if t == m.HELLO:
                 self._responses.clear()  # a new host session: its SEQs start afresh
@@ -463,20 +490,24 @@ class DeviceLink(_FrameProtocol):
         body: bytes
         try:
             async with self._command_lock:  # a device does one thing at a time
+                agreed = None
                 if frame.type == m.HELLO:
+                    agreed = m.agree(frame.payload, self.highest)
                     status, body = m.Status.OK, m.pack(m.HELLO_COMMAND.response, {
-                        "protocol": m.PROTOCOL_VERSION, "kind": self.kind, "boot_id": self.boot_id})
+                        "protocol": agreed, "kind": self.kind, "boot_id": self.boot_id})
                 elif frame.type == m.PING:
                     status, body = m.Status.OK, b""
                 else:
                     status, body = await self._run_handler(frame)
-            data = encode(frame.seq, m.response_type(frame.type), bytes((status,)) + body)
+            data = encode(frame.seq, m.response_type(frame.type), bytes((status,)) + body, self.protocol)
             self._responses.pop(frame.seq, None)  # an answer from a past SEQ cycle, if any
             self._responses[frame.seq] = (frame.type, frame.payload, data)
             while len(self._responses) > self.RESPONSE_CACHE:
                 self._responses.popitem(last=False)
             if not self.mute:
                 self.write(data)
+            if agreed is not None:
+                self.speak(agreed)  # the answer went with CRC-16; what follows carries the agreed check
         finally:
             self._executing.discard(frame.seq)
 

@@ -16,7 +16,10 @@ import struct
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-PROTOCOL_VERSION = 1
+#: the protocols this side speaks: 1 frames checked by CRC-16, 2 by CRC-32 (HELLO agrees on one)
+PROTOCOLS = (1, 2)
+PROTOCOL_VERSION = max(PROTOCOLS)  # the newest, asked for in HELLO
+HELLO_RESPONSE_SIZE = 6  # protocol u8, kind u8, boot_id u32 (after the status byte)
 
 ACK = 0x01
 NAK = 0x02
@@ -188,9 +191,18 @@ def table(*rows):
     return by_code
 
 
+#: the mark after the protocol in a HELLO (tabled_drivers.link.codec.HELLO_MARK, "TBL2")
+HELLO_MARK = int.from_bytes(b"TBL2", "big")
 HELLO_COMMAND = Command(
     "hello", HELLO,
-    request=(("protocol", U8),),
+    request=(("protocol", U8), ("mark", U32)),
     response=(("protocol", U8), ("kind", U8), ("boot_id", U32)),
 )
 PING_COMMAND = Command("ping", PING)
+
+
+def agree(hello_payload: bytes, highest: int = PROTOCOL_VERSION) -> int:
+    """The protocol a device answers a HELLO with: the lower of the one asked for and ``highest``,
+    the newest it speaks (a request without a protocol, or with 0, is protocol 1)."""
+    asked = hello_payload[0] if hello_payload else 1
+    return max(1, min(asked, highest))

@@ -29,6 +29,7 @@ from tabled_drivers.link.endpoint import DeviceLink, LinkTiming
 log = structlog.get_logger("drivers.sim")
 
 REASON_MAX = 200  # bytes of a refusal's reason sent back (a frame carries at most 240)
+SCRIPT_MAX_BYTES = 1 << 20  # a script is a person's few settings: a megabyte is far beyond any
 
 
 class Refused(Exception):
@@ -50,9 +51,17 @@ def load_script(path: str | Path | None) -> dict[str, Any]:
         return {}
     p = Path(path)
     try:
-        text = p.read_text()
+        with open(p, "rb") as fh:
+            raw = fh.read(SCRIPT_MAX_BYTES + 1)  # bounded: /dev/zero or a fifo never ends
     except OSError as exc:
         raise ScriptError(f"cannot read script {p}: {exc.strerror}") from None
+    if len(raw) > SCRIPT_MAX_BYTES:
+        raise ScriptError(f"script {p}: larger than {SCRIPT_MAX_BYTES} bytes: too large to be a script "
+                          "(read no further)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScriptError(f"script {p}: not UTF-8 text (byte {exc.start})") from None
     try:
         data = json.loads(text) if p.suffix == ".json" else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:

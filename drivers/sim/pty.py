@@ -82,6 +82,9 @@ class PtyMasterTransport(asyncio.Transport):
         return len(self._unsent)
 
 
+PTY_DIR = "/dev/pts/"  # where the kernel names a pty's slave end (os.ttyname)
+
+
 class PtyPort:
     """A pty pair serving one device protocol; ``path`` is what a driver opens."""
 
@@ -110,8 +113,24 @@ class PtyPort:
                 os.close(fd)
 
 
+def check_link(link: str) -> None:
+    """``link`` may be published: nothing is there, or a symlink to a pty (a simulator's port,
+    replaced by the next one). Anything else (a file, a device such as /dev/zero, a folder) is
+    refused with :class:`ValueError`, one line: it is never replaced or removed."""
+    if not os.path.lexists(link):
+        return
+    if not os.path.islink(link):
+        raise ValueError(f"--link {link}: is already there and is not a simulator's port (a symlink to a pty): "
+                         "refusing to replace it; name a new path")
+    target = os.readlink(link)
+    if not target.startswith(PTY_DIR):
+        raise ValueError(f"--link {link}: is a symlink to {target}, not to a pty: refusing to replace it; "
+                         "name a new path")
+
+
 def publish_symlink(target: str, link: str) -> None:
-    """Point ``link`` at ``target`` atomically (rename over any old link)."""
+    """Point ``link`` at ``target`` atomically (rename over any old link; :func:`check_link` first)."""
+    check_link(link)
     os.makedirs(os.path.dirname(os.path.abspath(link)), exist_ok=True)
     tmp = f"{link}.{os.getpid()}.tmp"
     with contextlib.suppress(FileNotFoundError):

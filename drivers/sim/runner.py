@@ -24,6 +24,7 @@ import os
 import signal
 import sys
 
+from tabled_drivers.link import messages as m
 from tabled_drivers.link.endpoint import LinkTiming
 from tabled_drivers.sim.base import ScriptError, load_script
 
@@ -46,11 +47,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--script", metavar="FILE", help="TOML or JSON script of what the device will do")
     parser.add_argument("--link", metavar="PATH",
                         help="also publish the port as this stable symlink (like a udev name), "
-                             "replaced atomically by the next simulator started with the same PATH")
+                             "replaced atomically by the next simulator started with the same PATH; "
+                             "a file, a device or another symlink already at PATH is refused, never replaced")
     parser.add_argument("--seed", type=int, default=None, help="random seed (shuffles, boot id)")
     parser.add_argument("--control", metavar="SOCKET",
                         help="serve a control socket here: people's actions on the device (chips put on a spot, "
                              "a jam for the next shuffle, a meter gone quiet); serial devices only")
+    parser.add_argument("--protocol", type=int, choices=m.PROTOCOLS, default=m.PROTOCOL_VERSION,
+                        help="the newest link protocol the device speaks: 2 (CRC-32, default) or 1 (CRC-16, "
+                             "a device from before CRC-32)")
     parser.add_argument("--exit-with-parent", action="store_true",
                         help="stop when stdin closes (the process that started this one is gone)")
 
@@ -65,8 +70,11 @@ def build(args: argparse.Namespace, timing: LinkTiming = LinkTiming()):
         from tabled_drivers.sim.panel import PanelSimulator
         from tabled_drivers.sim.shoe import ShoeSimulator
         boot_id = random.Random(args.seed).getrandbits(32)
-        return (ShoeSimulator if args.device == "shoe" else PanelSimulator)(boot_id=boot_id, timing=timing)
-    return simulators()[args.device](load_script(args.script), timing=timing, seed=args.seed)
+        sim = (ShoeSimulator if args.device == "shoe" else PanelSimulator)(boot_id=boot_id, timing=timing)
+    else:
+        sim = simulators()[args.device](load_script(args.script), timing=timing, seed=args.seed)
+    sim.link.highest = getattr(args, "protocol", m.PROTOCOL_VERSION)
+    return sim
 
 
 def _keys(sim, seed: int | None):
@@ -143,6 +151,12 @@ def stdout_to_stderr() -> None:
 def run(args: argparse.Namespace) -> int:
     if args.control and args.device in USB:
         raise ScriptError(f"the {args.device} simulator has no control socket: its keys are this terminal's")
+    if args.link:
+        from tabled_drivers.sim.pty import check_link
+        try:
+            check_link(args.link)  # before anything starts: a file or a device there is never replaced
+        except ValueError as exc:
+            raise ScriptError(str(exc)) from None
     sim = build(args)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(sim, args.link, seed=args.seed, device=args.device, control=args.control,

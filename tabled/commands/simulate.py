@@ -21,7 +21,8 @@ HELP = "simulate rounds through the game's settlement; return with a 95% CI besi
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", required=True,
                         help="shipped profile name (nsw, us-standard, nz-irregularities) or a TOML file")
-    parser.add_argument("--rounds", type=whole_number(1), required=True, help="rounds to deal")
+    parser.add_argument("--rounds", type=whole_number(1, simulator.MAX_ROUNDS), required=True,
+                        help=f"rounds to deal, 1 to {simulator.MAX_ROUNDS:,}")
     parser.add_argument("--spots", type=whole_number(MIN_SPOTS, MAX_SPOTS), default=MAX_SPOTS,
                         help=f"playing spots per round, {MIN_SPOTS} to {MAX_SPOTS} (default {MAX_SPOTS})")
     parser.add_argument("--seed", type=whole_number(0), default=0,

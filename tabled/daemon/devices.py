@@ -11,9 +11,12 @@ grows by one per frame; the core ignores a ``seq`` it has already folded (tabled
 adapter drops a frame it can see is a repeat before translating it again.
 
 A sign-in at the panel is the one frame the shell does more than translate: the PIN keyed is
-checked here against the staff list's salted hash (tabled/daemon/staff.py) and goes no further:
-the input is ``staff.sign_in`` with the badge, the role (the key's position) and whether the PIN
-was right; who may sign in, and a badge's lockout, are the fold's judgement (tabled/table/staff.py).
+checked here against the staff list's salted hash (tabled/daemon/staff.py), in a worker thread
+(scrypt takes some 50 ms: the table's loop goes on meanwhile), and goes no further: the input is
+``staff.sign_in`` with the badge, the role (the key's position) and whether the PIN was right; who
+may sign in, and a badge's lockout, are the fold's judgement (tabled/table/staff.py). A panel
+sends at most :data:`SIGN_INS_PER_SECOND` sign-ins a second that are checked; one past that is
+journaled unchecked (``checked: false``, no PIN check, no thread), and the fold refuses it.
 
 The panel and the felt are translated, never judged: a button press becomes one ``panel.button``
 input (the button, the key turned, the spot, spots or number keyed), and each of the bet-spot
@@ -41,7 +44,9 @@ Choices where the rules and the devices leave room (documented, each where it is
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol, cast
 
@@ -79,6 +84,9 @@ SEQ_CYCLE = 255   # link SEQs run 1..255 and wrap (docs/protocols.md)
 PER_FRAME = 16    # sequence numbers per frame (a frame's inputs are numbered within its block)
 BUSY_RETRY_S = 0.01
 BUSY_RETRIES = 200
+#: sign-ins a panel may send in one second that are checked: a person keys a badge and a PIN in
+#: seconds, so three a second is past any hand; more is a fault or an attack on the PINs
+SIGN_INS_PER_SECOND = 3
 SHOE_HAPPENINGS: dict[type[DeviceEvent], str] = {
     ShoeRemoved: "shoe.removed", ShoeReplaced: "shoe.replaced", ShoeEmpty: "shoe.empty"}
 
@@ -165,9 +173,11 @@ class TableDevices:
     """Joins the drivers to a :class:`tabled.daemon.controller.Table` (whose ``commands`` sink is :meth:`command`)."""
 
     def __init__(self, table: Table, make_drivers: Callable[[Callable[[str], Consumer]], dict[str, Driver]],
-                 staff: StaffConfig | None = None) -> None:
+                 staff: StaffConfig | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.table = table
         self.staff = staff  # whose PINs a sign-in is checked against (none: no staff list)
+        self.clock = clock  # seconds, for the panel's sign-ins a second
+        self._sign_ins: collections.deque[float] = collections.deque()  # when the last ones were checked
         self.drivers = make_drivers(self._consumer_for)
         self.boots: dict[str, int] = {}
         self.up: set[str] = set()
@@ -267,8 +277,24 @@ class TableDevices:
             self.repeats_dropped += 1
             ack()  # already in the journal: the device may forget it
             return
-        inputs = self._translate(device, event)
+        inputs = await self._sign_in(event) if isinstance(event, SignIn) else self._translate(device, event)
         self._submit(inputs, ack, key)
+
+    async def _sign_in(self, e: SignIn) -> list[Input]:
+        """The PIN checked in a worker thread, within the panel's sign-ins a second; past them the
+        sign-in is journaled unchecked. The PIN stops here: the journal hears only whether it was right."""
+        role = e.key.name.lower()
+        now, recent = self.clock(), self._sign_ins
+        while recent and now - recent[0] >= 1.0:
+            recent.popleft()
+        if len(recent) >= SIGN_INS_PER_SECOND:
+            log.warning("panel.sign_in_unchecked", badge=e.badge, role=role, per_second=SIGN_INS_PER_SECOND,
+                        round_id=self.core.round_id)
+            return [("staff.sign_in", {"badge": e.badge, "role": role, "checked": False})]
+        recent.append(now)
+        staff = self.staff
+        pin_ok = staff is not None and await asyncio.to_thread(staff.check, e.badge, e.pin)
+        return [("staff.sign_in", {"badge": e.badge, "role": role, "pin_ok": pin_ok})]
 
     def _frame_key(self, device: str, ack: Ack) -> tuple[str, int, bool] | None:
         """(src, frame number, is a repeat) for a device frame; None for polled readings."""
@@ -329,11 +355,6 @@ class TableDevices:
             return [("shuffler.door", {"open": isinstance(e, DoorOpen)})]
         if isinstance(e, ButtonPressed):
             return [button_input(e)]
-        if isinstance(e, SignIn):
-            # the PIN stops here: the journal hears only whether it was right (scrypt: some 50 ms,
-            # once per sign-in, which is a person's pace)
-            pin_ok = self.staff is not None and self.staff.check(e.badge, e.pin)
-            return [("staff.sign_in", {"badge": e.badge, "role": e.key.name.lower(), "pin_ok": pin_ok})]
         if isinstance(e, SignOut):
             return [("staff.sign_out", {"badge": e.badge, "role": e.key.name.lower()})]
         if isinstance(e, KeyTurned):

@@ -34,6 +34,9 @@ from .progressive import progressive_math
 from .strategy import check_strategy, raises_for_cards
 
 CHUNK_ROUNDS = 1 << 15
+#: the most rounds one run deals: about 50 minutes at the measured speed (docs/performance.md,
+#: some 340,000 rounds of seven spots a second); a count beyond it would not end in a working day
+MAX_ROUNDS = 1_000_000_000
 
 #: outcome codes per spot: 0..9 win with that Category, then these
 NOT_QUALIFYING, STAND_OFF, FOLD, DEALER_WINS = 10, 11, 12, 13
@@ -176,8 +179,8 @@ def simulate(profile: Profile, rounds: int, spots: int, seed: int, strategy: str
              progress: bool = False, running_points: int = 200) -> SimulationResult:
     """Deal and settle ``rounds`` rounds of ``spots`` spots; every spot plays ``strategy``."""
     check_strategy(strategy)
-    if not isinstance(rounds, int) or rounds < 1:
-        raise ValueError(f"rounds must be a whole number >= 1, got {rounds!r}")
+    if not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= MAX_ROUNDS:
+        raise ValueError(f"rounds must be a whole number from 1 to {MAX_ROUNDS:,}, got {rounds!r}")
     spots_problem = seats.spot_problem(spots)  # the table's playing areas (2.2.1)
     if spots_problem:
         raise ValueError(f"spots: {spots_problem}")

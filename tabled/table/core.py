@@ -58,7 +58,7 @@ from tabled.table.board import complete
 from tabled.table.cardsource import DECKS, CardSource, read_status
 from tabled.table.effects import Command, Effect, Note, PoolOp, Say
 from tabled.table.felt import Felt, parse_reading
-from tabled.table.links import Links, equipment_verdict, read_link, working_again
+from tabled.table.links import LostLink, Links, equipment_verdict, lost_while_needed, read_link, working_again
 from tabled.table.outofplay import OutOfPlay, brings_back
 from tabled.table.shuffles import Shuffles
 from tabled.table.staff import Staff
@@ -81,6 +81,9 @@ ROUND_ACTIONS = {
 }
 #: what the dealer is told an equipment fault is about (14.13), where its key is not plain words
 EQUIPMENT_NAMES = {"betspots": "bet-spot board"}
+#: each device as the dealer names it
+LINK_NAMES = {"shuffler": "shuffling device", "betspots": "bet-spot board", "meter": "meter",
+              "shoe": "card-reading shoe", "panel": "dealer's panel"}
 SHUFFLE_FAULTS = ("jam", "cycle_fail", "not_intermixing")  # 15.1
 #: a pool's answer -> the operation it answers
 POOL_ANSWERS = {"pool.contributed": "contribute", "pool.reversed": "reverse", "pool.awards": "awards"}
@@ -639,6 +642,7 @@ class TableCore:
         """A device's link lost or back: 14.13 for the equipment (tabled/table/links.py); a device
         back is sent what the table needs of it again (standing effects)."""
         device, up, reason = read_link(p)
+        was_needed = any(lost.device == device for lost in self.lost_while_needed())
         self.links.set(device, up, reason)
         if device == "shuffler":
             self.cards.link()
@@ -653,10 +657,22 @@ class TableCore:
         elif verdict == "clear":
             effects += self._equipment_ok(device)
         if not up:
+            needed = [lost for lost in self.lost_while_needed() if lost.device == device]
+            if needed:  # the round depends on it: the dealer is told what to do (a standing fault on screen)
+                return effects + [Say(f"{needed[0].what}: {needed[0].dealer_does}", rule=needed[0].rule,
+                                      level="flag")]
             return effects or [Say(f"{EQUIPMENT_NAMES.get(device, device)}: link lost ({reason})")]
+        if was_needed:
+            effects.append(Say(f"{LINK_NAMES[device]} answers again: play goes on"))
         if device == "shuffler":
             return effects  # what it is asked follows from the requests (tabled/table/cardsource.py)
         return effects + [e for e in self.standing_effects() if isinstance(e, Command) and e.device == device]
+
+    def lost_while_needed(self) -> list[LostLink]:
+        """The devices lost while the round in play needs them (tabled/table/links.py)."""
+        r = self.round
+        return lost_while_needed(self.links, str(r.phase) if r is not None else None,
+                                 r.card_source if r is not None else None)
 
     def _equipment_back(self, equipment: str) -> list[Effect]:
         """Equipment says it works again: with an inspector's approval in force its fault clears

@@ -8,11 +8,19 @@ device works again (its link is back, or the meter says its own fault is over) t
 itself once an inspector has approved play, and stands until one comes otherwise. The shuffling
 device's link is not itself a fault: what it lost is judged from what it reports when it is back
 (tabled/table/cardsource.py). The shoe and the panel are not equipment of 2.3 / 2.4.3.
+
+A device the round in play depends on is watched whatever it is: its link lost while the round
+needs it is a standing fault for the dealer (:func:`lost_while_needed`), until the link is back.
+The shuffling device or the shoe is needed while the round is dealing from it, the bet-spot board
+while wagers are open or being settled, the panel at all times (every key acts through it).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
+
+from tabled.game.keys import Key, required
 
 DEVICES = ("shuffler", "betspots", "meter", "shoe", "panel")
 #: the electronic equipment of 14.13: the board records the progressive wagers (2.3), the meter
@@ -55,6 +63,55 @@ class Links:
             self.lost.pop(device, None)
         else:
             self.lost[device] = reason or "lost"
+
+
+#: the round's phases in which the bet-spot board reads wagers that are open (ante and progressive
+#: while betting, 7.2.1; the bet while players decide, 8.5) or being settled (9.3, 9.4)
+WAGERS_OPEN = ("betting", "deciding")
+WAGERS_SETTLED = ("revealed", "settling")
+
+
+@dataclass(frozen=True)
+class LostLink:
+    """A device lost while the round needs it: what the dealer reads, the rule, what the dealer
+    does and the key positions that must act."""
+
+    device: str
+    what: str
+    rule: str
+    dealer_does: str
+    keys: frozenset[Key]
+
+
+def _lost(device: str, what: str, rule: str, does: str, action: str) -> LostLink:
+    return LostLink(device, what, rule, does, required(action)[0])
+
+
+def lost_while_needed(links: Links, phase: str | None, card_source: str | None) -> list[LostLink]:
+    """The devices whose link is lost while the round in play (its ``phase`` and ``card_source``,
+    None between rounds) needs them, in the order of :data:`DEVICES`."""
+    out: list[LostLink] = []
+    dealing = phase == "dealing"
+    if dealing and card_source == "shuffler" and not links.is_up("shuffler"):
+        out.append(_lost("shuffler", "shuffling device not answering while dealing", "15.2",
+                         "leave the cards dealt where they lie and check the device's cable and power: the deal "
+                         "goes on when it is back; if it cannot deliver the hands, void the round (15.2.1)",
+                         "invalidate_round"))
+    if phase in (*WAGERS_OPEN, *WAGERS_SETTLED) and not links.is_up("betspots"):
+        open_ = phase in WAGERS_OPEN
+        out.append(_lost("betspots", "bet-spot board not answering while wagers are "
+                         + ("open" if open_ else "being settled"), "2.3",
+                         "leave every chip where it lies and check the board's cable: the wagers are read "
+                         "again when it is back; notify an inspector (14.13)", "approve_play"))
+    if dealing and card_source == "shoe" and not links.is_up("shoe"):
+        out.append(_lost("shoe", "card-reading shoe not answering while dealing", "7.3",
+                         "stop drawing and check the shoe's cable: the deal goes on when it is back; a card "
+                         "drawn while it is gone is not read: declare a misdeal (14.1)", "misdeal"))
+    if not links.is_up("panel"):
+        out.append(LostLink("panel", "dealer's panel not answering: no button or key acts", "1.1",
+                            "stop play and check the panel's cable; call a supervisor, who takes charge of the "
+                            "table until it is back", frozenset({Key.SUPERVISOR})))
+    return out
 
 
 def equipment_verdict(device: str, up: bool, faults: dict[str, str], approved: bool) -> str | None:

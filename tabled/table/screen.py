@@ -18,7 +18,8 @@ What is shown when (the felt as the dealer sees it):
   order of 12.2 with the exception of 12.4 (:func:`tabled.game.progressive.payment_order`), each
   struck through as the panel confirms it (9.5); the next payment is highlighted;
 - the banner "leave the cards face up" (9.5) while a progressive hand waits to be paid;
-- the faults as they stand (14.13, 15.2, 5.6, 7.3 and 14.1), with the rule, what the dealer
+- the faults as they stand (14.13, 15.2, 5.6, 7.3 and 14.1, and a device whose link is lost while
+  the round needs it, tabled/table/links.py), with the rule, what the dealer
   does, the key that must act and since when (a shuffling device out of play: "inspector must
   clear it", the inspector's key); the progressive locked (14.13) and the meter, with a linked
   pool's "award pending" when another table's award moved it (``TableCore.award_pending``).
@@ -283,9 +284,12 @@ def _next_step(core: Any, settlement: Mapping[str, Any] | None = None) -> str:
         return f"deal to {spots_words(n for n in r.dealt_to if n != 'dealer')} and the dealer (7.2.2)"
     if phase == "deciding":
         waiting = [str(s.number) for s in r.spots.values() if s.status == "playing"]
+        pp = [str(s.number) for s in r.spots.values() if s.past_posting]
+        first = (f"put the wagers on spots {', '.join(pp)} back as they were locked, or resolve the past "
+                 "posting on the panel (5.6); then " if pp else "")
         if waiting:
-            return f"{spots_words(waiting)}: fold or bet (8.1)"
-        return "every player has decided: REVEAL the dealer's hand (8.6)"
+            return f"{first}{spots_words(waiting)}: fold or bet (8.1)"
+        return f"{first}every player has decided: REVEAL the dealer's hand (8.6)"
     if phase == "revealed":
         pp = [str(s.number) for s in r.spots.values() if s.past_posting]
         if pp:
@@ -359,6 +363,10 @@ def _faults(core: Any, since: Mapping[str, int]) -> list[dict[str, Any]]:
             does = "notify an inspector; the round in play may finish, no new round until approved"
         add(f"equipment:{equipment}", fault_words(equipment, reason), "14.13", does,
             None if core.approved else "approve_play", detail=reason)
+    for lost in core.lost_while_needed():  # the fold decides which lost link the round needs
+        out.append({"id": f"link:{lost.device}", "what": rule_once(lost.what, lost.rule), "rule": lost.rule,
+                    "dealer_does": lost.dealer_does, "key": " or ".join(sorted(lost.keys)), "detail": "",
+                    "since_ms": since.get(f"link:{lost.device}", core.now)})
     out_of_play = core.device_out
     if out_of_play is not None:  # the fold keeps when it was taken out (a restart shows the same)
         add("shuffler_out", f"shuffling device out of play: {out_of_play.reason}", out_of_play.rule,

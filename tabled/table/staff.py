@@ -13,6 +13,8 @@ tabled/daemon/staff.py). This module decides what they mean:
   ``lockout_minutes`` from that input's time (``staff.locked``), and every sign-in of that badge
   is refused until then, saying until when;
 * an unknown badge, or a role the person does not hold, is refused;
+* a sign-in the shell did not check (``checked: false``: the panel sent more sign-ins a second
+  than a person keys) is refused and journaled, and counts as no wrong PIN;
 * ``staff.sign_out`` (badge, role): the person leaves that role (the key turned to it is the
   authority: no PIN).
 
@@ -112,7 +114,10 @@ class Staff:
         return effects
 
     def sign_in(self, p: dict[str, Any], now: int, round_id: str | None) -> list[Effect]:
-        badge, role, pin_ok = _badge(p["badge"]), _role(p["role"]), p["pin_ok"]
+        badge, role, checked = _badge(p["badge"]), _role(p["role"]), p.get("checked", True)
+        if not isinstance(checked, bool):
+            raise ValueError(f"checked={checked!r}: true or false")
+        pin_ok = p["pin_ok"] if checked else False
         if not isinstance(pin_ok, bool):
             raise ValueError(f"pin_ok={pin_ok!r}: true or false")
         if self.people is None:
@@ -123,6 +128,8 @@ class Staff:
             return [Say(f"{role} sign-in refused: {told}", level="refused"),
                     Note("staff.refused", {"badge": badge, "role": role, "reason": reason, **more}, round_id)]
 
+        if not checked:  # the panel sent more sign-ins a second than a person keys: not a wrong PIN
+            return refused("unchecked", "too many sign-ins from the panel at once: key the badge and PIN again")
         until = self.locked_until.get(badge)
         if until is not None and now < until:
             return refused("locked", f"{self.called(badge)} is locked until {_clock(until)} after "

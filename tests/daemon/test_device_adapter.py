@@ -256,3 +256,61 @@ async def test_a_device_that_keeps_failing_is_logged_as_it_starts_and_as_it_ends
                       ("device.command_failed.ended", 10, None)]
     assert drivers["meter"].calls == [("show", 110)]
     await devices.stop()
+
+
+class SlowStaff:
+    """A staff list whose PIN check takes as long as the test says (scrypt takes some 50 ms)."""
+
+    def __init__(self) -> None:
+        self.release = __import__("threading").Event()
+        self.checked: list[int] = []
+
+    def check(self, badge: int, pin: str) -> bool:
+        assert self.release.wait(30), "the check was never released"  # bounds a hang only
+        self.checked.append(badge)
+        return pin == "2468"
+
+
+async def signed_in_adapter(clock):
+    h = Harness()
+    table = FakeTable(h)
+    drivers = {name: FakeDriver(name) for name in ("shuffler", "betspots", "meter", "shoe", "panel")}
+    consumers = {}
+
+    def make(consumer_for):
+        consumers.update({name: consumer_for(name) for name in drivers})
+        return drivers
+
+    staff = SlowStaff()
+    devices = TableDevices(table, make, staff=staff, clock=clock)  # type: ignore[arg-type]
+    return devices, table, consumers["panel"], staff
+
+
+async def test_the_pin_is_checked_in_a_worker_thread_while_the_loop_goes_on():
+    from tabled_drivers.panel import KeyPosition, SignIn
+    devices, table, panel, staff = await signed_in_adapter(lambda: 0.0)
+    sign_in = asyncio.create_task(panel(SignIn(device="panel", key=KeyPosition.DEALER, badge=1001, pin="2468"),
+                                        lambda: None))
+    turns = 0
+    while turns < 100:  # the loop turns while the check waits in its thread
+        await asyncio.sleep(0)
+        turns += 1
+    assert not sign_in.done() and table.submitted == []
+    staff.release.set()
+    await asyncio.wait_for(sign_in, 30)
+    assert table.submitted == [("staff.sign_in", {"badge": 1001, "role": "dealer", "pin_ok": True})]
+
+
+async def test_a_panel_gets_three_sign_ins_a_second_checked_the_rest_are_journaled_unchecked():
+    from tabled_drivers.panel import KeyPosition, SignIn
+    now = [100.0]
+    devices, table, panel, staff = await signed_in_adapter(lambda: now[0])
+    staff.release.set()
+    for badge in range(1, 41):  # forty sign-ins at once
+        await panel(SignIn(device="panel", key=KeyPosition.DEALER, badge=badge, pin="0000"), lambda: None)
+    assert staff.checked == [1, 2, 3]
+    unchecked = [p for _, p in table.submitted if p.get("checked") is False]
+    assert len(unchecked) == 37 and all("pin_ok" not in p for p in unchecked)
+    now[0] += 1.0  # a second later the panel may be checked again
+    await panel(SignIn(device="panel", key=KeyPosition.DEALER, badge=41, pin="2468"), lambda: None)
+    assert staff.checked[-1] == 41 and table.submitted[-1][1] == {"badge": 41, "role": "dealer", "pin_ok": True}

@@ -177,9 +177,9 @@ async def test_garbage_and_unknown_frames_are_counted_naked_and_survived():
     host = driver.client.link
     with capture_logs() as logs:
         host.data_received(b"\x01\x02noise")  # no start marker
-        host.data_received(encode(3, 0x80, b"\x00\x00\x00\x01")[:-1] + b"\x00")  # bad CRC
-        host.data_received(encode(4, 0xC5, b"?"))  # a type nobody sends
-        host.data_received(encode(5, 0x80, b"\x00\x00\x00\x09"))  # still gets through
+        host.data_received(encode(3, 0x80, b"\x00\x00\x00\x01", host.protocol)[:-1] + b"\x00")  # bad CRC
+        host.data_received(encode(4, 0xC5, b"?", host.protocol))  # a type nobody sends
+        host.data_received(encode(5, 0x80, b"\x00\x00\x00\x09", host.protocol))  # still gets through
     await rec.wait_for(lambda r: r.of(Counted))
     assert [e.n for e in rec.of(Counted)] == [9]
     assert driver.stats.garbage["no start marker"] == 1 and driver.stats.garbage["bad crc"] == 1

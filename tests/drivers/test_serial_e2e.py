@@ -198,3 +198,25 @@ def test_tabled_sim_prints_the_port_and_refuses_a_bad_script(tmp_path):
     finally:
         p.terminate()
         assert p.wait(timeout=10) == 0
+
+
+async def test_a_device_speaking_only_protocol_1_works_over_a_pty_and_its_replacement_speaks_crc32(sims, tmp_path):
+    """The meter from before CRC-32 (``--protocol 1``) answers HELLO with 1: the link runs on CRC-16.
+    Plugged out and a new meter in its place: the next HELLO agrees on protocol 2."""
+    old = await sims("meter", "--protocol", "1")
+    rec = Recorder()
+    driver = MeterDriver(port=old.link, consumer=rec, timing=PTY)
+    await driver.start()
+    await driver.wait_up(10)
+    assert driver.client.link.protocol == 1
+    await driver.show(123_456)
+    assert (await driver.showing()).amounts == (123_456,)
+    await old.kill()
+    await rec.wait_for(lambda r: r.of(LinkFailed), timeout=10)
+    new = await sims("meter")
+    assert new.link == old.link
+    await rec.wait_for(lambda r: len(r.of(LinkUp)) == 2, timeout=10)
+    assert driver.client.link.protocol == 2
+    await driver.show(654_321)
+    assert (await driver.showing()).amounts == (654_321,)
+    await driver.stop()

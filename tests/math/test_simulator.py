@@ -107,7 +107,7 @@ def test_simulate_command_json_and_plot(tmp_path, capsys):
 @pytest.mark.parametrize("argv,message", [
     (["--rounds", "10", "--spots", "8"], "argument --spots: must be an integer from 1 to 7, got 8"),
     (["--rounds", "10", "--strategy", "bluff"], "invalid choice"),
-    (["--rounds", "0"], "argument --rounds: must be an integer of at least 1, got 0"),
+    (["--rounds", "0"], "argument --rounds: must be an integer from 1 to 1000000000, got 0"),
 ])
 def test_simulate_command_errors(argv, message, capsys):
     try:

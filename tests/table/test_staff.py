@@ -239,3 +239,17 @@ def test_who_is_signed_in_survives_a_checkpoint():
     again = TableCore.from_snapshot(snap, 7, h.profile)
     assert again.staff.on == h.core.staff.on and again.staff.wrong == {1002: 3}
     assert again.snapshot() == snap
+
+
+def test_a_sign_in_the_shell_did_not_check_is_refused_and_counts_no_wrong_pin():
+    h = Harness(ready=False)
+    h.feed("staff.roster", **ROSTER)
+    for _ in range(10):  # a panel flooding sign-ins: past the checked ones, none is a wrong PIN
+        out = h.feed("staff.sign_in", badge=1001, role="dealer", checked=False)
+    (note,) = notes(out, "staff.refused")
+    assert note.payload == {"badge": 1001, "role": "dealer", "reason": "unchecked"}
+    assert "too many sign-ins from the panel at once" in refused(out)[0].text
+    assert not h.core.staff.wrong and not h.core.staff.locked_until and not h.core.staff.on
+    h.feed("staff.sign_in", badge=1001, role="dealer", pin_ok=True)  # keyed again, checked: signs in
+    assert h.core.staff.on == {"dealer": 1001}
+    assert refused(h.feed("staff.sign_in", badge=1001, role="dealer", checked="no"))  # malformed: refused
