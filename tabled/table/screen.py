@@ -285,7 +285,7 @@ def _next_step(core: Any, settlement: Mapping[str, Any] | None = None) -> str:
     if phase == "deciding":
         waiting = [str(s.number) for s in r.spots.values() if s.status == "playing"]
         pp = [str(s.number) for s in r.spots.values() if s.past_posting]
-        first = (f"put the wagers on spots {', '.join(pp)} back as they were locked, or resolve the past "
+        first = (f"put the wagers on {spots_words(pp)} back as they were locked, or resolve the past "
                  "posting on the panel (5.6); then " if pp else "")
         if waiting:
             return f"{first}{spots_words(waiting)}: fold or bet (8.1)"

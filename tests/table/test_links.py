@@ -228,8 +228,8 @@ def test_the_board_back_mid_round_reading_other_wagers_says_what_the_dealer_does
     h.board({1: {"ante": 500}})  # back, it reads no chips on spot 2
     view = screen_view(h.core)
     assert not link_faults(h) and h.round.spots[2].past_posting
-    assert view["next"].startswith("put the wagers on spots 2 back as they were locked, or resolve the past "
-                                   "posting on the panel (5.6); then spots 1, 2: fold or bet (8.1)")
+    assert view["next"].startswith("put the wagers on spot 2 back as they were locked, or resolve the past "
+                                   "posting on the panel (5.6); then spots 1 and 2: fold or bet (8.1)")
     out = h.board({1: {"ante": 500}, 2: {"ante": 1000}})  # the chips read again as locked
     assert not h.round.spots[2].past_posting and "wager restored" in says(out)[0].text
     h.panel("fold", spot=1)
