@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -39,7 +39,7 @@ def test_embedded_default_is_the_simulated_table():
     default, sim = load_config(None), load_config(REPO / "config" / "sim.toml")
     # the one difference: no simulated inspector, so a test's fault stands until the test acts (14.13)
     assert sim.simulation.inspector and not default.simulation.inspector
-    assert default.source is None and default.simulation == replace(sim.simulation, inspector=False)
+    assert default.source is None and default.simulation == dataclasses.replace(sim.simulation, inspector=False)
     assert default.table == sim.table and default.log == sim.log
 
 
