@@ -122,6 +122,23 @@ def result_as_dict(result: ProgressiveResult) -> dict[str, Any]:
     }
 
 
+#: a link the shell reports lost, or a port it could not open: the library's words go to the pit
+_NOT_ANSWERING = ("link lost", "could not open port", "[Errno", "port closed")
+
+
+def fault_words(equipment: str, reason: str) -> str:
+    """An equipment fault (14.13) in the dealer's words; the reason as the equipment or the
+    library gave it goes to the pit (``detail``) and the log."""
+    if equipment == "pool":
+        if reason.startswith("refused"):
+            return "progressive pool refused the table's request: call a supervisor"
+        return "progressive pool cannot be reached: check the network to the pool"
+    name = EQUIPMENT_NAMES.get(equipment, equipment)
+    if any(sign in reason for sign in _NOT_ANSWERING):
+        return f"{name} not answering: check its cable and its power"
+    return f"{name} failed: {reason}"
+
+
 class TableCore:
     def __init__(self, table_id: str, spots: int, limits: Limits, profile: Profile,
                  card_source: str = "shuffler"):
@@ -687,8 +704,8 @@ class TableCore:
     def _equipment_fault(self, equipment: str, reason: str) -> list[Effect]:
         self.faults[equipment] = reason or "failed"
         self.approved = False
-        return [Say(f"{EQUIPMENT_NAMES.get(equipment, equipment)} failed ({reason}): notify an inspector; "
-                    "the round in play may finish, no new round without an inspector's approval",
+        return [Say(f"{fault_words(equipment, reason)}: notify an inspector; the round in play may finish, no new "
+                    "round without an inspector's approval",
                     rule="14.13", level="flag"),
                 Note("fault.raised", {"equipment": equipment, "reason": reason, "rule": "14.13"}, self.round_id)]
 

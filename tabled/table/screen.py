@@ -37,7 +37,7 @@ from tabled.game.ranking import HandValue, evaluate
 from tabled.game.round_facts import RoundError
 from tabled.game.settlement import Outcome, money, settle, settlement_from_dict
 from tabled.game.settlement_text import wager_words
-from tabled.table.core import AWARD_PENDING_MS, EQUIPMENT_NAMES
+from tabled.table.core import AWARD_PENDING_MS, fault_words
 from tabled.table.display import TOLD_WHEN_IT_HAPPENED
 from tabled.table.effects import Effect, Note, Say
 from tabled.table.outofplay import CLEAR_ACTION, CLEAR_HOW
@@ -328,23 +328,6 @@ def rule_once(text: str, rule: str | None) -> str:
     return text[: -len(tail)] if rule and text.endswith(tail) else text
 
 
-#: a link the shell reports lost, or a port it could not open: the library's words go to the pit
-_NOT_ANSWERING = ("link lost", "could not open port", "[Errno", "port closed")
-
-
-def fault_words(equipment: str, reason: str) -> str:
-    """An equipment fault (14.13) in the dealer's words; the reason as the equipment or the
-    library gave it goes to the pit (``detail``) and the log."""
-    if equipment == "pool":
-        if reason.startswith("refused"):
-            return "progressive pool refused the table's request: call a supervisor"
-        return "progressive pool cannot be reached: check the network to the pool"
-    name = EQUIPMENT_NAMES.get(equipment, equipment)
-    if any(sign in reason for sign in _NOT_ANSWERING):
-        return f"{name} not answering: check its cable and its power"
-    return f"{name} failed: {reason}"
-
-
 def _faults(core: Any, since: Mapping[str, int]) -> list[dict[str, Any]]:
     """The faults as they stand: what, the rule, what the dealer does, the key that acts, since
     when; ``detail``: the technical reason, for the pit."""
@@ -395,19 +378,9 @@ def _faults(core: Any, since: Mapping[str, int]) -> list[dict[str, Any]]:
 
 
 def _messages(effects: Iterable[Effect], previous: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The dealer's latest lines; an equipment fault's line in the dealer's words (the reason the
-    equipment or the library gave is the pit's and the log's, see :func:`fault_words`)."""
+    """The dealer's latest lines, as the fold said them."""
     effects = list(effects)
-    raised = {f"{EQUIPMENT_NAMES.get(e.payload['equipment'], e.payload['equipment'])} failed "
-              f"({e.payload.get('reason', '')})": fault_words(e.payload["equipment"], e.payload.get("reason", ""))
-              for e in effects if isinstance(e, Note) and e.kind == "fault.raised" and "equipment" in e.payload}
-
-    def words(text: str) -> str:
-        for technical, plain in raised.items():
-            text = text.replace(technical, plain)
-        return text
-
-    said = [{"text": words(rule_once(e.text, e.rule)), "rule": e.rule, "level": e.level, "spot": e.spot}
+    said = [{"text": rule_once(e.text, e.rule), "rule": e.rule, "level": e.level, "spot": e.spot}
             for e in effects if isinstance(e, Say)]
     return (previous + said)[-MESSAGES_KEPT:]
 

@@ -113,7 +113,7 @@ async def test_meter_stops_answering_no_new_round_until_an_inspector_approves_14
         assert not run.core.round.progressive_offline
 
     run = await play(tmp_path, scenario)
-    assert run.said("14.13", "meter failed", level="flag")
+    assert run.said("14.13", "meter not answering: check its cable and its power", level="flag")
     assert run.said("14.13", "inspector approved play")
     raised = journal_records(tmp_path, "fault.raised")
     assert raised[0].payload == {"equipment": "meter", "reason": raised[0].payload["reason"], "rule": "14.13"}
@@ -149,7 +149,7 @@ async def test_bet_spot_board_lost_is_a_14_13_fault_and_play_recovers_when_it_is
         await run.rounds(2)
 
     run = await play(tmp_path, scenario)
-    flagged = run.said("14.13", "bet-spot board failed (link lost", level="flag")
+    flagged = run.said("14.13", "bet-spot board not answering: check its cable and its power", level="flag")
     assert len(flagged) == 1
     assert run.said("14.13", "bet-spot board working again")
     kinds = [(r.kind, r.payload.get("equipment") or r.payload.get("action")) for r in journal_records(tmp_path)
@@ -186,8 +186,8 @@ def test_tabled_run_survives_its_bet_spot_board_being_killed(tmp_path):
         (board,) = [pid for pid in simulator_children(proc.pid)
                     if b"betspots" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")]
         os.kill(board, signal.SIGKILL)
-        _wait(lambda: any("bet-spot board failed" in str(r.get("event")) for r in records) or proc.poll() is not None,
-              20, "the fault")
+        _wait(lambda: any("bet-spot board not answering: check its cable" in str(r.get("event")) for r in records)
+              or proc.poll() is not None, 20, "the fault")
         time.sleep(2.0)  # the floor goes on acting on a table without its board
         assert proc.poll() is None, proc.stderr.read()
         proc.send_signal(signal.SIGTERM)
@@ -201,7 +201,7 @@ def test_tabled_run_survives_its_bet_spot_board_being_killed(tmp_path):
         proc.stdout.close()
         proc.stderr.close()
     assert "Traceback" not in stderr
-    fault = [r for r in records if "bet-spot board failed" in str(r.get("event"))]
+    fault = [r for r in records if "bet-spot board not answering: check its cable" in str(r.get("event"))]
     assert len(fault) == 1 and fault[0]["rule"] == "14.13" and fault[0]["kind"] == "flag"
     assert [r.payload["equipment"] for r in journal_records(tmp_path, "fault.raised")] == ["betspots"]
 

@@ -64,6 +64,6 @@ async def test_unplug_and_replug_in_every_state_of_the_round(tmp_path, device):
         cards = [c for h in r.payload["spots"].values() for c in h.split()] + r.payload["dealer"].split()
         assert len(cards) == len(set(cards))
     if device == "meter":
-        assert run.said("14.13", "meter failed")
+        assert run.said("14.13", "meter not answering: check its cable and its power")
     if device in ("panel", "shoe"):
         assert run.devices.repeats_dropped >= 0
