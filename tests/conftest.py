@@ -15,7 +15,9 @@ import pytest
 
 from tests.pool.pgserver import ThrowawayPostgres, create_database, drop_database, dsn_for, migrate_pool
 
-ASYNC_TEST_LIMIT = 60.0  # seconds
+# a bound on a hang, never a speed claim: generous on a busy machine; a test that plays many rounds
+# raises it with @pytest.mark.timeout(seconds), which pytest-timeout also reads
+ASYNC_TEST_LIMIT = 300.0  # seconds
 JOURNALS = Path(__file__).parent / "fixtures" / "journals"
 SESSIONS = ("simulated", "scripted", "buttons")
 
@@ -27,8 +29,11 @@ def pytest_pyfunc_call(pyfuncitem):
         args = {name: pyfuncitem.funcargs[name] for name in inspect.signature(pyfuncitem.obj).parameters
                 if name in pyfuncitem.funcargs}
 
+        marker = pyfuncitem.get_closest_marker("timeout")
+        limit = float(marker.args[0]) if marker and marker.args else ASYNC_TEST_LIMIT
+
         async def bounded():
-            await asyncio.wait_for(pyfuncitem.obj(**args), ASYNC_TEST_LIMIT)
+            await asyncio.wait_for(pyfuncitem.obj(**args), limit)
 
         asyncio.run(bounded())
         return True

@@ -72,11 +72,17 @@ def own_signing_key(cfg: Config, journal_path: Path, environ: dict[str, str] | N
     credential names a key, it makes its own beside the journal on first start (private, mode 0600;
     the public half beside it for ``tabled audit verify``: tabled/daemon/seals.py:make_local_key)."""
     from tabled.daemon.assemble import CannotStart
-    from tabled.daemon.seals import CREDENTIAL, make_local_key
+    from tabled.daemon.seals import CREDENTIAL, local_key_files, make_local_key
     environ = dict(os.environ) if environ is None else environ
     credentials = environ.get("CREDENTIALS_DIRECTORY")
     if (not cfg.simulation.enabled or cfg.journal.signing_key is not None
             or (credentials and (Path(credentials) / CREDENTIAL).exists())):
+        return cfg
+    if not local_key_files(journal_path)[0].exists() and journal_path.is_file() and journal_path.stat().st_size:
+        # a simulated journal begun without a key (a recorded session, an older tabled) plays on
+        # unsealed: a key cannot vouch for records it did not seal; a new journal is sealed from its first
+        log.warning("journal.unsealed_simulation", journal=str(journal_path),
+                    hint="move the journal aside to start a sealed one")
         return cfg
     try:
         key = make_local_key(journal_path)

@@ -140,8 +140,12 @@ def test_a_fault_left_by_an_earlier_run_is_cleared_by_the_simulated_inspector_14
     """config/sim.toml has a simulated inspector: a fault the journal holds open (the meter, from
     an earlier run) does not stop the next start; the inspector approves play, the meter is
     working, its fault clears, and the journal keeps who approved it."""
+    from tabled.daemon.seals import find_signing_key
+
     config = sim_config(tmp_path)
-    with Journal.open(tmp_path / "journal.db") as j:
+    journal = tmp_path / "journal.db"
+    key = run_command.own_signing_key(load_config(config), journal).journal.signing_key  # the run's own key
+    with Journal.open(journal, exclusive=True, seal_with=find_signing_key(key)) as j:  # sealed, as a run writes
         j.append("equipment.fault", {"equipment": "meter", "reason": "progressive meter fault: power (14.13)"})
     run_piped(config)
     with Journal.open(tmp_path / "journal.db", readonly=True) as j:

@@ -9,12 +9,16 @@ import tracemalloc
 
 import structlog
 
+import pytest
+
 from tabled.host.log import configure_logging
 from tests.integration.harness import journal_records, play
 
 WARM_UP, MEASURED = 40, 120
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(1200)  # a bound on a hang only: 160 rounds on a busy machine
 async def test_soak_many_rounds_memory_flat(tmp_path):
     devnull = open(os.devnull, "w")
     configure_logging("json", "warning", stream=devnull)
