@@ -13,7 +13,6 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tabled.daemon.journal import Journal
 from tabled.floor.config import parse_floor_config
 from tabled.floor.service import Floor, floor_connector
 from tests.floor.casino import Casino
@@ -28,7 +27,7 @@ UPDATES = 10   # views the page takes while the person types a name and clicks
 def journals(casino: Casino, faulty: tuple[int, ...] = ()) -> None:
     """A round started at every table; a fault at those numbered ``faulty`` (from 0)."""
     for n, t in enumerate(casino.tables):
-        with Journal.open(t.journal) as j:
+        with t.open_journal() as j:  # sealed, as the daemon writes it (the floor has the key)
             j.append("round.started", {}, f"{t.table_id}-000001")
             if n in faulty:
                 j.append("fault.raised", {"equipment": "betspots", "reason": "link lost", "rule": "14.13"})
@@ -58,7 +57,7 @@ def test_a_click_on_acknowledge_while_updates_arrive_succeeds(tmp_path, pg_dsn):
                 errors: list = []
                 page.on("pageerror", lambda error: errors.append(str(error)))
                 await page.goto(floor.url)
-                alert = "li[data-alert='T02:fault:2']"
+                alert = "li[data-alert='T02:fault:3']"  # record 3: the round's start and its seal before it
                 await page.wait_for_selector(f"{alert} button")
                 await page.evaluate(f"window.aimed = document.querySelector(\"{alert} button\")")
                 polls = int(await page.get_attribute("body", "data-polls"))
@@ -75,7 +74,7 @@ def test_a_click_on_acknowledge_while_updates_arrive_succeeds(tmp_path, pg_dsn):
                 seen["acked"] = await page.text_content(f"{alert} .ack")
                 seen["card_kept"] = await page.evaluate("document.querySelector('.table[data-table=T01]') === seenCard")
                 seen["summary"] = await page.text_content("#summary")
-                seen["at_s"] = floor.acks["T02:fault:2"]["at_s"]
+                seen["at_s"] = floor.acks["T02:fault:3"]["at_s"]
                 for width, height in SIZES:
                     await page.set_viewport_size({"width": width, "height": height})
                     await page.screenshot(path=str(tmp_path / f"floor-{width}x{height}.png"), full_page=True)
