@@ -136,6 +136,7 @@ def test_a_bad_plot_path_is_refused_before_simulating(tmp_path, capsys):
     assert list(tmp_path.iterdir()) == []  # the check leaves nothing behind
 
 
+@pytest.mark.slow
 def test_the_results_are_printed_before_the_plot_is_drawn(tmp_path, capsys, monkeypatch):
     def disk_full(sim, exact, path):
         raise OSError(28, "No space left on device", path)

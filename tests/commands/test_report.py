@@ -204,6 +204,7 @@ def test_table_keeps_the_rounds_of_that_table(journals):
     assert table["money"] == everything["money"]
 
 
+@pytest.mark.slow
 def test_a_report_names_the_configuration_changed_between_two_starts(tmp_path, capsys):
     """Two runs of the simulated table on one journal, the table's minimum lowered in between
     (6.1): the report over both names the start, the rounds either side of it and the change, in

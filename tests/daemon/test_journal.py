@@ -245,6 +245,7 @@ def _fill(path, rounds: int, per_round: int = 10, checkpoint_every: int = 100) -
         j.append_many([("event.x", {"i": i}, "tail") for i in range(50)])
 
 
+@pytest.mark.slow
 def test_restart_time_does_not_grow_with_the_journal(tmp_path):
     # Coarse on purpose (shared CI machines): a journal 20x longer must not restart 20x slower.
     small, large = tmp_path / "small.db", tmp_path / "large.db"

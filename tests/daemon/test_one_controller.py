@@ -45,6 +45,7 @@ def wait_for_holder(path: Path, proc: subprocess.Popen) -> None:
     raise AssertionError("the first daemon did not take the journal")
 
 
+@pytest.mark.slow
 def test_a_second_tabled_run_on_the_same_config_exits_naming_the_first(tmp_path):
     config = sim_config(tmp_path)
     out = (tmp_path / "first.log").open("w")

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 import json
 import os
@@ -171,6 +173,7 @@ def _wait(cond, timeout: float, what: str) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_tabled_run_survives_its_bet_spot_board_being_killed(tmp_path):
     """``tabled run`` on the simulated table, its bet-spot board's simulator process SIGKILLed in
     play: the dealer is told of the 14.13 fault, the daemon keeps running (no traceback), and

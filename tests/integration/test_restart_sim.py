@@ -198,12 +198,14 @@ KILL_POINTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, kill_at, phases, dealt", KILL_POINTS, ids=[k[0] for k in KILL_POINTS])
 def test_sigkill_and_restart_settles_the_round_once_as_if_nothing_happened(tmp_path, reference, name, kill_at,
                                                                            phases, dealt):
     crash_and_restart(tmp_path, sim_config(tmp_path), name, kill_at, phases, reference if dealt else None)
 
 
+@pytest.mark.slow
 def test_sigkill_during_a_deal_from_the_card_shoe(tmp_path):
     """7.3: the dealer draws the cards not yet read from the shoe; none is dealt twice (3.7)."""
     config = sim_config(tmp_path)

@@ -16,6 +16,7 @@ TABLES = 20
 TRIALS = 40
 
 
+@pytest.mark.slow
 def test_kills_and_cut_connections_lose_nothing_and_repeat_nothing(tmp_path, pg_dsn):
     trials = Trials(pg_dsn, tmp_path, TABLES, seed=11)
 

@@ -13,6 +13,8 @@ in play journaled. Real processes: the daemon with the simulated table's config 
 
 from __future__ import annotations
 
+import pytest
+
 import contextlib
 import fcntl
 import json
@@ -194,6 +196,7 @@ def stop_at_random_moments(tmp: Path, times: int, seed: int, strategy: str) -> l
     return results
 
 
+@pytest.mark.slow
 def test_sigterm_at_fifty_random_moments_stops_within_5_s_with_the_round_in_play_journaled(tmp_path):
     chains, each = 10, 5  # ten tables at once: the 50 stops fit the time of 5 daemons' lives
     # two tables' players think by the exact count (seconds of CPU on a busy machine, in their own

@@ -25,6 +25,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.timeout(300)]
 STOOD_S = 754  # how long the fault is made to have stood when the page is looked at (12 min 34 s)
 
 
+@pytest.mark.slow
 def test_the_floor_shows_twenty_tables_a_fault_an_acknowledged_alert_and_a_broken_seal(tmp_path, pg_dsn,
                                                                                           monkeypatch):
     import tomllib

@@ -79,6 +79,7 @@ async def until(cond, what: str, timeout: float = 60.0) -> None:
         await asyncio.sleep(0.05)
 
 
+@pytest.mark.slow
 async def test_kill_9_shows_not_live_within_2_s_timers_stop_and_the_recovered_round_comes_back(tmp_path):
     port = free_port()
     config = config_on(tmp_path, port)
