@@ -72,6 +72,7 @@ def test_a_command_whose_extra_is_missing_names_it_in_one_line(args, extra):
     assert lines[0].startswith(f"tabled {args[0]}: error: ")
 
 
+@pytest.mark.slow
 def test_the_simulated_table_without_its_extra_stops_before_any_round(tmp_path):
     config = tmp_path / "sim.toml"
     config.write_text((ROOT / "config" / "sim.toml").read_text().replace('"../var/', f'"{tmp_path}/')

@@ -10,6 +10,7 @@ on MYPYPATH. By hand, from the checkout::
     MYPYPATH=/tmp/types .venv/bin/mypy -p tabled -p tabled_drivers
 """
 
+import pytest
 import os
 import subprocess
 import sys
@@ -31,6 +32,7 @@ def mypy(*args: str, link_dir: Path) -> subprocess.CompletedProcess[str]:
     return done
 
 
+@pytest.mark.slow
 def test_mypy_finds_nothing(tmp_path):
     done = mypy("-p", "tabled", "-p", "tabled_drivers", link_dir=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr

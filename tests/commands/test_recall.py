@@ -261,6 +261,7 @@ def damaged_copies(tmp_path: Path):
     yield "not sqlite", b"this is not a journal\n" * 100
 
 
+@pytest.mark.slow
 def test_a_damaged_journal_file_is_one_line_never_a_traceback(tmp_path, capsys):
     path = tmp_path / "damaged.db"
     outcomes = set()
@@ -290,6 +291,7 @@ def test_recall_errors_are_one_line(session, capsys):
     assert code == 2 and "no round 'NOPE'" in err
 
 
+@pytest.mark.slow
 def test_every_round_of_a_real_simulated_session_round_trips_16_11(tmp_path, capsys, monkeypatch):
     # `tabled run` on the simulated table (its own processes, real journal), then every round back
     from tests.integration.test_restart_sim import child_env, sim_config, tabled_argv

@@ -72,6 +72,7 @@ def run(*argv: str) -> str:
     return out.getvalue()
 
 
+@pytest.mark.slow
 def test_text_json_csv_and_pdf_give_the_same_figures(journals, tmp_path):
     path = str(journals["scripted"])
     (data,) = [json.loads(line) for line in run("report", "day", "--journal", path, "--json").splitlines()]

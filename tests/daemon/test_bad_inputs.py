@@ -208,6 +208,7 @@ def test_a_pool_name_the_pool_would_refuse_is_refused_by_the_config(capsys, tmp_
            f"got '{name}'" in refused(capsys, "config", "check", str(path))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=st.one_of(st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,41}", fullmatch=True),
                       st.from_regex(r"[a-z][a-z0-9_]{0,39}", fullmatch=True)))

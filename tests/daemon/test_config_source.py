@@ -149,6 +149,7 @@ def installed(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_check_refuses_what_a_start_refuses_the_release_manifest_missing(tmp_path):
     """`tabled run` on the installed config exits 2 when the release manifest is not there (the
     software cannot be verified): `config check` on the same file says so, the same way."""
@@ -217,6 +218,7 @@ def test_check_of_a_bad_config_is_one_line_and_status_2(capsys, tmp_path):
     assert one_line(err) == f"tabled config: error: {path}: table.spots: must be an integer from 1 to 7, got 9"
 
 
+@pytest.mark.slow
 def test_check_is_the_same_as_the_daemon_in_a_real_process(tmp_path):
     """The unit relies on exit status 2 from both (RestartPreventExitStatus=2)."""
     path = tmp_path / "tabled.toml"

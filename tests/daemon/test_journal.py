@@ -307,6 +307,7 @@ def test_a_checkpoint_must_seal_up_to_the_record_before_it(tmp_path, fmt):
         Journal.open(path)
 
 
+@pytest.mark.slow
 def test_tabled_run_refuses_a_forged_checkpoint(tmp_path):
     """The forgery on the simulated table's journal: the daemon does not start, and says where."""
     import subprocess

@@ -168,6 +168,7 @@ json_values = st.recursive(
     max_leaves=30)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.dictionaries(st.text(max_size=12), json_values, max_size=8))
 def test_any_payload_text_comes_back_exactly(payload):

@@ -114,6 +114,7 @@ def test_reference_run_plays_the_rounds(reference):
     assert count > 30
 
 
+@pytest.mark.slow
 def test_kill_at_every_journal_step(reference, tmp_path):
     settled_ref, balance_ref, count = reference
     assert count > 50  # two rounds with three spots: every one of these steps is a kill point

@@ -28,6 +28,7 @@ def staff_file(tmp: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 async def test_the_pins_keyed_are_in_no_file_the_run_wrote_and_nothing_it_printed(tmp_path, capfd):
     async def scenario(run: Run) -> None:
         await run.rounds(1)

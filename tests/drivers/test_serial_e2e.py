@@ -71,6 +71,7 @@ def script(tmp_path, name, text):
     return str(p)
 
 
+@pytest.mark.slow
 async def test_shuffler_over_a_pty_with_unplug_and_replug_mid_shuffle(sims, tmp_path):
     toml = script(tmp_path, "shuffler.toml", """
 seed = 11

@@ -36,6 +36,7 @@ def every_hand():
     return hands, evaluate_batch(hands)
 
 
+@pytest.mark.slow
 def test_all_2598960_hands_single_evaluator_textbook_counts_and_7462_values(every_hand):
     hands, batch_values = every_hand
     values = np.fromiter((evaluate(h) for h in hands.tolist()), dtype=np.int16, count=len(hands))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -56,6 +58,7 @@ def rounds(draw):
     return profile, RoundFacts(7, dealer, tuple(spots), pool, RoundVoid(void) if void else None)
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(rounds())
 def test_house_pays_minus_collects_equals_sum_of_spot_results(case):
@@ -83,6 +86,7 @@ def test_house_pays_minus_collects_equals_sum_of_spot_results(case):
     assert st_.house_pays_cents - st_.house_collects_cents == sum(s.total_cents for s in st_.spots)
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(rounds())
 def test_progressive_from_pool_plus_topups_equals_awards(case):

@@ -23,6 +23,7 @@ def journaled(data) -> dict:
     return json.loads(json.dumps(data))  # as the journal stores it
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(rounds())
 def test_a_journaled_settlement_round_trips_through_its_facts_16_11(case):

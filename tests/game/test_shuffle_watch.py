@@ -50,6 +50,7 @@ def test_a_shuffle_that_is_not_the_decks_cards_is_refused():
         sw.ShuffleWatch().judge(list(range(52)), [0, *range(51)])
 
 
+@pytest.mark.slow
 def test_a_working_device_raises_no_alarm_and_its_tails_are_as_the_mathematics_says():
     """50,000 random shuffles: no alarm (the bound is 7.5e-7 a shuffle), and the share of
     shuffles beyond a looser threshold is the exact tail probability."""

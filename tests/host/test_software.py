@@ -137,6 +137,7 @@ def test_the_installed_files_are_the_package_its_profiles_and_its_libraries():
     assert not any("__pycache__" in n or n.endswith((".pyc", "/RECORD")) for n in names)
 
 
+@pytest.mark.slow
 def test_tabled_verify_software_through_the_command(tmp_path, capsys):
     private, public = key_pair(tmp_path, "release")
     manifest = tmp_path / "manifest.json"

@@ -34,6 +34,7 @@ async def test_shuffler_jam_is_reshuffled_15_1(tmp_path):
     assert all(r.payload["void"] is None for r in journal_records(tmp_path, "round.settled"))
 
 
+@pytest.mark.slow
 async def test_shuffler_failing_mid_round_voids_it_15_2_1_and_play_continues_15_2_2(tmp_path):
     async def scenario(run):
         await run.rounds(1)

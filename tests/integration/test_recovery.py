@@ -10,6 +10,7 @@ from tests.crash import Crash
 from tests.integration.harness import FAST, journal_records, play
 
 
+@pytest.mark.slow
 async def test_restart_mid_deal_devices_repeat_unacknowledged_hand(tmp_path):
     # the run that never crashed (same seeds: same shuffles, same players)
     async def two_rounds(run):

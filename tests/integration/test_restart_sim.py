@@ -251,6 +251,7 @@ def crash_and_restart(tmp_path: Path, config: Path, name: str, kill_at, phases: 
     tabled_ok("pool", "reconcile", "--config", str(config))
 
 
+@pytest.mark.slow
 def test_simulated_devices_do_not_outlive_a_killed_daemon(tmp_path):
     """The simulators are the daemon's children: after its kill -9 they go too (their stdin closes)."""
     first = Daemon(sim_config(tmp_path), 3, lambda r: r.get("event") == "round.dealt")
@@ -324,6 +325,7 @@ def run_in_terminal(config: Path, rounds: int, *options: str) -> list[str]:
     return [ANSI.sub("", ln).rstrip() for ln in out.decode(errors="replace").replace("\r", "").splitlines()]
 
 
+@pytest.mark.slow
 def test_a_terminal_shows_each_thing_once(tmp_path):
     # six players at seven spots: the empty seat is flagged after three rounds (16.9), a warning
     # that is both a dealer's line and a log record

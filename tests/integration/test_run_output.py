@@ -4,6 +4,8 @@ summary on exit; off a terminal the log in the configured format, one record per
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import re
 import subprocess
@@ -23,6 +25,7 @@ from tests.integration.test_restart_sim import ROOT, child_env, run_in_terminal,
 
 # -- in a terminal ----------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_terminal_gets_a_banner_the_meter_as_it_reads_and_a_summary(tmp_path):
     config = sim_config(tmp_path)
     lines = run_in_terminal(config, 2)
@@ -46,6 +49,7 @@ def test_a_terminal_gets_a_banner_the_meter_as_it_reads_and_a_summary(tmp_path):
         f"stopped: 2 rounds this run, house net win {money(house)}, pool {money(pool)}"), text
 
 
+@pytest.mark.slow
 def test_quiet_in_a_terminal_names_the_house_net_win_each_round_as_at_exit(tmp_path):
     from tabled.game.settlement import money
 
@@ -129,6 +133,7 @@ def run_piped(config: Path, *args: str) -> list[str]:
     return done.stdout.splitlines()
 
 
+@pytest.mark.slow
 def test_quiet_off_a_terminal_keeps_one_record_per_round(tmp_path):
     records = [json.loads(ln) for ln in run_piped(sim_config(tmp_path), "--quiet")]
     events = [r["event"] for r in records if r["level"] == "info"]
@@ -136,6 +141,7 @@ def test_quiet_off_a_terminal_keeps_one_record_per_round(tmp_path):
     assert records[-1]["rounds"] == 2
 
 
+@pytest.mark.slow
 def test_a_fault_left_by_an_earlier_run_is_cleared_by_the_simulated_inspector_14_13(tmp_path):
     """config/sim.toml has a simulated inspector: a fault the journal holds open (the meter, from
     an earlier run) does not stop the next start; the inspector approves play, the meter is
@@ -158,6 +164,7 @@ def test_a_fault_left_by_an_earlier_run_is_cleared_by_the_simulated_inspector_14
     assert sum(r.kind == "round.finished" for r in records) == 2
 
 
+@pytest.mark.slow
 def test_log_format_console_is_honoured_off_a_terminal(tmp_path):
     config = sim_config(tmp_path)
     config.write_text(config.read_text().replace('format = "auto"', 'format = "console"'))

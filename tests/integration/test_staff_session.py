@@ -5,6 +5,8 @@ lock a badge (journaled), and ``tabled recall`` shows the names from the journal
 
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 import dataclasses
 from pathlib import Path
@@ -28,6 +30,7 @@ async def play_staffed(tmp: Path, scenario) -> Run:
     return run
 
 
+@pytest.mark.slow
 async def test_a_recorded_simulated_session_names_a_person_for_every_privileged_action(tmp_path, capsys):
     async def scenario(run: Run) -> None:
         run.floor.plan("deciding", "void-player", "supervisor", spot=2)  # 16.3.1

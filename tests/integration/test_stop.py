@@ -100,6 +100,7 @@ def stopped_cleanly(proc: subprocess.Popen, took: float, journal: Path) -> None:
     audit_ok(journal)
 
 
+@pytest.mark.slow
 def test_a_closed_pipe_does_not_stop_play_and_sigterm_still_does(tmp_path):
     """`tabled run | head -1`: the reader leaves after one line."""
     config = sim_config(tmp_path)
@@ -112,6 +113,7 @@ def test_a_closed_pipe_does_not_stop_play_and_sigterm_still_does(tmp_path):
     stopped_cleanly(proc, took, tmp_path / "journal.db")
 
 
+@pytest.mark.slow
 def test_a_pipe_nobody_reads_does_not_stop_play_and_sigterm_still_does(tmp_path):
     config = sim_config(tmp_path)
     r, w = os.pipe()
@@ -135,6 +137,7 @@ def test_a_pipe_nobody_reads_does_not_stop_play_and_sigterm_still_does(tmp_path)
     stopped_cleanly(proc, took, tmp_path / "journal.db")
 
 
+@pytest.mark.slow
 def test_a_stalled_terminal_does_not_stop_play_and_sigterm_still_does(tmp_path):
     """A terminal stopped with Ctrl-S: every write to it waits until output resumes."""
     config = sim_config(tmp_path)
@@ -151,6 +154,7 @@ def test_a_stalled_terminal_does_not_stop_play_and_sigterm_still_does(tmp_path):
     stopped_cleanly(proc, took, tmp_path / "journal.db")
 
 
+@pytest.mark.slow
 def test_a_full_disk_under_the_log_does_not_stop_play_and_sigterm_still_does(tmp_path):
     """stdout and stderr redirected to a file on a full disk: every write fails with ENOSPC."""
     config = sim_config(tmp_path)

@@ -25,6 +25,7 @@ def _in(run, phase):
     return r is not None and r.phase == phase and r.round_id not in run.unplugged_in
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("device", ["shuffler", "betspots", "meter", "panel", "shoe"])
 async def test_unplug_and_replug_in_every_state_of_the_round(tmp_path, device):
     card_source = "shoe" if device == "shoe" else "shuffler"

@@ -84,6 +84,7 @@ def test_every_count_sums_to_the_dealer_hands():
         counting.DealerCounts(1, 2, 3, 4)
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, counting.DISTINCT_VALUES), st.integers(0, 12)), min_size=1, max_size=300))
 def test_the_plain_part_for_a_few_hands_is_the_whole_tables(pairs):

@@ -44,6 +44,7 @@ async def settle_here(run, page, name: str, shots: Path) -> None:
     await page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
 
 
+@pytest.mark.slow
 async def test_a_round_phase_by_phase_with_the_figures_of_tabled_settle(tmp_path):
     shots = tmp_path / "screenshots"
     shots.mkdir()
@@ -143,6 +144,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 async def test_a_stopped_daemon_shows_not_live_within_2_s_and_the_page_comes_back_by_itself(tmp_path):
     port = free_port()
     screen = ScreenConfig(port=port)

@@ -16,6 +16,7 @@ def out_of_play(view) -> list[dict]:
     return [f for f in view["faults"] if f["id"] == "shuffler_out"]
 
 
+@pytest.mark.slow
 async def test_the_device_out_of_play_is_on_screen_across_a_restart_until_the_inspector_clears_it_15_2(tmp_path):
     async def before(run):
         await run.rounds(2)

@@ -19,6 +19,7 @@ def meter_fault(view) -> dict:
     return fault
 
 
+@pytest.mark.slow
 async def test_a_fault_stands_since_its_record_also_after_a_restart(tmp_path):
     seen: dict = {}
 

@@ -19,6 +19,7 @@ ATTEMPTS = 10  # rounds in which to catch the deal before its hands are all deli
 Kill = asyncio.Future  # when the kill was sent (time.monotonic())
 
 
+@pytest.mark.slow
 async def test_the_shuffling_device_killed_mid_deal_is_a_fault_on_screen_with_its_rule_and_key_15_2(tmp_path):
     measured: dict[str, float] = {}
 

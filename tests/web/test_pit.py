@@ -53,6 +53,7 @@ async def caught_up(run, page) -> None:
             await asyncio.sleep(0.02)
 
 
+@pytest.mark.slow
 async def test_the_pit_shows_the_last_rounds_a_fault_and_who_cleared_it_and_the_journal_head(tmp_path):
     seen: dict = {}
 
@@ -129,6 +130,7 @@ async def test_the_pit_shows_the_last_rounds_a_fault_and_who_cleared_it_and_the_
     assert seen["open"] == ""
 
 
+@pytest.mark.slow
 async def test_a_page_from_the_pit_is_data_as_text(tmp_path):
     hostile = '<img src=x onerror="window.__owned = 1">'
 

@@ -19,6 +19,7 @@ pytestmark = pytest.mark.timeout(180)
 MISSING = "journal.ship_to: systemd's credential journal-central-password is missing"
 
 
+@pytest.mark.slow
 async def test_shipping_that_may_wait_plays_unshipped_with_a_standing_warning_on_the_pit(tmp_path, monkeypatch):
     (tmp_path / "credentials").mkdir()
     monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(tmp_path / "credentials"))

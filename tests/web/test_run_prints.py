@@ -70,6 +70,7 @@ async def test_a_second_table_on_the_screens_port_is_refused_naming_the_first(tm
         await first.stop()
 
 
+@pytest.mark.slow
 def test_tabled_run_exits_2_when_its_screen_cannot_be_served(tmp_path):
     config = tmp_path / "tabled.toml"
     with socket.socket() as taken:

@@ -233,6 +233,7 @@ def test_the_dealers_latest_lines_are_kept_in_order():
     assert len(texts) == 6 and texts[-1].startswith("spot 7: no bet before the cards are dealt")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["simulated", "scripted"])
 def test_every_screen_of_a_recorded_journal_is_json_and_shows_no_card_too_early(name, tmp_path):
     """Each input of the recorded journals, folded and shown as the daemon does: the screen is

@@ -5,6 +5,8 @@ royal flush (the simulated shuffler cannot be told to deal them)."""
 
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 from datetime import UTC, datetime
 from urllib.parse import urlencode
@@ -29,6 +31,7 @@ SIZES = [(1024, 768), (1280, 800), (1920, 1080)]
 HITS = {2: "9s 8s 7s 6s 5s", 5: "Ah Kh Qh Jh Th", "dealer": "Ac Kc 4c 3s 2h"}
 
 
+@pytest.mark.slow
 async def test_the_slip_opened_from_the_banner_shows_the_journals_figures(tmp_path):
     journal = Journal.open(tmp_path / "journal.db")
     settings = PoolSettings(PROFILE.contribution_basis_points, PROFILE.progressive_schedule.reset_cents)
