@@ -38,6 +38,7 @@ from tabled.table.effects import Note
 from tabled.daemon.journal import Journal
 from tabled.daemon.controller import Table, is_input
 
+ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "journals"
 NAMES = sorted(p.name for p in FIXTURES.iterdir() if (p / "journal.db.gz").exists())
 SETTLEMENT_KINDS = ("round.settled", "round.void")
@@ -153,6 +154,7 @@ def unpack(name: str, dest: Path) -> Path:
         with gzip.open(src / f"{db}.gz", "rb") as f, open(dest / db, "wb") as out:
             shutil.copyfileobj(f, out)
     shutil.copy(src / "config.toml", dest / "config.toml")
+    shutil.copy(ROOT / "config" / "sim-staff.toml", dest / "sim-staff.toml")  # a config that names a staff file
     return dest / "config.toml"
 
 

@@ -4,15 +4,13 @@ test grepps the bytes of every file the run wrote, and everything it printed, fo
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from pathlib import Path
 
 from tabled.commands.run import Seams, run_table
 from tabled.daemon.config import ConfigError, load_config
-from tabled.daemon.devices import SIGN_INS_PER_SECOND
 from tabled.daemon.staff import hash_pin, pin_matches, read_staff
-from tests.integration.harness import FAST, POLL, Discard, Run, config, journal_records
+from tests.integration.harness import FAST, POLL, Discard, Run, config, journal_records, sign_in_paced
 
 import pytest
 
@@ -32,9 +30,8 @@ def staff_file(tmp: Path) -> Path:
 async def test_the_pins_keyed_are_in_no_file_the_run_wrote_and_nothing_it_printed(tmp_path, capfd):
     async def scenario(run: Run) -> None:
         await run.rounds(1)
-        for pin in (WRONG, WRONG, RIGHT):  # at most two a second: within what the panel has checked
-            run.sims.panel.sign_in(5001, pin)
-            await asyncio.sleep(1.1 / (SIGN_INS_PER_SECOND - 1))
+        for pin in (WRONG, WRONG, RIGHT):  # at a pace the panel has checked
+            await sign_in_paced(run, tmp_path, 5001, pin)
         await run.until(lambda: run.core.staff.on.get("dealer") == 5001, act=False)
 
     run = Run(scenario)

@@ -124,3 +124,14 @@ class Discard(io.TextIOBase):
 def journal_records(tmp: Path, kind: str | None = None) -> list:
     with Journal.open(tmp / "journal.db", readonly=True) as j:
         return [r for r in j.records_after(0) if kind is None or r.kind == kind]
+
+
+async def sign_in_paced(run: Run, tmp: Path, badge: int, pin: str) -> None:
+    """One sign-in at the panel, journaled before the next is keyed a second later: well within the
+    sign-ins the panel has checked a second (more are refused unchecked)."""
+    def keyed() -> int:
+        return sum(r.kind == "staff.sign_in" and r.payload.get("badge") == badge for r in journal_records(tmp))
+    before = keyed()
+    run.sims.panel.sign_in(badge, pin)
+    await run.until(lambda: keyed() > before, act=False)
+    await asyncio.sleep(1.1)

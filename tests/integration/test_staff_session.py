@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-import asyncio
 import dataclasses
 from pathlib import Path
 
 from tabled.cli import main
 from tabled.commands.run import Seams, run_table
-from tabled.daemon.devices import SIGN_INS_PER_SECOND
 from tabled.daemon.staff import read_staff
 from tabled.sim.players import SIMULATED_STAFF
-from tests.integration.harness import FAST, POLL, Discard, Run, config, journal_records
+from tests.integration.harness import FAST, POLL, Discard, Run, config, journal_records, sign_in_paced
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = {1001: "Sim Dealer", 2001: "Sim Supervisor", 3001: "Sim Inspector"}
@@ -37,10 +35,7 @@ async def test_a_recorded_simulated_session_names_a_person_for_every_privileged_
         await run.rounds(2)
         run.floor.press("approve", key="inspector")  # signs in first; nothing to approve is said and journaled
         for _ in range(5):  # someone trying PINs on the inspector's badge, at a pace the panel has checked
-            run.sims.panel.sign_in(3001, "86429753")
-            # at most two of these in any second, so with the inspector's own sign-in before them the
-            # panel stays within the sign-ins it has checked a second (more are refused unchecked)
-            await asyncio.sleep(1.1 / (SIGN_INS_PER_SECOND - 1))
+            await sign_in_paced(run, tmp_path, 3001, "86429753")
         await run.until(lambda: 3001 in run.core.staff.locked_until, act=False)
 
     await play_staffed(tmp_path, scenario)
