@@ -47,20 +47,6 @@ def test_append_is_durable_and_chained_across_reopen(tmp_path, clock, fmt):
         assert j.verify().ok and j.verify().count == 3
 
 
-@pytest.fixture
-def connections(monkeypatch) -> list[sqlite3.Connection]:
-    """Every SQLite connection opened while the test runs, as the journal uses it."""
-    opened: list[sqlite3.Connection] = []
-    connect = sqlite3.connect
-
-    def recording(*args, **kwargs) -> sqlite3.Connection:
-        opened.append(connect(*args, **kwargs))
-        return opened[-1]
-
-    monkeypatch.setattr(sqlite3, "connect", recording)
-    return opened
-
-
 def test_settings_are_wal_and_synchronous_full(tmp_path, connections):
     path = tmp_path / "journal.db"
     with Journal.open(path):

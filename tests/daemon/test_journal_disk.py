@@ -12,7 +12,6 @@ import os
 import random
 import shlex
 import shutil
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -45,20 +44,6 @@ def sim_config(tmp_path: Path, journal: Path) -> Path:
     path = tmp_path / "sim.toml"
     path.write_text(text)
     return path
-
-
-@pytest.fixture
-def connections(monkeypatch) -> list[sqlite3.Connection]:
-    """Every SQLite connection opened while the test runs, as the journal uses it."""
-    opened: list[sqlite3.Connection] = []
-    connect = sqlite3.connect
-
-    def recording(*args, **kwargs) -> sqlite3.Connection:
-        opened.append(connect(*args, **kwargs))
-        return opened[-1]
-
-    monkeypatch.setattr(sqlite3, "connect", recording)
-    return opened
 
 
 def test_a_write_the_disk_has_no_room_for_is_named_and_the_journal_stays_intact(tmp_path, clock, connections):
