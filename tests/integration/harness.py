@@ -127,11 +127,12 @@ def journal_records(tmp: Path, kind: str | None = None) -> list:
 
 
 async def sign_in_paced(run: Run, tmp: Path, badge: int, pin: str) -> None:
-    """One sign-in at the panel, journaled before the next is keyed a second later: well within the
-    sign-ins the panel has checked a second (more are refused unchecked)."""
+    """One sign-in at the panel, keyed a second after any sign-in before it (the simulated floor's
+    too) and journaled before it returns: well within the sign-ins the panel has checked a second
+    (more are refused unchecked)."""
     def keyed() -> int:
         return sum(r.kind == "staff.sign_in" and r.payload.get("badge") == badge for r in journal_records(tmp))
+    await asyncio.sleep(1.1)
     before = keyed()
     run.sims.panel.sign_in(badge, pin)
     await run.until(lambda: keyed() > before, act=False)
-    await asyncio.sleep(1.1)

@@ -34,6 +34,7 @@ async def test_a_recorded_simulated_session_names_a_person_for_every_privileged_
         run.floor.plan("deciding", "void-player", "supervisor", spot=2)  # 16.3.1
         await run.rounds(2)
         run.floor.press("approve", key="inspector")  # signs in first; nothing to approve is said and journaled
+        await run.until(lambda: run.core.staff.on.get("inspector") == 3001, act=False)
         for _ in range(5):  # someone trying PINs on the inspector's badge, at a pace the panel has checked
             await sign_in_paced(run, tmp_path, 3001, "86429753")
         await run.until(lambda: 3001 in run.core.staff.locked_until, act=False)
