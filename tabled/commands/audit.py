@@ -24,13 +24,16 @@ from pathlib import Path
 
 from tabled.commands._arguments import UserError
 from tabled.daemon.config import find_config, load_config
-from tabled.daemon.journal import Journal, storage_error
-from tabled.daemon.seals import SealChecker, SealError, SealReport, local_public_key, public_keys, read_key
+from tabled.daemon.journal import Journal, JournalError, storage_error
+from tabled.daemon.seals import (SealChecker, SealError, SealReport, SigningKey, find_signing_key, local_key_files,
+                                 local_public_key, public_keys, read_key)
+from tabled.table.kinds import SEAL
 
 SETTLED = "round.settled"  # one per round: the fold writes it once (tabled/table/kinds.py)
 
 NAME = "audit"
-HELP = "audit the journal: `tabled audit verify` checks the whole hash chain; `accept-loss` records lost records"
+HELP = ("audit the journal: `tabled audit verify` checks the whole hash chain; `accept-loss` records lost records; "
+        "`restore` takes them back from the central copy")
 
 
 def add_journal_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,6 +63,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_journal_arguments(accept)
     accept.add_argument("--who", required=True, help="the inspector (recorded)")
     accept.add_argument("--why", required=True, help="why play may go on without the lost records (recorded)")
+    accept.add_argument("--signing-key", metavar="FILE",
+                        help="the table's signing key, to seal the record of the loss as the table seals every "
+                             "commit (default: the key made beside a simulated table's journal, else the config's)")
+    restore = sub.add_parser("restore", help="an inspector takes back from the journal's central copy the records "
+                                             "the journal lost (the start refused it), each hash checked")
+    add_journal_arguments(restore)
+    restore.add_argument("--central", metavar="DSN", required=True,
+                         help="the central database (an auditor's role reads every table)")
+    restore.add_argument("--table", metavar="ID", help="the table id (default: the config's)")
     compare = sub.add_parser("compare", help="compare the journal with its copy on the central PostgreSQL; "
                                              "name the first record where they part")
     add_journal_arguments(compare)
@@ -120,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
         return _compare(args)
     if args.action == "accept-loss":
         return _accept_loss(args)
+    if args.action == "restore":
+        return _restore(args)
     path = journal_path(args)
     checker = _seal_checker(args.public_key)
     try:
@@ -178,8 +192,9 @@ def _accept_loss(args: argparse.Namespace) -> int:
     path = journal_path(args)
     if not path.is_file():
         raise UserError(f"{path}: no journal there")
+    key = _sealing_key(args, path)
     try:
-        with Journal.open(path, exclusive=True) as journal:  # not while the daemon runs (JournalInUse)
+        with Journal.open(path, exclusive=True, seal_with=key) as journal:  # not while the daemon runs (JournalInUse)
             accepted = accept_loss(journal, path, who, why)
     except sqlite3.DatabaseError as exc:
         raise storage_error(path, exc) from None
@@ -190,6 +205,84 @@ def _accept_loss(args: argparse.Namespace) -> int:
         return 0
     print(f"journal {path}: the loss is recorded by {who} (records {accepted['journal_ended_at'] + 1} to"
           f" {accepted['head_recorded']} lost); the table may start")
+    return 0
+
+
+def _sealing_key(args: argparse.Namespace, path: Path) -> SigningKey | None:
+    """The key a record written by an audit command is sealed with: a sealed journal takes no
+    unsealed record (the next start would refuse it as not the table's)."""
+    named = args.signing_key
+    if named is None:
+        beside = local_key_files(path)[0]
+        if beside.exists():
+            named = beside
+        elif not args.journal or args.config:
+            named = load_config(find_config(args.config)).journal.signing_key
+    try:
+        key = find_signing_key(Path(named) if named is not None else None)
+    except SealError as exc:
+        raise UserError(str(exc)) from None
+    if key is None:
+        try:
+            with Journal.open(path, readonly=True, verify=False) as journal:
+                sealed = journal.last_of_kind(SEAL) is not None
+        except sqlite3.Error as exc:
+            raise storage_error(path, exc) from None
+        if sealed:
+            raise UserError(f"{path}: the journal is sealed with the table's key: give it (--signing-key FILE) so "
+                            "that the record written is sealed too (an unsealed record stops the next start)")
+    return key
+
+
+def _restore(args: argparse.Namespace) -> int:
+    """The records the journal lost, taken back from its central copy, each hash checked: the
+    start then finds its head again (tabled/daemon/heads.py, tabled/daemon/shipping.py)."""
+    import psycopg
+
+    from tabled.daemon.heads import write_head
+    from tabled.daemon.shipping import central_records_after, central_tables
+    from tabled.host.dsn import server_said, unreadable_dsn
+    path = journal_path(args)
+    if not path.is_file():
+        raise UserError(f"{path}: no journal there")
+    table = args.table or load_config(find_config(args.config)).table.id
+    problem = unreadable_dsn(args.central)
+    if problem is not None:
+        raise UserError(f"--central: {problem}")
+    try:
+        central = psycopg.connect(args.central, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise UserError(f"the central database cannot be reached: {server_said(exc)}") from None
+    try:
+        with central, Journal.open(path, exclusive=True) as journal:  # not while the daemon runs
+            held = central_tables(central)
+            if table not in held:
+                raise UserError(f"table {table} is not on the central copy (it holds "
+                                f"{', '.join(held) if held else 'no table'}): check --table or the config's table.id")
+            seq, digest = journal.head
+            rows = central_records_after(central, table, seq - 1 if seq else 0)
+            if seq and (not rows or rows[0][0] != seq or rows[0][6] != digest):
+                raise UserError(f"journal {path} and the central copy of table {table} PART at record {seq}: "
+                                f"nothing restored (tabled audit compare --journal {path} --central DSN names "
+                                "where)")
+            rows = rows[1:] if seq else rows
+            if not rows:
+                print(f"journal {path}: the central copy of table {table} holds no record after {seq}: "
+                      "nothing to restore")
+                return 0
+            try:
+                restored = journal.restore(rows)
+            except JournalError as exc:
+                raise UserError(str(exc)) from None
+            write_head(path, *journal.head)
+    except sqlite3.Error as exc:
+        raise storage_error(path, exc) from None
+    except psycopg.Error as exc:
+        raise UserError(f"the central database: {server_said(exc)}") from None
+    except OSError as exc:
+        raise UserError(f"{exc.filename}: the journal's head cannot be written ({exc.strerror})") from None
+    print(f"journal {path}: records {seq + 1} to {seq + restored} restored from the central copy of table {table},"
+          " each hash checked; the table may start")
     return 0
 
 

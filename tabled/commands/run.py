@@ -154,7 +154,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
                 raise
             shipping_waits = f"{exc}; the journal is shipped from the start that has it (journal.ship_may_wait)"
             log.warning("shipping.waiting", reason=shipping_waits)
-    opened = await open_table(cfg, journal_path, clock=seams.clock, pool_retry=seams.pool_retry)
+    opened = await open_table(cfg, journal_path, clock=seams.clock, pool_retry=seams.pool_retry, central=central)
     table, core = opened.table, opened.table.core
     table.shipping_waits = shipping_waits
     session = report.Session()

@@ -6,6 +6,7 @@ devices' place is wired by ``tabled run`` (tabled/commands/run.py): the daemon d
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,8 @@ from tabled.table.effects import Note
 
 log = structlog.get_logger("tabled.run")
 
+#: how long a start waits for the central copy's head before it goes on without comparing
+CENTRAL_CHECK_S = 15.0
 DEVICE_NAMES = ("shuffler", "betspots", "meter", "shoe", "panel")
 
 
@@ -104,14 +107,15 @@ class Opened:
 
 
 async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], float],
-                     pool_retry: float) -> Opened:
+                     pool_retry: float, central: Callable[[], Any] | None = None) -> Opened:
     """Open the journal (a second controller is refused, naming the first; verified from the last
     checkpoint; a journal that no longer holds the head kept beside it is refused for an inspector,
     tabled/daemon/heads.py), with the table's key when it has one every commit sealed
     (tabled/daemon/seals.py: a record found unsealed stops the start, named), and replay it; journal
     what this start runs with (the software checked against its release, the configuration:
     tabled/daemon/provenance.py; a refusal stops the start); open the pools and check them against
-    the journal.
+    the journal. Where the journal is shipped (``central``: its connector), it must hold the
+    central copy's head as well: a journal that lost records it shipped is refused for an inspector.
     ``pool_retry``: seconds between attempts to reach a pool that is down (14.13)."""
     try:
         key = find_signing_key(cfg.journal.signing_key)
@@ -124,6 +128,10 @@ async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], flo
             raise CannotStart(lost)
         if note is not None:
             log.warning("journal.head_unreadable", detail=note)
+        if central is not None:
+            lost = await lost_against_central_copy(cfg.table.id, journal, journal_path, central)
+            if lost is not None:
+                raise CannotStart(lost)
         core, missing, replayed = Table.replay(journal, lambda snap: make_core(cfg, snap))
         found = journal.count()
         # what this start runs with, journaled before play; the fold takes nothing from it
@@ -154,6 +162,27 @@ async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], flo
                   retry_interval=pool_retry)
     table.listeners.append(HeadMark(journal, journal_path))  # each round's end: the head in its second place
     return Opened(journal, [pool, *others], table, missing, replayed, found)
+
+
+async def lost_against_central_copy(table_id: str, journal: Journal, journal_path: Path,
+                                    central: Callable[[], Any]) -> str | None:
+    """What the journal lost against its central copy's head (tabled/daemon/shipping.py), or None.
+    A central server out of reach for :data:`CENTRAL_CHECK_S` does not stop the start: the head
+    kept beside the journal has been checked, and the shipper finds a difference when it connects."""
+    from tabled.daemon.shipping import central_head_async, lost_against_central
+    from tabled.host.dsn import server_said
+    try:
+        async with asyncio.timeout(CENTRAL_CHECK_S):
+            conn = await central()
+            try:
+                head = await central_head_async(conn, table_id)
+            finally:
+                await conn.close()
+    except Exception as exc:  # noqa: BLE001 (any database or network failure: the start goes on, said)
+        why = f"no answer within {CENTRAL_CHECK_S:g} s" if isinstance(exc, TimeoutError) else server_said(exc)[:200]
+        log.warning("journal.central_unchecked", reason=why)
+        return None
+    return lost_against_central(journal, journal_path, table_id, head)
 
 
 def configured_drivers(cfg: Config, *, timing: LinkTiming, poll_interval: float) -> Callable[[Any], dict[str, Any]]:

@@ -7,17 +7,19 @@ discard that frame and every frame after it when it next opens the file: by desi
 word. Commits in those frames are gone, and the hash chain of what is left is intact, so
 ``tabled audit verify`` cannot tell. Only a copy of the head kept somewhere else can.
 
-Where a table has one, the journal's central copy (``[journal] ship_to``, tabled/daemon/shipping.py)
-and the pool (a round the pool holds that the journal does not have, tabled/pool/rounds.py) are
-such places. Every table also has this one: a small file beside the journal, ``<journal>.head``,
-holding the journal's head (record number and hash), written to a temporary file and renamed over
-the old one (a crash leaves the old head or the new, never a torn one). After every commit it is
-written over the last head in place, one write of a fixed size into the system's cache, which a
-kill -9 of the daemon neither tears nor loses (about 0.1 ms with the head's read, against 3.5 ms
-for the commit itself on the test machine); at each round's end, and once the start has checked
-the journal, it is written anew and flushed to the disk with the folder (two fsyncs: 6 to 20 ms
-there, once a round), so a power cut loses at most the round in play's marks. A head file missing or damaged
-says nothing about the journal: the start names it in the log and goes on, writing a new one.
+Where a table has one, the journal's central copy (``[journal] ship_to``, tabled/daemon/shipping.py:
+a start compares the journal with its head, tabled/daemon/assemble.py, and ``tabled audit restore``
+takes lost records back from it) and the pool (a round the pool holds that the journal does not
+have, tabled/pool/rounds.py) are such places. Every table also has this one: a small file beside the
+journal, ``<journal>.head``, holding the journal's head (record number and hash), written to a
+temporary file and renamed over the old one (a crash leaves the old head or the new, never a torn
+one). After every commit it is written over the last head in place, one write of a fixed size into
+the system's cache, which a kill -9 of the daemon neither tears nor loses (about 0.1 ms with the
+head's read, against 3.5 ms for the commit itself on the test machine); at each round's end, and
+once the start has checked the journal, it is written anew and flushed to the disk with the folder
+(two fsyncs: 6 to 20 ms there, once a round), so a power cut loses at most the round in play's
+marks. A head file missing or damaged says nothing about the journal: the start names it in the log
+and goes on, writing a new one.
 
 At start, before the journal is replayed: the journal must hold the record the head names, with
 that hash. If it holds fewer records, or another record at that number, it lost committed records:

@@ -736,6 +736,41 @@ class Journal:
             self.last_seal, self._known_head = sealed, (seq, prev)
         return records
 
+    def restore(self, rows: Iterable[tuple[int, int, str | None, str, str, str, str]]) -> int:
+        """Records this journal lost, taken back verbatim from a copy of it (its central copy): each
+        ``(seq, time_us, round_id, kind, payload text, prev_hash, hash)`` must follow the head and hash
+        to the hash it carries, or nothing is written. The number of records restored."""
+        if self.readonly:
+            raise JournalError(f"{self.path}: opened read-only")
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            seq, prev = self.head
+            encoded, last_seal = [], None
+            for r_seq, time_us, round_id, kind, text, r_prev, digest in rows:
+                if r_seq != seq + 1 or r_prev != prev:
+                    raise JournalError(f"{self.path}: record {r_seq} of the copy does not follow record {seq} "
+                                       "of this journal: not restored")
+                if record_hash(r_seq, time_us, round_id, kind, text, r_prev) != digest:
+                    raise JournalError(f"{self.path}: record {r_seq} of the copy does not hash to the hash it "
+                                       "carries (changed there): not restored")
+                encoded.append(self._fmt.encode(r_seq, time_us, round_id, kind, text, r_prev, digest))
+                if kind == SEAL:
+                    last_seal = Record(r_seq, time_us, round_id, kind, json.loads(text), r_prev, digest)
+                seq, prev = r_seq, digest
+            conn.executemany(self._fmt.insert, encoded)
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            _roll_back(conn)
+            if isinstance(exc, sqlite3.Error):
+                raise storage_error(self.path, exc) from None
+            raise
+        if last_seal is not None:
+            self.last_seal = last_seal
+        if self._known_head is not None:
+            self._known_head = (seq, prev)
+        return len(encoded)
+
     def _moved(self, head_seq: int) -> str:
         """What a sealed journal says when its head is not the one it left."""
         known = self._known_head[0] if self._known_head is not None else 0

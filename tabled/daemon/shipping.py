@@ -220,6 +220,43 @@ def central_head(conn: Any, table_id: str) -> tuple[int, str]:
     return (row[0], row[1]) if row else (0, GENESIS_HASH)
 
 
+async def central_head_async(conn: Any, table_id: str) -> tuple[int, str]:
+    cur = await conn.execute("SELECT seq, hash FROM journal_records WHERE table_id = %s ORDER BY seq DESC LIMIT 1",
+                             (table_id,))
+    row = await cur.fetchone()
+    return (row[0], row[1]) if row else (0, GENESIS_HASH)
+
+
+def lost_against_central(journal: Journal, journal_path: Path, table_id: str, central: tuple[int, str]) -> str | None:
+    """What the journal lost, when it no longer holds the central copy's head ``central`` (record
+    number and hash): records it committed and shipped, then lost (a write-ahead log damaged after a
+    crash, a journal put back from an older backup). None when it holds that record."""
+    seq, digest = central
+    if seq == 0:
+        return None
+    head = journal.head[0]
+    record = journal.record(seq) if seq <= head else None
+    restore = (f"tabled audit restore --journal {journal_path} --central DSN --table {table_id}")
+    if record is None:
+        return (f"the journal {journal_path} lost records it had committed: it ends at record {head}, but its"
+                f" central copy (table {table_id}) holds records to {seq}; records {head + 1} to {seq} are gone"
+                f" here (a damaged write-ahead log after a crash? an older backup put back?). The table does not"
+                f" start until an inspector restores them from the central copy: {restore}")
+    if record.hash != digest:
+        return (f"the journal {journal_path} and its central copy (table {table_id}) PART at record {seq}: its"
+                f" hash here is {record.hash[:12]}, there {digest[:12]}: records were lost here and others written"
+                f" in their place, or one side was replaced. The table does not start until an inspector finds"
+                f" which is the table's (tabled audit compare --journal {journal_path} --central DSN)")
+    return None
+
+
+def central_records_after(conn: Any, table_id: str, seq: int) -> list[tuple[int, int, str | None, str, str, str, str]]:
+    """The central copy's records of ``table_id`` after record ``seq``, in order, as stored."""
+    return [tuple(row) for row in conn.execute(
+        "SELECT seq, time_us, round_id, kind, payload, prev_hash, hash FROM journal_records "
+        "WHERE table_id = %s AND seq > %s ORDER BY seq", (table_id, seq))]
+
+
 _INSERT = ("INSERT INTO journal_records (table_id, seq, time_us, round_id, kind, payload, prev_hash, hash) "
            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)")
 
@@ -407,4 +444,5 @@ def compare(journal: Journal, central: Any, table_id: str) -> tuple[Divergence |
 
 
 __all__ = ["CENTRAL_SCHEMA", "Shipper", "dsn_problem", "connector", "PASSWORD_CREDENTIAL", "ShippingError",
-           "Divergence", "migrate", "register_table", "compare", "central_head", "central_tables", "AUDITOR"]
+           "Divergence", "migrate", "register_table", "compare", "central_head", "central_head_async",
+           "central_records_after", "central_tables", "lost_against_central", "AUDITOR"]

@@ -104,3 +104,29 @@ def test_accept_loss_without_a_journal_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{tmp_path / 'none.db'}: no journal there" in err and err.count("\n") == 1
     assert not (tmp_path / "none.db").exists()
+
+
+def test_the_loss_recorded_on_a_sealed_journal_is_sealed_so_the_table_starts_on_it(tmp_path, capsys):
+    from tabled.daemon.seals import find_signing_key, local_key_files, make_local_key
+    path = tmp_path / "journal.db"
+    key_file = make_local_key(path)  # the simulated table's own key beside its journal
+    key = find_signing_key(key_file)
+    with Journal.open(path, seal_with=key) as j:
+        for i in range(6):
+            j.append("tick", {"i": i})
+    write_head(path, 40, "0" * 64)
+    # without the key an unsealed record would stop the next start: refused, saying so
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    moved = other / "journal.db"
+    for suffix in ("", ".head"):
+        (tmp_path / f"journal.db{suffix}").rename(other / f"journal.db{suffix}")
+    assert main(["audit", "accept-loss", "--journal", str(moved), "--who", "Ray", "--why", "WAL damaged"]) == 2
+    assert "the journal is sealed with the table's key: give it (--signing-key FILE)" in capsys.readouterr().err
+    for suffix in ("", ".head"):
+        (other / f"journal.db{suffix}").rename(tmp_path / f"journal.db{suffix}")
+    # beside the key it was made with (or given --signing-key) the record of the loss is sealed
+    assert main(["audit", "accept-loss", "--journal", str(path), "--who", "Ray", "--why", "WAL damaged"]) == 0
+    with Journal.open(path, seal_with=key) as j:  # a record no seal covers would be refused here
+        assert j.last_of_kind(ACCEPTED) is not None
+    assert main(["audit", "verify", "--journal", str(path), "--public-key", str(local_key_files(path)[1])]) == 0

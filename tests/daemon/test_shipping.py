@@ -217,3 +217,97 @@ def test_compare_with_a_table_the_central_copy_does_not_hold_names_the_tables_it
                    "or the config's table.id"), err
     assert main([*compare, "T02"]) == 0  # a table registered, nothing shipped yet
     assert "the central copy holds no record of table T02 yet (this journal has 6)" in capsys.readouterr().out
+
+
+def _ticks(path: Path, n: int) -> None:
+    with Journal.open(path) as journal:
+        for i in range(n):
+            journal.append("tick", {"i": i})
+
+
+def _start(tmp_path: Path, connect) -> None:
+    """A start of table T01 on ``tmp_path/journal.db``, its journal shipped through ``connect``."""
+    import dataclasses
+
+    from tabled.daemon.assemble import open_table
+    from tabled.daemon.config import load_config
+    from tests.integration.test_restart_sim import sim_config
+    cfg = load_config(sim_config(tmp_path))
+    cfg = dataclasses.replace(cfg, table=dataclasses.replace(cfg.table, id="T01"))
+
+    async def run():
+        opened = await open_table(cfg, tmp_path / "journal.db", clock=lambda: 1_700_000_000.0, pool_retry=1.0,
+                                  central=connect)
+        await opened.close()
+    asyncio.run(run())
+
+
+def _cut(path: Path, after: int) -> None:
+    """The journal's records after ``after`` gone, as a damaged write-ahead log leaves it, and its head
+    kept beside it no wiser (a power cut took the head's last marks too)."""
+    import sqlite3
+
+    from tabled.daemon.heads import write_head
+    with sqlite3.connect(path) as conn:
+        conn.execute("DELETE FROM records WHERE seq > ?", (after,))
+    with Journal.open(path, readonly=True) as journal:
+        write_head(path, *journal.head)
+
+
+def test_a_start_finds_records_the_journal_shipped_and_then_lost_and_the_inspector_restores_them(
+        tmp_path, central, capsys):
+    from tabled.daemon.assemble import CannotStart
+    path = tmp_path / "journal.db"
+    _ticks(path, 30)
+    ship(path, "T01", table_dsn(central, "T01"))
+    _cut(path, 22)
+    connect = lambda: psycopg.AsyncConnection.connect(table_dsn(central, "T01"))  # noqa: E731
+    with pytest.raises(CannotStart) as refused:
+        _start(tmp_path, connect)
+    said = str(refused.value)
+    assert f"the journal {path} lost records it had committed: it ends at record 22, but its central copy " \
+           "(table T01) holds records to 30; records 23 to 30 are gone here" in said
+    assert f"tabled audit restore --journal {path} --central DSN --table T01" in said
+    with Journal.open(path, readonly=True) as journal:
+        assert journal.count() == 22  # the refused start wrote nothing
+
+    assert main(["audit", "restore", "--journal", str(path), "--central", central, "--table", "T01"]) == 0
+    assert f"journal {path}: records 23 to 30 restored from the central copy of table T01, each hash checked" \
+        in capsys.readouterr().out
+    assert local_rows(path)[:30] == central_rows(central, "T01")  # the very records, hash for hash
+    assert main(["audit", "verify", "--journal", str(path)]) == 0
+    _start(tmp_path, connect)  # the journal holds the central head again: the table starts
+    with Journal.open(path, readonly=True) as journal:
+        assert journal.count() > 30  # and this start journaled what it runs with after them
+
+
+def test_a_journal_that_parts_from_its_central_copy_is_refused_and_not_restored(tmp_path, central, capsys):
+    from tabled.daemon.assemble import CannotStart
+    path = tmp_path / "journal.db"
+    _ticks(path, 12)
+    ship(path, "T01", table_dsn(central, "T01"))
+    _cut(path, 5)
+    with Journal.open(path) as journal:  # others written where the lost ones were
+        for i in range(10):
+            journal.append("tick", {"i": 100 + i})
+    from tabled.daemon.heads import write_head
+    with Journal.open(path, readonly=True) as journal:
+        write_head(path, *journal.head)
+    with pytest.raises(CannotStart) as refused:
+        _start(tmp_path, lambda: psycopg.AsyncConnection.connect(table_dsn(central, "T01")))
+    assert f"the journal {path} and its central copy (table T01) PART at record 12" in str(refused.value)
+    capsys.readouterr()
+    assert main(["audit", "restore", "--journal", str(path), "--central", central, "--table", "T01"]) == 2
+    assert f"journal {path} and the central copy of table T01 PART at record 15: nothing restored" \
+        in capsys.readouterr().err
+    assert len(local_rows(path)) == 15
+
+
+def test_a_central_server_out_of_reach_does_not_stop_the_start(tmp_path, central, capfd):
+    path = tmp_path / "journal.db"
+    _ticks(path, 4)
+
+    async def unreachable():
+        raise psycopg.OperationalError("connection refused")
+    _start(tmp_path, unreachable)
+    assert "journal.central_unchecked" in capfd.readouterr().out
