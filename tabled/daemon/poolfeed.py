@@ -29,7 +29,7 @@ import structlog
 from tabled.daemon.journal import Journal, Record
 from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import Category
-from tabled.host.log import scrub_secrets
+from tabled.host.log import Trouble, scrub_secrets
 from tabled.pool.base import PoolError, PoolUnavailable, ProgressivePool
 from tabled.pool.rounds import ROUND_OPENED, check_table, round_key
 from tabled.table.core import TableCore, op_key, result_as_dict
@@ -67,6 +67,7 @@ class PoolLink:
         self.tasks: list[asyncio.Task] = []
         self.answered = asyncio.Event()  # the meter feed gave its first reading
         self.heard = asyncio.Event()     # the meter feed gave its first reading or first failed
+        self.trouble = Trouble(log, "pool.unreachable")  # operations re-sent: logged without a flood
 
 
 class PoolFeed:
@@ -183,6 +184,7 @@ class PoolFeed:
                     try:
                         ops = await self._deliver(link, ops)
                         link.ops_down = False
+                        link.trouble.ended(pool=link.name)
                     except PoolUnavailable as exc:
                         # 14.13: the round in play goes on; this operation waits, in order, for the link
                         link.ops_down = True
@@ -190,8 +192,8 @@ class PoolFeed:
                         if not parked:
                             parked = True
                             self._done()
-                        log.warning("pool unreachable: will send again", pool=link.name, error=str(exc),
-                                    round_id=ops[0].round_id, op=ops[0].op)
+                        link.trouble.failed(exc, pool=link.name, round_id=ops[0].round_id, op=ops[0].op,
+                                            will="send again")
                         await asyncio.sleep(self.retry_interval)
                         await self.folded()  # the fault (and a hold) is in the journal before the re-send
             finally:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 
+from structlog.testing import capture_logs
+
 from tabled.daemon.journal import Journal
 from tabled.daemon.poolfeed import PoolFeed
 from tabled.game.limits import Limits
@@ -82,13 +84,20 @@ async def test_an_operation_that_cannot_reach_the_pool_waits_under_the_fault_the
         f = Feeding(core, journal, pool)
         f.feed.start()
         pool.down = True
-        assert f.feed.send([PoolOp("contribute", "T01-000001", 3, PROFILE.progressive_wager_cents)])
-        await f.until(lambda: "equipment.fault" in f.kinds() and pool.calls >= 3)   # sent again and again
+        with capture_logs() as logged:
+            assert f.feed.send([PoolOp("contribute", "T01-000001", 3, PROFILE.progressive_wager_cents)])
+            await f.until(lambda: "equipment.fault" in f.kinds() and pool.calls >= 3)   # sent again and again
+        # said once when it starts, not at every re-send
+        assert [e["event"] for e in logged if e["event"].startswith("pool.unreachable")] == ["pool.unreachable"]
+        assert logged[0]["error"] == "pool main: no route to host" and logged[0]["round_id"] == "T01-000001"
         assert f.feed.pending == 0 and f.settled == 1   # parked: the table is not held up by it
         assert f.answers[0] == ("equipment.fault", {"equipment": "pool",
                                                     "reason": "pool main: no route to host"})
         pool.down = False
-        await f.until(lambda: "equipment.ok" in f.kinds())
+        with capture_logs() as logged:
+            await f.until(lambda: "equipment.ok" in f.kinds())
+        ended = [e for e in logged if e["event"] == "pool.unreachable.ended"]
+        assert len(ended) == 1 and ended[0]["failures"] >= 3 and ended[0]["pool"] == "main"
         assert f.kinds() == ["equipment.fault", "pool.contributed", "equipment.ok"]
         (_, contributed), = [a for a in f.answers if a[0] == "pool.contributed"]
         assert contributed["spot"] == 3 and contributed["balance_cents"] == await local.balance()
