@@ -38,7 +38,7 @@ USER_ERRORS: tuple[tuple[str, str], ...] = (
     ("tabled.daemon.config", "ConfigError"),
     ("tabled.floor.config", "FloorConfigError"),
     ("tabled.daemon.assemble", "CannotStart"),
-    ("tabled.daemon.journal", "JournalError"),
+    ("tabled.journal.store", "JournalError"),
     ("tabled.daemon.shipping", "ShippingError"),
     ("tabled.pool.base", "PoolError"),
     ("tabled_drivers.sim.base", "ScriptError"),

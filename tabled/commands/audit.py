@@ -24,8 +24,8 @@ from pathlib import Path
 
 from tabled.commands._arguments import UserError
 from tabled.daemon.config import find_config, load_config
-from tabled.daemon.journal import Journal, JournalError, storage_error
-from tabled.daemon.seals import (SealChecker, SealError, SealReport, SigningKey, find_signing_key, local_key_files,
+from tabled.journal.store import Journal, JournalError, storage_error
+from tabled.journal.seals import (SealChecker, SealError, SealReport, SigningKey, find_signing_key, local_key_files,
                                  local_public_key, public_keys, read_key)
 from tabled.table.kinds import SEAL
 

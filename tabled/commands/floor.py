@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 async def serve(args: argparse.Namespace) -> int:
     from tabled.floor.config import load_floor_config
     from tabled.floor.service import Floor, floor_connector
-    from tabled.daemon.seals import SealError
+    from tabled.journal.seals import SealError
     cfg = load_floor_config(args.config)
     try:
         floor = Floor(cfg, floor_connector(cfg.central))

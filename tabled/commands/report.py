@@ -25,7 +25,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from tabled.commands._arguments import UserError, whole_number
 from tabled.commands.audit import add_journal_arguments
 from tabled.daemon.config import ReportsConfig, find_config, load_config
-from tabled.daemon.journal import Journal, JournalError, Record, storage_error
+from tabled.journal.store import Journal, JournalError, Record, storage_error
 from tabled.game.profiles import Profile
 from tabled.math.paytable import Paytable
 from tabled.profiles import load_profile

@@ -72,7 +72,7 @@ def own_signing_key(cfg: Config, journal_path: Path, environ: dict[str, str] | N
     credential names a key, it makes its own beside the journal on first start (private, mode 0600;
     the public half beside it for ``tabled audit verify``: tabled/daemon/seals.py:make_local_key)."""
     from tabled.daemon.assemble import CannotStart
-    from tabled.daemon.seals import CREDENTIAL, local_key_files, make_local_key
+    from tabled.journal.seals import CREDENTIAL, local_key_files, make_local_key
     environ = dict(os.environ) if environ is None else environ
     credentials = environ.get("CREDENTIALS_DIRECTORY")
     if (not cfg.simulation.enabled or cfg.journal.signing_key is not None

@@ -20,9 +20,9 @@ from tabled.daemon.config import Config
 from tabled.daemon.controller import Table
 from tabled.daemon.devices import build_drivers
 from tabled.daemon.heads import HeadMark, lost_records
-from tabled.daemon.journal import Journal, JournalUnsealed
+from tabled.journal.store import Journal, JournalUnsealed
 from tabled.daemon.provenance import StartRefused, record_start
-from tabled.daemon.seals import SealError, SigningKey, find_signing_key
+from tabled.journal.seals import SealError, SigningKey, find_signing_key
 from tabled.game.limits import Limits
 from tabled.pool.base import PoolError, PoolUnavailable, ProgressivePool
 from tabled.pool.rounds import check_table

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tabled.daemon.journal import GENESIS_HASH, Journal, JournalError, Record
-from tabled.table.pit import CLEARED_KEPT, DECISIONS_KEPT, HITS_KEPT, KINDS, ROUNDS_KEPT, PitLog
+from tabled.journal.store import GENESIS_HASH, Journal, JournalError, Record
+from tabled.views.pit import CLEARED_KEPT, DECISIONS_KEPT, HITS_KEPT, KINDS, ROUNDS_KEPT, PitLog
 
 CHUNK = 5000  # records looked at per step of the first read, back from the head
 

@@ -32,7 +32,7 @@ from typing import Any
 
 import structlog
 
-from tabled.daemon.journal import GENESIS_HASH, Journal, Record, record_hash
+from tabled.journal.store import GENESIS_HASH, Journal, Record, record_hash
 from tabled.host.dsn import NoPassword, required_password, server_said
 from tabled.host.dsn import dsn_problem as host_dsn_problem
 from tabled.host.log import Trouble

@@ -52,14 +52,14 @@ import structlog
 from aiohttp import web
 
 from tabled.daemon.config import ScreenConfig, Viewer
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.daemon.pages import HostNames, PageListener
 from tabled.daemon.pit import PitReader, standing_since
 from tabled.table.effects import Effect
-from tabled.table.pit import pit_devices, pit_view
-from tabled.table.screen import screen_view
-from tabled.table.slip import KINDS as SLIP_KINDS
-from tabled.table.slip import SlipError, awards_before, hand_pay_slip
+from tabled.views.pit import pit_devices, pit_view
+from tabled.views.screen import screen_view
+from tabled.views.slip import KINDS as SLIP_KINDS
+from tabled.views.slip import SlipError, awards_before, hand_pay_slip
 
 log = structlog.get_logger("tabled.daemon.web")
 

@@ -29,7 +29,7 @@ import structlog
 from aiohttp import web
 
 from tabled.daemon.pages import HostNames, PageListener, origin_refused
-from tabled.daemon.seals import public_keys, read_key
+from tabled.journal.seals import public_keys, read_key
 from tabled.host.dsn import credential_password, server_said
 from tabled.host.log import Trouble
 from tabled.daemon.web import SECURITY_HEADERS, Decision, may_view, presented_token

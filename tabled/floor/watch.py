@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
-from tabled.daemon.journal import GENESIS_HASH, record_hash
-from tabled.daemon.seals import SealChecker
+from tabled.journal.store import GENESIS_HASH, record_hash
+from tabled.journal.seals import SealChecker
 from tabled.game.settlement import money
-from tabled.table.slip import PAYERS
+from tabled.views.slip import PAYERS
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from typing import Any
 
 from tabled.table.core import DECKS, TableCore
 from tabled.table.effects import Effect, Say
-from tabled.table.view import RoundView, TableView, dealer_view
+from tabled.views.view import RoundView, TableView, dealer_view
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import pytest
 from tabled.cli import main
 from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import Category
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.pool.local import LocalPool
 from tabled.pool.postgresql import PostgresPool
 from tabled.pool.settings import PoolSettings

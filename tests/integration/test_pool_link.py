@@ -17,7 +17,7 @@ from tabled.table.core import TableCore
 from tabled.table.effects import Command, Say
 from tabled.game.cards import parse_cards
 from tabled.profiles import load_profile
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.pool.postgresql import PostgresPool
 from tabled.pool.settings import PoolSettings
 from tabled.game.limits import Limits

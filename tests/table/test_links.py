@@ -7,7 +7,7 @@ import pytest
 
 from tabled.table.core import TableCore
 from tabled.table.effects import Command
-from tabled.table.screen import screen_view
+from tabled.views.screen import screen_view
 
 from .harness import Harness, commands, notes, refused, rules_said, says
 

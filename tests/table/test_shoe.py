@@ -10,7 +10,7 @@ import json
 import pytest
 
 from tabled.table.core import TableCore
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.daemon.controller import Table
 
 from .harness import MINUTE, Harness, commands, notes, refused, rules_said, says

@@ -10,7 +10,7 @@ import pytest
 
 from tabled.game.settlement import settlement_from_dict
 from tabled.table.effects import Note, PoolOp
-from tabled.table.slip import KINDS, SlipError, awards_before, hand_pay_slip
+from tabled.views.slip import KINDS, SlipError, awards_before, hand_pay_slip
 
 from .harness import Harness
 from .test_staff import ROSTER, staffed

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from tabled.game.cards import parse_cards
-from tabled.table.view import dealer_view
+from tabled.views.view import dealer_view
 from tests.table.harness import Harness
 
 HANDS = {1: "2h 5h 9h Jh Kh", 3: "As Ad 5c 7d 9c", "dealer": "Kc Qd Jd 3s 4s"}

@@ -13,7 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from tabled.daemon.config import ScreenConfig
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.daemon.web import ScreenServer
 from tabled.pool.base import PoolUnavailable
 from tabled.pool.postgresql import PostgresPool

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tabled.daemon.journal import FINGERPRINT_HEX, fingerprint
+from tabled.journal.store import FINGERPRINT_HEX, fingerprint
 from tabled.host.documents import read_text
 from tabled.table.kinds import KEY, SEAL
 
@@ -110,7 +110,7 @@ def _check_mode(path: Path) -> None:
                         f"{stat.S_IMODE(mode):04o}): refused; make it its owner's alone (chmod 600)")
     if mode & (stat.S_IRGRP | stat.S_IROTH):
         import structlog  # the daemon's log: not loaded by the audits that read public keys alone
-        structlog.get_logger("tabled.daemon.seals").warning(
+        structlog.get_logger("tabled.journal.seals").warning(
             "journal.signing_key_readable_by_others", path=str(path), mode=f"{stat.S_IMODE(mode):04o}",
             detail="whoever reads it can seal as the table: make it its owner's alone (chmod 600)")
 
