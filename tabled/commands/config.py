@@ -87,8 +87,9 @@ def effective_toml(cfg: Config) -> str:
             "shifts = [" + ", ".join(_value(t) for t in r.shifts) + "]", f"flag_sigmas = {r.flag_sigmas!r}", ""]
     sc = cfg.screen
     host = f"[{sc.host}]" if ":" in sc.host else sc.host
+    tls = {} if sc.tls is None else {"certificate": sc.tls.certificate, "key": sc.tls.key}
     out += _table("[screen]", {"enabled": sc.enabled, "listen": f"{host}:{sc.port}", "names": list(sc.names),
-                               "max_connections": sc.max_connections})
+                               "max_connections": sc.max_connections, **tls})
     # a viewer's token is a password: never printed
     out.insert(len(out) - 1, "viewers = [" + "".join(
         f"\n    {_value({'name': v.name, 'token': '***'})}," for v in sc.viewers) + ("\n]" if sc.viewers else "]"))

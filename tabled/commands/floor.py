@@ -29,7 +29,7 @@ async def serve(args: argparse.Namespace) -> int:
     await floor.poll()  # the page has the tables from its first look
     try:
         url = await floor.start()
-    except OSError as exc:
+    except (OSError, ValueError) as exc:  # its port, or its TLS certificate and key
         raise UserError(str(exc)) from None
     print(f"the floor: {url}", flush=True)
     try:

@@ -270,9 +270,12 @@ async def _start_screen(start_screen: Callable, cfg: Config, table: Table, human
     (``[screen] enabled = false`` is a table without one)."""
     try:
         screen = await start_screen(cfg.screen, table)
+    except ValueError as exc:  # its TLS certificate and key, or plain HTTP off this PC
+        from tabled.daemon.assemble import CannotStart
+        raise CannotStart(str(exc)) from None
     except OSError as exc:
         from tabled.daemon.assemble import CannotStart
-        from tabled.daemon.pages import holder_of
+        from tabled.web.listen import holder_of
         held = ""
         if exc.errno == errno.EADDRINUSE:
             held = f" (held by {await asyncio.to_thread(holder_of, cfg.screen.host, cfg.screen.port)})"

@@ -41,8 +41,9 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
                         pin_hash)], attempts, lockout_minutes) or None: who signs in at the panel
                         (tabled/daemon/staff.py, docs/staff.md); without it the key alone acts
     [screen]         -> Config.screen: ScreenConfig(enabled, host, port, viewers: tuple[Viewer(name,
-                        token)], names, max_connections): the dealer's screen
-                        (tabled/daemon/web.py); loopback unless a token per viewer is configured
+                        token)], names, max_connections, tls: Tls(certificate, key)): the dealer's
+                        screen (tabled/daemon/web.py); loopback unless a token per viewer and a
+                        certificate are configured (tabled/web/settings.py)
 
 Defaults the schema leaves open are ours: a primary pool without ``contribution_bp`` or
 ``reset_cents`` takes the profile's (11.6, and the profile's reset value); every pool together may
@@ -68,6 +69,8 @@ from tabled.pool.base import PoolError
 from tabled.pool.settings import PoolSettings, check_pool_name
 from tabled.game.seats import MAX_SPOTS, MIN_SPOTS
 from tabled.daemon.staff import StaffConfig, StaffError, read_staff
+from tabled.web.settings import (MAX_CONNECTIONS, Tls, Viewer, exposure_refused, listen_address, listen_of,
+                                 max_connections_of, names_of, tls_of, viewers_of)
 
 CARD_SOURCES = ("shuffler", "shoe")          # 2.4.1
 POOL_BACKENDS = ("local", "postgresql")
@@ -129,10 +132,7 @@ listen = "127.0.0.1:0"
 """
 
 SCREEN_LISTEN = "127.0.0.1:8750"  # the dealer's screen: this PC only, unless viewers are configured
-MAX_PAGE_CONNECTIONS = 1000       # a page server's connections: well below a process's 1024 files
 MAX_SHOWN_NAME = 80               # a table's or the property's name, as printed on a slip
-_HOST_NAME = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*")
-MIN_TOKEN_CHARS = 24              # a viewer's token: long enough not to be guessed
 
 # Defaults for device sections left out (simulated devices ignore them).
 _SERIAL_PORTS = {"shuffler": "/dev/tabled-shuffler", "betspots": "/dev/tabled-betspots",
@@ -144,7 +144,7 @@ _SERIAL_PORTS = {"shuffler": "/dev/tabled-shuffler", "betspots": "/dev/tabled-be
 def _usb_ids(name: str) -> tuple[int, int]:
     """A USB device's default (vendor id, product id), from its driver: imported only here, so
     reading a config (``tabled report``) does not load the drivers and their logging."""
-    from tabled_drivers import panel, shoe  # noqa: PLC0415 (the drivers' imports are heavy)
+    from tabled_drivers import panel, shoe  # the drivers' imports are heavy
     driver = {"shoe": shoe, "panel": panel}[name]
     return driver.VENDOR_ID, driver.PRODUCT_ID
 
@@ -262,23 +262,18 @@ class ReportsConfig:
 
 
 @dataclass(frozen=True)
-class Viewer:
-    name: str
-    token: str
-
-
-@dataclass(frozen=True)
 class ScreenConfig:
     enabled: bool = True
     host: str = "127.0.0.1"
     port: int = 8750       # 0: any free port (tests)
     viewers: tuple[Viewer, ...] = ()  # who may look from another machine, each with a token
-    names: tuple[str, ...] = ()       # host names it answers to besides its address (tabled/daemon/pages.py)
-    max_connections: int = 64         # pages' connections open at once (each an open file)
+    names: tuple[str, ...] = ()       # host names it answers to besides its address (tabled/web/listen.py)
+    max_connections: int = MAX_CONNECTIONS  # pages' connections open at once (each an open file)
     # a hand-pay slip's heading, from [table] and [reports]: the property, the table, the local time
     property_name: str = ""
     table_name: str = ""
     time_zone: str = "UTC"
+    tls: Tls | None = None            # the certificate off this PC (tabled/web/tls.py); None: plain, loopback only
 
     @property
     def loopback(self) -> bool:
@@ -456,7 +451,7 @@ def _dsn(sec: Section) -> str:
     if not isinstance(dsn, str) or not dsn.strip():
         raise sec.fail("dsn", "must be a PostgreSQL connection string (text)")
     try:
-        from tabled.pool.postgresql import PASSWORD_CREDENTIAL, parse_dsn  # noqa: PLC0415 (psycopg: linked pools)
+        from tabled.pool.postgresql import PASSWORD_CREDENTIAL, parse_dsn  # psycopg: linked pools
     except ImportError:
         raise sec.fail("backend", "'postgresql' needs the psycopg package, which is not installed") from None
     try:
@@ -497,7 +492,7 @@ def _devices(sec: Section) -> DevicesConfig:
 def _known_strategies() -> frozenset[str] | None:
     """The strategy names of tabled.math.strategy, when that module is there to ask."""
     try:
-        from tabled.math import strategy  # noqa: PLC0415 (optional; written by another module)
+        from tabled.math import strategy  # optional; written by another module
     except ImportError:
         return None
     names = getattr(strategy, "STRATEGIES", None)
@@ -589,74 +584,16 @@ def _reports(sec: Section) -> ReportsConfig:
         raise sec.fail(str(exc).split(":")[0] if str(exc).startswith(("day_start", "shifts")) else "shifts",
                        str(exc).split(": ", 1)[-1]) from None
     return ReportsConfig(zone, day_start, tuple(shifts), float(sigmas))
-def listen_address(text: str) -> tuple[str, int]:
-    """``"127.0.0.1:8750"`` or ``"[::1]:8750"`` -> (host, port); the host is an IP address (a name
-    could resolve to another machine's address than the one checked here). ValueError says why."""
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ValueError(f"must be ADDRESS:PORT with a port from 0 to 65535, got {text!r}")
-    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        raise ValueError(f"the address must be an IP address (such as 127.0.0.1), got {host!r}") from None
-    return host, int(port)
-
-
-def listen_of(sec: Section, default: str) -> tuple[str, int]:
-    """A page's ``listen`` (the dealer's screen, the floor): an IP address and a port."""
-    text = sec.get("listen", default)
-    if not isinstance(text, str):
-        raise sec.fail("listen", f"must be text such as {default!r}, got {text!r}")
-    try:
-        return listen_address(text)
-    except ValueError as exc:
-        raise sec.fail("listen", str(exc)) from None
-
-
-def viewers_of(sec: Section) -> list[Viewer]:
-    """The ``viewers`` of a page's section (the dealer's screen, the floor): each a name and a
-    token of its own, long enough not to be guessed."""
-    viewers: list[Viewer] = []
-    raw = sec.get("viewers", [])
-    if not isinstance(raw, list):
-        raise sec.fail("viewers", "must be a list of { name = ..., token = ... }")
-    for i, item in enumerate(raw):
-        v = sec.entry(item, f"viewers[{i}]")
-        name, token = v.text("name"), v.text("token")
-        if len(token) < MIN_TOKEN_CHARS or not token.isascii() or not token.isprintable() or " " in token:
-            raise v.fail("token", f"must be at least {MIN_TOKEN_CHARS} printable ASCII characters without spaces")
-        if any(token == other.token or name == other.name for other in viewers):
-            raise v.fail("name", "each viewer has its own name and token")
-        v.finish()
-        viewers.append(Viewer(name, token))
-    return viewers
-
-
-def names_of(sec: Section) -> tuple[str, ...]:
-    """A page server's ``names``: the host names (DNS) it answers to besides its listen address."""
-    raw = sec.get("names", [])
-    if not isinstance(raw, list) or not all(isinstance(n, str) and _HOST_NAME.fullmatch(n.lower()) for n in raw):
-        raise sec.fail("names", f"must be a list of host names such as \"table7.casino.lan\", got {raw!r:.100}")
-    return tuple(n.lower() for n in raw)
-
-
-def max_connections_of(sec: Section) -> int:
-    """A page server's ``max_connections``: how many connections it keeps open at once."""
-    return sec.integer("max_connections", 1, MAX_PAGE_CONNECTIONS, ScreenConfig.max_connections)
-
-
-def _screen(sec: Section) -> ScreenConfig:
+def _screen(sec: Section, base: Path) -> ScreenConfig:
     enabled = sec.flag("enabled", True)
     host, port = listen_of(sec, SCREEN_LISTEN)
     viewers = viewers_of(sec)
-    names, most = names_of(sec), max_connections_of(sec)
+    names, most, tls = names_of(sec), max_connections_of(sec), tls_of(sec, base)
     sec.finish()
-    screen = ScreenConfig(enabled, host, port, tuple(viewers), names, most)
-    if enabled and not screen.loopback and not viewers:
-        raise sec.fail("listen", f"{host} is reachable from other machines: configure [[screen.viewers]] "
-                                 "with a token for each, or listen on 127.0.0.1")
-    return screen
+    refused = exposure_refused(host, tuple(viewers), tls, "screen")
+    if enabled and refused:
+        raise sec.fail("listen", refused)
+    return ScreenConfig(enabled, host, port, tuple(viewers), names, most, tls=tls)
 
 
 def _staff(sec: Section, base: Path) -> StaffConfig:
@@ -686,7 +623,7 @@ def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     log = _log(top.section("log", {}))
     software = _software(top.section("software", {}), base)
     reports = _reports(top.section("reports", {}))
-    screen = replace(_screen(top.section("screen", {})), property_name=table.property_name, table_name=table.name,
+    screen = replace(_screen(top.section("screen", {}), base), property_name=table.property_name, table_name=table.name,
                      time_zone=reports.time_zone)
     staff = _staff(top.section("staff"), base) if "staff" in data else None
     top.finish()
@@ -744,8 +681,6 @@ def load_config(path: str | Path | None) -> Config:
 __all__ = [
     "Config", "ConfigError", "TableConfig", "JournalConfig", "PoolConfig", "SerialDeviceConfig",
     "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig", "SoftwareConfig",
-    "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig", "ReportsConfig",
-    "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig",
-    "ScreenConfig", "Viewer", "listen_address", "StaffConfig",
+    "ReportsConfig", "ScreenConfig", "Viewer", "Tls", "listen_address", "StaffConfig",
     "load_config", "parse_config", "find_config", "check_may_start", "started_by_systemd", "DEFAULT_TOML",
 ]

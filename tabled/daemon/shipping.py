@@ -32,6 +32,7 @@ from typing import Any
 
 import structlog
 
+from tabled.journal.central import AUDITOR
 from tabled.journal.store import GENESIS_HASH, Journal, Record, record_hash
 from tabled.host.dsn import NoPassword, required_password, server_said
 from tabled.host.dsn import dsn_problem as host_dsn_problem
@@ -42,7 +43,6 @@ log = structlog.get_logger("tabled.daemon.shipping")
 BATCH = 500            # records a transaction
 RETRY_S = 1.0          # after a failed connection or batch
 IDLE_WAKE_S = 1.0      # a caught-up shipper looks again at least this often
-AUDITOR = "tabled_auditor"
 _ROLE = re.compile(r"[a-z_][a-z0-9_]{0,62}\Z")
 
 CENTRAL_SCHEMA = f"""
@@ -322,7 +322,7 @@ class Shipper:
                 await self._session()
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # noqa: BLE001 (any database or network failure: try again)
+            except Exception as exc:  # any database or network failure: try again
                 self.failures += 1
                 self._caught_up.clear()
                 self.error = server_said(exc)[:200]

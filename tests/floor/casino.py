@@ -83,7 +83,7 @@ class SimTable:
 
     def start(self, rounds: int, seed: int) -> subprocess.Popen:
         """``tabled run`` for ``rounds`` rounds at full speed (its JSON log to a file)."""
-        log = open(self.folder / "run.log", "ab")  # noqa: SIM115 (the child writes it; closed with the child)
+        log = open(self.folder / "run.log", "ab")  # the child writes it; closed with the child
         try:
             return subprocess.Popen(tabled_argv("run", "--config", str(self.config(seed)), "--rounds", str(rounds),
                                                 "--pace-ms", "0", "--quiet"),
