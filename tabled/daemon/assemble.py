@@ -178,7 +178,7 @@ async def lost_against_central_copy(table_id: str, journal: Journal, journal_pat
                 head = await central_head_async(conn, table_id)
             finally:
                 await conn.close()
-    except Exception as exc:  # noqa: BLE001 (any database or network failure: the start goes on, said)
+    except Exception as exc:  # any database or network failure: the start goes on, said
         why = f"no answer within {CENTRAL_CHECK_S:g} s" if isinstance(exc, TimeoutError) else server_said(exc)[:200]
         log.warning("journal.central_unchecked", reason=why)
         return None

@@ -217,9 +217,9 @@ def _closing(out: Integrity, closure: Closure | None, action: str, p: Mapping[st
     or the table opened again (the end of the closure, once it has taken effect)."""
     if action == "announce_closure":
         minutes, at_ms = p.get("minutes"), p.get("at_ms")
-        if type(minutes) is int:  # noqa: E721 (a bool is not minutes)
+        if type(minutes) is int:  # a bool is not minutes
             closes = time_us + minutes * 60_000_000
-        elif type(at_ms) is int:  # noqa: E721
+        elif type(at_ms) is int:
             closes = at_ms * 1000
         else:
             return closure

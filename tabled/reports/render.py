@@ -115,7 +115,7 @@ def setting_text(key: str, value: Any) -> str:
     """A setting's value for people: cents as dollars, absent as such, the rest as JSON."""
     if value is None:
         return "(not set)"
-    if key.endswith("_cents") and type(value) is int:  # noqa: E721 (a bool is not cents)
+    if key.endswith("_cents") and type(value) is int:  # a bool is not cents
         return money(value)
     return json.dumps(value, ensure_ascii=False)
 

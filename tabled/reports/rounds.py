@@ -37,7 +37,7 @@ class SettlementError(ValueError):
 
 def _cents(d: Mapping[str, Any], key: str) -> int:
     value = d[key]
-    if type(value) is not int:  # noqa: E721 (bool is an int, and not cents)
+    if type(value) is not int:  # bool is an int, and not cents
         raise SettlementError(f"{key} is {value!r}, not whole cents")
     return value
 
@@ -82,7 +82,7 @@ class WagerLine(NamedTuple):
         except KeyError:
             line = None
         # a day has tens of thousands of wagers: every amount checked at once, named one by one when one is wrong
-        if line is None or any(type(v) is not int for v in line[1:]):  # noqa: E721 (bool is an int, and not cents)
+        if line is None or any(type(v) is not int for v in line[1:]):  # bool is an int, and not cents
             return cls(d["outcome"], *(_cents(d, key) for key in cls._fields[1:]))
         return line
 
