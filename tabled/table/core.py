@@ -54,9 +54,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tabled.table import buttons
-from tabled.table.board import complete
+from tabled.table.board import acceptance, lock, unlock
 from tabled.table.cardsource import DECKS, CardSource, read_status
-from tabled.table.effects import Command, Effect, Note, PoolOp, Say
+from tabled.table.effects import (Command, Effect, MeterShow, Note, PanelLamp, PoolOp, Say, Shuffle,
+                                   StartShoe)
 from tabled.table.felt import Felt, parse_reading
 from tabled.table.links import LostLink, Links, equipment_verdict, lost_while_needed, read_link, working_again
 from tabled.table.outofplay import OutOfPlay, brings_back
@@ -215,7 +216,7 @@ class TableCore:
         except (TypeError, KeyError, ValueError) as exc:  # a malformed input is refused, never a crash
             effects = [Say(f"{kind}: malformed input ({exc})", level="refused")]
         effects += self._progress()
-        effects = [complete(self, e) for e in self.cards.requests(self, effects)]
+        effects = self.cards.requests(self, effects)
         for e in effects:
             if isinstance(e, PoolOp):
                 self._outbox(e)
@@ -411,7 +412,7 @@ class TableCore:
             return [Say("no cut with the shuffling device", rule="4.4.2", level="refused")]
         self.cut_done = True
         # the cut deck is in the shoe: its reader counts from 1
-        return [Say("shuffle and cut confirmed", rule="4.2"), Command("shoe", "start_shoe")]
+        return [Say("shuffle and cut confirmed", rule="4.2"), StartShoe()]
 
     def _action_new_cards(self, deck: str) -> list[Effect]:
         """3.6: new cards; they must be verified (3.4) before use."""
@@ -454,7 +455,7 @@ class TableCore:
             return [Say("no equipment fault to approve", level="refused")]
         self.approved = True
         return [Say("inspector approved play: progressive offline", rule="14.13"),
-                Command("meter", "show", {"cents": self.pool_cents})]  # the meter says "offline"
+                MeterShow(self.pool_cents, self.progressive_offline)]  # the meter says "offline"
 
     # -- cards --------------------------------------------------------------------------------------
 
@@ -622,7 +623,7 @@ class TableCore:
                 self.decks[d]["shuffled"] = False
                 self.cards.shuffle_over(d)  # the reshuffle is a new request
             return [Say(f"shuffling device: {fault.replace('_', ' ')}: reshuffle", rule="15.1", level="flag"),
-                    Command("shuffler", "shuffle", {"deck": d})]
+                    Shuffle(d)]
         # 15.2: the device can no longer operate as intended
         self.shuffler_failed = True
         effects: list[Effect] = [Say(f"shuffling device failed ({fault}): continue with another device "
@@ -722,14 +723,12 @@ class TableCore:
     def _progressive_back(self) -> list[Effect]:
         """14.13 over: the meter shows the pool again and, in a round still taking bets, the board
         accepts progressive wagers again on the spots with an ante (11.1)."""
-        effects: list[Effect] = [Command("meter", "show", {"cents": self.pool_cents})]
+        effects: list[Effect] = [MeterShow(self.pool_cents, self.progressive_offline)]
         r = self.round
         if r is not None and r.progressive_offline and r.phase in ("preparing", "betting"):
             r.progressive_offline = False
             if r.phase == "betting":
-                effects += [Command("betspots", "progressive_acceptance",
-                                    {"round_id": r.round_id, "spot": s.number, "enabled": True})
-                            for s in r.spots.values() if s.ante]
+                effects += [acceptance(r, s.number) for s in r.spots.values() if s.ante]
         return effects
 
     # -- settlement ---------------------------------------------------------------------------------
@@ -749,7 +748,7 @@ class TableCore:
         if self.pool_seq is not None:
             return effects  # the meter follows the pool's own readings (pool.meter), never this one
         self.pool_cents = p["result"]["pool_after_cents"]
-        return effects + [Command("meter", "show", {"cents": self.pool_cents})]
+        return effects + [MeterShow(self.pool_cents, self.progressive_offline)]
 
     def _outbox(self, e: PoolOp) -> None:
         """docs/settlement.md: an operation committed in the journal is delivered to every pool exactly once
@@ -781,7 +780,7 @@ class TableCore:
         if cents is None or self.pool_seq is not None or cents == self.pool_cents:
             return []
         self.pool_cents = cents
-        return [Command("meter", "show", {"cents": cents})]
+        return [MeterShow(cents, self.progressive_offline)]
 
     def _meter_reading(self, cents: int, seq: int, kind: str, table_id: str | None = None,
                        round_id: str | None = None, award_cents: int = 0) -> list[Effect]:
@@ -813,7 +812,7 @@ class TableCore:
         if cents == self.pool_cents:
             return []
         self.pool_cents = cents
-        return [Command("meter", "show", {"cents": cents})]
+        return [MeterShow(cents, self.progressive_offline)]
 
     def _settlement_note(self, r: Round) -> list[Effect]:
         pool_before = r.awards["pool_before_cents"] if r.awards else (self.pool_cents or 0)
@@ -854,7 +853,7 @@ class TableCore:
         lamp = self._wanted_fault_lamp()
         if lamp != self.fault_lamp:
             self.fault_lamp = lamp
-            effects.append(Command("panel", "lamp", {"lamp": "FAULT", "state": lamp}))
+            effects.append(PanelLamp("FAULT", lamp))
         return effects
 
     def _hold_awards(self, r: Round) -> list[Effect]:
@@ -877,7 +876,7 @@ class TableCore:
             effects.append(Say(f"spot {spot} has not wagered for {self.abstained[spot]} rounds while every "
                                "other seat is in use: the seat may be required", spot, "16.9", "flag"))
         if r.card_source == "shuffler" and r.deck and not self.shuffler_failed:
-            effects.append(Command("shuffler", "shuffle", {"deck": r.deck}))  # 4.1.2, 3.2.1
+            effects.append(Shuffle(r.deck))  # 4.1.2, 3.2.1
         effects.append(Note("round.finished", {"phase": r.phase, "spots": {
             str(s.number): s.status for s in r.spots.values()}}, r.round_id))
         self.round = None
@@ -940,17 +939,16 @@ class TableCore:
         effects: list[Effect] = list(self.standing_pool_ops())
         r = self.round
         if self.pool_cents is not None:
-            effects.append(Command("meter", "show", {"cents": self.pool_cents}))
-        effects.append(Command("panel", "lamp", {"lamp": "FAULT", "state": self.fault_lamp}))
+            effects.append(MeterShow(self.pool_cents, self.progressive_offline))
+        effects.append(PanelLamp("FAULT", self.fault_lamp))
         effects += self.cards.standing(self)  # 4.1, 7.4: the shuffles asked for, the deal in progress
         if r is None:
             return effects
         if r.phase == "betting":
-            effects.append(Command("betspots", "unlock", {"round_id": r.round_id, "progressive_spots": [
-                s.number for s in r.spots.values() if s.ante and not r.progressive_offline]}))
+            effects.append(unlock(r))
         elif r.phase != "preparing":
-            effects.append(Command("betspots", "lock", {"round_id": r.round_id}))
-        return [complete(self, e) for e in effects]
+            effects.append(lock(r))
+        return effects
 
     def standing_pool_ops(self) -> list[PoolOp]:
         """Every pool operation not yet answered, in order (keyed: safe to send again)."""

@@ -17,7 +17,7 @@ from tabled.commands import run as run_command
 from tabled.daemon.assemble import make_core
 from tabled.daemon.report import MeterWatch, RoundPrinter, Session, open_faults
 from tabled.daemon.config import load_config
-from tabled.table.effects import Command, Note
+from tabled.table.effects import MeterShow, Note
 from tabled.journal.store import Journal
 from tabled.daemon.controller import Table
 from tests.integration.test_restart_sim import ROOT, child_env, run_in_terminal, sim_config, tabled_argv
@@ -111,7 +111,7 @@ def test_what_was_sent_to_the_meter_is_not_printed_as_what_it_shows():
         def flush(self):
             pass
     out = Out()
-    RoundPrinter(out)([Command("meter", "show", {"cents": 1_000_125})])
+    RoundPrinter(out)([MeterShow(1_000_125, False)])
     assert "".join(out) == ""
 
 
