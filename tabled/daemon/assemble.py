@@ -28,12 +28,12 @@ from tabled.pool.base import PoolError, PoolUnavailable, ProgressivePool
 from tabled.pool.rounds import check_table
 from tabled.table.core import TableCore
 from tabled.table.effects import Note
+from tabled.table.names import DEVICES, SERIAL_DEVICES
 
 log = structlog.get_logger("tabled.run")
 
 #: how long a start waits for the central copy's head before it goes on without comparing
 CENTRAL_CHECK_S = 15.0
-DEVICE_NAMES = ("shuffler", "betspots", "meter", "shoe", "panel")
 
 
 class CannotStart(Exception):
@@ -193,8 +193,8 @@ def configured_drivers(cfg: Config, *, timing: LinkTiming, poll_interval: float)
     def make(consumer_for):
         return build_drivers(
             consumer_for, spots=cfg.table.spots, timing=timing, poll_interval=poll_interval,
-            ports={n: getattr(d, n).port for n in DEVICE_NAMES if getattr(d, n).port},
-            baudrates={n: getattr(d, n).baudrate for n in ("shuffler", "betspots", "meter")},
+            ports={n: getattr(d, n).port for n in DEVICES if getattr(d, n).port},
+            baudrates={n: getattr(d, n).baudrate for n in SERIAL_DEVICES},
             usb_addresses={n: UsbAddress(getattr(d, n).vendor_id, getattr(d, n).product_id, getattr(d, n).serial)
                            for n in ("shoe", "panel")})
     return make

@@ -69,6 +69,7 @@ from tabled.pool.base import PoolError
 from tabled.pool.settings import PoolSettings, check_pool_name
 from tabled.game.seats import MAX_SPOTS, MIN_SPOTS
 from tabled.daemon.staff import StaffConfig, StaffError, read_staff
+from tabled.table.names import SERIAL_DEVICES, USB_DEVICES
 from tabled.web.settings import (MAX_CONNECTIONS, Tls, Viewer, exposure_refused, listen_address, listen_of,
                                  max_connections_of, names_of, tls_of, viewers_of)
 
@@ -77,8 +78,6 @@ POOL_BACKENDS = ("local", "postgresql")
 LOG_FORMATS = ("auto", "json", "console")
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 DEALERS = ("auto", "manual")                 # auto: the simulated dealer presses the panel
-SERIAL_DEVICES = ("shuffler", "betspots", "meter")
-USB_DEVICES = ("shoe", "panel")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}\Z")
 
 # The simulated table for tests and benchmarks (load_config(None)); no command falls back to it.
@@ -490,9 +489,10 @@ def _devices(sec: Section) -> DevicesConfig:
 
 
 def _known_strategies() -> frozenset[str] | None:
-    """The strategy names of tabled.math.strategy, when that module is there to ask."""
+    """The strategy names of tabled.math.strategy; None without NumPy (the sim and math extras),
+    which that module needs: a table that simulates nobody reads its config without it."""
     try:
-        from tabled.math import strategy  # optional; written by another module
+        from tabled.math import strategy  # NumPy: an optional extra
     except ImportError:
         return None
     names = getattr(strategy, "STRATEGIES", None)

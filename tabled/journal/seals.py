@@ -38,6 +38,7 @@ from typing import Any
 
 from tabled.journal.store import FINGERPRINT_HEX, fingerprint
 from tabled.host.documents import read_text
+from tabled.host.files import create_private
 from tabled.table.kinds import KEY, SEAL
 
 #: the credential systemd passes (tabled.service: LoadCredential=)
@@ -147,7 +148,6 @@ def make_local_key(journal: Path) -> Path:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from tabled.host.files import create_private
     private, public = local_key_files(journal)
     if not private.exists():
         key = Ed25519PrivateKey.generate()

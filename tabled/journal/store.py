@@ -10,12 +10,12 @@ seals every record before it. Changing, inserting or deleting a record breaks th
 record, and :meth:`Journal.verify` names it by number. (Cutting records off the *end* leaves an
 intact, shorter chain: compare with the head hash the operator reads from ``tabled audit verify``.)
 
-Public API (the round engineer's table controller builds on this)::
+Public API (the table's controller, the tools and the floor's tests build on this)::
 
     j = Journal.open(path, clock=time.time)       # creates the file; verifies from the last checkpoint
     j = Journal.open(path, exclusive=True)        # the daemon: also the controller lock (JournalInUse)
     j = Journal.open(path, exclusive=True, seal_with=key)  # and every commit sealed (JournalUnsealed)
-    rec = j.append("bet.placed", {"spot": 3, "ante_cents": 500}, round_id="T01-000042")
+    rec = j.append("panel.button", {"button": "no_more_bets", "key": "dealer"}, round_id="T01-000042")
     recs = j.append_many([(kind, payload, round_id), ...])   # ONE transaction, one fsync (group commit)
                                                              # (with its seal, when opened with a key)
     cp = j.checkpoint({"table": ..., "faults": [...]})       # sealed snapshot of the caller's state
@@ -243,7 +243,7 @@ def _check_json(value: Any, where: str) -> None:
 
 def _check_kind(kind: str) -> None:
     if not isinstance(kind, str) or not _KIND.match(kind):
-        raise JournalError(f"record kind must be a short dotted name like 'bet.placed', got {kind!r}")
+        raise JournalError(f"record kind must be a short dotted name like 'panel.button', got {kind!r}")
 
 
 def _check_round_id(round_id: str | None) -> None:

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from tabled_drivers.sim.control import FELT_AREAS
+from tabled.table.names import SERIAL_DEVICES
 
-SERIAL = ("shuffler", "betspots", "meter")
 START_TIMEOUT = 20.0  # seconds for a child to print its port (a cold Python start is ~0.3 s)
 POWER_UP_STRIDE = 100_003  # seeds of successive power-ups never meet (SimProcess adds 1000 per replug)
 
@@ -209,7 +209,7 @@ class SimulatedTable:
             board.write_text(f"spots = {spots}\n")
             scripts["betspots"] = str(board)
         base = seed + POWER_UP_STRIDE * power_up
-        self.serial = {d: SimProcess(d, self.state_dir, base + i, scripts.get(d)) for i, d in enumerate(SERIAL)}
+        self.serial = {d: SimProcess(d, self.state_dir, base + i, scripts.get(d)) for i, d in enumerate(SERIAL_DEVICES)}
         self.backend = SimBackend()
         kw = {"timing": timing} if timing is not None else {}
         self.shoe = ShoeSimulator(boot_id=(base * 7 + 1) & 0xFFFFFFFF, **kw)

@@ -33,7 +33,8 @@ from typing import Any, Protocol
 from tabled.game import keys
 from tabled.game.cards import DECK
 from tabled.table.felt import Felt
-from tabled.table.links import EQUIPMENT, Links
+from tabled.table.links import Links
+from tabled.table.names import EQUIPMENT
 from tabled.table.outofplay import CLEAR_ACTION, OutOfPlay
 from tabled.table.round import DEALER, Round
 

@@ -26,7 +26,7 @@ from typing import Any
 from tabled.game.round_facts import RoundError
 from tabled.game.settlement import money, settlement_from_dict
 from tabled.game.settlement_text import render
-from tabled.table.links import DEVICES, EQUIPMENT
+from tabled.table.names import DEVICE_NAMES, DEVICES, EQUIPMENT
 
 ROUNDS_KEPT = 10    # 16.11: the last ten rounds
 HITS_KEPT = 25
@@ -34,8 +34,6 @@ DECISIONS_KEPT = 25
 CLEARED_KEPT = 25
 #: the journal records the pit reads
 KINDS = ("round.settled", "fault.raised", "fault.cleared", "panel.approved", "panel.refused", "pool.awards")
-DEVICE_NAMES = {"shuffler": "shuffling device", "betspots": "bet-spot board", "meter": "progressive meter",
-                "shoe": "card shoe", "panel": "button panel"}
 APPROVE_PLAY = "approve_play"  # the inspector's approval under 14.13
 
 

@@ -40,10 +40,10 @@ from tabled.game.settlement_text import wager_words
 from tabled.table.core import AWARD_PENDING_MS, fault_words
 from tabled.table.display import TOLD_WHEN_IT_HAPPENED
 from tabled.table.effects import Effect, Note, Say
+from tabled.table.names import AREAS
 from tabled.table.outofplay import CLEAR_ACTION, CLEAR_HOW
 
 MESSAGES_KEPT = 6  # the dealer's latest lines on screen
-AREAS = ("ante", "progressive", "bet")
 #: phase -> the words on screen
 PHASES = {
     "preparing": "preparing the cards", "betting": "place your bets", "dealing": "dealing",
