@@ -8,10 +8,14 @@ device commands set a state or carry the round id, pool operations are keyed by
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar, TypeAlias
 
 from tabled.table.kinds import is_note
+
+#: what a note's payload holds: what JSON holds (the journal stores it as JSON)
+Json: TypeAlias = "Mapping[str, Json] | Sequence[Json] | str | int | float | bool | None"
 
 
 @dataclass(frozen=True)
@@ -126,7 +130,7 @@ class Note:
     """A derived record for the journal (settlement, void, hands): what recall shows."""
 
     kind: str
-    payload: dict[str, Any]
+    payload: dict[str, Json]
     round_id: str | None = None
 
     def __post_init__(self) -> None:
