@@ -121,3 +121,15 @@ async def test_chromium_opens_the_screen_over_tls_with_a_links_token_and_keeps_i
         run.floor.paused = True
 
     await play(tmp_path, scenario, screen=ScreenConfig(True, "0.0.0.0", 0, (PIT,), tls=ca.tls))
+
+
+def test_tabled_floor_with_a_certificate_it_cannot_read_stops_in_one_line(tmp_path, capsys):
+    from tabled.cli import main
+    config = tmp_path / "floor.toml"
+    config.write_text('[floor]\ncentral = "postgresql://floor@127.0.0.1:1/casino"\nlisten = "0.0.0.0:0"\n'
+                      'certificate = "floor.pem"\nkey = "floor.key"\n'
+                      f'[[floor.viewers]]\nname = "pit"\ntoken = "{PIT.token}"\n')
+    assert main(["floor", "--config", str(config)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].endswith(f"cannot serve the floor: {tmp_path / 'floor.pem'}: the TLS certificate "
+                                             "cannot be read: No such file or directory"), err
