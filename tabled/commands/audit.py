@@ -9,7 +9,7 @@ Exit status 0: intact; 1: broken or damaged (each finding named); 2: the journal
 The head hash it prints lets an auditor later prove that nothing was cut off the end either.
 
 With the table's public key (``--public-key``) it checks the seals too: the table seals every commit
-with its records (tabled/daemon/journal.py), so a journal with no seal by the key, a record no seal
+with its records (tabled/journal/store.py), so a journal with no seal by the key, a record no seal
 covers (between two seals or after the last) and a seal by another key fail, the first named.
 Without one it says plainly that the seals were not checked.
 """

@@ -70,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def own_signing_key(cfg: Config, journal_path: Path, environ: dict[str, str] | None = None) -> Config:
     """A simulated table seals its journal as a real one does: when neither the config nor systemd's
     credential names a key, it makes its own beside the journal on first start (private, mode 0600;
-    the public half beside it for ``tabled audit verify``: tabled/daemon/seals.py:make_local_key)."""
+    the public half beside it for ``tabled audit verify``: tabled/journal/seals.py:make_local_key)."""
     from tabled.daemon.assemble import CannotStart
     from tabled.journal.seals import CREDENTIAL, local_key_files, make_local_key
     environ = dict(os.environ) if environ is None else environ

@@ -111,7 +111,7 @@ async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], flo
     """Open the journal (a second controller is refused, naming the first; verified from the last
     checkpoint; a journal that no longer holds the head kept beside it is refused for an inspector,
     tabled/daemon/heads.py), with the table's key when it has one every commit sealed
-    (tabled/daemon/seals.py: a record found unsealed stops the start, named), and replay it; journal
+    (tabled/journal/seals.py: a record found unsealed stops the start, named), and replay it; journal
     what this start runs with (the software checked against its release, the configuration:
     tabled/daemon/provenance.py; a refusal stops the start); open the pools and check them against
     the journal. Where the journal is shipped (``central``: its connector), it must hold the

@@ -172,7 +172,7 @@ class TableConfig:
 class JournalConfig:
     path: Path
     checkpoint_every_rounds: int
-    #: the Ed25519 key that seals the journal (tabled/daemon/seals.py); None: systemd's credential, if any
+    #: the Ed25519 key that seals the journal (tabled/journal/seals.py); None: systemd's credential, if any
     signing_key: Path | None = None
     #: the central PostgreSQL the journal is shipped to (tabled/daemon/shipping.py); None: not shipped
     ship_to: str | None = None

@@ -1,4 +1,4 @@
-"""The journal as the pit's view reads it (tabled/table/pit.py), on a connection of its own.
+"""The journal as the pit's view reads it (tabled/views/pit.py), on a connection of its own.
 
 :class:`PitReader` is used from one thread, never the table's loop: it takes the records of the
 pit's kinds committed since it last read, and checks the hash chain from the last record it
@@ -90,7 +90,7 @@ def _recent(journal: Journal, head_seq: int) -> list[Record]:
     return sorted(found, key=lambda r: r.seq)
 
 
-#: a fault on the dealer's screen (tabled/table/screen.py) -> the record kind that raised it
+#: a fault on the dealer's screen (tabled/views/screen.py) -> the record kind that raised it
 RAISED_BY = {"shuffler": "shuffler.fault", "door": "shuffler.door", "shoe_off": "shoe.removed",
              "unread": "shoe.unreadable"}
 LOOKED_BACK = 100  # records of a kind looked at for the one that raised a fault

@@ -10,7 +10,7 @@ ever sent twice or skipped.
 
 The server takes a record only if it follows the table's last one there: the next number, the
 previous record's hash as its link, and a hash the server computes again itself (the trigger of
-:data:`CENTRAL_SCHEMA`, the same bytes as ``tabled.daemon.journal.canonical_record``). Records are
+:data:`CENTRAL_SCHEMA`, the same bytes as ``tabled.journal.store.canonical_record``). Records are
 never changed or deleted there. Each table logs in with a role of its own that may insert and read
 only its own table's records (row-level security); the auditor's role reads all; only the
 administrator changes the schema (``tabled pool migrate``).

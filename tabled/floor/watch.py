@@ -7,7 +7,7 @@ earlier tabled; in today's, a SETTLE DONE press, ``panel.button``, unless a ``pa
 follows), today's rounds and house win (from ``round.settled``), when its last record was shipped,
 and whether the central copy's chain and seals verify. The chain is checked again here (each
 record follows the one before, links to its hash and hashes to the hash it carries), and the
-seals with the table's public keys (tabled.daemon.seals), so a copy changed on the server by
+seals with the table's public keys (tabled.journal.seals), so a copy changed on the server by
 someone with more rights than a table's role is flagged, by record number.
 
 Alerts are raised once each, with an id that names what they are about, for a named person to

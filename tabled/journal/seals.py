@@ -11,7 +11,7 @@ holding only the public key, finds:
 * a seal that is not the key's (forged, or signed by a key it was not given);
 * a record no seal covers: between two seals, or after the last one.
 
-The journal seals every commit in the same transaction as its records (tabled/daemon/journal.py),
+The journal seals every commit in the same transaction as its records (tabled/journal/store.py),
 so a journal written with a key never holds an unsealed record, a crash included: one found is
 not the table's, and the start, ``tabled audit verify --public-key`` and the floor refuse it.
 

@@ -26,7 +26,7 @@ EVENT_KINDS = frozenset({
 })
 
 
-#: every kind of record a report reads (tabled.daemon.journal reads no other)
+#: every kind of record a report reads (tabled.journal.store reads no other)
 REPORT_KINDS = EVENT_KINDS | {"round.started", "round.dealt", "round.settled", "round.void", "round.finished",
                               "pool.contributed", "pool.reversed", "config.started"}
 
@@ -163,7 +163,7 @@ def read_settlement(data: Mapping[str, Any]) -> SettledRound:
 
 
 class JournalRecord(Protocol):
-    """What a report reads of a journal record (tabled.daemon.journal.Record)."""
+    """What a report reads of a journal record (tabled.journal.store.Record)."""
 
     @property
     def seq(self) -> int: ...

@@ -6,7 +6,7 @@ the table would: players put chips on the bet-spot board, the dealer presses the
 device delivers its hands when the daemon asks (7.4). It is what ``tabled run`` uses.
 
 The people decide from what a person at the table could know: the table as its dealer sees it
-(tabled/table/view.py: the display, the lamps, the chips and cards on the felt), the lines the
+(tabled/views/view.py: the display, the lamps, the chips and cards on the felt), the lines the
 table tells the dealer (``Say`` effects), the devices that are up, and their own memory (what they
 have done this round, the shoe's deck they shuffled). Players place antes and progressive wagers,
 decide by a strategy of tabled.math.strategy, and bet twice the ante (5.5) or fold (8.3); the dealer
@@ -99,7 +99,7 @@ class DeviceFloor:
     """Players and a dealer acting through the simulators: the board, the panel, the shoe.
 
     ``view``: what the people see, called before each action (default: the dealer's view of
-    ``table``, tabled.table.view.dealer_view)."""
+    ``table``, tabled.views.view.dealer_view)."""
 
     def __init__(self, table: Any, sims: Any, devices: Any, players: list[Player], seed: int = 1,
                  view: Callable[[], TableView] | None = None):

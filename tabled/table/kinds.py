@@ -9,7 +9,7 @@ A record is one of three things:
   controller journals the notes an input produced right after folding it; replay produces the same
   notes again, so it never folds them, and writes only those a crash lost.
 - a **journal record**: the checkpoint (``Journal.checkpoint``), a seal (the last record of each
-  commit of a journal opened with the table's key) and a key change (tabled/daemon/seals.py). They
+  commit of a journal opened with the table's key) and a key change (tabled/journal/seals.py). They
   are about the journal, not the table: replay
   neither folds nor writes them.
 

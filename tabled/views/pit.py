@@ -3,7 +3,7 @@
 The shell (tabled/daemon/pit.py) reads the journal's records of :data:`KINDS` as they are
 committed and hands each to :meth:`PitLog.take`; the table's loop hands over the devices as the
 table sees them (:func:`pit_devices`); :func:`pit_view` puts them together with the dealer's screen
-(tabled/table/screen.py) and the journal's head as the shell verified it. Shown:
+(tabled/views/screen.py) and the journal's head as the shell verified it. Shown:
 
 - the last :data:`ROUNDS_KEPT` rounds in full: each round's settlement as ``tabled settle``
   prints it (16.11, :func:`tabled.game.settlement_text.render`), from its ``round.settled`` record;

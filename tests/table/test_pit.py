@@ -1,4 +1,4 @@
-"""The pit's view as a pure view (tabled/table/pit.py): the last ten rounds as `tabled settle`
+"""The pit's view as a pure view (tabled/views/pit.py): the last ten rounds as `tabled settle`
 prints them (16.11), the pool's hits, approvals and refusals by key, the 14.13 faults cleared and
 who let them clear, the devices' links."""
 

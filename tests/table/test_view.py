@@ -1,4 +1,4 @@
-"""The dealer's view of the table (tabled/table/view.py): what a person at the table sees, taken
+"""The dealer's view of the table (tabled/views/view.py): what a person at the table sees, taken
 at one moment and never changed by what the table does next."""
 
 from __future__ import annotations

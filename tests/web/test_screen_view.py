@@ -1,4 +1,4 @@
-"""The dealer's screen as a pure view of the table (tabled/table/screen.py): what is shown when,
+"""The dealer's screen as a pure view of the table (tabled/views/screen.py): what is shown when,
 the payments in the rules' order (12.2, 12.4) and struck through as the panel confirms them (9.5),
 the 9.5 banner, the faults as they stand (14.13) and the progressive locked."""
 
