@@ -68,7 +68,7 @@ def verdict(due: Due, read: Area, seen_done: bool) -> tuple[str, int]:
         return "removed early", off
     if read == due.placed or (read.chips, read.tokens) == (due.placed.chips, due.placed.tokens):
         return ("to pay" if off < 0 else "not collected"), off  # untouched yet
-    if off > 0 and due.cents == 0:
+    if off > 0 and due.cents == 0 and not due.placed.empty:
         return "not collected", off
     if off == 0:  # the right amount, a token where chips are due (or the other way round)
         return ("over" if read.tokens > due.tokens else "short"), read.tokens - due.tokens

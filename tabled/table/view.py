@@ -123,8 +123,11 @@ def _payments(core: TableCore) -> tuple[AreaPayment, ...]:
     check = core.payments
     if not check.waiting(core.round_id):
         return ()
-    return tuple(AreaPayment(n, a, *check.states.get((n, a), ("done", 0))[:1], d.chips, d.tokens,
-                             check.states.get((n, a), ("done", 0))[1]) for (n, a), d in check.due.items())
+    views = []
+    for (n, a), due in check.due.items():
+        state, off = check.states.get((n, a), ("done", 0))
+        views.append(AreaPayment(n, a, state, due.chips, due.tokens, off))
+    return tuple(views)
 
 
 def dealer_view(core: TableCore) -> TableView:
