@@ -104,7 +104,8 @@ def test_each_error_on_each_area_is_named_with_its_amount_and_blocks_settle_done
     if due + real_off == placed:                 # untouched: the screen says so from the settlement on
         assert state == ("to pay" if real_off < 0 else "not collected") and not flagged
     else:
-        assert state == ("short" if real_off < 0 else "not collected" if due == 0 else "over")
+        # chips on an area with nothing wagered are a payment too many (the wrong spot's), not a wager
+        assert state == ("short" if real_off < 0 else "not collected" if due == 0 and placed else "over")
         assert flagged and flagged[0].rule == "9.3, 9.4"
     assert refused(h.press("settle_done")) and h.round.phase == "settling"
     board(h, right)
