@@ -33,8 +33,8 @@ from tabled.table.felt import AREAS, Area, Felt
 RULE = "9.3, 9.4"
 #: verdicts that let SETTLE DONE through
 SETTLED = ("done", "removed early")
-#: verdicts that are the dealer's error, not work still to do
-WRONG = ("over", "short", "not collected")
+#: verdicts that are an error, not work still to do: flagged as they are read
+WRONG = ("over", "short")
 
 Key = tuple[int, str]
 
@@ -60,19 +60,22 @@ def due_from(line: dict[str, Any], placed: Area) -> Due:
 
 
 def verdict(due: Due, read: Area, seen_done: bool) -> tuple[str, int]:
-    """The state of one area and the amount it is off (read minus due, in cents)."""
-    off = read.chips + read.tokens - due.cents
+    """The state of one area and the amount it is off (read minus due, in cents). Between what was
+    wagered and what is due the dealer is still at work: ``to pay`` (a payment not yet all there) or
+    ``not collected`` (a wager not yet all taken). Beyond either end it is an error: ``over`` (more
+    than is due and more than was wagered) or ``short`` (less than is due and less than was wagered)."""
+    have = read.chips + read.tokens
+    off = have - due.cents
     if off == 0 and read.tokens == due.tokens:
         return "done", 0
     if seen_done and read.empty and due.cents:
         return "removed early", off
-    if read == due.placed or (read.chips, read.tokens) == (due.placed.chips, due.placed.tokens):
-        return ("to pay" if off < 0 else "not collected"), off  # untouched yet
-    if off > 0 and due.cents == 0 and not due.placed.empty:
-        return "not collected", off
     if off == 0:  # the right amount, a token where chips are due (or the other way round)
         return ("over" if read.tokens > due.tokens else "short"), read.tokens - due.tokens
-    return ("over" if off > 0 else "short"), off
+    placed = due.placed.chips + due.placed.tokens
+    if off > 0:
+        return ("not collected" if have <= placed else "over"), off
+    return ("to pay" if have >= placed else "short"), off
 
 
 def words(spot: int, area: str, state: str, off: int) -> str:

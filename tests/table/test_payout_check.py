@@ -101,11 +101,11 @@ def test_each_error_on_each_area_is_named_with_its_amount_and_blocks_settle_done
     state, got = h.core.payments.states[area]
     assert got == real_off
     flagged = [s for s in says(eff, "flag") if s.spot == area[0]]
-    if due + real_off == placed:                 # untouched: the screen says so from the settlement on
+    read = due + real_off
+    if min(placed, due) <= read <= max(placed, due):  # between the wager and what is due: still at work
         assert state == ("to pay" if real_off < 0 else "not collected") and not flagged
-    else:
-        # chips on an area with nothing wagered are a payment too many (the wrong spot's), not a wager
-        assert state == ("short" if real_off < 0 else "not collected" if due == 0 and placed else "over")
+    else:                                            # beyond either: an error, flagged as it is read
+        assert state == ("short" if real_off < 0 else "over")
         assert flagged and flagged[0].rule == "9.3, 9.4"
     assert refused(h.press("settle_done")) and h.round.phase == "settling"
     board(h, right)
@@ -118,7 +118,7 @@ def test_a_win_paid_to_the_wrong_spot_shows_one_short_and_the_other_over():
     board(h, {1: {"ante": 500, "bet": 1000}, 2: {"ante": 1000, "bet": 5000}})  # spot 1's winnings on spot 2
     st_ = states(h)
     assert st_[(1, "ante")] == "to pay" and st_[(1, "bet")] == "to pay"
-    assert st_[(2, "ante")] == "not collected" and st_[(2, "bet")] == "not collected"
+    assert st_[(2, "ante")] == "over" and st_[(2, "bet")] == "over"       # more than was wagered there
 
 
 def test_a_supervisor_overrides_and_the_round_is_settled_by_what_was_left_9_4():
@@ -207,7 +207,7 @@ def test_a_restart_in_the_middle_of_settling_resumes_the_check_from_the_journal(
     restored = TableCore.from_snapshot(snap, 3, h.profile)
     assert restored.payments.states == h.core.payments.states and restored.payments.due == h.core.payments.due
     eff = restored.apply("panel.button", {"button": "settle_done", "key": "dealer"}, h.t)
-    assert any(e.level == "refused" and "short by $5.00" in e.text for e in says(eff))
+    assert any(e.level == "refused" and "spot 1 bet: still to pay $5.00" in e.text for e in says(eff))
 
 
 def test_with_the_check_off_settle_done_ends_the_round_at_once_as_before():
@@ -222,6 +222,7 @@ def test_with_the_check_off_settle_done_ends_the_round_at_once_as_before():
 
 
 @given(placed=st.integers(0, 5000), due=st.integers(0, 20000), read=st.integers(0, 30000))
-def test_an_area_is_done_exactly_when_it_holds_what_is_due(placed, due, read):
+def test_an_area_is_done_exactly_when_it_holds_what_is_due_and_an_error_only_beyond_wager_and_due(placed, due, read):
     state, off = verdict(Due(Area(placed), due, 0), Area(read), seen_done=False)
     assert (state == "done") == (read == due) and off == read - due
+    assert (state in ("over", "short")) == (read > max(placed, due) or read < min(placed, due))

@@ -40,10 +40,15 @@ async def test_each_area_shows_done_still_to_pay_over_short_and_not_collected_as
             assert await check(1, "progressive") == "done"
             await fold(board(h, {1: {"ante": 1500, "bet": 5000}, 2: {"bet": 2000}}))
             assert await check(1, "ante") == "over by $5.00"
-            assert await check(1, "bet") == "short by $10.00"
+            assert await check(1, "bet") == "still to pay $10.00"
             assert await check(2, "ante") == "done"
-            assert "spot 1 bet: short by $10.00" in await page.text_content("#next") or \
-                "spot 1 ante: over by $5.00" in await page.text_content("#next")
+            assert await check(2, "bet") == "not collected $20.00"
+            assert await check(3, "ante") == "done"
+            assert "spot 1 ante: over by $5.00" in await page.text_content("#next")  # the error first
+            await fold(board(h, {1: {"ante": 1000, "bet": 5000}, 2: {"bet": 2000}, 3: {"bet": 500}}))
+            assert await check(3, "bet") == "over by $5.00"                      # a payment on an empty spot
+            await fold(board(h, {1: {"ante": 1000, "bet": 500}, 2: {"bet": 2000}}))
+            assert await check(1, "bet") == "short by $55.00"                     # less than the bet itself
             await fold(h.press("settle_done"))
             assert "SETTLE DONE refused" in await page.text_content("#messages")
             await fold(board(h, {1: {"ante": 1000, "bet": 6000}, 2: {}}))
