@@ -94,19 +94,23 @@ class SettlingDealer:
         for a in r.payments:
             _lay(board, a.spot, a.area, a.due_chips, a.due_tokens)
         placed = {(a.spot, a.area): a.due_chips + a.due_tokens + a.off_cents for a in r.payments}  # as read
-        wins = [a for a in r.payments if a.due_chips + a.due_tokens > placed[(a.spot, a.area)]]
-        losses = [a for a in r.payments if placed[(a.spot, a.area)] and not a.due_chips + a.due_tokens]
+        touched: set[tuple[int, str]] = set()  # one mistake an area: two on one area may cancel out
         for kind in MISTAKES:
             if not self._roll(kind):
                 continue
-            touched = self._mistake(kind, board, wins, losses, placed, r)
-            if touched:
-                self.made.append(Made(r.round_id, kind, touched))
+            wins = [a for a in r.payments if a.due_chips + a.due_tokens > placed[(a.spot, a.area)]
+                    and (a.spot, a.area) not in touched]
+            losses = [a for a in r.payments if placed[(a.spot, a.area)] and not a.due_chips + a.due_tokens
+                      and (a.spot, a.area) not in touched]
+            areas = self._mistake(kind, board, wins, losses, placed, r, touched)
+            if areas:
+                touched.update(areas)
+                self.made.append(Made(r.round_id, kind, areas))
         return board
 
     def _mistake(self, kind: str, board: dict[int, dict[str, int]], wins: list[AreaPayment],
                  losses: list[AreaPayment], placed: dict[tuple[int, str], int],
-                 r: RoundView) -> tuple[tuple[int, str], ...]:
+                 r: RoundView, touched: set[tuple[int, str]]) -> tuple[tuple[int, str], ...]:
         if kind == "forget_collect":
             if not losses:
                 return ()
@@ -129,6 +133,8 @@ class SettlingDealer:
         # wrong_spot: the winnings go on the same area of the next spot round the table
         spots = sorted({p.spot for p in r.payments})
         other = spots[(spots.index(a.spot) + 1) % len(spots)]
+        if (other, a.area) in touched or other == a.spot:
+            return ()
         board[a.spot][a.area] = laid - won
         board.setdefault(other, {})[a.area] = board.get(other, {}).get(a.area, 0) + won
         return ((a.spot, a.area), (other, a.area))
