@@ -45,6 +45,8 @@ def checked(**kw) -> Harness:
 
 def settled(h: Harness, wagers: dict[int, dict], hands: dict, bets: set[int], dealer: str = DEALER_QUALIFIES) -> dict:
     """Play a round to settlement: ``wagers`` laid while betting, ``bets`` bet twice the ante."""
+    if h.round.phase == "preparing":  # a round after another: its deck shuffled again (4.1)
+        h.feed("shuffler.shuffled", deck=h.round.deck)
     board(h, wagers)
     h.panel("no_more_bets")
     h.deal({**hands, "dealer": dealer})
