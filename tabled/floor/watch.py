@@ -214,7 +214,7 @@ class TableWatch:
                           "be reached (14.13)", at)]
         elif kind == "payments.override":
             # a supervisor closed a round over a mismatch the board saw (9.3, 9.4): settled as the felt lay
-            diff = p.get("difference_cents") if isinstance(p.get("difference_cents"), int) else 0
+            diff = _int(p.get("difference_cents"))
             self.mispaid_cents += diff
             side = f"{money(diff)} against the house" if diff > 0 else f"{money(-diff)} against the player"
             return [Alert(f"{self.table_id}:payments:{row.seq}", self.table_id, "payments",
