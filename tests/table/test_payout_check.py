@@ -228,3 +228,12 @@ def test_an_area_is_done_exactly_when_it_holds_what_is_due_and_an_error_only_bey
     state, off = verdict(Due(Area(placed), due, 0), Area(read), seen_done=False)
     assert (state == "done") == (read == due) and off == read - due
     assert (state in ("over", "short")) == (read > max(placed, due) or read < min(placed, due))
+
+
+def test_the_log_names_only_the_areas_to_settle_not_every_area_of_every_spot():
+    from tabled.daemon.report import loggable
+    h = checked()
+    settled(h, {1: {"ante": 500}, 2: {"ante": 500}}, {1: FLUSH, 2: LOSER}, bets={1, 2})
+    [due] = notes(h.log, "payments.due")
+    assert loggable(due) == {"to_settle": ["spot 1 ante: to pay", "spot 1 bet: to pay", "spot 2 ante: not collected",
+                                           "spot 2 bet: not collected"]}
