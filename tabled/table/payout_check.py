@@ -9,9 +9,10 @@ dealer has paid and collected, before SETTLE DONE (docs/settlement.md, "The deal
 * a stand off, a void or a returned wager: the wager as it lies (a token stays, our reading of 1.1);
 * a progressive award is paid by hand-pay slip (9.5), never on the felt.
 
-While the round settles, every board reading is judged against that: per area ``done``,
-``to pay``, ``over``, ``short``, ``not collected`` or ``removed early`` (chips
-taken off an area seen paid before SETTLE DONE). SETTLE DONE is refused while an area is wrong,
+While the round settles, every board reading is judged against that: per area ``done``; still at
+work between the wager and what is due, ``to pay`` or ``not collected``; an error beyond both,
+``over`` or ``short`` (flagged as read); or ``removed early`` (chips taken off an area seen paid
+before SETTLE DONE). SETTLE DONE is refused while an area is not done,
 naming the spot, the area and the amount, unless a supervisor's key overrides it: the round is
 then settled by what was left on the felt, and the override note keeps both amounts.
 
