@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO, cast
 import structlog
 
 from tabled.commands._arguments import UserError, whole_number
-from tabled.daemon.config import Config, check_may_start, find_config, load_config
+from tabled.daemon.config import MISTAKES, Config, check_may_start, find_config, load_config
 
 if TYPE_CHECKING:
     from tabled_drivers.link.endpoint import LinkTiming
@@ -316,6 +316,7 @@ async def _play(cfg: Config, rounds: int, table: Table, devices: TableDevices, s
     if sims is not None:
         players = [Player(p.spot, p.ante_cents, p.progressive, p.strategy) for p in sim.players]
         floor = DeviceFloor(table, sims, devices, players, seed=sim.seed)
+        floor.paying.rates = {k: getattr(sim.mistakes, k) for k in MISTAKES}
     if hooks is not None:
         await hooks.started(table=table, devices=devices, sims=sims, floor=floor)
         return hooks.play()

@@ -25,7 +25,9 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
     [table]          -> Config.table: TableConfig(id, spots, profile (tabled.game.profiles.Profile),
                         profile_name, minimum_cents, maximum_cents, unit_cents (6.1),
                         progressive_wager_cents (11.3; default from the profile), card_source,
-                        name, property_name (the key ``property``): the heading of its slips)
+                        name, property_name (the key ``property``): the heading of its slips,
+                        check_payments: the board's readings checked against the settlement
+                        (tabled/table/payout_check.py; default false)
     [journal]        -> Config.journal: JournalConfig(path, checkpoint_every_rounds)
     [[pools]]        -> Config.pools: tuple[PoolConfig(name, backend, path, dsn, contribution_bp,
                         reset_cents, primary)]; Config.primary_pool
@@ -33,7 +35,8 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
     [devices.shoe|panel]              -> UsbDeviceConfig(vendor_id, product_id, serial, port)
     [simulation]     -> Config.simulation: SimulationConfig(enabled, seed, rounds, round_pause_ms,
                         players: tuple[PlayerConfig(spot, ante_cents, progressive, strategy)], dealer,
-                        allow_service, pace_ms)
+                        allow_service, pace_ms, inspector, mistakes: Mistakes (the simulated
+                        dealer's errors per 1000 rounds, [simulation.mistakes]))
     [log]            -> Config.log: LogConfig(format, level)
     [reports]        -> Config.reports: ReportsConfig(time_zone, day_start, shifts, flag_sigmas): the
                         casino's gaming day and shifts for ``tabled report`` (docs/reports.md)
@@ -56,7 +59,7 @@ import ipaddress
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +84,8 @@ DEALERS = ("auto", "manual")                 # auto: the simulated dealer presse
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}\Z")
 
 # The simulated table for tests and benchmarks (load_config(None)); no command falls back to it.
-# Kept equal to config/sim.toml.
+# Kept equal to config/sim.toml, but for [table] check_payments: off here, a test or benchmark of
+# the payment check turns it on.
 DEFAULT_TOML = """
 [table]
 id = "SIM01"
@@ -166,6 +170,7 @@ class TableConfig:
     profile_path: Path | None = None  # the profile file read, when profile names a file
     name: str = ""                    # the table's name on the floor and its slips ("Table 7"); "" : the id
     property_name: str = ""           # the casino's name on the table's slips ([table] property)
+    check_payments: bool = False      # each area checked by the board before SETTLE DONE (9.3, 9.4)
 
 
 @dataclass(frozen=True)
@@ -223,6 +228,26 @@ class PlayerConfig:
     strategy: str
 
 
+#: the simulated dealer's mistakes, each in rounds per 1000 ([simulation.mistakes])
+MISTAKES = ("overpay", "underpay", "forget_collect", "wrong_spot", "early_pickup")
+
+
+@dataclass(frozen=True)
+class Mistakes:
+    """How often the simulated dealer errs at settlement, in rounds per 1000: pays too much, too
+    little, leaves a losing wager uncollected, pays a win to the next spot; and how often a player
+    picks up a paid area before SETTLE DONE. The dealer puts each right when the screen says so."""
+
+    overpay: int = 0
+    underpay: int = 0
+    forget_collect: int = 0
+    wrong_spot: int = 0
+    early_pickup: int = 0
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, k) for k in MISTAKES)
+
+
 @dataclass(frozen=True)
 class SimulationConfig:
     enabled: bool
@@ -234,6 +259,7 @@ class SimulationConfig:
     allow_service: bool = False  # may run as a systemd service (a demo table): never by default
     pace_ms: int = 0       # the simulated people's pause after each action (0: full speed)
     inspector: bool = False  # a simulated inspector at hand: approves play after an equipment fault (14.13)
+    mistakes: Mistakes = field(default_factory=Mistakes)
 
 
 @dataclass(frozen=True)
@@ -360,6 +386,7 @@ def _table(sec: Section, base: Path) -> TableConfig:
     if wager == 0:
         raise sec.fail("progressive_wager_cents", "must be more than 0 (11.3: the posted wager)")
     card_source = sec.choice("card_source", CARD_SOURCES, "shuffler")
+    check_payments = sec.flag("check_payments", False)
     shown: dict[str, str] = {}
     for key in ("name", "property"):
         text = sec.get(key, "")
@@ -368,7 +395,7 @@ def _table(sec: Section, base: Path) -> TableConfig:
         shown[key] = text.strip()
     sec.finish()
     return TableConfig(table_id, spots, profile, name, minimum, maximum, unit, wager, card_source,
-                       Path(where) if looks_like_path else None, shown["name"], shown["property"])
+                       Path(where) if looks_like_path else None, shown["name"], shown["property"], check_payments)
 
 
 def _journal(sec: Section, base: Path) -> JournalConfig:
@@ -508,6 +535,12 @@ def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
     dealer = sec.choice("dealer", DEALERS, "auto")
     pace = sec.integer("pace_ms", 0, 60_000, 0)
     inspector = sec.flag("inspector", False)
+    errs = sec.section("mistakes", {})
+    mistakes = Mistakes(**{k: errs.integer(k, 0, 1000, 0) for k in MISTAKES})
+    errs.finish()
+    if mistakes and not table.check_payments:
+        raise errs.fail("overpay", "needs [table] check_payments = true: the mistakes are put right when the "
+                                   "board's check shows them")
     raw_players = sec.get("players", [])
     if not isinstance(raw_players, list):
         raise sec.fail("players", f"must be a list of {{spot, ante_cents, progressive, strategy}}, got {raw_players!r}")
@@ -529,7 +562,8 @@ def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
         p.finish()
         players.append(PlayerConfig(spot, ante, progressive, strategy))
     sec.finish()
-    return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer, allow_service, pace, inspector)
+    return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer, allow_service, pace, inspector,
+                            mistakes)
 
 
 def _log(sec: Section) -> LogConfig:

@@ -113,6 +113,9 @@ def loggable(note: Note) -> dict[str, Any]:
                 "awards": progressive.get("awards", []), "pool_after_cents": progressive.get("pool_after_cents"),
                 "house_collects_cents": fields.get("house_collects_cents"),
                 "house_pays_cents": fields.get("house_pays_cents")}
+    if note.kind == "payments.due":  # every area of every spot: the log names those to settle
+        return {"to_settle": [f"spot {a.get('spot')} {a.get('area')}: {a.get('state')}" for a in fields.get("areas", [])
+                              if a.get("state") != "done"]}
     return fields
 
 

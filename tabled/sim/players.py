@@ -10,7 +10,8 @@ The people decide from what a person at the table could know: the table as its d
 table tells the dealer (``Say`` effects), the devices that are up, and their own memory (what they
 have done this round, the shoe's deck they shuffled). Players place antes and progressive wagers,
 decide by a strategy of tabled.math.strategy, and bet twice the ante (5.5) or fold (8.3); the dealer
-closes bets (7.2.1), reveals (8.6), settles and confirms progressive payments (9.5). The floor acts
+closes bets (7.2.1), reveals (8.6), settles and confirms progressive payments (9.5), and where the
+table checks the payments on the board, pays and collects there (tabled/sim/paying.py). The floor acts
 only when the table has gone idle, so a run is deterministic for a seed.
 """
 
@@ -24,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from tabled.sim.paying import SettlingDealer
 from tabled.table.core import DECKS, TableCore
 from tabled.table.effects import Effect, Say
 from tabled.views.view import RoundView, TableView, dealer_view
@@ -118,6 +120,7 @@ class DeviceFloor:
         self.spare_shuffler = True      # 15.2.2: a supervisor brings another shuffling device
         self.planned: list[tuple[str, str, str, dict[str, Any]]] = []  # (phase, button, key, fields)
         self.decisions: dict[str, set[int]] = {}  # round id -> the spots whose players bet (8.5)
+        self.paying = SettlingDealer(seed=seed)  # pays and collects on the board when the table checks it
         # the players think in their own thread, not in the loop's default executor, which a
         # stopping loop waits for; shut down (not waited for) when play ends
         self.thinking: ThreadPoolExecutor | None = None
@@ -305,6 +308,8 @@ class DeviceFloor:
         if r.phase == "settling" and r.awards_to_pay and self.once(rid, "paid", r.awards_to_pay[0]):
             self.press("settle_done")  # 9.5: the dealer confirms the progressive payment
             return True
+        if r.phase == "settling" and not r.awards_to_pay and r.payments:
+            return await self.paying.step(r, self.once, self.set_board, self.press)  # 9.3, 9.4: on the board
         return False
 
     async def _betting(self, v: TableView, r: RoundView) -> bool:

@@ -61,6 +61,7 @@ from tabled.table.effects import (Command, Effect, MeterShow, Note, PanelLamp, P
 from tabled.table.felt import Felt, parse_reading
 from tabled.table.links import LostLink, Links, equipment_verdict, lost_while_needed, read_link, working_again
 from tabled.table.outofplay import OutOfPlay, brings_back
+from tabled.table.payout_check import PaymentCheck
 from tabled.table.shuffles import Shuffles
 from tabled.table.staff import Staff
 from tabled.game.cards import card_text
@@ -180,6 +181,7 @@ class TableCore:
         self.cards = CardSource()                   # what the shuffling device was asked (cardsource.py)
         self.shuffles = Shuffles()                  # each shuffle's order judged (15.1, shuffles.py)
         self.staff = Staff()                        # who is signed in at the panel (staff.py)
+        self.payments = PaymentCheck()              # payments checked by the board (payout_check.py)
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -289,7 +291,7 @@ class TableCore:
         effects: list[Effect] = []
         for wager in self.felt.read(parse_reading(spots, self.spot_count)):
             effects += self._dispatch("wager", wager)
-        return effects
+        return effects + self.payments.reading(self.felt)
 
     def _button(self, p: dict[str, Any]) -> list[Effect]:
         effects: list[Effect] = []
@@ -356,6 +358,8 @@ class TableCore:
             return effects + self._action_deck_checked(key=key, person=person, **p)
         if action == "clear_device":
             return effects + self._action_clear_device(person)
+        if action == "payments_done":
+            return effects + self.payments.settle_done(key, person, self.staff.on.get(keys.Key.DEALER.value))
         handler: Callable[..., list[Effect]] = getattr(self, "_action_" + action)
         return effects + handler(**p)
 
@@ -820,7 +824,8 @@ class TableCore:
         data = dict(settlement_as_dict(st))
         r.settlement = data
         from tabled.table.display import settlement_lines
-        return [Note("round.settled", data, r.round_id), *settlement_lines(st)]
+        return [Note("round.settled", data, r.round_id), *settlement_lines(st),
+                *self.payments.expect(r.round_id, data, self.felt, self.spot_count)]
 
     # -- progress: what follows from the state after every input ------------------------------------
 
@@ -832,7 +837,8 @@ class TableCore:
         if r is not None and r.phase == "settling" and r.settlement is None and (
                 r.awards is not None or not any(s.award_held for s in r.spots.values())):
             effects += self._settlement_note(r)
-        if r is not None and r.settlement is not None and r.phase == "settling":
+        if r is not None and r.settlement is not None and r.phase == "settling" \
+                and self.payments.lets_finish(r.round_id):  # 9.3, 9.4: the board shows it paid (payout_check.py)
             r.try_finish()
         if r is not None and r.phase == "settling" and r.awards is None and "pool" in self.faults \
                 and r.round_id not in self.awards_held and any(s.award_held for s in r.spots.values()):
@@ -978,6 +984,7 @@ class TableCore:
             **({"shuffles": self.shuffles.snapshot()} if self.shuffles else {}),
             **({"staff": self.staff.snapshot()} if self.staff else {}),
             **({"device_out": self.device_out.snapshot()} if self.device_out else {}),
+            **({"payments": self.payments.snapshot()} if self.payments else {}),
         }
 
     @classmethod
@@ -1000,6 +1007,7 @@ class TableCore:
         core.shuffles = Shuffles.from_snapshot(snap.get("shuffles"))
         core.staff = Staff.from_snapshot(snap.get("staff"))
         core.device_out = OutOfPlay.from_snapshot(snap.get("device_out"))
+        core.payments = PaymentCheck.from_snapshot(snap.get("payments"))
         if snap["round"]:
             core.round = Round.from_snapshot(snap["round"], spots, limits, profile)
         core.cards = CardSource.restored(core)

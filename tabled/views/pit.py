@@ -13,7 +13,10 @@ table sees them (:func:`pit_devices`); :func:`pit_view` puts them together with 
 - every panel action a supervisor's or inspector's key carried out or was refused, with the rule;
 - the pool as the meter shows it and its last :data:`HITS_KEPT` hits at this table (the pool's
   answers, ``pool.awards``);
-- the devices and their links (14.13 for the meter and the bet-spot board).
+- the devices and their links (14.13 for the meter and the bet-spot board);
+- the board's check of the payments (9.3, 9.4): each SETTLE DONE refused over a wrong area, each
+  round a supervisor closed over a mismatch (due, left and the difference per area) and each
+  area emptied before settlement ended, from their notes (tabled/table/payout_check.py).
 Every amount is integer cents beside the words shown.
 """
 
@@ -33,7 +36,9 @@ HITS_KEPT = 25
 DECISIONS_KEPT = 25
 CLEARED_KEPT = 25
 #: the journal records the pit reads
-KINDS = ("round.settled", "fault.raised", "fault.cleared", "panel.approved", "panel.refused", "pool.awards")
+KINDS = ("round.settled", "fault.raised", "fault.cleared", "panel.approved", "panel.refused", "pool.awards",
+         "payments.refused", "payments.override", "payments.removed_early")
+MISPAYS_KEPT = 25
 APPROVE_PLAY = "approve_play"  # the inspector's approval under 14.13
 
 
@@ -50,6 +55,7 @@ class PitLog:
         self.hits: deque[dict[str, Any]] = deque(maxlen=HITS_KEPT)
         self.decisions: deque[dict[str, Any]] = deque(maxlen=DECISIONS_KEPT)
         self.cleared: deque[dict[str, Any]] = deque(maxlen=CLEARED_KEPT)
+        self.mispays: deque[dict[str, Any]] = deque(maxlen=MISPAYS_KEPT)
         self.raised: dict[str, dict[str, Any]] = {}           # equipment -> its standing fault
         self.approval: dict[str, Any] | None = None            # the inspector's approval in force (14.13)
         self.last_seq = 0
@@ -72,6 +78,8 @@ class PitLog:
             self.decisions.append(decision)
             if kind == "panel.approved" and decision["action"] == APPROVE_PLAY:
                 self.approval = decision
+        elif kind in ("payments.refused", "payments.override", "payments.removed_early"):
+            self.mispays.append(_mispay(seq, time_ms, round_id, kind, payload))
         elif kind == "fault.raised":
             equipment = str(payload.get("equipment", ""))
             self.raised[equipment] = {**_when(seq, time_ms), "equipment": equipment,
@@ -105,6 +113,24 @@ def _round(seq: int, time_ms: int, round_id: str | None, payload: Mapping[str, A
             "house_pays_cents": st.house_pays_cents, "house_collects_cents": st.house_collects_cents,
             "net_cents": st.net_cents, "totals": f"house pays {money(st.house_pays_cents)}, "
                                                  f"collects {money(st.house_collects_cents)}"}
+
+
+def _mispay(seq: int, time_ms: int, round_id: str | None, kind: str, p: Mapping[str, Any]) -> dict[str, Any]:
+    """A payment the board's check found wrong, as the pit reads it from its note."""
+    shown = {**_when(seq, time_ms), "round_id": round_id, "kind": kind, "rule": p.get("rule")}
+    if kind == "payments.removed_early":
+        return {**shown, "text": f"spot {p.get('spot')} {p.get('area')}: chips removed before settlement ended"}
+    areas = "; ".join(f"spot {a.get('spot')} {a.get('area')}: {a.get('state')}, due "
+                      f"{money(int(a.get('due_cents', 0)))}, left {money(int(a.get('left_cents', 0)))}"
+                      for a in p.get("areas") or [])
+    if kind == "payments.refused":
+        return {**shown, "text": f"SETTLE DONE refused: {areas}"}
+    diff = int(p.get("difference_cents", 0))
+    who = p.get("name") or (f"badge {p['person']}" if p.get("person") is not None else "supervisor")
+    return {**shown, "difference_cents": diff,
+            "text": f"closed by {who} as the felt lay: {areas}; "
+                    + (f"{money(diff)} against the house" if diff > 0 else f"{money(-diff)} against the player"
+                       if diff < 0 else "no difference")}
 
 
 def _hit(seq: int, time_ms: int, payload: Mapping[str, Any], result: Mapping[str, Any],
@@ -148,6 +174,7 @@ def pit_view(screen: Mapping[str, Any], devices: list[dict[str, Any]], log: PitL
         "rounds": list(reversed(log.rounds)),           # newest first
         "faults": {"open": screen.get("faults", []), "cleared": list(reversed(log.cleared))},
         "decisions": list(reversed(log.decisions)),
+        "mispays": list(reversed(log.mispays)),
         "pool": {"meter": screen.get("meter"), "hits": list(reversed(log.hits))},
         "devices": devices,
         "journal": dict(journal),

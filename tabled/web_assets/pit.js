@@ -129,6 +129,12 @@ function render(p) {
     li.appendChild(el("span", "text", d.key + " key: " + d.action + " " + d.verdict));
     return withRule(li, d.rule);
   });
+  list("mispays", p.mispays || [], (m) => {  // the board's check of the payments (9.3, 9.4)
+    const li = el("li", m.kind.replace(".", "-"));
+    li.appendChild(el("span", "when", when(m)));
+    li.appendChild(el("span", "text", "round " + m.round_id + ": " + m.text));
+    return withRule(li, m.rule);
+  });
   renderRounds(p.rounds);
 }
 
