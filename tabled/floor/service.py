@@ -32,6 +32,7 @@ from tabled.daemon.pages import HostNames, PageListener, origin_refused
 from tabled.daemon.seals import public_keys, read_key
 from tabled.host.dsn import credential_password, server_said
 from tabled.host.log import Trouble
+from tabled.host.primary import StandbyOnly, for_the_primary, standby_only
 from tabled.daemon.web import SECURITY_HEADERS, Decision, may_view, presented_token
 from tabled.floor.central import MAX_NAME
 from tabled.floor.config import PASSWORD_CREDENTIAL, FloorConfig
@@ -53,9 +54,15 @@ def floor_connector(dsn: str, environ: dict[str, str] | None = None) -> Callable
     import psycopg
     password = credential_password(PASSWORD_CREDENTIAL, environ)
     extra: dict[str, Any] = {"password": password} if password is not None else {}
+    primary = for_the_primary(dsn)  # the floor writes its acknowledgements: the primary only
 
-    def connect() -> Any:
-        return psycopg.AsyncConnection.connect(dsn, connect_timeout=10, autocommit=True, **extra)
+    async def connect() -> Any:
+        try:
+            return await psycopg.AsyncConnection.connect(primary, connect_timeout=10, autocommit=True, **extra)
+        except psycopg.OperationalError as exc:
+            if (said := standby_only(exc, dsn)) is not None:
+                raise StandbyOnly(f"central: {said}") from None
+            raise
     return connect
 
 
