@@ -70,7 +70,7 @@ class ReplicatedPostgres:
         if self.as_user:
             self._run("mkdir", "-m", "700", str(standby.data))
         self._run(str(self.bindir / "pg_basebackup"), "-D", str(standby.data), "-h", "127.0.0.1",
-                  "-p", str(primary.port), "-U", "postgres", "-X", "stream", "--no-sync",
+                  "-p", str(primary.port), "-U", "postgres", "-X", "stream", "--no-sync", "--checkpoint=fast",
                   env={"PGPASSWORD": self.password})
         conninfo = (f"host=127.0.0.1 port={primary.port} user=postgres password={self.password} "
                     f"application_name={standby.name}")
