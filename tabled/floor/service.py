@@ -106,9 +106,9 @@ class Floor:
         self._names = HostNames(config.host, config.names)
         self._polled = asyncio.Event()
         self.started_s = clock()
-        #: seconds from a record's commit at its table to the page that first showed it (records the
-        #: server took since the floor started; the most recent ones): the floor's own measure of its bound
-        self.record_to_page: deque[float] = deque(maxlen=100_000)
+        #: (a record's commit time at its table, seconds from then to the page that first showed it), for
+        #: the records the server took since the floor started (the latest): the floor's own measure
+        self.record_to_page: deque[tuple[float, float]] = deque(maxlen=1_000_000)
         self._shown: list[float] = []   # the times of the records folded since the last page
 
     # -- reading the central copy ---------------------------------------------------------------------
@@ -303,7 +303,7 @@ class Floor:
     def _publish(self) -> None:
         data = json.dumps(self.view(), separators=(",", ":"), ensure_ascii=True)
         now = self.clock()
-        self.record_to_page.extend(now - t for t in self._shown)
+        self.record_to_page.extend((t, now - t) for t in self._shown)
         self._shown.clear()
         self._seq += 1
         self.latest = f"id: {self._seq}\nevent: floor\ndata: {data}\n\n".encode()

@@ -127,4 +127,21 @@ class LightFloor:
         return o
 
 
-__all__ = ["LightFloor", "Outcome", "recorded_rounds", "with_role", "POOL"]
+def play_for(tables: list[LightTable], seconds: float) -> dict[str, dict[str, set[str]]]:
+    """Play ``tables`` for ``seconds`` in this process (a worker of the benchmark), then ship the
+    rest; what each table had confirmed."""
+    import logging
+
+    import structlog
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.CRITICAL))
+    logging.getLogger("psycopg").setLevel(logging.CRITICAL)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().call_later(seconds, stop.set)
+        await asyncio.gather(*(t.run(stop) for t in tables))
+    asyncio.run(main())
+    return {t.table_id: t.confirmed for t in tables}
+
+
+__all__ = ["LightFloor", "Outcome", "recorded_rounds", "with_role", "play_for", "POOL"]

@@ -31,12 +31,13 @@ class Node:
 class ReplicatedPostgres:
     """``with ReplicatedPostgres() as pair: ... pair.dsn`` (both hosts, the administrator's)."""
 
-    def __init__(self, *, synchronous: bool = True) -> None:
+    def __init__(self, *, synchronous: bool = True, count_statements: bool = False) -> None:
         base = ThrowawayPostgres()  # its folder, password and the system user to run as
         self._base = base
         self.bindir = server_bindir() or base.bindir
         self.root, self.password, self.as_user = base.root, base.password, base.as_user
         self.synchronous = synchronous
+        self.count_statements = count_statements  # pg_stat_statements loaded (benchmarks/bench_floor.py)
         self.nodes = [Node("a", self.root), Node("b", self.root)]
         self.primary, self.standby = self.nodes
         self.failovers = 0
@@ -56,6 +57,8 @@ class ReplicatedPostgres:
 
     def _options(self, node: Node) -> str:
         sync = "-c synchronous_standby_names='*' " if self.synchronous else ""
+        if self.count_statements:
+            sync += "-c shared_preload_libraries=pg_stat_statements "
         return (f"-p {node.port} -k {self.root} -c listen_addresses=127.0.0.1 -c max_connections=500 "
                 f"-c wal_level=replica -c max_wal_senders=5 -c hot_standby=on -c wal_keep_size=256MB "
                 f"-c fsync=off -c full_page_writes=off -c cluster_name={node.name} {sync}")
@@ -120,9 +123,39 @@ class ReplicatedPostgres:
         self.promote()
         took = time.monotonic() - t0
         self.failovers += 1
+        self.rejoin()
+        return took
+
+    def rejoin(self) -> None:
+        """The old primary back, as the new primary's streaming standby."""
         self._follow(self.standby, self.primary)
         self.wait_streaming()
-        return took
+
+    def cpu_s(self, node: Node) -> float:
+        """CPU seconds the server ``node`` has used: its postmaster, the backends it reaped and
+        those running (Linux /proc)."""
+        try:
+            pid = int((node.data / "postmaster.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return 0.0
+        tick = os.sysconf("SC_CLK_TCK")
+
+        def fields(p: int) -> list[str]:
+            return Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        try:
+            own = fields(pid)
+        except OSError:
+            return 0.0
+        total = sum(int(v) for v in own[11:15])  # utime stime cutime cstime
+        for task in Path("/proc").iterdir():
+            if task.name.isdigit():
+                try:
+                    f = fields(int(task.name))
+                except OSError:
+                    continue
+                if int(f[1]) == pid:            # a backend of this server: its own time
+                    total += int(f[11]) + int(f[12])
+        return total / tick
 
     def stop(self) -> None:
         try:
