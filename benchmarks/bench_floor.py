@@ -164,7 +164,8 @@ def main() -> None:
         dup, miss = o.duplicates + o.pool_duplicates, o.missing + o.pool_missing
         n = args.tables
         print(f"{n} tables, {len(windows)} failovers (the primary killed -m immediate, the standby promoted, the old "
-              f"primary back as standby), {played_s:.0f} s of play in {args.workers} processes, synchronous replication")
+              f"primary back as standby), {played_s:.0f} s of play in {args.workers} processes, "
+              "synchronous replication")
         print(f"records: {o.records} journaled, {o.shipped} on the last primary; duplicates {o.duplicates}, missing "
               f"{o.missing}; audit compare agrees for {n - len(o.compare_disagree)} of {n} tables")
         print(f"pool: {o.contributions} rounds' contributions and {o.awards} awards confirmed to the tables; "
