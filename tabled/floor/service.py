@@ -291,9 +291,9 @@ class Floor:
         tables = []
         for _, w in sorted(self.tables.items()):
             stale = w.read_s is None or now - w.read_s > stale_after
-            tables.append({**w.view(now), "read_s": w.read_s, "stale": stale})
+            tables.append({**w.view(now), "read_s": w.read_s, "stale": stale, "pit": self.config.pit_of(w.table_id)})
         return {"now_s": int(now), "central": self.central_error, "polls": self.polls, "stale_after_s": stale_after,
-                "tables": tables, "alerts": alerts}
+                "tables": tables, "alerts": alerts, "pits": list(self.config.pits)}
 
     @property
     def stale_after_s(self) -> float:
