@@ -353,13 +353,18 @@ class Shipper:
         server gone, a promotion) ends the session: the next one reads the head again and sends
         what the server does not hold."""
         conn = await self.connect()
+        journal: Journal | None = None
         try:
+            # the session's own read-only view of the journal, kept open: each read sees the latest commit
+            journal = await asyncio.to_thread(Journal.open, self.journal_path, readonly=True, verify=False)
             seq, digest = await self._head(conn)
             self.trouble.ended(table_id=self.table_id, lag=self.lag)
+            check: str | None = digest
             while self.diverged is None:
-                sent = await asyncio.to_thread(self._read_after, seq, digest)
+                sent = await asyncio.to_thread(self._read_after, journal, seq, check)
                 if sent is None:
                     return
+                check = None
                 if not sent:
                     if self._reporting and self.local_head != self.reported:
                         await self._send(conn, [])
@@ -372,10 +377,11 @@ class Shipper:
                     continue
                 self._caught_up.clear()
                 if await self._send(conn, sent):
-                    seq, digest = sent[-1][0].seq, sent[-1][0].hash
-                    self.shipped = seq
+                    seq = self.shipped = sent[-1][0].seq
                     self._moved.set()
         finally:
+            if journal is not None:
+                journal.close()
             with contextlib.suppress(Exception):
                 await conn.close()
 
@@ -413,18 +419,18 @@ class Shipper:
         self._moved.set()
         return seq, digest
 
-    def _read_after(self, seq: int, digest: str) -> list[tuple[Record, str]] | None:
-        """The local records after the central head (None when the two disagree there)."""
-        with Journal.open(self.journal_path, readonly=True, verify=False) as journal:
-            self.local_head = journal.head[0]
-            if seq > 0:
-                here = journal.record(seq)
-                if here is None or here.hash != digest:
-                    why = ("is not in this journal (the journal was cut or swapped for an older copy)"
-                           if here is None else "differs from this journal's (rewritten on one side)")
-                    self.diverged = Divergence(seq, f"the central copy's record {seq} {why}")
-                    return None
-            return journal.raw_records_after(seq, self.batch)
+    def _read_after(self, journal: Journal, seq: int, digest: str | None) -> list[tuple[Record, str]] | None:
+        """The local records after the central head (None when the two disagree there); ``digest``
+        is checked when given (a session's first read: after that the head is what it sent)."""
+        self.local_head = journal.head[0]
+        if seq > 0 and digest is not None:
+            here = journal.record(seq)
+            if here is None or here.hash != digest:
+                why = ("is not in this journal (the journal was cut or swapped for an older copy)"
+                       if here is None else "differs from this journal's (rewritten on one side)")
+                self.diverged = Divergence(seq, f"the central copy's record {seq} {why}")
+                return None
+        return journal.raw_records_after(seq, self.batch)
 
 
 def central_tables(conn: Any) -> list[str]:
