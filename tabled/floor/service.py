@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import json
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +34,7 @@ from tabled.floor.config import PASSWORD_CREDENTIAL, FloorConfig
 from tabled.floor.watch import Alert, Row, TableWatch
 from tabled.host.dsn import credential_password, server_said
 from tabled.host.log import Trouble
+from tabled.host.primary import StandbyOnly, for_the_primary, standby_only
 from tabled.journal.seals import public_keys, read_key
 from tabled.web.access import SECURITY_HEADERS
 from tabled.web.assets import add_assets, page
@@ -59,9 +61,15 @@ def floor_connector(dsn: str, environ: dict[str, str] | None = None) -> Callable
     import psycopg
     password = credential_password(PASSWORD_CREDENTIAL, environ)
     extra: dict[str, Any] = {"password": password} if password is not None else {}
+    primary = for_the_primary(dsn)  # the floor writes its acknowledgements: the primary only
 
-    def connect() -> Any:
-        return psycopg.AsyncConnection.connect(dsn, connect_timeout=10, autocommit=True, **extra)
+    async def connect() -> Any:
+        try:
+            return await psycopg.AsyncConnection.connect(primary, connect_timeout=10, autocommit=True, **extra)
+        except psycopg.OperationalError as exc:
+            if (said := standby_only(exc, dsn)) is not None:
+                raise StandbyOnly(f"central: {said}") from None
+            raise
     return connect
 
 
@@ -97,6 +105,11 @@ class Floor:
         self._listener: PageListener | None = None
         self._guard = Guard("floor", HostNames(config.host, config.names), config.viewers, COOKIE, log)
         self._polled = asyncio.Event()
+        self.started_s = clock()
+        #: (a record's commit time at its table, seconds from then to the page that first showed it), for
+        #: the records the server took since the floor started (the latest): the floor's own measure
+        self.record_to_page: deque[tuple[float, float]] = deque(maxlen=1_000_000)
+        self._shown: list[float] = []   # the times of the records folded since the last page
 
     # -- reading the central copy ---------------------------------------------------------------------
 
@@ -113,15 +126,10 @@ class Floor:
                 ids = [r[0] for r in await (await conn.execute(
                     "SELECT table_id FROM journal_tables ORDER BY table_id")).fetchall()]
                 for table_id in sorted(set(ids) | set(self.config.keys)):
-                    watch = self.tables.get(table_id)
-                    if watch is None:
-                        watch = self.tables[table_id] = TableWatch(table_id, self.keys.get(table_id, {}))
-                    elif watch.head:
-                        # the record checked last is still the one there: a change re-hashed to the end shows
-                        row = await (await conn.execute("SELECT hash FROM journal_records WHERE table_id = %s "
-                                                        "AND seq = %s", (table_id, watch.head))).fetchone()
-                        self._raise(watch.changed(None if row is None else row[0]))
-                    await self._read(conn, watch)
+                    if table_id not in self.tables:
+                        self.tables[table_id] = TableWatch(table_id, self.keys.get(table_id, {}))
+                await self._recheck_heads(conn)
+                await self._read_all(conn)
                 for table_id, local_head, at in await (await conn.execute(
                         "SELECT table_id, local_head, extract(epoch FROM reported_at)::float8 FROM journal_heads")
                         ).fetchall():
@@ -147,6 +155,40 @@ class Floor:
         self._silent()
         self.polls += 1
         self._publish()
+
+    async def _recheck_heads(self, conn: Any) -> None:
+        """The record each table was checked to last, read again (all tables in one query): still
+        the one there, or a change re-hashed to the end shows."""
+        watched = [w for w in self.tables.values() if w.head]
+        if not watched:
+            return
+        rows = await (await conn.execute(
+            "SELECT h.table_id, r.hash FROM unnest(%s::text[], %s::bigint[]) AS h(table_id, seq) "
+            "LEFT JOIN journal_records r ON r.table_id = h.table_id AND r.seq = h.seq",
+            ([w.table_id for w in watched], [w.head for w in watched]))).fetchall()
+        for table_id, digest in rows:
+            self._raise(self.tables[table_id].changed(digest))
+
+    async def _read_all(self, conn: Any) -> None:
+        """Fold every table's records after the last one folded: one query for all the tables (at
+        most BATCH records each), again for those with more."""
+        due = list(self.tables.values())
+        while due:
+            cur = await conn.execute(
+                "SELECT r.table_id, r.seq, r.time_us, r.round_id, r.kind, r.payload, r.prev_hash, r.hash, "
+                "extract(epoch FROM r.received_at)::float8 FROM unnest(%s::text[], %s::bigint[]) AS h(table_id, seq) "
+                "CROSS JOIN LATERAL (SELECT * FROM journal_records j WHERE j.table_id = h.table_id AND j.seq > h.seq "
+                "ORDER BY j.seq LIMIT %s) r ORDER BY r.table_id, r.seq",
+                ([w.table_id for w in due], [w.head for w in due], BATCH))
+            counts: dict[str, int] = {}
+            for table_id, *r in await cur.fetchall():
+                watch = self.tables[table_id]
+                row = Row(*r)
+                self._raise(watch.feed(row))
+                counts[table_id] = counts.get(table_id, 0) + 1
+                if row.received_s >= self.started_s:
+                    self._shown.append(row.time_us / 1e6)
+            due = [self.tables[t] for t, n in counts.items() if n == BATCH and self.tables[t].chain_broken_at is None]
 
     async def _read(self, conn: Any, watch: TableWatch) -> None:
         """Fold the table's records after the last one folded."""
@@ -249,9 +291,9 @@ class Floor:
         tables = []
         for _, w in sorted(self.tables.items()):
             stale = w.read_s is None or now - w.read_s > stale_after
-            tables.append({**w.view(now), "read_s": w.read_s, "stale": stale})
+            tables.append({**w.view(now), "read_s": w.read_s, "stale": stale, "pit": self.config.pit_of(w.table_id)})
         return {"now_s": int(now), "central": self.central_error, "polls": self.polls, "stale_after_s": stale_after,
-                "tables": tables, "alerts": alerts}
+                "tables": tables, "alerts": alerts, "pits": list(self.config.pits)}
 
     @property
     def stale_after_s(self) -> float:
@@ -260,6 +302,9 @@ class Floor:
 
     def _publish(self) -> None:
         data = json.dumps(self.view(), separators=(",", ":"), ensure_ascii=True)
+        now = self.clock()
+        self.record_to_page.extend((t, now - t) for t in self._shown)
+        self._shown.clear()
         self._seq += 1
         self.latest = f"id: {self._seq}\nevent: {FLOOR}\ndata: {data}\n\n".encode()
         self._pages.publish({FLOOR: self.latest})

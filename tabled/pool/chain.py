@@ -50,7 +50,7 @@ SQLITE_V4 = [
     """CREATE TABLE pool_seals (
     through    INTEGER PRIMARY KEY,   -- the link sealed: the chain's head when the transaction ended
     hash       TEXT NOT NULL,         -- that link's hash
-    key_id     TEXT NOT NULL,         -- the signing key's id (tabled/daemon/seals.py: key_id)
+    key_id     TEXT NOT NULL,         -- the signing key's id (tabled/journal/seals.py: key_id)
     signature  TEXT NOT NULL,         -- base64 Ed25519 over the domain, through and hash
     at         TEXT NOT NULL
 )""",
