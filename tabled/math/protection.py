@@ -70,6 +70,11 @@ class Decision:
     margin_visible: float
 
 
+def pair_index(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Index in :func:`_pairs` of positions a < b among the 46 unseen cards."""
+    return a * 46 - a * (a + 1) // 2 + (b - a - 1)
+
+
 @cache
 def _pairs() -> np.ndarray:
     return np.array(list(itertools.combinations(range(46), 2)), dtype=np.int64)
@@ -83,10 +88,13 @@ def _unseen(visible: np.ndarray) -> np.ndarray:
 
 
 def decisions(hands: np.ndarray, up_cards: np.ndarray, holes: np.ndarray | None, neighbours: np.ndarray | None,
-              paytable: Paytable, rng: np.random.Generator, samples: int = SAMPLES) -> list[Decision]:
+              paytable: Paytable, rng: np.random.Generator, samples: int = SAMPLES,
+              tables: dict[str, np.ndarray] | None = None) -> list[Decision]:
     """Decision facts for rows of (hand (5 cards), up card, hole cards in deal order (4), the
     cards of the spots within reach (any multiple of 5, or None)). Without hole cards, only the
-    neighbours hypothesis is weighed."""
+    neighbours hypothesis is weighed. ``tables``, when given, receives every row's margins over
+    all the hidden cards weighed ("unseen", "hole-1": 46, "hole-2": 1,035 pairs, "neighbours":
+    the real hands then the draws, "draws": those hands)."""
     hands = np.asarray(hands, dtype=np.int64)
     up = np.asarray(up_cards, dtype=np.int64)
     n = len(hands)
@@ -98,7 +106,8 @@ def decisions(hands: np.ndarray, up_cards: np.ndarray, holes: np.ndarray | None,
     share: dict[str, np.ndarray] = {}
     margin: dict[str, np.ndarray] = {}
     if holes is not None:
-        _hole_decisions(hands, up, np.asarray(holes, dtype=np.int64), value, unseen, paytable, informed, share, margin)
+        _hole_decisions(hands, up, np.asarray(holes, dtype=np.int64), value, unseen, paytable, informed, share, margin,
+                        tables if tables is not None else {})
     if neighbours is not None and neighbours.shape[1]:
         k = neighbours.shape[1]
         draws = np.empty((n, samples + 1, k), dtype=np.int64)
@@ -111,13 +120,17 @@ def decisions(hands: np.ndarray, up_cards: np.ndarray, holes: np.ndarray | None,
         margin["neighbours"] = mn[:, 0]
         informed["neighbours"] = mn[:, 0] > 0
         share["neighbours"] = (mn > 0).mean(axis=1)
+        if tables is not None:
+            tables["neighbours"], tables["draws"] = mn, draws
+    if tables is not None:
+        tables["unseen"], tables["visible"] = unseen, visible_margin
     return [Decision({h: bool(informed[h][i]) for h in informed}, {h: float(share[h][i]) for h in share},
                      {h: float(margin[h][i]) for h in margin}, float(visible_margin[i])) for i in range(n)]
 
 
 def _hole_decisions(hands: np.ndarray, up: np.ndarray, holes: np.ndarray, value: np.ndarray, unseen: np.ndarray,
                     paytable: Paytable, informed: dict[str, np.ndarray], share: dict[str, np.ndarray],
-                    margin: dict[str, np.ndarray]) -> None:
+                    margin: dict[str, np.ndarray], tables: dict[str, np.ndarray]) -> None:
     n = len(hands)
     # one hole card: each of the 46 the player cannot see, exactly
     rep = np.repeat(np.arange(n), 46)
@@ -143,6 +156,7 @@ def _hole_decisions(hands: np.ndarray, up: np.ndarray, holes: np.ndarray, value:
                                     value, paytable)
     for h in ("hole-1", "hole-2", "hole-4"):
         informed[h] = margin[h] > 0
+    tables["hole-1"], tables["hole-2"] = m1, m2
 
 
 def _situations(hands: np.ndarray, up: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
