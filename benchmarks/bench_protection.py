@@ -165,7 +165,7 @@ def main() -> None:
     alarms = int(sum((f > 0).sum() for f in honest_first))
     print("power: sessions flagged within N rounds")
     personas = {}
-    for i, h in enumerate(("hole-1", "hole-2", "hole-4")):
+    for h in ("hole-1", "hole-2", "hole-4"):
         first = flagged_at(factors(informed[:, :, hyp.index(h)])[None], rng, args.sessions, args.rounds)
         personas[h] = first
         print(f"  hole-carder sees {h[-1]}: {curve(first)}")
