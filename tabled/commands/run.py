@@ -307,11 +307,13 @@ async def _play(cfg: Config, rounds: int, table: Table, devices: TableDevices, s
     """What plays: ``hooks``, else on a simulated table the floor's people (``[simulation] dealer =
     "auto"``) or a person dealing on this terminal's keys (``"manual"``), else the people at a real
     table (the daemon only waits)."""
+    from tabled.sim.personas import Persona
     from tabled.sim.players import DeviceFloor, Player
     sim = cfg.simulation
     floor = None
     if sims is not None:
-        players = [Player(p.spot, p.ante_cents, p.progressive, p.strategy) for p in sim.players]
+        players = [Player(p.spot, p.ante_cents, p.progressive, p.strategy, Persona(p.persona, p.sees, p.group))
+                   for p in sim.players]
         floor = DeviceFloor(table, sims, devices, players, seed=sim.seed)
     if hooks is not None:
         await hooks.started(table=table, devices=devices, sims=sims, floor=floor)

@@ -222,6 +222,9 @@ class PlayerConfig:
     ante_cents: int
     progressive: bool
     strategy: str
+    persona: str = "honest"   # a simulated cheat: hole-carder, flashed or colluder (tabled/sim/personas.py)
+    sees: int = 0             # a hole-carder's hole cards seen: 1, 2 or 4
+    group: str | None = None  # the colluders sharing hands
 
 
 @dataclass(frozen=True)
@@ -504,6 +507,10 @@ def _known_strategies() -> frozenset[str] | None:
     return frozenset(names) if names else None
 
 
+#: the simulated players' personas (tabled/sim/personas.py): honest, or a cheat for game protection
+PERSONAS = ("honest", "hole-carder", "flashed", "colluder")
+
+
 def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
     enabled = sec.flag("enabled", False)
     allow_service = sec.flag("allow_service", False)
@@ -531,8 +538,15 @@ def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
         strategy = p.text("strategy", "optimal")
         if strategies is not None and strategy not in strategies:
             raise p.fail("strategy", f"must be one of {', '.join(sorted(strategies))}, got {strategy!r}")
+        persona = p.choice("persona", PERSONAS, "honest")
+        sees = p.integer("sees", 1, 4, 1) if persona == "hole-carder" else 0
+        if sees not in (0, 1, 2, 4):
+            raise p.fail("sees", f"a hole-carder sees 1, 2 or 4 of the dealer's hole cards, got {sees}")
+        group = p.text("group", "") if persona == "colluder" else None
+        if persona == "colluder" and not group:
+            raise p.fail("group", "a colluder names the group it shares hands with (group = \"A\")")
         p.finish()
-        players.append(PlayerConfig(spot, ante, progressive, strategy))
+        players.append(PlayerConfig(spot, ante, progressive, strategy, persona, sees, group))
     sec.finish()
     return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer, allow_service, pace, inspector)
 
