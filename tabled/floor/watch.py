@@ -33,7 +33,7 @@ class Alert:
 
     id: str
     table_id: str
-    kind: str           # fault, progressive, chain, seal, silent
+    kind: str           # fault, progressive, protection, chain, seal, silent
     text: str
     raised_s: float     # when it happened (the table's clock, or the floor's for a silent table)
 
@@ -209,6 +209,9 @@ class TableWatch:
             return [Alert(f"{self.table_id}:progressive:{row.seq}", self.table_id, "progressive",
                           f"progressive award held in round {rid} (spots {p.get('spots')}): the pool cannot "
                           "be reached (14.13)", at)]
+        elif kind == "protection.alert":
+            return [Alert(f"{self.table_id}:protection:{row.seq}", self.table_id, "protection",
+                          f"game protection: {p.get('text', 'a spot whose decisions follow hidden cards')}", at)]
         elif kind == "progressive.award_released":
             for key in [k for k in self.pending if k.startswith(f"{rid}/") and self.pending[k]["paid_by"] == "pool"]:
                 del self.pending[key]

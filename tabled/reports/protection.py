@@ -79,13 +79,15 @@ def decisions_of(records: Iterable[JournalRecord], start_us: int | None = None,
         if "round.settled" not in got or "round.dealt" not in got:
             continue
         try:
-            out += _round(rid, got)
+            out += round_decisions(rid, got)
         except (KeyError, TypeError, ValueError, CardError) as exc:
             problems.append(f"round {rid}: its cards cannot be read ({exc})")
     return out, problems
 
 
-def _round(rid: str, got: Mapping[str, Any]) -> list[Decided]:
+def round_decisions(rid: str, got: Mapping[str, Any]) -> list[Decided]:
+    """The decided spots of one round: ``got`` holds its ``round.dealt`` and ``round.settled``
+    payloads, its start time (``time_us``) and its journal records (``seqs``)."""
     settled, dealt = got["round.settled"], got["round.dealt"]
     if settled.get("void"):
         return []

@@ -76,6 +76,7 @@ INPUTS: dict[str, Kind] = _kinds(False, {
     "staff.roster": "the staff list a start runs with: each person's badge, name and roles (no PIN), the lockout",
     "staff.sign_in": "a badge and PIN keyed at the panel to sign in to the key's role: whether the PIN was right",
     "staff.sign_out": "a person signed out of a role at the panel",
+    "protection.evidence": "a spot's decisions weighed by game protection reached the alert level",
 })
 
 NOTES: dict[str, Kind] = _kinds(True, {
@@ -98,6 +99,7 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "staff.signed_out": "a person left a role at the panel, or the staff list no longer gives it",
     "staff.refused": "a sign-in refused: unknown badge, wrong PIN (counted), role not held or taken, locked",
     "staff.locked": "a badge locked after wrong PINs in a row, until when",
+    "protection.alert": "a spot whose decisions follow cards it should not have seen: the evidence, for people",
 })
 
 JOURNAL_RECORDS: dict[str, Kind] = {

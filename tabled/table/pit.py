@@ -13,7 +13,9 @@ table sees them (:func:`pit_devices`); :func:`pit_view` puts them together with 
 - every panel action a supervisor's or inspector's key carried out or was refused, with the rule;
 - the pool as the meter shows it and its last :data:`HITS_KEPT` hits at this table (the pool's
   answers, ``pool.awards``);
-- the devices and their links (14.13 for the meter and the bet-spot board).
+- the devices and their links (14.13 for the meter and the bet-spot board);
+- game protection's alerts (``protection.alert``, tabled/table/protection.py): the spot, the
+  hidden cards its decisions follow, the evidence, and the rounds that carry it.
 Every amount is integer cents beside the words shown.
 """
 
@@ -33,7 +35,9 @@ HITS_KEPT = 25
 DECISIONS_KEPT = 25
 CLEARED_KEPT = 25
 #: the journal records the pit reads
-KINDS = ("round.settled", "fault.raised", "fault.cleared", "panel.approved", "panel.refused", "pool.awards")
+KINDS = ("round.settled", "fault.raised", "fault.cleared", "panel.approved", "panel.refused", "pool.awards",
+         "protection.alert")
+ALERTS_KEPT = 25
 DEVICE_NAMES = {"shuffler": "shuffling device", "betspots": "bet-spot board", "meter": "progressive meter",
                 "shoe": "card shoe", "panel": "button panel"}
 APPROVE_PLAY = "approve_play"  # the inspector's approval under 14.13
@@ -52,6 +56,7 @@ class PitLog:
         self.hits: deque[dict[str, Any]] = deque(maxlen=HITS_KEPT)
         self.decisions: deque[dict[str, Any]] = deque(maxlen=DECISIONS_KEPT)
         self.cleared: deque[dict[str, Any]] = deque(maxlen=CLEARED_KEPT)
+        self.alerts: deque[dict[str, Any]] = deque(maxlen=ALERTS_KEPT)  # game protection's, as noted
         self.raised: dict[str, dict[str, Any]] = {}           # equipment -> its standing fault
         self.approval: dict[str, Any] | None = None            # the inspector's approval in force (14.13)
         self.last_seq = 0
@@ -63,6 +68,8 @@ class PitLog:
         self.last_seq = seq
         if kind == "round.settled":
             self.rounds.append(_round(seq, time_ms, round_id, payload))
+        elif kind == "protection.alert":
+            self.alerts.append({**_when(seq, time_ms), "round_id": round_id, **payload})
         elif kind == "pool.awards":
             result = payload.get("result") or {}
             for a in result.get("awards") or []:
@@ -150,6 +157,7 @@ def pit_view(screen: Mapping[str, Any], devices: list[dict[str, Any]], log: PitL
         "rounds": list(reversed(log.rounds)),           # newest first
         "faults": {"open": screen.get("faults", []), "cleared": list(reversed(log.cleared))},
         "decisions": list(reversed(log.decisions)),
+        "protection": list(reversed(log.alerts)),     # newest first
         "pool": {"meter": screen.get("meter"), "hits": list(reversed(log.hits))},
         "devices": devices,
         "journal": dict(journal),
