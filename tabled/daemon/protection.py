@@ -81,8 +81,8 @@ class ProtectionWatch:
             h = ev.leading
             rounds = pack(SpotEvidence(d.spot, ev, mine), h, most=10)
             payload = {"spot": d.spot, "hypothesis": h, "follows": protection.HYPOTHESES[h], "decisions": ev.rounds,
-                       "evidence": ev.evidence, "honest_probability": ev.honest_probability,
-                       "gain_antes": round(ev.gain.get(h, 0.0), 3), "rounds": rounds}
+                       "evidence_ln_milli": round(1000 * float(np.log(ev.evidence))),
+                       "gain_milliantes": round(1000 * ev.gain.get(h, 0.0)), "rounds": rounds}
             self.loop.call_soon_threadsafe(self.submit, "protection.evidence", payload)
 
     def close(self) -> None:

@@ -154,7 +154,7 @@ def pack(se: SpotEvidence, hypothesis: str | None = None, most: int = 20) -> lis
         out.append({"round_id": d.round_id, "time": _when(d.time_us), "time_us": d.time_us, "spot": d.spot,
                     "decision": "bet" if d.bet else "fold", "cards": [card_text(c) for c in d.cards],
                     "up": card_text(d.up), "holes": [card_text(c) for c in d.holes],
-                    "neighbours": [card_text(c) for c in d.neighbours], "ln_factor": round(weight, 3),
+                    "neighbours": [card_text(c) for c in d.neighbours], "ln_factor_milli": round(1000 * weight),
                     "records": list(d.seqs)})
     return out
 
@@ -193,6 +193,6 @@ def text(spots: dict[int, SpotEvidence], name: str, problems: list[str]) -> str:
             for row in pack(se):
                 lines.append(f"    {row['time']} {row['round_id']} records {row['records'][0]}-{row['records'][-1]}: "
                              f"{' '.join(row['cards'])} vs up {row['up']} (hole {' '.join(row['holes'])}): "
-                             f"{row['decision']} (ln factor {row['ln_factor']})")
+                             f"{row['decision']} (ln factor {row['ln_factor_milli'] / 1000:.3f})")
     lines += [f"problem: {p}" for p in problems]
     return "\n".join(lines)
