@@ -129,13 +129,13 @@ def weigh(decided: list[Decided], paytable: Paytable, seed: int = 0) -> dict[int
             got = protection.decisions(np.array([decided[i].cards for i in part]),
                                        np.array([decided[i].up for i in part]),
                                        np.array([decided[i].holes for i in part]), nb, paytable, rng)
-            for i, f in zip(part, got, strict=True):
-                facts[i] = f
-    for d, f in zip(decided, facts, strict=True):
-        assert f is not None
+            for i, weighed in zip(part, got, strict=True):
+                facts[i] = weighed
+    for d, fact in zip(decided, facts, strict=True):
+        assert fact is not None
         se = spots.setdefault(d.spot, SpotEvidence(d.spot, protection.Evidence()))
         se.decided.append(d)
-        se.evidence.add(d.bet, f, len(se.decided))
+        se.evidence.add(d.bet, fact, len(se.decided))
     return dict(sorted(spots.items()))
 
 
