@@ -542,9 +542,11 @@ def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
         sees = p.integer("sees", 1, 4, 1) if persona == "hole-carder" else 0
         if sees not in (0, 1, 2, 4):
             raise p.fail("sees", f"a hole-carder sees 1, 2 or 4 of the dealer's hole cards, got {sees}")
-        group = p.text("group", "") if persona == "colluder" else None
-        if persona == "colluder" and not group:
-            raise p.fail("group", "a colluder names the group it shares hands with (group = \"A\")")
+        group = None
+        if persona == "colluder":
+            if p.get("group", None) is None:
+                raise p.fail("group", "is missing: a colluder names the group it shares hands with (group = \"A\")")
+            group = p.text("group")
         p.finish()
         players.append(PlayerConfig(spot, ante, progressive, strategy, persona, sees, group))
     sec.finish()
