@@ -310,7 +310,10 @@ async def _simulators(cfg: Config, state_dir: Path, timing: LinkTiming, opened: 
 
 def _protection_watch(cfg: Config, table: Table, core: TableCore) -> Any:
     """Game protection weighing each settled round's decisions (tabled/daemon/protection.py), when
-    NumPy (the math extra) is installed; without it `tabled report protection` is the way."""
+    NumPy (the math extra) is installed and ``[protection] live`` is on; else `tabled report
+    protection` weighs the journal when asked."""
+    if not cfg.protection.live:
+        return None
     try:
         from tabled.daemon.protection import ProtectionWatch
         from tabled.math.paytable import Paytable

@@ -7,15 +7,31 @@ from __future__ import annotations
 
 import pytest
 
+import dataclasses
+import io
+
+from tabled.commands.run import Seams, run_table
+from tabled.daemon.config import ProtectionConfig
 from tabled.table.effects import Note
+from tests.integration import harness
 from tests.integration.harness import journal_records
-from tests.web.daemon import browser, play, screen_of
+from tests.web.daemon import LOCAL, browser, screen_of
 
 pytestmark = pytest.mark.timeout(600)
 
 PLAYERS = [{"spot": 1, "ante_cents": 500, "progressive": False, "strategy": "optimal"},
            {"spot": 2, "ante_cents": 500, "progressive": False, "strategy": "optimal", "persona": "flashed"},
            {"spot": 4, "ante_cents": 500, "progressive": False, "strategy": "rules"}]
+
+
+async def play(tmp_path, scenario) -> None:
+    """The table with its screen and game protection live (the tests' default config has it off)."""
+    run = harness.Run(scenario)
+    cfg = dataclasses.replace(harness.config(tmp_path, players=PLAYERS), screen=LOCAL,
+                              protection=ProtectionConfig(live=True))
+    await run_table(cfg, 0, out=io.StringIO(), human=True,
+                    seams=Seams(state_dir=tmp_path / "dev", timing=harness.FAST, poll_interval=harness.POLL,
+                                hooks=run))
 
 
 @pytest.mark.slow
@@ -43,7 +59,7 @@ async def test_a_flashed_player_is_alerted_on_the_pit_page_and_not_on_the_dealer
                                                             "ls => ls.map(l => l.textContent)")
             seen["dealer"] = await dealer.text_content("body")
 
-    await play(tmp_path, scenario, players=PLAYERS)
+    await play(tmp_path, scenario)
     note, = journal_records(tmp_path, "protection.alert")
     evidence, = journal_records(tmp_path, "protection.evidence")
     assert evidence.seq < note.seq and note.payload["spot"] == 2 and note.payload["hypothesis"] == "hole-4"
