@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -36,9 +36,8 @@ class ProtectionWatch:
         self.rng = np.random.default_rng(seed)
         self.dealt: dict[str, dict[str, Any]] = {}
         self.evidence: dict[int, protection.Evidence] = {}
-        self.decided: dict[int, list[Decided]] = {}
-        self.pool = ThreadPoolExecutor(1, thread_name_prefix="protection")
-        self.pending: list[Future[None]] = []
+        self.decided: dict[int, dict[int, Decided]] = {}  # spot -> the decisions its pack may need
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="protection")  # one: the rounds in order
 
     def __call__(self, effects: list[Effect]) -> None:
         for e in effects:
@@ -50,8 +49,7 @@ class ProtectionWatch:
                 # the journal's record numbers are for `tabled report protection`'s pack
                 got = {"time_us": self.now_ms() * 1000, "seqs": [], "round.dealt": self.dealt.pop(e.round_id),
                        "round.settled": e.payload}
-                self.pending = [f for f in self.pending if not f.done()]
-                self.pending.append(self.pool.submit(self._weigh, e.round_id, got))
+                self.pool.submit(self._weigh, e.round_id, got)
 
     def _weigh(self, round_id: str, got: dict[str, Any]) -> None:
         try:
@@ -73,10 +71,14 @@ class ProtectionWatch:
 
     def _add(self, d: Decided, fact: protection.Decision) -> None:
         ev = self.evidence.setdefault(d.spot, protection.Evidence())
-        mine = self.decided.setdefault(d.spot, [])
-        mine.append(d)
+        mine = self.decided.setdefault(d.spot, {})
+        number = ev.rounds + 1
+        mine[number] = d
         before = ev.alert_round
-        ev.add(d.bet, fact, len(mine))
+        ev.add(d.bet, fact, number)
+        carried = {c[0] for c in ev.carriers}
+        for n in [n for n in mine if n not in carried]:
+            del mine[n]  # only the rounds that carry evidence are kept
         if before is None and ev.alert_round is not None:
             h = ev.leading
             rounds = pack(SpotEvidence(d.spot, ev, mine), h, most=10)

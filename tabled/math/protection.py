@@ -56,6 +56,8 @@ ALERT_ALPHA = 1e-4
 SAMPLES = 31
 #: seats either side whose hands the neighbours hypothesis pools
 NEIGHBOUR_REACH = 2
+#: the decisions that carried the most evidence kept per hypothesis (the surveillance pack's)
+CARRIERS_KEPT = 50
 
 
 @dataclass(frozen=True)
@@ -215,6 +217,10 @@ class Evidence:
             self.power[h] = self.power.get(h, 0.0) + float(expected_log_factor(np.array(decision.share[h])).max())
             if float(lf.max()) > 0.5:
                 self.carriers.append((number, h, float(lf.max())))
+        if len(self.carriers) > 8 * CARRIERS_KEPT:  # memory stays flat over a long session
+            self.carriers = sorted(c for h in self.hypotheses
+                                   for c in sorted((c for c in self.carriers if c[1] == h),
+                                                   key=lambda c: -c[2])[:CARRIERS_KEPT])
         e = self.evidence
         self.peak = max(self.peak, e)
         if self.alert_round is None and e >= 1 / ALERT_ALPHA:

@@ -48,7 +48,7 @@ class Decided:
 class SpotEvidence:
     spot: int
     evidence: protection.Evidence
-    decided: list[Decided] = field(default_factory=list)
+    decided: dict[int, Decided] = field(default_factory=dict)  # by the spot's decision number
 
     @property
     def alert(self) -> bool:
@@ -134,8 +134,9 @@ def weigh(decided: list[Decided], paytable: Paytable, seed: int = 0) -> dict[int
     for d, fact in zip(decided, facts, strict=True):
         assert fact is not None
         se = spots.setdefault(d.spot, SpotEvidence(d.spot, protection.Evidence()))
-        se.decided.append(d)
-        se.evidence.add(d.bet, fact, len(se.decided))
+        number = se.evidence.rounds + 1
+        se.decided[number] = d
+        se.evidence.add(d.bet, fact, number)
     return dict(sorted(spots.items()))
 
 
@@ -150,7 +151,7 @@ def pack(se: SpotEvidence, hypothesis: str | None = None, most: int = 20) -> lis
     carriers = sorted((c for c in se.evidence.carriers if c[1] == h), key=lambda c: -c[2])[:most]
     out = []
     for number, _, weight in sorted(carriers):
-        d = se.decided[number - 1]
+        d = se.decided[number]
         out.append({"round_id": d.round_id, "time": _when(d.time_us), "time_us": d.time_us, "spot": d.spot,
                     "decision": "bet" if d.bet else "fold", "cards": [card_text(c) for c in d.cards],
                     "up": card_text(d.up), "holes": [card_text(c) for c in d.holes],

@@ -38,6 +38,7 @@ def enumerate_counts(hand, dead_extra, known):
     return [nq, ph, so, len(dealer) - nq - ph - so]
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), seen=st.sampled_from([1, 2, 3, 4]), neighbours=st.sampled_from([0, 5, 10]),
        suited=st.booleans())
@@ -126,6 +127,7 @@ def run(bets, facts) -> protection.Evidence:
     return ev
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [*strategy.STRATEGIES, "hunch"])
 def test_honest_players_of_every_strategy_are_not_flagged(session, name):
     hands, up, facts = session
@@ -140,6 +142,7 @@ def test_honest_players_of_every_strategy_are_not_flagged(session, name):
         assert all(abs(g) < 1e-9 for g in ev.gain.values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("hypothesis, within", [("hole-1", 200), ("hole-2", 120), ("hole-4", 50),
                                                  ("neighbours", 200)])
 def test_each_persona_is_flagged_on_a_seeded_session_and_its_hypothesis_leads(session, hypothesis, within):
