@@ -60,4 +60,5 @@ def informed_bet(persona: Persona, cards: Sequence[int], up: int, holes: Sequenc
             if other != spot and groups.get(other) == persona.group:
                 dead += list(their)
     value = np.array([ranking.evaluate(cards)])
+    # the optimum for the NSW odds (10.1), as the simulated honest players' ``optimal``
     return bool(informed_raises(value, np.array([dead]), np.array([known]), _nsw_paytable())[0])
