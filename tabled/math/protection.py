@@ -17,8 +17,8 @@ evidence for (h, eps) by
 which has mean exactly 1 under the honest hypothesis whatever the player's own strategy, so the
 product over decisions is a test martingale, and so is the mean over the cells (h, eps). By
 Ville's inequality the mean ever reaching 1/alpha has probability at most alpha for an honest
-player, however long they play: an alert at 1/alpha = 10,000 is a false alarm at most once in
-10,000 honest players. Where the informed decision cannot differ (pi_h is 0 or 1) the factor is
+player, however long they play: an alert at 1/alpha = 100,000 is a false alarm at most once in
+100,000 honest players. Where the informed decision cannot differ (pi_h is 0 or 1) the factor is
 1: only the decisions the hidden cards could flip carry evidence. docs/mathematics.md writes the
 statistic out, with what it cannot see.
 """
@@ -50,7 +50,7 @@ HYPOTHESES: dict[str, str] = {
 #: cards on some rounds only, or plays them loosely)
 EPSILONS = (0.02, 0.15, 0.35)
 #: an alert when the evidence reaches 1 / ALERT_ALPHA: at most that share of honest players ever
-ALERT_ALPHA = 1e-4
+ALERT_ALPHA = 1e-5
 #: neighbours' hands drawn besides the real ones to weigh a decision (the real hands are one of
 #: the SAMPLES + 1 exchangeable draws, so the factor's honest mean is exactly 1)
 SAMPLES = 31

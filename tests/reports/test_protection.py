@@ -16,7 +16,7 @@ from tabled.cli import EX_USER, main
 from tabled.daemon.journal import Journal
 from tabled.game import ranking
 from tabled.game.cards import card_text
-from tabled.math import strategy
+from tabled.math import protection, strategy
 from tabled.math.informed import informed_raises
 from tabled.math.paytable import load_paytable
 
@@ -67,8 +67,8 @@ def test_the_flashed_spot_is_flagged_with_a_pack_that_matches_the_journal(tmp_pa
     assert [s for s, v in spots.items() if v["alert"]] == [FLASHED]
     flashed = spots[FLASHED]
     assert flashed["hypothesis"] == "hole-4" and flashed["alert_round"] <= 50
-    assert flashed["honest_probability"] <= 1e-4 and flashed["gain_antes"]["hole-4"] > 0
-    assert all(v["honest_probability"] > 1e-4 for s, v in spots.items() if s != FLASHED)
+    assert flashed["honest_probability"] <= protection.ALERT_ALPHA and flashed["gain_antes"]["hole-4"] > 0
+    assert all(v["honest_probability"] > protection.ALERT_ALPHA for s, v in spots.items() if s != FLASHED)
     # the pack: every round's cards, decision, time and records are the journal's own
     assert flashed["pack"]
     with Journal.open(path, readonly=True) as j:
