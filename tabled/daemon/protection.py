@@ -83,7 +83,7 @@ class ProtectionWatch:
             h = ev.leading
             rounds = pack(SpotEvidence(d.spot, ev, mine), h, most=10)
             payload = {"spot": d.spot, "hypothesis": h, "follows": protection.HYPOTHESES[h], "decisions": ev.rounds,
-                       "evidence_ln_milli": round(1000 * float(np.log(ev.evidence))),
+                       "evidence_ln_milli": round(1000 * ev.log_evidence),
                        "gain_milliantes": round(1000 * ev.gain.get(h, 0.0)), "rounds": rounds}
             self.loop.call_soon_threadsafe(self.submit, "protection.evidence", payload)
 

@@ -223,13 +223,19 @@ class Evidence:
                                                    key=lambda c: -c[2])[:CARRIERS_KEPT])
         e = self.evidence
         self.peak = max(self.peak, e)
-        if self.alert_round is None and e >= 1 / ALERT_ALPHA:
+        if self.alert_round is None and self.log_evidence >= np.log(1 / ALERT_ALPHA):
             self.alert_round = number
         return e
 
     @property
+    def log_evidence(self) -> float:
+        """ln of the mean over the cells of their products, computed without overflow."""
+        top = float(self.log_products.max())
+        return top + float(np.log(np.exp(self.log_products - top).mean()))
+
+    @property
     def evidence(self) -> float:
-        return float(np.exp(self.log_products).mean())
+        return float(np.exp(min(self.log_evidence, 700.0)))  # beyond e^700: as good as certain
 
     @property
     def honest_probability(self) -> float:

@@ -154,3 +154,17 @@ def test_each_persona_is_flagged_on_a_seeded_session_and_its_hypothesis_leads(se
     assert ev.gain[hypothesis] > 0  # it won more than the honest optimum with the cards it saw
     # two hole cards seen also look like one or four seen
     assert ev.leading == hypothesis or (hypothesis == "hole-2" and ev.leading.startswith("hole"))
+
+
+def test_a_long_session_keeps_only_the_rounds_that_carry_the_most_evidence():
+    """Memory stays flat: at most CARRIERS_KEPT carriers a hypothesis survive each trim, the
+    strongest ones."""
+    strong = protection.Decision({"hole-4": True}, {"hole-4": 0.1}, {"hole-4": 1.0}, -0.5)
+    weak = protection.Decision({"hole-4": True}, {"hole-4": 0.4}, {"hole-4": 1.0}, -0.5)
+    ev = protection.Evidence()
+    for n in range(1, 2001):
+        ev.add(True, strong if n % 10 == 0 else weak)
+    assert len(ev.carriers) <= 8 * protection.CARRIERS_KEPT
+    strongest = float(np.log(0.98 / (0.98 * 0.1 + 0.02 * 0.9)))  # eps = 0.02, the informed bet 1 in 10
+    assert sum(w == pytest.approx(strongest) for _, _, w in ev.carriers) >= protection.CARRIERS_KEPT
+    assert len(ev.carriers) < 2000 * 0.5  # most of the weaker ones were let go
