@@ -2,18 +2,20 @@
 
     .venv/bin/python benchmarks/bench_protection.py [--sessions 10000] [--rounds 500] [--pool 3000]
 
-Deals a pool of rounds with three adjacent spots (A, B, C) and the dealer, and weighs every
-spot's decision in each exactly (tabled.math.protection: one, two and four hole cards exactly
-over every card the spot cannot see; the neighbours hypothesis over the neighbours' real hands and
-31 exchangeable draws). Sessions then draw their rounds from the pool with replacement, so the
-figures are for the pool's deals (each round's weighing is exact; the pool is the sample).
+Deals a pool of rounds with three adjacent spots (A, B, C) and the dealer, and weighs spot B's
+decision in each exactly (tabled.math.protection: the informed decision for every first hole
+card and every pair the spot cannot see; the neighbours hypothesis over A's and C's real hands and
+31 exchangeable draws). Sessions then draw their rounds from the pool with replacement, and for
+each round fresh hidden cards (:func:`informed_draws`), so the honest null is exact on the pool's
+deals; the pool is the sample of visible cards.
 
 * honest sessions: spot B plays one of the honest strategies (tabled.math.strategy, and
   ``hunch``: bet at random, half the time), cycling over them;
 * hole-carders at B who see one, two or all four hole cards every round and play the strategy
   optimal for what they see;
-* three colluders at A, B and C who pool their hands and each play the joint optimum; the
-  session is flagged when any of the three is.
+* three colluders who pool their hands and each play the joint optimum, each drawing its own
+  deals from the pool (as B, its two partners A and C); the session is flagged when any of the
+  three is.
 
 A session is flagged at the first round its evidence (mean over hypotheses and eps of the
 products of the decisions' factors) reaches 1 / ALERT_ALPHA. Prints the power curves, the share
