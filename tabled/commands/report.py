@@ -45,9 +45,11 @@ CHUNK = 20_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("period", choices=("shift", "day", "range", "shuffles"),
+    parser.add_argument("period", choices=("shift", "day", "range", "shuffles", "protection"),
                         help="shift or day (the last one in the journal, or each from --from to --to), range, "
-                             "or shuffles (the shuffling device's randomness over the whole journal, 15.1)")
+                             "shuffles (the shuffling device's randomness over the whole journal, 15.1), or "
+                             "protection (whether any spot's decisions follow the dealer's hole cards or its "
+                             "neighbours' hands, over the whole journal or --from/--to)")
     add_journal_arguments(parser)
     parser.add_argument("--from", dest="start", metavar="WHEN",
                         help="shift/day: the first gaming day (YYYY-MM-DD); range: the start (YYYY-MM-DDTHH:MM)")
@@ -277,6 +279,8 @@ def _check_pdf_path(pdf: str) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.period == "shuffles":
         return _shuffles(args)
+    if args.period == "protection":
+        return _protection(args)
     args, path = with_config_defaults(args)
     if args.printed_by is not None and not args.pdf:
         raise UserError("--printed-by names who printed the PDF: it goes with --pdf FILE")
@@ -353,4 +357,42 @@ def _shuffles(args: argparse.Namespace) -> int:
         print(json.dumps([{"span": name, "start_us": start, "end_us": end, **d} for d in shuffles_data(decks)]))
     else:
         print(f"shuffles: {name}\n{shuffles_text(decks)}")
+    return 0
+
+
+def _protection(args: argparse.Namespace) -> int:
+    """``tabled report protection``: every spot's evidence, the alerts with their surveillance
+    packs, and the power the test had (tabled/reports/protection.py)."""
+    from tabled.reports import protection
+    for option, given in (("--shift", args.shift is not None), ("--shifts", args.shifts is not None),
+                          ("--sigmas", args.sigmas is not None), ("--par-sheet", args.par_sheet),
+                          ("--csv", args.csv), ("--pdf", args.pdf is not None)):
+        if given:
+            raise UserError(f"{option} does not go with `tabled report protection` (its options: --from, --to, "
+                            "--tz, --day-start, --table, --profile, --json)")
+    args, path = with_config_defaults(args)
+    start, end, name = shuffle_span(args, calendar(args))
+    try:
+        with Journal.open(path, readonly=True, verify=False) as journal:
+            decided, problems = protection.decisions_of(journal.records_after(0), start, end)
+    except sqlite3.Error as exc:
+        raise storage_error(path, exc) from None
+    except JournalError as exc:
+        raise UserError(str(exc)) from None
+    if args.table:
+        decided = [d for d in decided if d.round_id.startswith(f"{args.table}-")]
+    profile_of = _profiles(args.profile)
+    paytable = Paytable.from_profile(profile_of("nsw")) if not decided else None
+    if decided:
+        with Journal.open(path, readonly=True, verify=False) as journal:
+            settled = journal.last_of_kind("round.settled")
+        paytable = Paytable.from_profile(profile_of(str(settled.payload.get("profile", "nsw")) if settled else "nsw"))
+    assert paytable is not None
+    spots = protection.weigh(decided, paytable)
+    if args.json:
+        print(json.dumps({"span": name, "start_us": start, "end_us": end, "problems": problems,
+                          "spots": [{**protection.summary(se), "pack": protection.pack(se) if se.alert else []}
+                                    for se in spots.values()]}))
+    else:
+        print(protection.text(spots, name, problems))
     return 0

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from tabled.daemon.devices import TableDevices
     from tabled.sim.players import DeviceFloor
     from tabled.sim.table import SimulatedTable
+    from tabled.table.core import TableCore
 
 NAME = "run"
 HELP = "run the table the config describes (a simulated table only if the config says so)"
@@ -159,7 +160,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
     table.shipping_waits = shipping_waits
     session = report.Session()
     sims, timing = seams.sims, seams.timing or LinkTiming()
-    tmp = devices = consumer = watchdog = meter = shipping = shipper = screen = None
+    tmp = devices = consumer = watchdog = meter = shipping = shipper = screen = watch = None
     screen_line: str | None = None
     try:
         if central is not None:  # the journal shipped to the central server, beside play
@@ -167,6 +168,9 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
             table.on_commit = shipper.wake
             shipping = asyncio.create_task(shipper.run(), name="journal-shipping")
         table.listeners.append(session)
+        watch = _protection_watch(cfg, table, core)
+        if watch is not None:
+            table.listeners.append(watch)
         table.listeners.append(report.RoundPrinter(out, quiet) if human else report.RoundLogger())
         report.announce(cfg, core, journal_path, opened.replayed, out, human)
         screen, screen_line = await _start_screen(start_screen, cfg, table, human)
@@ -224,6 +228,8 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
                 task.cancel()
         if screen is not None:
             await screen.stop()
+        if watch is not None:
+            watch.close()
         if devices is not None:
             await devices.stop()
         if consumer is not None:
@@ -305,16 +311,33 @@ async def _simulators(cfg: Config, state_dir: Path, timing: LinkTiming, opened: 
     return sims
 
 
+def _protection_watch(cfg: Config, table: Table, core: TableCore) -> Any:
+    """Game protection weighing each settled round's decisions (tabled/daemon/protection.py), when
+    NumPy (the math extra) is installed and ``[protection] live`` is on; else `tabled report
+    protection` weighs the journal when asked."""
+    if not cfg.protection.live:
+        return None
+    try:
+        from tabled.daemon.protection import ProtectionWatch
+        from tabled.math.paytable import Paytable
+    except ImportError:
+        return None
+    return ProtectionWatch(Paytable.from_profile(core.profile), table.submit, asyncio.get_running_loop(),
+                           lambda: core.now)
+
+
 async def _play(cfg: Config, rounds: int, table: Table, devices: TableDevices, sims: SimulatedTable | None,
                 hooks: Hooks | None, *, out: TextIO, stop: asyncio.Event | None, pace_s: float) -> Awaitable[object]:
     """What plays: ``hooks``, else on a simulated table the floor's people (``[simulation] dealer =
     "auto"``) or a person dealing on this terminal's keys (``"manual"``), else the people at a real
     table (the daemon only waits)."""
+    from tabled.sim.personas import Persona
     from tabled.sim.players import DeviceFloor, Player
     sim = cfg.simulation
     floor = None
     if sims is not None:
-        players = [Player(p.spot, p.ante_cents, p.progressive, p.strategy) for p in sim.players]
+        players = [Player(p.spot, p.ante_cents, p.progressive, p.strategy, Persona(p.persona, p.sees, p.group))
+                   for p in sim.players]
         floor = DeviceFloor(table, sims, devices, players, seed=sim.seed)
         floor.paying.rates = {k: getattr(sim.mistakes, k) for k in MISTAKES}
     if hooks is not None:

@@ -40,6 +40,8 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
     [log]            -> Config.log: LogConfig(format, level)
     [reports]        -> Config.reports: ReportsConfig(time_zone, day_start, shifts, flag_sigmas): the
                         casino's gaming day and shifts for ``tabled report`` (docs/reports.md)
+    [protection]     -> Config.protection: ProtectionConfig(live): game protection weighs each settled
+                        round's decisions as the table plays and journals its alerts (default true)
     [staff]          -> Config.staff: StaffConfig(file, people: tuple[Person(badge, name, roles,
                         pin_hash)], attempts, lockout_minutes) or None: who signs in at the panel
                         (tabled/daemon/staff.py, docs/staff.md); without it the key alone acts
@@ -132,6 +134,9 @@ development = true   # a simulated table from a checkout: no release manifest to
 
 [screen]
 listen = "127.0.0.1:0"
+
+[protection]
+live = false         # the tests' tables: game protection weighs the journal afterwards when asked
 """
 
 SCREEN_LISTEN = "127.0.0.1:8750"  # the dealer's screen: this PC only, unless viewers are configured
@@ -226,6 +231,9 @@ class PlayerConfig:
     ante_cents: int
     progressive: bool
     strategy: str
+    persona: str = "honest"   # a simulated cheat: hole-carder, flashed or colluder (tabled/sim/personas.py)
+    sees: int = 0             # a hole-carder's hole cards seen: 1, 2 or 4
+    group: str | None = None  # the colluders sharing hands
 
 
 #: the simulated dealer's mistakes, each in rounds per 1000 ([simulation.mistakes])
@@ -287,6 +295,11 @@ class ReportsConfig:
 
 
 @dataclass(frozen=True)
+class ProtectionConfig:
+    live: bool = True   # weigh each settled round's decisions as the table plays (tabled/daemon/protection.py)
+
+
+@dataclass(frozen=True)
 class ScreenConfig:
     enabled: bool = True
     host: str = "127.0.0.1"
@@ -318,6 +331,7 @@ class Config:
     reports: ReportsConfig = ReportsConfig()
     screen: ScreenConfig = ScreenConfig()
     staff: StaffConfig | None = None
+    protection: ProtectionConfig = ProtectionConfig()
 
     @property
     def primary_pool(self) -> PoolConfig:
@@ -526,6 +540,10 @@ def _known_strategies() -> frozenset[str] | None:
     return frozenset(names) if names else None
 
 
+#: the simulated players' personas (tabled/sim/personas.py): honest, or a cheat for game protection
+PERSONAS = ("honest", "hole-carder", "flashed", "colluder")
+
+
 def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
     enabled = sec.flag("enabled", False)
     allow_service = sec.flag("allow_service", False)
@@ -559,8 +577,21 @@ def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
         strategy = p.text("strategy", "optimal")
         if strategies is not None and strategy not in strategies:
             raise p.fail("strategy", f"must be one of {', '.join(sorted(strategies))}, got {strategy!r}")
+        persona = p.choice("persona", PERSONAS, "honest")
+        sees = p.integer("sees", 0, 4, 1 if persona == "hole-carder" else 0)
+        if persona == "hole-carder" and sees not in (1, 2, 4):
+            raise p.fail("sees", f"a hole-carder sees 1, 2 or 4 of the dealer's hole cards, got {sees}")
+        if persona != "hole-carder" and sees:
+            raise p.fail("sees", f"only a hole-carder sees hole cards (persona = \"hole-carder\"), got {sees}")
+        group = p.get("group", None)
+        if persona == "colluder" and group is None:
+            raise p.fail("group", "is missing: a colluder names the group it shares hands with (group = \"A\")")
+        if group is not None:
+            if persona != "colluder":
+                raise p.fail("group", "only a colluder shares hands with a group (persona = \"colluder\")")
+            group = p.text("group")
         p.finish()
-        players.append(PlayerConfig(spot, ante, progressive, strategy))
+        players.append(PlayerConfig(spot, ante, progressive, strategy, persona, sees, group))
     sec.finish()
     return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer, allow_service, pace, inspector,
                             mistakes)
@@ -660,8 +691,12 @@ def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     screen = replace(_screen(top.section("screen", {}), base), property_name=table.property_name, table_name=table.name,
                      time_zone=reports.time_zone)
     staff = _staff(top.section("staff"), base) if "staff" in data else None
+    protection_sec = top.section("protection", {})
+    protection = ProtectionConfig(protection_sec.flag("live", True))
+    protection_sec.finish()
     top.finish()
-    return Config(None, table, journal, pools, devices, simulation, log, software, reports, screen, staff)
+    return Config(None, table, journal, pools, devices, simulation, log, software, reports, screen, staff,
+                  protection)
 
 
 SYSTEM_CONFIG = Path("/etc/tabled/tabled.toml")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tabled.journal.store import GENESIS_HASH, Journal, JournalError, Record
-from tabled.views.pit import CLEARED_KEPT, DECISIONS_KEPT, HITS_KEPT, KINDS, ROUNDS_KEPT, PitLog
+from tabled.views.pit import ALERTS_KEPT, CLEARED_KEPT, DECISIONS_KEPT, HITS_KEPT, KINDS, ROUNDS_KEPT, PitLog
 
 CHUNK = 5000  # records looked at per step of the first read, back from the head
 
@@ -75,7 +75,7 @@ def _recent(journal: Journal, head_seq: int) -> list[Record]:
     """The records the pit shows at first, oldest first: back from the head until it has the last
     rounds, hits, key decisions and cleared faults it keeps (or the journal's start)."""
     wanted = {"round.settled": ROUNDS_KEPT, "pool.awards": HITS_KEPT,
-              "panel": DECISIONS_KEPT, "fault": 2 * CLEARED_KEPT}
+              "panel": DECISIONS_KEPT, "fault": 2 * CLEARED_KEPT, "protection.alert": ALERTS_KEPT}
     found: list[Record] = []
     last = head_seq
     while last >= 1 and any(n > 0 for n in wanted.values()):

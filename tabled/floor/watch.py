@@ -34,7 +34,7 @@ class Alert:
 
     id: str
     table_id: str
-    kind: str           # fault, progressive, payments, chain, seal, silent
+    kind: str           # fault, progressive, payments, protection, chain, seal, silent
     text: str
     raised_s: float     # when it happened (the table's clock, or the floor's for a silent table)
 
@@ -221,6 +221,9 @@ class TableWatch:
                           f"round {rid} closed by a supervisor over a mispay: {side} (9.4)", at)]
         elif kind == "payments.refused":
             self.mispays_caught += 1
+        elif kind == "protection.alert":
+            return [Alert(f"{self.table_id}:protection:{row.seq}", self.table_id, "protection",
+                          f"game protection: {p.get('text', 'a spot whose decisions follow hidden cards')}", at)]
         elif kind == "progressive.award_released":
             for key in [k for k in self.pending if k.startswith(f"{rid}/") and self.pending[k]["paid_by"] == "pool"]:
                 del self.pending[key]

@@ -1,7 +1,7 @@
 """The simulated dealer paying and collecting through the bet-spot board, as docs/settlement.md's
 procedure says, with mistakes on demand ([simulation.mistakes], rounds per 1000).
 
-The dealer reads the screen (tabled/table/view.py ``RoundView.payments``: each area's state and
+The dealer reads the screen (tabled/views/view.py ``RoundView.payments``: each area's state and
 what it must hold), lays every area as due in one pass (winnings beside the wager, losing wagers
 and the progressive wager taken to the rack), puts right each area the screen then names, and
 presses SETTLE DONE when the screen shows every area done. A mistake is made in the one pass:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tabled.sim.paying import SettlingDealer
+from tabled.sim.personas import Persona, informed_bet
 from tabled.table.core import DECKS, TableCore
 from tabled.table.effects import Effect, Say
 from tabled.views.view import RoundView, TableView, dealer_view
@@ -37,6 +38,7 @@ class Player:
     ante_cents: int
     progressive: bool = True
     strategy: str = "optimal"
+    persona: Persona = Persona()  # honest unless a simulated cheat (tabled/sim/personas.py)
 
 
 @dataclass(frozen=True)
@@ -85,11 +87,25 @@ class Stalled(RuntimeError):
     """The table waits for something the simulated floor cannot do (the message says what)."""
 
 
-def decide_all(hands: dict[int, tuple[str, tuple[int, ...]]], up: int) -> set[int]:
+def decide_all(hands: dict[int, tuple[str, tuple[int, ...]]], up: int, holes: tuple[int, ...] = (),
+               personas: dict[int, Persona] | None = None) -> set[int]:
     """The spots whose players bet (8.1): ``hands`` is spot -> (strategy, the five cards in front of
-    it), ``up`` the dealer's up card."""
+    it), ``up`` the dealer's up card; a simulated cheat among ``personas`` decides on what it sees
+    besides (``holes``: the dealer's hole cards in the order dealt)."""
     from tabled.math.strategy import decide  # NumPy: the 'sim' extra
-    return {spot for spot, (strategy, cards) in hands.items() if decide(strategy, cards, up)}
+    personas = personas or {}
+    groups = {n: p.group for n, p in personas.items()}
+    cards_of = {n: cards for n, (_, cards) in hands.items()}
+    out = set()
+    for spot, (strategy, cards) in hands.items():
+        persona = personas.get(spot, Persona())
+        if persona.kind == "honest" or (persona.kind != "colluder" and len(holes) != 4):
+            bet = decide(strategy, cards, up)
+        else:
+            bet = informed_bet(persona, cards, up, holes, cards_of, groups, spot)
+        if bet:
+            out.add(spot)
+    return out
 
 
 #: the simulated staff's badges and PINs: those of config/sim-staff.toml (SIMULATION ONLY, docs/staff.md)
@@ -332,6 +348,13 @@ class DeviceFloor:
             return True
         return False
 
+    def _hole_cards(self, up: int) -> tuple[int, ...]:
+        """The dealer's hole cards in the order dealt, as a simulated cheat glimpses them (a
+        person could not read them from the table's view: the simulation takes them from the core)."""
+        core_round = getattr(self.table.core, "round", None)
+        dealt = tuple(getattr(core_round, "dealer_cards", ()) or ())
+        return tuple(c for c in dealt if c != up) if len(dealt) == 5 else ()
+
     async def _deciding(self, r: RoundView) -> bool:
         rid = r.round_id
         if rid not in self.decisions:
@@ -344,7 +367,10 @@ class DeviceFloor:
                 self.thinking = ThreadPoolExecutor(1, thread_name_prefix="players")
             betting: set[int] = set()  # no dealer's card up: no hand to decide on
             if up is not None:
-                betting = await asyncio.get_running_loop().run_in_executor(self.thinking, decide_all, hands, up)
+                personas = {n: p.persona for n, p in self.players.items() if p.persona.kind != "honest"}
+                holes = self._hole_cards(up) if personas else ()
+                betting = await asyncio.get_running_loop().run_in_executor(self.thinking, decide_all, hands, up,
+                                                                           holes, personas)
             self.decisions = {rid: betting}  # this round's only: memory stays flat
         betting = self.decisions[rid]
         if self.once(rid, "decide"):

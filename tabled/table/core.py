@@ -68,6 +68,7 @@ from tabled.game.cards import card_text
 from tabled.game.profiles import Profile
 from tabled.game.progressive import ProgressiveResult
 from tabled.game.settlement import settle, settlement_as_dict
+from tabled.table.protection import alert_note
 from tabled.table.round import DEALER, Round
 from tabled.game import keys, seats
 from tabled.game.limits import NOTICE_MS, Limits, check_notice, dollars
@@ -274,6 +275,8 @@ class TableCore:
                                        p.get("round_id"), p.get("award_cents", 0))
         if kind in STAFF_INPUTS:
             return self._staff(kind, p)
+        if kind == "protection.evidence":
+            return alert_note(p, self.round_id)
         if kind in ("tick", "software.checked", "config.started", "journal.loss_accepted"):
             return []  # what the daemon started with is evidence for people; the table plays on
         return [Say(f"unknown input {kind!r}", level="refused")]

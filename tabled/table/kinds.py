@@ -76,6 +76,7 @@ INPUTS: dict[str, Kind] = _kinds(False, {
     "staff.roster": "the staff list a start runs with: each person's badge, name and roles (no PIN), the lockout",
     "staff.sign_in": "a badge and PIN keyed at the panel to sign in to the key's role: whether the PIN was right",
     "staff.sign_out": "a person signed out of a role at the panel",
+    "protection.evidence": "a spot's decisions weighed by game protection reached the alert level",
 })
 
 NOTES: dict[str, Kind] = _kinds(True, {
@@ -104,6 +105,7 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "payments.refused": "SETTLE DONE refused while areas hold other than the settlement says, each with the amount",
     "payments.override": "a supervisor's SETTLE DONE over a mismatch: settled as left on the felt, due and left",
     "payments.checked": "SETTLE DONE with every area holding what the settlement says",
+    "protection.alert": "a spot whose decisions follow cards it should not have seen: the evidence, for people",
 })
 
 JOURNAL_RECORDS: dict[str, Kind] = {

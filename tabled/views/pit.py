@@ -17,6 +17,8 @@ table sees them (:func:`pit_devices`); :func:`pit_view` puts them together with 
 - the board's check of the payments (9.3, 9.4): each SETTLE DONE refused over a wrong area, each
   round a supervisor closed over a mismatch (due, left and the difference per area) and each
   area emptied before settlement ended, from their notes (tabled/table/payout_check.py).
+- game protection's alerts (``protection.alert``, tabled/table/protection.py): the spot, the
+  hidden cards its decisions follow, the evidence, and the rounds that carry it.
 Every amount is integer cents beside the words shown.
 """
 
@@ -37,8 +39,10 @@ DECISIONS_KEPT = 25
 CLEARED_KEPT = 25
 #: the journal records the pit reads
 KINDS = ("round.settled", "fault.raised", "fault.cleared", "panel.approved", "panel.refused", "pool.awards",
-         "payments.refused", "payments.override", "payments.removed_early")
+         "payments.refused", "payments.override", "payments.removed_early",
+         "protection.alert")
 MISPAYS_KEPT = 25
+ALERTS_KEPT = 25
 APPROVE_PLAY = "approve_play"  # the inspector's approval under 14.13
 
 
@@ -56,6 +60,7 @@ class PitLog:
         self.decisions: deque[dict[str, Any]] = deque(maxlen=DECISIONS_KEPT)
         self.cleared: deque[dict[str, Any]] = deque(maxlen=CLEARED_KEPT)
         self.mispays: deque[dict[str, Any]] = deque(maxlen=MISPAYS_KEPT)
+        self.alerts: deque[dict[str, Any]] = deque(maxlen=ALERTS_KEPT)  # game protection's, as noted
         self.raised: dict[str, dict[str, Any]] = {}           # equipment -> its standing fault
         self.approval: dict[str, Any] | None = None            # the inspector's approval in force (14.13)
         self.last_seq = 0
@@ -67,6 +72,8 @@ class PitLog:
         self.last_seq = seq
         if kind == "round.settled":
             self.rounds.append(_round(seq, time_ms, round_id, payload))
+        elif kind == "protection.alert":
+            self.alerts.append({**_when(seq, time_ms), "round_id": round_id, **payload})
         elif kind == "pool.awards":
             result = payload.get("result") or {}
             for a in result.get("awards") or []:
@@ -175,6 +182,7 @@ def pit_view(screen: Mapping[str, Any], devices: list[dict[str, Any]], log: PitL
         "faults": {"open": screen.get("faults", []), "cleared": list(reversed(log.cleared))},
         "decisions": list(reversed(log.decisions)),
         "mispays": list(reversed(log.mispays)),
+        "protection": list(reversed(log.alerts)),     # newest first
         "pool": {"meter": screen.get("meter"), "hits": list(reversed(log.hits))},
         "devices": devices,
         "journal": dict(journal),

@@ -136,6 +136,20 @@ function render(p) {
     return withRule(li, m.rule);
   });
   renderRounds(p.rounds);
+  // game protection's alerts: evidence for people, the rounds that carry it and their records
+  list("protection", p.protection || [], (a) => {
+    const li = el("li", "alert");
+    li.dataset.spot = String(a.spot);
+    li.appendChild(el("span", "when", when(a)));
+    li.appendChild(el("span", "text", a.text));
+    const rounds = el("ol", "evidence");
+    for (const r of a.rounds) {
+      rounds.appendChild(el("li", "", r.round_id + " " + r.time + ": " + r.cards.join(" ") + " vs " + r.up +
+                            " (hole " + r.holes.join(" ") + "): " + r.decision + "; records " + r.records.join(",")));
+    }
+    li.appendChild(rounds);
+    return li;
+  });
 }
 
 follow("/pit/events", "pit", (data) => {
