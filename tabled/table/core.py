@@ -60,6 +60,7 @@ from tabled.table.effects import Command, Effect, Note, PoolOp, Say
 from tabled.table.felt import Felt, parse_reading
 from tabled.table.links import LostLink, Links, equipment_verdict, lost_while_needed, read_link, working_again
 from tabled.table.outofplay import OutOfPlay, brings_back
+from tabled.table.players import INPUTS as PLAYER_INPUTS, Players
 from tabled.table.shuffles import Shuffles
 from tabled.table.staff import Staff
 from tabled.game.cards import card_text
@@ -179,6 +180,7 @@ class TableCore:
         self.cards = CardSource()                   # what the shuffling device was asked (cardsource.py)
         self.shuffles = Shuffles()                  # each shuffle's order judged (15.1, shuffles.py)
         self.staff = Staff()                        # who is signed in at the panel (staff.py)
+        self.players = Players(table_id, spots)     # who sits where, for ratings (players.py)
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -271,6 +273,8 @@ class TableCore:
                                        p.get("round_id"), p.get("award_cents", 0))
         if kind in STAFF_INPUTS:
             return self._staff(kind, p)
+        if kind in PLAYER_INPUTS:
+            return self.players.apply(kind, p, self.now, self.round_id)
         if kind in ("tick", "software.checked", "config.started", "journal.loss_accepted"):
             return []  # what the daemon started with is evidence for people; the table plays on
         return [Say(f"unknown input {kind!r}", level="refused")]
@@ -878,6 +882,7 @@ class TableCore:
                                "other seat is in use: the seat may be required", spot, "16.9", "flag"))
         if r.card_source == "shuffler" and r.deck and not self.shuffler_failed:
             effects.append(Command("shuffler", "shuffle", {"deck": r.deck}))  # 4.1.2, 3.2.1
+        effects += self.players.after_round(r.round_id, r.settlement, self.now)
         effects.append(Note("round.finished", {"phase": r.phase, "spots": {
             str(s.number): s.status for s in r.spots.values()}}, r.round_id))
         self.round = None
@@ -980,6 +985,7 @@ class TableCore:
             **({"shuffles": self.shuffles.snapshot()} if self.shuffles else {}),
             **({"staff": self.staff.snapshot()} if self.staff else {}),
             **({"device_out": self.device_out.snapshot()} if self.device_out else {}),
+            **({"players": self.players.snapshot()} if self.players else {}),
         }
 
     @classmethod
@@ -1002,6 +1008,7 @@ class TableCore:
         core.shuffles = Shuffles.from_snapshot(snap.get("shuffles"))
         core.staff = Staff.from_snapshot(snap.get("staff"))
         core.device_out = OutOfPlay.from_snapshot(snap.get("device_out"))
+        core.players = Players.from_snapshot(snap.get("players"), core.table_id, spots)
         if snap["round"]:
             core.round = Round.from_snapshot(snap["round"], spots, limits, profile)
         core.cards = CardSource.restored(core)

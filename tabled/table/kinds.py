@@ -76,6 +76,8 @@ INPUTS: dict[str, Kind] = _kinds(False, {
     "staff.roster": "the staff list a start runs with: each person's badge, name and roles (no PIN), the lockout",
     "staff.sign_in": "a badge and PIN keyed at the panel to sign in to the key's role: whether the PIN was right",
     "staff.sign_out": "a person signed out of a role at the panel",
+    "player.card": "a player's card read at a spot, or keyed at the panel for a spot",
+    "player.leaves": "a player left a spot: the card taken out, or the dealer said so",
 })
 
 NOTES: dict[str, Kind] = _kinds(True, {
@@ -98,6 +100,8 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "staff.signed_out": "a person left a role at the panel, or the staff list no longer gives it",
     "staff.refused": "a sign-in refused: unknown badge, wrong PIN (counted), role not held or taken, locked",
     "staff.locked": "a badge locked after wrong PINs in a row, until when",
+    "player.seated": "a player card took a spot, or play without a card began an anonymous seat session",
+    "player.rating": "a player's session ended: its rounds, wagers, result and the rounds it played",
 })
 
 JOURNAL_RECORDS: dict[str, Kind] = {
