@@ -187,6 +187,8 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
         roster = roster_input(cfg.staff, core.staff.listed)
         if roster is not None:  # who may sign in at the panel, folded before any frame of this start
             table.submit("staff.roster", roster)
+        if cfg.ratings.enabled or core.players.on:  # player cards read from here, or no longer
+            table.submit("player.tracking", cfg.ratings.tracking())
         devices = TableDevices(table, make, cfg.staff)
         table.commands = devices.command
         consumer = asyncio.create_task(table.run(), name="table")

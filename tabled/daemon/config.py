@@ -40,6 +40,8 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
     [staff]          -> Config.staff: StaffConfig(file, people: tuple[Person(badge, name, roles,
                         pin_hash)], attempts, lockout_minutes) or None: who signs in at the panel
                         (tabled/daemon/staff.py, docs/staff.md); without it the key alone acts
+    [ratings]        -> Config.ratings: RatingsConfig(enabled, interval_minutes): player cards and
+                        ratings (tabled/table/players.py, docs/ratings.md); journaled at each start
     [screen]         -> Config.screen: ScreenConfig(enabled, host, port, viewers: tuple[Viewer(name,
                         token)], names, max_connections): the dealer's screen
                         (tabled/daemon/web.py); loopback unless a token per viewer is configured
@@ -262,6 +264,16 @@ class ReportsConfig:
 
 
 @dataclass(frozen=True)
+class RatingsConfig:
+    enabled: bool = False
+    interval_minutes: int = 0      # a long session rated this often too; 0: when it ends only
+
+    def tracking(self) -> dict[str, Any]:
+        """The ``player.tracking`` input a start journals."""
+        return {"on": self.enabled, "interval_minutes": self.interval_minutes}
+
+
+@dataclass(frozen=True)
 class Viewer:
     name: str
     token: str
@@ -298,6 +310,7 @@ class Config:
     reports: ReportsConfig = ReportsConfig()
     screen: ScreenConfig = ScreenConfig()
     staff: StaffConfig | None = None
+    ratings: RatingsConfig = RatingsConfig()
 
     @property
     def primary_pool(self) -> PoolConfig:
@@ -659,6 +672,13 @@ def _screen(sec: Section) -> ScreenConfig:
     return screen
 
 
+def _ratings(sec: Section) -> RatingsConfig:
+    enabled = sec.flag("enabled", False)
+    minutes = sec.integer("interval_minutes", 0, 24 * 60, 0)
+    sec.finish()
+    return RatingsConfig(enabled, minutes)
+
+
 def _staff(sec: Section, base: Path) -> StaffConfig:
     text = sec.text("file")
     if "\0" in text:
@@ -689,8 +709,9 @@ def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     screen = replace(_screen(top.section("screen", {})), property_name=table.property_name, table_name=table.name,
                      time_zone=reports.time_zone)
     staff = _staff(top.section("staff"), base) if "staff" in data else None
+    ratings = _ratings(top.section("ratings", {}))
     top.finish()
-    return Config(None, table, journal, pools, devices, simulation, log, software, reports, screen, staff)
+    return Config(None, table, journal, pools, devices, simulation, log, software, reports, screen, staff, ratings)
 
 
 SYSTEM_CONFIG = Path("/etc/tabled/tabled.toml")

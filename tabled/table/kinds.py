@@ -76,6 +76,7 @@ INPUTS: dict[str, Kind] = _kinds(False, {
     "staff.roster": "the staff list a start runs with: each person's badge, name and roles (no PIN), the lockout",
     "staff.sign_in": "a badge and PIN keyed at the panel to sign in to the key's role: whether the PIN was right",
     "staff.sign_out": "a person signed out of a role at the panel",
+    "player.tracking": "player ratings on or off, and how often a long session is rated, as a start's config says",
     "player.card": "a player's card read at a spot, or keyed at the panel for a spot",
     "player.leaves": "a player left a spot: the card taken out, or the dealer said so",
 })

@@ -1,15 +1,18 @@
 """Who sits at which spot, and each player's session figures, for the casino's ratings.
 
-A player identifies at a spot with the casino's player card (``player.card``: spot, card), read by
-the spot's card reader or keyed at the dealer's panel for a spot; the player leaves by taking the
-card out or by the dealer (``player.leaves``: spot or card). The card number is the casino's
-identifier: no name is held. Play at a spot with no card is rated as an anonymous seat session.
+Ratings are on at a table whose configuration says so (``player.tracking``: on, interval_minutes,
+journaled at each start); a table without them folds exactly as before. A player identifies at a
+spot with the casino's player card (``player.card``: spot, card), read by the spot's card reader
+or keyed at the dealer's panel for a spot; the player leaves by taking the card out or by the
+dealer (``player.leaves``: spot or card). The card number is the casino's identifier: no name is
+held. Play at a spot with no card is rated as an anonymous seat session.
 
 A session is rated from what the fold concluded of each round it sat through (``round.settled``):
 a round at its spot with a wager settled is played; a round without is sat out; a void round
 (1.1, 14.4, 15.2.1) or a void hand (14.7) is counted apart and never rated as played. The
 session's ``player.rating`` note, when it ends, lists the rounds it played so the theoretical loss
-is computed exactly from them (tabled/reports/ratings.py).
+is computed exactly from them (tabled/reports/ratings.py); a long session is also rated at the
+configured interval (``interim``: the figures so far, the session going on).
 
 A card presented at a spot another card holds takes the spot: the player it displaces keeps the
 session open until the next round ends, so two players changing seats keep their sessions.
@@ -23,7 +26,8 @@ from typing import Any
 from tabled.game.seats import spot_problem
 from tabled.table.effects import Effect, Note, Say
 
-INPUTS = ("player.card", "player.leaves")
+INPUTS = ("player.tracking", "player.card", "player.leaves")
+MINUTE_MS = 60_000
 #: the spot statuses of a round where the player's wagers were settled (8.4, 9, 9.7, 14.12, NZ 14.1)
 PLAYED = ("played", "folded", "conceded", "absent", "dead")
 #: an anonymous seat session ends after this many rounds in a row without a wager at its spot
@@ -64,6 +68,7 @@ class Session:
     progressive_cents: int = 0
     result_cents: int = 0                # the player's win (+) or loss (-), awards included
     displaced_ms: int | None = None      # the spot taken by another card at this time
+    rated_ms: int | None = None          # its last interim rating
 
     def figures(self) -> dict[str, Any]:
         played = len(self.rounds)
@@ -81,9 +86,11 @@ class Players:
         self.spot_count = spot_count
         self.open: dict[str, Session] = {}
         self.started = 0
+        self.on = False
+        self.interval_ms = 0                 # an interim rating of a session this long since the last; 0: none
 
     def __bool__(self) -> bool:
-        return bool(self.open) or self.started > 0
+        return self.on or bool(self.open) or self.started > 0
 
     def at(self, spot: int) -> Session | None:
         return next((s for s in self.open.values() if s.spot == spot), None)
@@ -97,9 +104,26 @@ class Players:
     # -- inputs ----------------------------------------------------------------------------------------
 
     def apply(self, kind: str, p: dict[str, Any], now: int, round_id: str | None) -> list[Effect]:
+        if kind == "player.tracking":
+            return self._tracking(p.get("on"), p.get("interval_minutes", 0), now, round_id)
+        if not self.on:
+            return [Say(f"{kind}: refused: player ratings are not on at this table", level="refused")]
         if kind == "player.card":
             return self._card(p.get("spot"), p.get("card"), now, round_id)
         return self._leaves(p.get("spot"), p.get("card"), now, round_id)
+
+    def _tracking(self, on: Any, minutes: Any, now: int, round_id: str | None) -> list[Effect]:
+        if not isinstance(on, bool):
+            return [Say(f"player.tracking: on={on!r}: true or false", level="refused")]
+        if not isinstance(minutes, int) or isinstance(minutes, bool) or minutes < 0:
+            return [Say(f"player.tracking: interval_minutes={minutes!r}: a whole number of minutes, 0 for none",
+                        level="refused")]
+        self.on, self.interval_ms = on, minutes * MINUTE_MS
+        effects: list[Effect] = []
+        if not on:  # ratings turned off: every session ends now
+            for session in list(self.open.values()):
+                effects += self._end(session, now, "ratings turned off", round_id)
+        return effects
 
     def _spot(self, spot: object) -> str | None:
         problem = spot_problem(spot)
@@ -156,7 +180,7 @@ class Players:
     def _end(self, session: Session, now: int, reason: str, round_id: str | None) -> list[Effect]:
         del self.open[session.session]
         end = session.displaced_ms if session.displaced_ms is not None else now
-        rating = {**session.figures(), "spot": None, "end_ms": end, "reason": reason,
+        rating = {**session.figures(), "spot": None, "end_ms": end, "reason": reason, "interim": False,
                   "rounds": [list(r) for r in session.rounds]}
         return [Note("player.rating", rating, round_id)]
 
@@ -166,7 +190,7 @@ class Players:
         effects: list[Effect] = []
         for s in [s for s in self.open.values() if s.spot is None]:
             effects += self._end(s, now, "spot taken by another card", round_id)
-        if settlement is None:
+        if settlement is None or not self.on:
             return effects
         spots = {int(x["spot"]): x for x in settlement.get("spots", [])}
         void = settlement.get("void") is not None
@@ -195,17 +219,29 @@ class Players:
                 if session.card is None and session.idle >= ANONYMOUS_GONE_ROUNDS:
                     effects += self._end(session, now, "no wager for "
                                          f"{ANONYMOUS_GONE_ROUNDS} rounds", round_id)
+        return effects + self._interim(now, round_id)
+
+    def _interim(self, now: int, round_id: str | None) -> list[Effect]:
+        """A long session's figures so far, every ``interval_ms`` from its start."""
+        effects: list[Effect] = []
+        for s in self.open.values() if self.interval_ms else ():
+            if now - (s.rated_ms if s.rated_ms is not None else s.start_ms) >= self.interval_ms:
+                s.rated_ms = now
+                effects.append(Note("player.rating", {**s.figures(), "end_ms": now, "reason": "interim",
+                                                      "interim": True, "rounds": [list(r) for r in s.rounds]},
+                                    round_id))
         return effects
 
     # -- checkpoint ------------------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        return {"started": self.started, "open": [asdict(s) for s in self.open.values()]}
+        return {"on": self.on, "interval_ms": self.interval_ms, "started": self.started,
+                "open": [asdict(s) for s in self.open.values()]}
 
     @classmethod
     def from_snapshot(cls, snap: dict[str, Any] | None, table_id: str, spot_count: int) -> Players:
         players = cls(table_id, spot_count)
         if snap:
-            players.started = snap["started"]
+            players.started, players.on, players.interval_ms = snap["started"], snap["on"], snap["interval_ms"]
             players.open = {s["session"]: Session(**s) for s in snap["open"]}
         return players

@@ -7,14 +7,22 @@ import json
 from tabled.table.core import TableCore
 from tabled.table.players import masked
 
-from .harness import Harness, notes, refused
+from .harness import Harness as TableHarness
+from .harness import notes, refused
 
 LOSING = ("2c 7d 9h Js Kd", "3c 8d Th Qs 5d")   # no pair: fold
 PAIRS = ("Ad Ah 5c 6d 9s", "Kh Ks 7c 8c Ts")    # a pair of aces, of kings: bet and beat the dealer
 DEALER = "Ac Kc 4d 3s 2h"          # ace-king: qualifies (9.1)
 
 
-def play(h: Harness, antes: dict[int, int], bets: tuple[int, ...] = (), progressive: tuple[int, ...] = ()) -> str:
+def Harness(interval_minutes: int = 0) -> TableHarness:
+    """A table with player ratings on, as a start whose configuration has them journals it."""
+    h = TableHarness()
+    h.feed("player.tracking", on=True, interval_minutes=interval_minutes)
+    return h
+
+
+def play(h: TableHarness, antes: dict[int, int], bets: tuple[int, ...] = (), progressive: tuple[int, ...] = ()) -> str:
     """One round: the antes placed, dealt, the spots in ``bets`` bet (aces) and the rest fold."""
     rid = h.round.round_id
     for spot, cents in antes.items():
@@ -36,7 +44,7 @@ def play(h: Harness, antes: dict[int, int], bets: tuple[int, ...] = (), progress
     return rid
 
 
-def ratings(h: Harness) -> dict[str | None, dict]:
+def ratings(h: TableHarness) -> dict[str | None, dict]:
     return {n.payload["card"]: n.payload for n in notes(h.log, "player.rating")}
 
 
@@ -198,3 +206,34 @@ def test_bad_player_inputs_are_refused_in_one_line():
 def test_a_card_number_is_masked_to_its_last_four():
     assert masked("4000123412341234") == "\u2022\u2022\u2022\u20221234"
     assert masked(None) == "anonymous"
+
+
+def test_a_table_without_ratings_folds_as_before_and_refuses_a_card():
+    h = TableHarness()
+    assert "player ratings are not on" in refused(h.feed("player.card", spot=1, card="1234"))[0].text
+    play(h, {1: 500})
+    assert not notes(h.log, "player.seated") and "players" not in h.core.snapshot()
+
+
+def test_a_long_session_is_rated_at_the_configured_interval_and_goes_on():
+    h = Harness(interval_minutes=30)
+    h.feed("player.card", spot=1, card="12121212")
+    h.t = 29 * 60_000
+    play(h, {1: 500})
+    assert not notes(h.log, "player.rating")
+    h.t = 31 * 60_000
+    play(h, {1: 500})
+    interim = notes(h.log, "player.rating")
+    assert [n.payload["interim"] for n in interim] == [True] and interim[0].payload["rounds_played"] == 2
+    h.t = 40 * 60_000
+    h.feed("player.leaves", spot=1)
+    final = notes(h.log, "player.rating")[-1].payload
+    assert not final["interim"] and final["session"] == interim[0].payload["session"] and final["rounds_played"] == 2
+
+
+def test_ratings_turned_off_end_every_session():
+    h = Harness()
+    h.feed("player.card", spot=1, card="12121212")
+    h.feed("player.tracking", on=False)
+    assert ratings(h)["12121212"]["reason"] == "ratings turned off"
+    assert "true or false" in refused(h.feed("player.tracking", on="yes"))[0].text
