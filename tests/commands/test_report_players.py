@@ -13,10 +13,10 @@ from tabled.table.core import TableCore
 from tests.reports.test_ratings import seeded_session
 
 
-def write_journal(path, seed: int = 5) -> None:
-    """A journal of a seeded session: each input and the notes it made, at the input's time."""
+def write_journal(path, seed: int = 5, table: str = "T01") -> None:
+    """A journal of a seeded session at ``table``: each input and the notes it made, at the input's time."""
     h = seeded_session(seed, rounds=3)
-    core = TableCore("T01", 7, h.limits, h.profile)
+    core = TableCore(table, 7, h.limits, h.profile)
     start_ms = 1_800_000_000_000
     now = [0.0]
     with Journal.open(path, clock=lambda: now[0]) as journal:
