@@ -181,7 +181,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
             ports, backend = sims.ports, sims.backend
             make = lambda consumer_for: build_drivers(  # noqa: E731
                 consumer_for, spots=cfg.table.spots, ports=ports, usb_backend=backend, timing=timing,
-                poll_interval=seams.poll_interval)
+                poll_interval=seams.poll_interval, cards=cfg.ratings.enabled)
         else:
             make = configured_drivers(cfg, timing=timing, poll_interval=seams.poll_interval)
         roster = roster_input(cfg.staff, core.staff.listed)

@@ -22,7 +22,7 @@ from typing import Any
 
 from tabled.game.keys import Key, required
 
-DEVICES = ("shuffler", "betspots", "meter", "shoe", "panel")
+DEVICES = ("shuffler", "betspots", "meter", "shoe", "panel", "cards")  # cards: the player card reader
 #: the electronic equipment of 14.13: the board records the progressive wagers (2.3), the meter
 #: displays the pool (2.4.3)
 EQUIPMENT = ("meter", "betspots")

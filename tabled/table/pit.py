@@ -38,7 +38,7 @@ CLEARED_KEPT = 25
 #: the journal records the pit reads
 KINDS = ("round.settled", "fault.raised", "fault.cleared", "panel.approved", "panel.refused", "pool.awards")
 DEVICE_NAMES = {"shuffler": "shuffling device", "betspots": "bet-spot board", "meter": "progressive meter",
-                "shoe": "card shoe", "panel": "button panel"}
+                "shoe": "card shoe", "panel": "button panel", "cards": "player card reader"}
 APPROVE_PLAY = "approve_play"  # the inspector's approval under 14.13
 
 
@@ -130,6 +130,8 @@ def pit_devices(core: Any) -> list[dict[str, Any]]:
     the pool's link. ``core`` is read, never changed."""
     rows = []
     for device in DEVICES:
+        if device == "cards" and not core.players.on:
+            continue  # read only where player ratings are on
         lost = core.links.lost.get(device)
         fault = core.faults.get(device)
         rows.append({"device": device, "name": DEVICE_NAMES.get(device, device), "up": lost is None,
