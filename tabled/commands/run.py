@@ -313,7 +313,7 @@ async def _play(cfg: Config, rounds: int, table: Table, devices: TableDevices, s
     sim = cfg.simulation
     floor = None
     if sims is not None:
-        players = [Player(p.spot, p.ante_cents, p.progressive, p.strategy) for p in sim.players]
+        players = [Player(p.spot, p.ante_cents, p.progressive, p.strategy, p.card) for p in sim.players]
         floor = DeviceFloor(table, sims, devices, players, seed=sim.seed)
     if hooks is not None:
         await hooks.started(table=table, devices=devices, sims=sims, floor=floor)

@@ -224,6 +224,7 @@ class PlayerConfig:
     ante_cents: int
     progressive: bool
     strategy: str
+    card: str | None = None  # the player card the player presents at the spot (with [ratings] on)
 
 
 @dataclass(frozen=True)
@@ -544,8 +545,12 @@ def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
         strategy = p.text("strategy", "optimal")
         if strategies is not None and strategy not in strategies:
             raise p.fail("strategy", f"must be one of {', '.join(sorted(strategies))}, got {strategy!r}")
+        card = p.get("card", None)
+        if card is not None and (not isinstance(card, str) or not card.isascii() or not card.isalnum()
+                                 or not 4 <= len(card) <= 32):
+            raise p.fail("card", f"must be a player card number of 4 to 32 letters and digits, got {card!r}")
         p.finish()
-        players.append(PlayerConfig(spot, ante, progressive, strategy))
+        players.append(PlayerConfig(spot, ante, progressive, strategy, card))
     sec.finish()
     return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer, allow_service, pace, inspector)
 

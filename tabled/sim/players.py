@@ -35,6 +35,7 @@ class Player:
     ante_cents: int
     progressive: bool = True
     strategy: str = "optimal"
+    card: str | None = None  # presented at the spot's card reader when player ratings are on
 
 
 @dataclass(frozen=True)
@@ -202,6 +203,11 @@ class DeviceFloor:
 
     async def _play(self, rounds: int | None, pause_s: float, stall_s: float | None,
                     stop: asyncio.Event | None, pace_s: float) -> None:
+        if self.table.core.players.on:  # the players with a card present it at their spot
+            for p in self.players.values():
+                seated = self.table.core.players.with_card(p.card) if p.card else None
+                if p.card and (seated is None or seated.spot != p.spot):
+                    self.sims.cards.insert(p.spot, p.card)
         finished = self.look().rounds_finished
         target = finished + rounds if rounds else None
         while (target is None or finished < target) and not (stop and stop.is_set()):
