@@ -77,7 +77,9 @@ def effective_toml(cfg: Config) -> str:
         "round_pause_ms": s.round_pause_ms, "pace_ms": s.pace_ms, "dealer": s.dealer,
         "inspector": s.inspector})
     out.insert(len(out) - 1, "players = [" + "".join(
-        f"\n    {_value(vars(p))}," for p in s.players) + ("\n]" if s.players else "]"))
+        f"\n    {_value({k: v for k, v in vars(p).items() if v is not None})}," for p in s.players)
+        + ("\n]" if s.players else "]"))
+    out += _table("[ratings]", {"enabled": cfg.ratings.enabled, "interval_minutes": cfg.ratings.interval_minutes})
     out += _table("[log]", {"format": cfg.log.format, "level": cfg.log.level})
     sw = cfg.software
     out += _table("[software]", {"manifest": sw.manifest, "signature": sw.signature, "release_key": sw.release_key,

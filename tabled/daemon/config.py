@@ -110,10 +110,10 @@ round_pause_ms = 500
 pace_ms = 400
 dealer = "auto"
 players = [
-    { spot = 1, ante_cents = 500, progressive = true, strategy = "optimal" },
-    { spot = 2, ante_cents = 1000, progressive = false, strategy = "optimal" },
-    { spot = 3, ante_cents = 500, progressive = true, strategy = "optimal" },
-    { spot = 4, ante_cents = 2500, progressive = true, strategy = "optimal" },
+    { spot = 1, ante_cents = 500, progressive = true, strategy = "optimal", card = "4000100010001001" },
+    { spot = 2, ante_cents = 1000, progressive = false, strategy = "optimal", card = "4000100010002002" },
+    { spot = 3, ante_cents = 500, progressive = true, strategy = "optimal", card = "4000100010003003" },
+    { spot = 4, ante_cents = 2500, progressive = true, strategy = "optimal", card = "4000100010004004" },
     { spot = 5, ante_cents = 500, progressive = false, strategy = "optimal" },
     { spot = 6, ante_cents = 1500, progressive = true, strategy = "optimal" },
     { spot = 7, ante_cents = 500, progressive = true, strategy = "optimal" },
