@@ -12,6 +12,7 @@ from typing import Any
 from tabled import floor
 from tabled.commands._arguments import UserError
 from tabled.daemon import shipping
+from tabled.floor import ratings
 from tabled.game.settlement import money
 from tabled.host.dsn import credential_password, dsn_problem
 from tabled.host.primary import for_the_primary, standby_only
@@ -33,6 +34,7 @@ SCHEMAS: list[tuple[str, Callable[[Any], object]]] = [
     ("pool", _pool_schema),
     ("central journal", shipping.migrate),
     ("floor", floor.migrate),
+    ("player ratings", ratings.migrate),
 ]
 #: what `tabled pool register-table` does in each schema: (name, registrar(admin, table, role, password))
 REGISTRARS: list[tuple[str, Callable[[Any, str, str, str | None], None]]] = [

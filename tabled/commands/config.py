@@ -84,6 +84,7 @@ def effective_toml(cfg: Config) -> str:
     out.insert(len(out) - 1, "players = [" + "".join(
         f"\n    {_value(_player(p))}," for p in s.players)
         + ("\n]" if s.players else "]"))
+    out += _table("[ratings]", {"enabled": cfg.ratings.enabled, "interval_minutes": cfg.ratings.interval_minutes})
     out += _table("[log]", {"format": cfg.log.format, "level": cfg.log.level})
     sw = cfg.software
     out += _table("[software]", {"manifest": sw.manifest, "signature": sw.signature, "release_key": sw.release_key,

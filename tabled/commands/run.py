@@ -185,12 +185,14 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
             ports, backend = sims.ports, sims.backend
             make = lambda consumer_for: build_drivers(  # noqa: E731
                 consumer_for, spots=cfg.table.spots, ports=ports, usb_backend=backend, timing=timing,
-                poll_interval=seams.poll_interval)
+                poll_interval=seams.poll_interval, cards=cfg.ratings.enabled)
         else:
             make = configured_drivers(cfg, timing=timing, poll_interval=seams.poll_interval)
         roster = roster_input(cfg.staff, core.staff.listed)
         if roster is not None:  # who may sign in at the panel, folded before any frame of this start
             table.submit("staff.roster", roster)
+        if cfg.ratings.enabled or core.players.on:  # player cards read from here, or no longer
+            table.submit("player.tracking", cfg.ratings.tracking())
         devices = TableDevices(table, make, cfg.staff)
         table.commands = devices.command
         consumer = asyncio.create_task(table.run(), name="table")
@@ -336,7 +338,8 @@ async def _play(cfg: Config, rounds: int, table: Table, devices: TableDevices, s
     sim = cfg.simulation
     floor = None
     if sims is not None:
-        players = [Player(p.spot, p.ante_cents, p.progressive, p.strategy, Persona(p.persona, p.sees, p.group))
+        players = [Player(p.spot, p.ante_cents, p.progressive, p.strategy, Persona(p.persona, p.sees, p.group),
+                          p.card)
                    for p in sim.players]
         floor = DeviceFloor(table, sims, devices, players, seed=sim.seed)
         floor.paying.rates = {k: getattr(sim.mistakes, k) for k in MISTAKES}

@@ -197,5 +197,5 @@ def configured_drivers(cfg: Config, *, timing: LinkTiming, poll_interval: float)
             ports={n: getattr(d, n).port for n in DEVICES if getattr(d, n).port},
             baudrates={n: getattr(d, n).baudrate for n in SERIAL_DEVICES},
             usb_addresses={n: UsbAddress(getattr(d, n).vendor_id, getattr(d, n).product_id, getattr(d, n).serial)
-                           for n in ("shoe", "panel")})
+                           for n in ("shoe", "panel")}, cards=cfg.ratings.enabled)
     return make

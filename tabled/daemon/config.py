@@ -45,6 +45,8 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
     [staff]          -> Config.staff: StaffConfig(file, people: tuple[Person(badge, name, roles,
                         pin_hash)], attempts, lockout_minutes) or None: who signs in at the panel
                         (tabled/daemon/staff.py, docs/staff.md); without it the key alone acts
+    [ratings]        -> Config.ratings: RatingsConfig(enabled, interval_minutes): player cards and
+                        ratings (tabled/table/players.py, docs/ratings.md); journaled at each start
     [screen]         -> Config.screen: ScreenConfig(enabled, host, port, viewers: tuple[Viewer(name,
                         token)], names, max_connections, tls: Tls(certificate, key)): the dealer's
                         screen (tabled/daemon/web.py); loopback unless a token per viewer and a
@@ -116,10 +118,10 @@ round_pause_ms = 500
 pace_ms = 400
 dealer = "auto"
 players = [
-    { spot = 1, ante_cents = 500, progressive = true, strategy = "optimal" },
-    { spot = 2, ante_cents = 1000, progressive = false, strategy = "optimal" },
-    { spot = 3, ante_cents = 500, progressive = true, strategy = "optimal" },
-    { spot = 4, ante_cents = 2500, progressive = true, strategy = "optimal" },
+    { spot = 1, ante_cents = 500, progressive = true, strategy = "optimal", card = "4000100010001001" },
+    { spot = 2, ante_cents = 1000, progressive = false, strategy = "optimal", card = "4000100010002002" },
+    { spot = 3, ante_cents = 500, progressive = true, strategy = "optimal", card = "4000100010003003" },
+    { spot = 4, ante_cents = 2500, progressive = true, strategy = "optimal", card = "4000100010004004" },
     { spot = 5, ante_cents = 500, progressive = false, strategy = "optimal" },
     { spot = 6, ante_cents = 1500, progressive = true, strategy = "optimal" },
     { spot = 7, ante_cents = 500, progressive = true, strategy = "optimal" },
@@ -234,6 +236,7 @@ class PlayerConfig:
     persona: str = "honest"   # a simulated cheat: hole-carder, flashed or colluder (tabled/sim/personas.py)
     sees: int = 0             # a hole-carder's hole cards seen: 1, 2 or 4
     group: str | None = None  # the colluders sharing hands
+    card: str | None = None  # the player card the player presents at the spot (with [ratings] on)
 
 
 #: the simulated dealer's mistakes, each in rounds per 1000 ([simulation.mistakes])
@@ -300,6 +303,16 @@ class ProtectionConfig:
 
 
 @dataclass(frozen=True)
+class RatingsConfig:
+    enabled: bool = False
+    interval_minutes: int = 0      # a long session rated this often too; 0: when it ends only
+
+    def tracking(self) -> dict[str, Any]:
+        """The ``player.tracking`` input a start journals."""
+        return {"on": self.enabled, "interval_minutes": self.interval_minutes}
+
+
+@dataclass(frozen=True)
 class ScreenConfig:
     enabled: bool = True
     host: str = "127.0.0.1"
@@ -332,6 +345,7 @@ class Config:
     screen: ScreenConfig = ScreenConfig()
     staff: StaffConfig | None = None
     protection: ProtectionConfig = ProtectionConfig()
+    ratings: RatingsConfig = RatingsConfig()
 
     @property
     def primary_pool(self) -> PoolConfig:
@@ -590,8 +604,12 @@ def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
             if persona != "colluder":
                 raise p.fail("group", "only a colluder shares hands with a group (persona = \"colluder\")")
             group = p.text("group")
+        card = p.get("card", None)
+        if card is not None and (not isinstance(card, str) or not card.isascii() or not card.isalnum()
+                                 or not 4 <= len(card) <= 32):
+            raise p.fail("card", f"must be a player card number of 4 to 32 letters and digits, got {card!r}")
         p.finish()
-        players.append(PlayerConfig(spot, ante, progressive, strategy, persona, sees, group))
+        players.append(PlayerConfig(spot, ante, progressive, strategy, persona, sees, group, card))
     sec.finish()
     return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer, allow_service, pace, inspector,
                             mistakes)
@@ -661,6 +679,13 @@ def _screen(sec: Section, base: Path) -> ScreenConfig:
     return ScreenConfig(enabled, host, port, tuple(viewers), names, most, tls=tls)
 
 
+def _ratings(sec: Section) -> RatingsConfig:
+    enabled = sec.flag("enabled", False)
+    minutes = sec.integer("interval_minutes", 0, 24 * 60, 0)
+    sec.finish()
+    return RatingsConfig(enabled, minutes)
+
+
 def _staff(sec: Section, base: Path) -> StaffConfig:
     text = sec.text("file")
     if "\0" in text:
@@ -694,9 +719,10 @@ def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     protection_sec = top.section("protection", {})
     protection = ProtectionConfig(protection_sec.flag("live", True))
     protection_sec.finish()
+    ratings = _ratings(top.section("ratings", {}))
     top.finish()
     return Config(None, table, journal, pools, devices, simulation, log, software, reports, screen, staff,
-                  protection)
+                  protection, ratings)
 
 
 SYSTEM_CONFIG = Path("/etc/tabled/tabled.toml")

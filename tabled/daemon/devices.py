@@ -60,6 +60,7 @@ from tabled_drivers.link.errors import CommandRejected, LinkError, PortBusyError
 from tabled_drivers.link.messages import Status
 from tabled_drivers.link.usb import UsbAddress
 from tabled_drivers.meter import MeterDriver, MeterFault, MeterFaultCleared
+from tabled_drivers.playercards import CardInserted, CardRemoved, PlayerCardDriver
 from tabled_drivers.panel import (Button, ButtonPressed, KeyTurned, Lamp, LampState, NumberEntered, PanelDriver,
                            SignIn, SignOut, SpotAction, SpotsAction)
 from tabled_drivers.shoe import (BackColour, CardDrawn, CardUnreadable, ShoeDriver, ShoeEmpty, ShoeRemoved,
@@ -150,12 +151,15 @@ def frame_seq(ack: Ack) -> int | None:
 def build_drivers(consumer_for: Callable[[str], Consumer], *, spots: int, ports: dict[str, str],
                   usb_backend: Any = None, usb_addresses: dict[str, UsbAddress] | None = None,
                   timing: LinkTiming = LinkTiming(), poll_interval: float = 0.05,
-                  baudrates: dict[str, int] | None = None) -> dict[str, Driver]:
+                  baudrates: dict[str, int] | None = None, cards: bool = False) -> dict[str, Driver]:
     """The five drivers: serial ones on ``ports``, USB ones found on ``usb_backend`` (None: libusb),
-    or on ``ports`` when a port is given for them."""
+    or on ``ports`` when a port is given for them; with ``cards`` (player ratings on) the player
+    card reader too."""
     baud = baudrates or {}
     addr = usb_addresses or {}
-    return {
+    reader: dict[str, Driver] = {"cards": PlayerCardDriver(consumer=consumer_for("cards"), address=addr.get("cards"),
+                                                           backend=usb_backend, timing=timing)} if cards else {}
+    return reader | {
         "shuffler": ShufflerDriver(port=ports["shuffler"], consumer=consumer_for("shuffler"), timing=timing,
                                    baudrate=baud.get("shuffler", 115200)),
         "betspots": BetSpotsDriver(port=ports["betspots"], consumer=consumer_for("betspots"), timing=timing,
@@ -358,6 +362,10 @@ class TableDevices:
             return [button_input(e)]
         if isinstance(e, SignOut):
             return [("staff.sign_out", {"badge": e.badge, "role": e.key.name.lower()})]
+        if isinstance(e, CardInserted):
+            return [("player.card", {"spot": e.spot, "card": e.card})]
+        if isinstance(e, CardRemoved):
+            return [("player.leaves", {"spot": e.spot})]
         if isinstance(e, KeyTurned):
             log.info("panel.key_turned", position=e.position.name.lower(), round_id=self.core.round_id)
             return []

@@ -53,7 +53,7 @@ from tabled.daemon.config import ScreenConfig
 from tabled.daemon.pit import PitReader, standing_since
 from tabled.journal.store import Journal
 from tabled.table.effects import Effect
-from tabled.views.pit import pit_devices, pit_view
+from tabled.views.pit import pit_devices, pit_players, pit_view
 from tabled.views.screen import screen_view
 from tabled.views.slip import KINDS as SLIP_KINDS
 from tabled.views.slip import SlipError, awards_before, hand_pay_slip
@@ -104,7 +104,8 @@ class ScreenServer:
         self.pit: dict[str, Any] | None = None
         self.pit_seq = 0
         self.pit_latest: bytes | None = None
-        self._pit_job: tuple[dict[str, Any], list[dict[str, Any]], int] | None = None  # screen, devices, seq
+        # screen, devices, seq, players seated
+        self._pit_job: tuple[dict[str, Any], list[dict[str, Any]], int, list[dict[str, Any]]] | None = None
         self._pit_wake = threading.Event()
         self._pit_thread: threading.Thread | None = None
         # the table's loop stamps this while it runs; the heartbeat reads it
@@ -133,7 +134,7 @@ class ScreenServer:
             log.error("screen.not_made", error=repr(exc), round_id=self.table.core.round_id)
             return
         self.seq, self.latest = self.seq + 1, made
-        self._pit_job = (self.view, pit_devices(self.table.core), self.seq)
+        self._pit_job = (self.view, pit_devices(self.table.core), self.seq, pit_players(self.table.core))
         self._pit_wake.set()
         self._wake_pages()
 
@@ -176,7 +177,7 @@ class ScreenServer:
                     continue
                 try:
                     journal = {**reader.read(), "shipping_waits": getattr(self.table, "shipping_waits", None)}
-                    view = pit_view(job[0], job[1], reader.log, journal, job[2])
+                    view = pit_view(job[0], job[1], reader.log, journal, job[2], job[3])
                     made = event(self.pit_seq + 1, PIT, view)
                 except Exception as exc:  # the table goes on; the log says what the pit missed
                     log.error("pit.not_made", error=repr(exc))
@@ -231,7 +232,7 @@ class ScreenServer:
             self._stop_asked.set()
             raise
         if journal is not None:
-            self._pit_job = (self.view, pit_devices(core), self.seq)
+            self._pit_job = (self.view, pit_devices(core), self.seq, pit_players(core))
             self._pit_wake.set()
             self._pit_thread = threading.Thread(target=self._make_pits, args=(PitReader(journal.path),),
                                                 name="tabled-pit", daemon=True)

@@ -39,6 +39,7 @@ class Player:
     progressive: bool = True
     strategy: str = "optimal"
     persona: Persona = Persona()  # honest unless a simulated cheat (tabled/sim/personas.py)
+    card: str | None = None  # presented at the spot's card reader when player ratings are on
 
 
 @dataclass(frozen=True)
@@ -221,6 +222,7 @@ class DeviceFloor:
 
     async def _play(self, rounds: int | None, pause_s: float, stall_s: float | None,
                     stop: asyncio.Event | None, pace_s: float) -> None:
+        self.present_cards()
         finished = self.look().rounds_finished
         target = finished + rounds if rounds else None
         while (target is None or finished < target) and not (stop and stop.is_set()):
@@ -241,6 +243,16 @@ class DeviceFloor:
                     await self.changed.wait()
             except TimeoutError:
                 raise Stalled(self.describe()) from None
+
+    def present_cards(self) -> None:
+        """With player ratings on, each player with a card presents it at their spot's reader."""
+        core = getattr(self.table, "core", None)
+        if core is None or not core.players.on:
+            return
+        for p in self.players.values():
+            seated = core.players.with_card(p.card) if p.card else None
+            if p.card and (seated is None or seated.spot != p.spot):
+                self.sims.cards.insert(p.spot, p.card)
 
     def describe(self) -> str:
         """Why the people stand still: where the table is, the devices up, what the dealer was last told."""

@@ -62,6 +62,7 @@ from tabled.table.felt import Felt, parse_reading
 from tabled.table.links import LostLink, Links, equipment_verdict, lost_while_needed, read_link, working_again
 from tabled.table.outofplay import OutOfPlay, brings_back
 from tabled.table.payout_check import PaymentCheck
+from tabled.table.players import INPUTS as PLAYER_INPUTS, Players
 from tabled.table.shuffles import Shuffles
 from tabled.table.staff import Staff
 from tabled.game.cards import card_text
@@ -183,6 +184,7 @@ class TableCore:
         self.shuffles = Shuffles()                  # each shuffle's order judged (15.1, shuffles.py)
         self.staff = Staff()                        # who is signed in at the panel (staff.py)
         self.payments = PaymentCheck()              # payments checked by the board (payout_check.py)
+        self.players = Players(table_id, spots)     # who sits where, for ratings (players.py)
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -277,6 +279,8 @@ class TableCore:
             return self._staff(kind, p)
         if kind == "protection.evidence":
             return alert_note(p, self.round_id)
+        if kind in PLAYER_INPUTS:
+            return self.players.apply(kind, p, self.now, self.round_id)
         if kind in ("tick", "software.checked", "config.started", "journal.loss_accepted"):
             return []  # what the daemon started with is evidence for people; the table plays on
         return [Say(f"unknown input {kind!r}", level="refused")]
@@ -886,6 +890,7 @@ class TableCore:
                                "other seat is in use: the seat may be required", spot, "16.9", "flag"))
         if r.card_source == "shuffler" and r.deck and not self.shuffler_failed:
             effects.append(Shuffle(r.deck))  # 4.1.2, 3.2.1
+        effects += self.players.after_round(r.round_id, r.settlement, self.now)
         effects.append(Note("round.finished", {"phase": r.phase, "spots": {
             str(s.number): s.status for s in r.spots.values()}}, r.round_id))
         self.round = None
@@ -988,6 +993,7 @@ class TableCore:
             **({"staff": self.staff.snapshot()} if self.staff else {}),
             **({"device_out": self.device_out.snapshot()} if self.device_out else {}),
             **({"payments": self.payments.snapshot()} if self.payments else {}),
+            **({"players": self.players.snapshot()} if self.players else {}),
         }
 
     @classmethod
@@ -1011,6 +1017,7 @@ class TableCore:
         core.staff = Staff.from_snapshot(snap.get("staff"))
         core.device_out = OutOfPlay.from_snapshot(snap.get("device_out"))
         core.payments = PaymentCheck.from_snapshot(snap.get("payments"))
+        core.players = Players.from_snapshot(snap.get("players"), core.table_id, spots)
         if snap["round"]:
             core.round = Round.from_snapshot(snap["round"], spots, limits, profile)
         core.cards = CardSource.restored(core)

@@ -77,6 +77,9 @@ INPUTS: dict[str, Kind] = _kinds(False, {
     "staff.sign_in": "a badge and PIN keyed at the panel to sign in to the key's role: whether the PIN was right",
     "staff.sign_out": "a person signed out of a role at the panel",
     "protection.evidence": "a spot's decisions weighed by game protection reached the alert level",
+    "player.tracking": "player ratings on or off, and how often a long session is rated, as a start's config says",
+    "player.card": "a player's card read at a spot, or keyed at the panel for a spot",
+    "player.leaves": "a player left a spot: the card taken out, or the dealer said so",
 })
 
 NOTES: dict[str, Kind] = _kinds(True, {
@@ -106,6 +109,8 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "payments.override": "a supervisor's SETTLE DONE over a mismatch: settled as left on the felt, due and left",
     "payments.checked": "SETTLE DONE with every area holding what the settlement says",
     "protection.alert": "a spot whose decisions follow cards it should not have seen: the evidence, for people",
+    "player.seated": "a player card took a spot, or play without a card began an anonymous seat session",
+    "player.rating": "a player's session ended: its rounds, wagers, result and the rounds it played",
 })
 
 JOURNAL_RECORDS: dict[str, Kind] = {

@@ -19,6 +19,8 @@ table sees them (:func:`pit_devices`); :func:`pit_view` puts them together with 
   area emptied before settlement ended, from their notes (tabled/table/payout_check.py).
 - game protection's alerts (``protection.alert``, tabled/table/protection.py): the spot, the
   hidden cards its decisions follow, the evidence, and the rounds that carry it.
+- the players seated now with their session's running figures (tabled/table/players.py), each
+  card number masked.
 Every amount is integer cents beside the words shown.
 """
 
@@ -31,7 +33,9 @@ from typing import Any
 from tabled.game.round_facts import RoundError
 from tabled.game.settlement import money, settlement_from_dict
 from tabled.game.settlement_text import render
-from tabled.table.names import DEVICE_NAMES, DEVICES, EQUIPMENT
+from tabled.table.links import DEVICES
+from tabled.table.names import DEVICE_NAMES, EQUIPMENT
+from tabled.table.players import masked
 
 ROUNDS_KEPT = 10    # 16.11: the last ten rounds
 HITS_KEPT = 25
@@ -158,6 +162,8 @@ def pit_devices(core: Any) -> list[dict[str, Any]]:
     the pool's link. ``core`` is read, never changed."""
     rows = []
     for device in DEVICES:
+        if device == "cards" and not core.players.on:
+            continue  # read only where player ratings are on
         lost = core.links.lost.get(device)
         fault = core.faults.get(device)
         rows.append({"device": device, "name": DEVICE_NAMES.get(device, device), "up": lost is None,
@@ -170,8 +176,26 @@ def pit_devices(core: Any) -> list[dict[str, Any]]:
     return rows
 
 
+def pit_players(core: Any) -> list[dict[str, Any]]:
+    """The players seated now, by spot, with their session's figures so far; the card masked.
+    ``core`` is read, never changed."""
+    rows = []
+    for s in core.players.seated():
+        f = s.figures()
+        rows.append({"spot": s.spot, "card": masked(s.card), "anonymous": s.card is None,
+                     "session": s.session, "start_ms": s.start_ms,
+                     **{k: f[k] for k in ("rounds_played", "rounds_sat_out", "rounds_void", "ante_cents",
+                                          "average_ante_cents", "bet_cents", "progressive_cents", "result_cents")},
+                     "text": f"{f['rounds_played']} rounds, {f['rounds_sat_out']} out; average ante "
+                             f"{money(f['average_ante_cents'])}, ante {money(f['ante_cents'])}, bets "
+                             f"{money(f['bet_cents'])}, progressive {money(f['progressive_cents'])}; "
+                             f"result {money(f['result_cents'])}"})
+    return rows
+
+
 def pit_view(screen: Mapping[str, Any], devices: list[dict[str, Any]], log: PitLog,
-             journal: Mapping[str, Any], screen_seq: int = 0) -> dict[str, Any]:
+             journal: Mapping[str, Any], screen_seq: int = 0,
+             players: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The pit's view: ``screen`` (the dealer's screen, as made for the same batch, numbered
     ``screen_seq``), ``devices`` (:func:`pit_devices`), what ``log`` holds and ``journal``: the head
     and its verification as the shell found them (head_seq, head_hash, verified_seq, ok, problem)."""
@@ -185,9 +209,10 @@ def pit_view(screen: Mapping[str, Any], devices: list[dict[str, Any]], log: PitL
         "protection": list(reversed(log.alerts)),     # newest first
         "pool": {"meter": screen.get("meter"), "hits": list(reversed(log.hits))},
         "devices": devices,
+        "players": list(players or []),
         "journal": dict(journal),
         "now_ms": screen.get("now_ms"),
     }
 
 
-__all__ = ["PitLog", "pit_view", "pit_devices", "KINDS", "ROUNDS_KEPT", "HITS_KEPT", "DEVICE_NAMES"]
+__all__ = ["PitLog", "pit_view", "pit_devices", "pit_players", "KINDS", "ROUNDS_KEPT", "HITS_KEPT", "DEVICE_NAMES"]

@@ -29,6 +29,20 @@ function renderJournal(j) {
   document.body.dataset.head = String(j.head_seq);
 }
 
+// the players seated now: the card number comes masked, as every page shows it
+function renderPlayers(players) {
+  const body = byId("players").tBodies[0];
+  body.replaceChildren();
+  for (const p of players || []) {
+    const row = el("tr", p.anonymous ? "anonymous" : "carded");
+    row.dataset.spot = String(p.spot);
+    row.appendChild(el("td", "spot", "spot " + p.spot));
+    row.appendChild(el("td", "card", p.card));
+    row.appendChild(el("td", "figures", p.text));
+    body.appendChild(row);
+  }
+}
+
 function renderDevices(devices) {
   const body = byId("devices").tBodies[0];
   body.replaceChildren();
@@ -108,6 +122,7 @@ function render(p) {
   setText("next", s.next);
   renderJournal(p.journal);
   renderDevices(p.devices);
+  renderPlayers(p.players);
   setText("pool-meter", s.meter.text + (s.meter.locked ? "  (progressive locked, 14.13)" : "") +
           (s.meter.award_pending ? "  " + s.meter.award_pending.text : ""));
   list("hits", p.pool.hits, (h) => {
