@@ -45,7 +45,8 @@ def _value(value: Any) -> str:
 
 def _player(p: Any) -> dict[str, Any]:
     """A simulated player's keys; its persona's only when it is a simulated cheat."""
-    return {k: v for k, v in vars(p).items() if k not in ("persona", "sees", "group") or v not in (None, 0, "honest")}
+    return {k: v for k, v in vars(p).items()
+            if v is not None and (k not in ("persona", "sees", "group") or v not in (0, "honest"))}
 
 
 def _table(header: str, values: dict[str, Any]) -> list[str]:
@@ -60,7 +61,8 @@ def effective_toml(cfg: Config) -> str:
     out = _table("[table]", {
         "id": t.id, "name": t.name, "property": t.property_name, "spots": t.spots, "profile": profile,
         "minimum_cents": t.minimum_cents, "maximum_cents": t.maximum_cents, "unit_cents": t.unit_cents,
-        "progressive_wager_cents": t.progressive_wager_cents, "card_source": t.card_source})
+        "progressive_wager_cents": t.progressive_wager_cents, "card_source": t.card_source,
+        "check_payments": t.check_payments})
     out += _table("[journal]", {"path": j.path, "checkpoint_every_rounds": j.checkpoint_every_rounds,
                                 "signing_key": j.signing_key, "ship_to": j.ship_to})
     for p in cfg.pools:
