@@ -78,7 +78,9 @@ def test_a_persona_that_cannot_be_is_refused(persona, says):
 
 def sim_config(tmp_path: Path, player: str) -> Path:
     text = (ROOT / "config" / "sim.toml").read_text()
-    text = text.replace('{ spot = 3, ante_cents = 500, progressive = true, strategy = "optimal" }', player)
+    seat = '{ spot = 3, ante_cents = 500, progressive = true, strategy = "optimal", card = "4000100010003003" }'
+    assert seat in text, "config/sim.toml seats spot 3 otherwise: the test's seat must follow it"
+    text = text.replace(seat, player)
     (tmp_path / "sim-staff.toml").write_text((ROOT / "config" / "sim-staff.toml").read_text())
     path = tmp_path / "sim.toml"
     path.write_text(text)
