@@ -58,6 +58,8 @@ from tabled.table.board import complete
 from tabled.table.cardsource import DECKS, CardSource, read_status
 from tabled.table.effects import Command, Effect, Note, PoolOp, Say
 from tabled.table.felt import Felt, parse_reading
+from tabled.table.selfcheck import INPUTS as INTEGRITY_INPUTS
+from tabled.table.selfcheck import Integrity
 from tabled.table.links import LostLink, Links, equipment_verdict, lost_while_needed, read_link, working_again
 from tabled.table.outofplay import OutOfPlay, brings_back
 from tabled.table.shuffles import Shuffles
@@ -179,6 +181,7 @@ class TableCore:
         self.cards = CardSource()                   # what the shuffling device was asked (cardsource.py)
         self.shuffles = Shuffles()                  # each shuffle's order judged (15.1, shuffles.py)
         self.staff = Staff()                        # who is signed in at the panel (staff.py)
+        self.integrity = Integrity()                # the software and journal checked while running
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -271,7 +274,9 @@ class TableCore:
                                        p.get("round_id"), p.get("award_cents", 0))
         if kind in STAFF_INPUTS:
             return self._staff(kind, p)
-        if kind in ("tick", "software.checked", "config.started", "journal.loss_accepted"):
+        if kind in INTEGRITY_INPUTS:
+            return self.integrity.take(kind, p, self.round_id)
+        if kind in ("tick", "config.started", "journal.loss_accepted"):
             return []  # what the daemon started with is evidence for people; the table plays on
         return [Say(f"unknown input {kind!r}", level="refused")]
 
@@ -355,6 +360,8 @@ class TableCore:
             return effects + self._action_deck_checked(key=key, person=person, **p)
         if action == "clear_device":
             return effects + self._action_clear_device(person)
+        if action == "approve_play" and self.integrity:  # the software or journal verified again (selfcheck.py)
+            return effects + self.integrity.approve(person.get("name") or person.get("person"), self.round_id)
         handler: Callable[..., list[Effect]] = getattr(self, "_action_" + action)
         return effects + handler(**p)
 
@@ -896,7 +903,7 @@ class TableCore:
             self.limits = replace(self.limits, minimum_cents=cents)
             self.pending_minimum = None
             effects.append(Say(f"table minimum now {dollars(cents)}", rule="6.2"))
-        if self.faults and not self.approved:
+        if (self.faults and not self.approved) or self.integrity.blocks_new_rounds:
             return effects  # 14.13: no new round until an inspector approves
         if self.shuffler_failed and self.card_source == "shuffler":
             return effects  # 15.2.2: waiting for another device or the shoe
@@ -980,6 +987,7 @@ class TableCore:
             **({"shuffles": self.shuffles.snapshot()} if self.shuffles else {}),
             **({"staff": self.staff.snapshot()} if self.staff else {}),
             **({"device_out": self.device_out.snapshot()} if self.device_out else {}),
+            **({"integrity": self.integrity.snapshot()} if self.integrity else {}),
         }
 
     @classmethod
@@ -1002,6 +1010,7 @@ class TableCore:
         core.shuffles = Shuffles.from_snapshot(snap.get("shuffles"))
         core.staff = Staff.from_snapshot(snap.get("staff"))
         core.device_out = OutOfPlay.from_snapshot(snap.get("device_out"))
+        core.integrity = Integrity.from_snapshot(snap.get("integrity"))
         if snap["round"]:
             core.round = Round.from_snapshot(snap["round"], spots, limits, profile)
         core.cards = CardSource.restored(core)

@@ -70,7 +70,9 @@ INPUTS: dict[str, Kind] = _kinds(False, {
     "pool.awards": "the pool's answer to the round's progressive awards",
     "pool.balance": "the pool's balance, read at start",
     "pool.meter": "a reading of the pool for the meter",
-    "software.checked": "the installed software checked at start against the signed release manifest",
+    "software.checked": "the installed software checked against the signed release manifest (or, on a development "
+                        "install, the files it started with): at start, at an interval and after significant events",
+    "journal.checked": "the whole journal's chain and seals checked in the background: after each start and daily",
     "config.started": "the configuration a start runs with: every setting, its hash, what changed since the last",
     "journal.loss_accepted": "an inspector recorded records the journal lost after they were committed, who and why",
     "staff.roster": "the staff list a start runs with: each person's badge, name and roles (no PIN), the lockout",
