@@ -116,6 +116,8 @@ class Seams:
     state_dir: Path | None = None            # the simulators' files (None: a temporary folder)
     sims: SimulatedTable | None = None       # simulators started by the caller, else started here
     hooks: Hooks | None = None               # plays in place of the floor
+    watch_tree: Path | None = None           # the continual check reads this folder's files, not the installed
+    verify_every_s: float | None = None      # the continual check's interval (None: the config's)
 
 
 async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quiet: bool = False, human: bool = True,
@@ -159,7 +161,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
     table.shipping_waits = shipping_waits
     session = report.Session()
     sims, timing = seams.sims, seams.timing or LinkTiming()
-    tmp = devices = consumer = watchdog = meter = shipping = shipper = screen = None
+    tmp = devices = consumer = watchdog = meter = shipping = shipper = screen = verifying = None
     screen_line: str | None = None
     try:
         if central is not None:  # the journal shipped to the central server, beside play
@@ -190,6 +192,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
         devices = TableDevices(table, make, cfg.staff)
         table.commands = devices.command
         consumer = asyncio.create_task(table.run(), name="table")
+        verifying = asyncio.create_task(_watchdog(cfg, table, seams).run(), name="verification")
         await devices.start()
         if sims is not None:
             notifier.status("waiting for the devices")
@@ -219,7 +222,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
             await until_done(table.idle.wait(), consumer, stop)
     finally:
         notifier.stopping("stopping")
-        for task in (watchdog, meter):
+        for task in (watchdog, meter, verifying):
             if task is not None:
                 task.cancel()
         if screen is not None:
@@ -242,6 +245,18 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
         await opened.close()
         report.summary(out, human, core, session)
     return table
+
+
+def _watchdog(cfg: Config, table: Table, seams: Seams) -> Any:
+    """The software and the journal checked again while the table plays (tabled/daemon/watchdog.py)."""
+    from tabled.daemon.seals import find_signing_key
+    from tabled.daemon.watchdog import Scope, Watchdog
+    key = find_signing_key(cfg.journal.signing_key)
+    public = key.private.public_key().public_bytes_raw() if key is not None else None
+    configs = tuple(p for p in (cfg.source, cfg.staff.file if cfg.staff else None) if p is not None)
+    every = seams.verify_every_s if seams.verify_every_s is not None else cfg.software.verify_every_s
+    return Watchdog(Scope(cfg.software, seams.watch_tree, configs), table.submit, every,
+                    journal=(seams.journal_path or cfg.journal.path, public))
 
 
 async def _ship_before_stopping(shipper: Any, shipping: asyncio.Task[None], out: TextIO, human: bool) -> None:
