@@ -172,6 +172,13 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
         table.listeners.append(report.RoundPrinter(out, quiet) if human else report.RoundLogger())
         report.announce(cfg, core, journal_path, opened.replayed, out, human)
         screen, screen_line = await _start_screen(start_screen, cfg, table, human)
+        if screen is not None:  # the inspector's answers on the pit page, journaled on the table's loop
+            from tabled.daemon.answers import InspectorAnswers
+            loop = asyncio.get_running_loop()
+
+            def journal(kind: str, payload: dict[str, Any]) -> None:
+                loop.call_soon_threadsafe(table.submit, kind, payload)
+            screen.answers = InspectorAnswers(cfg.staff, journal)
         if cfg.simulation.enabled:
             if sims is None:
                 notifier.status("starting the simulated devices")

@@ -149,6 +149,7 @@ class ScreenServer:
     makes the pit's view in another (for a table with a journal)."""
 
     def __init__(self, table: Any, config: ScreenConfig):
+        self.answers: Any = None  # the inspector's answers on the pit page (tabled/daemon/answers.py)
         self.table = table
         self.config = config
         self.view: dict[str, Any] | None = None
@@ -357,6 +358,7 @@ class ScreenServer:
         app.router.add_get("/screen.json", self._json)
         app.router.add_get("/pit.json", self._json)
         app.router.add_get("/slip.json", self._slip)
+        app.router.add_post("/pit/answer", self._inspector_answer)  # tabled/daemon/answers.py
         for name in ASSETS:
             app.router.add_get(f"/{name}", self._asset)
         return app
@@ -378,6 +380,14 @@ class ScreenServer:
         if decision.viewer != "local" and request.query.get("token") and request.path in PAGES:
             # the page's own requests (script, style, events) carry the token as a cookie
             response.set_cookie(COOKIE, request.query["token"], httponly=True, samesite="Strict", path="/")
+        return response
+
+    async def _inspector_answer(self, request: web.Request) -> web.Response:
+        """The inspector's answer (tabled/daemon/answers.py): the one request that is not a GET."""
+        if self.answers is None:
+            return _problem(404, "this table gives no inspector's answers here")
+        response = await self.answers.handle(request)
+        response.headers.update(SECURITY_HEADERS)
         return response
 
     async def _page(self, request: web.Request) -> web.Response:

@@ -73,6 +73,8 @@ INPUTS: dict[str, Kind] = _kinds(False, {
     "software.checked": "the installed software checked against the signed release manifest (or, on a development "
                         "install, the files it started with): at start, at an interval and after significant events",
     "journal.checked": "the whole journal's chain and seals checked in the background: after each start and daily",
+    "software.answered": "an inspector's request on the pit page for the software's answer (SHA-1, HMAC): who, "
+                         "the method, the seed, the answer or why it was refused",
     "config.started": "the configuration a start runs with: every setting, its hash, what changed since the last",
     "journal.loss_accepted": "an inspector recorded records the journal lost after they were committed, who and why",
     "staff.roster": "the staff list a start runs with: each person's badge, name and roles (no PIN), the lockout",

@@ -10,7 +10,8 @@ the table never plays on software that is not the approved release (AGCO 12.2.1,
 
 Inputs: ``software.checked`` (result verified | mismatch | untrusted | development; a continual
 check names what it compared against in ``against``: a start's check does not, and keeps deciding
-the start as tabled/daemon/provenance.py says) and ``journal.checked`` (result intact | broken).
+the start as tabled/daemon/provenance.py says) and ``journal.checked`` (result intact | broken);
+``software.answered``, an inspector's answer asked on the pit page, is evidence only.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 from tabled.table.effects import Effect, Note, Say
 
 #: the journal inputs judged here (tabled/table/kinds.py)
-INPUTS = ("software.checked", "journal.checked")
+INPUTS = ("software.checked", "journal.checked", "software.answered")
 #: what each check is called on the screen and the pit
 NAMES = {"software": "installed software", "journal": "journal"}
 #: the rule the table applies: a fault of the table's equipment stops new rounds (14.13)
@@ -42,6 +43,8 @@ class Integrity:
         return bool(self.faults)
 
     def take(self, kind: str, p: dict[str, Any], round_id: str | None) -> list[Effect]:
+        if kind == "software.answered":
+            return []  # an inspector's answer, asked on the pit page: evidence for people
         what = "software" if kind == "software.checked" else "journal"
         if what == "software" and "against" not in p:
             return []  # the start's own check: the start was refused or allowed by it already
