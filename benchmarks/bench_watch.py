@@ -78,7 +78,7 @@ async def detection(root: Path, changes: int, interval: float, seed: int) -> tup
         pending: dict[str, tuple[Path, bytes, float]] = {}
         per_interval = max(1, changes // 10)
         for n, path in enumerate(victims):
-            await asyncio.sleep(rng.uniform(0, interval / per_interval))  # a random moment
+            await asyncio.sleep(rng.uniform(0, 2 * interval / per_interval))  # a random moment
             data = path.read_bytes()
             at = rng.randrange(len(data))
             path.write_bytes(data[:at] + bytes([data[at] ^ (1 << rng.randrange(8))]) + data[at + 1:])

@@ -8,6 +8,10 @@ the table plays, in a worker process that never holds the table's event loop.
   manifest; a development install, which has none, is checked against the files as its first
   check found them. A file changed, missing or not in the release (one added) is named. The
   configuration files are hashed beside them and each change among them named in the record.
+  Every file is listed and stamped at each check (its inode, size, modification and change
+  times, which every write changes); its contents are read again when its stamp changed, and in
+  any case once every :data:`SLICES` checks (a rotating slice of the files each time, all of them
+  at start), so even a change made beneath the file system is found within that many intervals.
 * **The journal**: the start checks it from its last checkpoint (tabled/daemon/journal.py); here
   the whole chain and its seals are checked once after each start and then every
   :data:`JOURNAL_EVERY_S`, so a record broken before the last checkpoint is found within minutes,
@@ -25,6 +29,7 @@ import hashlib
 import multiprocessing
 import os
 import time
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,14 +64,48 @@ def tree_files(root: Path) -> list[software.InstalledFile]:
                    if p.is_file() and "__pycache__" not in p.parts), key=lambda f: f.name)
 
 
-def digests(files: Sequence[software.InstalledFile]) -> dict[str, str]:
-    found = {}
+#: a file is stamped by what the kernel changes on every write: its inode, size, modification and
+#: change times (the change time cannot be set back by a user)
+Stamp = tuple[int, int, int, int]
+#: each check reads again, whatever their stamps, one slice of this many of the files: every file's
+#: contents are read at least every SLICES checks (and all of them at start)
+SLICES = 8
+#: a file changed this close to the check is read again next time: a write within the file system's
+#: clock tick may leave its stamp as it was
+RACY_NS = 2_000_000_000
+
+
+def stamp_of(path: Path) -> Stamp:
+    st = path.stat()
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def digests(files: Sequence[software.InstalledFile], known: Mapping[str, tuple[Stamp, str]] | None = None,
+            turn: int = 0) -> tuple[dict[str, str], dict[str, tuple[Stamp, str]], int]:
+    """Each file's SHA-256: read again when its stamp changed, when it falls in this turn's slice, or
+    when nothing is known of it; else the digest its unchanged stamp vouches for. Also what the
+    next check may take as known, and how many files were read."""
+    found: dict[str, str] = {}
+    kept: dict[str, tuple[Stamp, str]] = {}
+    read = 0
+    now_ns = time.time_ns()
     for f in files:
         try:
-            found[f.name] = software.file_digest(f.path)
+            stamp = stamp_of(f.path)
+            before = (known or {}).get(f.name)
+            if before is not None and before[0] == stamp and zlib.crc32(f.name.encode()) % SLICES != turn % SLICES:
+                digest = before[1]
+            else:
+                digest = software.file_digest(f.path)
+                read += 1
+                if stamp_of(f.path) != stamp:
+                    continue  # written while read: unknown until the next check, which reads it again
         except OSError:
-            pass  # gone since it was listed: reported missing
-    return found
+            continue  # gone since it was listed: reported missing
+        found[f.name] = digest
+        if now_ns - stamp[3] > RACY_NS:
+            kept[f.name] = (stamp, digest)
+    return found, kept, read
 
 
 def overall(found: Mapping[str, str]) -> str:
@@ -77,16 +116,21 @@ def overall(found: Mapping[str, str]) -> str:
     return h.hexdigest()
 
 
-def check_software(scope: Scope, baseline: Mapping[str, str] | None,
-                   config_baseline: Mapping[str, str] | None) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
-    """One check (run in the worker): the ``software.checked`` payload, the files' digests and the
-    configuration files' digests (the baselines of the next check)."""
+Known = dict[str, tuple[Stamp, str]]
+
+
+def check_software(scope: Scope, baseline: Mapping[str, str] | None, config_baseline: Mapping[str, str] | None,
+                   known: Known | None = None,
+                   turn: int = 0) -> tuple[dict[str, Any], dict[str, str], dict[str, str], Known]:
+    """One check (run in the worker): the ``software.checked`` payload, the files' digests, the
+    configuration files' digests (the baselines of the next check) and what the next may take as
+    known (:func:`digests`)."""
     began = time.monotonic()
     cfg = scope.software
     files = tree_files(scope.tree) if scope.tree is not None else software.installed_files()
-    found = digests(files)
-    configs = {str(p): d for p, d in digests([software.InstalledFile(str(p), p) for p in scope.configs]).items()}
-    payload: dict[str, Any] = {"files": len(found), "digest": overall(found)}
+    found, kept, read = digests(files, known, turn)
+    configs = digests([software.InstalledFile(str(p), p) for p in scope.configs])[0]
+    payload: dict[str, Any] = {"files": len(found), "read": read, "digest": overall(found)}
     try:
         if cfg.manifest is not None and cfg.signature is not None and cfg.release_key is not None:
             release, expected = software.read_manifest(cfg.manifest.read_bytes(), cfg.signature.read_bytes(),
@@ -107,7 +151,7 @@ def check_software(scope: Scope, baseline: Mapping[str, str] | None,
         payload["configs_changed"] = sorted(n for n in set(configs) | set(config_baseline)
                                             if configs.get(n) != config_baseline.get(n))
     payload["duration_ms"] = round((time.monotonic() - began) * 1000)
-    return payload, found, configs
+    return payload, found, configs, kept
 
 
 def check_journal(path: Path, public_raw: bytes | None) -> dict[str, Any]:
@@ -207,6 +251,7 @@ class Watchdog:
         self.runner = runner
         self.baseline: dict[str, str] | None = None
         self.config_baseline: dict[str, str] | None = None
+        self.known: Known | None = None  # each file's stamp and digest as the last check found them
         self._reasons: list[str] = []
         self._woken = asyncio.Event()
         self.checks = 0  # software checks carried out (the benchmark counts them)
@@ -218,8 +263,8 @@ class Watchdog:
 
     async def check_software(self, reason: str) -> dict[str, Any]:
         assert self.runner is not None
-        payload, found, configs = await self.runner.run(check_software, self.scope, self.baseline,
-                                                        self.config_baseline)
+        payload, found, configs, self.known = await self.runner.run(
+            check_software, self.scope, self.baseline, self.config_baseline, self.known, self.checks)
         if self.baseline is None and payload.get("against") == "the files at start":
             self.baseline = found
         if self.config_baseline is None:
@@ -274,6 +319,5 @@ class Watchdog:
                 self.runner.close()
 
 
-__all__ = ["Watchdog", "Scope", "check_software", "check_journal", "tree_files", "digests", "overall", "Worker",
-           "InThread", "Runner",
-           "JOURNAL_EVERY_S"]
+__all__ = ["Watchdog", "Scope", "stamp_of", "SLICES", "RACY_NS", "Known", "Stamp", "check_software",
+           "check_journal", "tree_files", "digests", "overall", "Worker", "InThread", "Runner", "JOURNAL_EVERY_S"]

@@ -5,11 +5,13 @@ journal's chain and seals checked beside the table; a significant event checks a
 from __future__ import annotations
 
 import asyncio
+import zlib
 from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
 from tabled.daemon.config import SoftwareConfig
+from tabled.daemon import watchdog
 from tabled.daemon.journal import Journal
 from tabled.daemon.watchdog import InThread, Scope, Watchdog, check_journal, check_software, tree_files
 from tabled.host import software
@@ -38,12 +40,12 @@ def flip(path: Path, at: int, bit: int = 1) -> None:
 def test_a_development_install_is_checked_against_its_files_at_start(tmp_path):
     root = tree(tmp_path)
     scope = Scope(DEVELOPMENT, root)
-    first, found, _ = check_software(scope, None, None)
+    first, found, _, _ = check_software(scope, None, None)
     assert first["result"] == "verified" and first["files"] == 3 and first["against"] == "the files at start"
     flip(root / "tabled/profiles/nsw.toml", 2)
     (root / "tabled/game/backdoor.py").write_text("import os\n")
     (root / "structlog/_base.py").unlink()
-    later, _, _ = check_software(scope, found, None)
+    later, _, _, _ = check_software(scope, found, None)
     assert later["result"] == "mismatch" and later["problem_count"] == 3
     assert later["problems"] == ["changed: tabled/profiles/nsw.toml", "missing: structlog/_base.py",
                                  "not in the release: tabled/game/backdoor.py"]
@@ -55,10 +57,10 @@ def test_a_development_install_is_checked_against_its_files_at_start(tmp_path):
 def test_any_single_byte_changed_is_named(tmp_path_factory, which, at, bit):
     root = tree(tmp_path_factory.mktemp("w"))
     scope = Scope(DEVELOPMENT, root)
-    _, found, _ = check_software(scope, None, None)
+    _, found, _, _ = check_software(scope, None, None)
     victim = tree_files(root)[which]
     flip(victim.path, at, bit)
-    later, _, _ = check_software(scope, found, None)
+    later, _, _, _ = check_software(scope, found, None)
     assert later["problems"] == [f"changed: {victim.name}"]
 
 
@@ -70,7 +72,7 @@ def test_against_the_signed_manifest_and_an_untrusted_manifest(tmp_path):
     signature = tmp_path / "manifest.json.sig"
     signature.write_bytes(software.sign_manifest(manifest.read_bytes(), private.read_bytes()))
     scope = Scope(SoftwareConfig(manifest, signature, public), root)
-    checked, _, _ = check_software(scope, None, None)
+    checked, _, _, _ = check_software(scope, None, None)
     assert checked["result"] == "verified" and checked["release"] == "1.4.0" and checked["against"] == "manifest"
     flip(root / "tabled/game/cards.py", 0)
     assert check_software(scope, None, None)[0]["problems"] == ["changed: tabled/game/cards.py"]
@@ -84,7 +86,7 @@ def test_a_changed_configuration_file_is_named_in_the_record(tmp_path):
     config = tmp_path / "tabled.toml"
     config.write_text("[table]\n")
     scope = Scope(DEVELOPMENT, root, (config,))
-    first, found, configs = check_software(scope, None, None)
+    first, found, configs, _ = check_software(scope, None, None)
     assert "configs_changed" not in first
     config.write_text("[table]\nid = 'X'\n")
     assert check_software(scope, found, configs)[0]["configs_changed"] == [str(config)]
@@ -136,3 +138,34 @@ async def test_the_watchdog_checks_at_start_and_again_on_a_significant_event(tmp
         assert after["reason"] == "door closed" and after["problems"] == ["changed: structlog/_base.py"]
     finally:
         task.cancel()
+
+
+def test_a_file_whose_stamp_is_unchanged_is_not_read_again_unless_in_its_turn(tmp_path, monkeypatch):
+    monkeypatch.setattr(watchdog, "RACY_NS", -(10 ** 18))  # every stamp old enough to vouch for its digest
+    root = tree(tmp_path)
+    scope = Scope(DEVELOPMENT, root)
+    first, found, _, known = check_software(scope, None, None)
+    assert first["read"] == 3 and set(known) == set(found)
+    again, _, _, known = check_software(scope, found, None, known, turn=1)
+    assert again["result"] == "verified" and again["read"] < 3
+    # one changed the way a stamp does not show (what only a raw write to the disk does): its
+    # contents are read again in its own turn of the SLICES, and named then
+    victim = root / "tabled/game/cards.py"
+    flip(victim, 0)
+    forged = {**known, "tabled/game/cards.py": (watchdog.stamp_of(victim), found["tabled/game/cards.py"])}
+    named = [turn for turn in range(watchdog.SLICES)
+             if check_software(scope, found, None, forged, turn)[0]["problems"] == ["changed: tabled/game/cards.py"]]
+    assert named == [zlib.crc32(b"tabled/game/cards.py") % watchdog.SLICES]
+
+
+def test_a_changed_stamp_is_read_again_at_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(watchdog, "RACY_NS", -(10 ** 18))
+    root = tree(tmp_path)
+    scope = Scope(DEVELOPMENT, root)
+    _, found, _, known = check_software(scope, None, None)
+    for turn in range(watchdog.SLICES):
+        victim = root / "structlog/_base.py"
+        flip(victim, turn)
+        checked, _, _, _ = check_software(scope, found, None, known, turn)
+        assert checked["problems"] == ["changed: structlog/_base.py"]
+        flip(victim, turn)
