@@ -199,7 +199,9 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
         devices = TableDevices(table, make, cfg.staff)
         table.commands = devices.command
         consumer = asyncio.create_task(table.run(), name="table")
-        verifying = asyncio.create_task(_watchdog(cfg, table, seams).run(), name="verification")
+        dog = _watchdog(cfg, table, seams)
+        table.listeners.append(dog.after)  # a door closed: the files checked again at once
+        verifying = asyncio.create_task(dog.run(), name="verification")
         await devices.start()
         if sims is not None:
             notifier.status("waiting for the devices")

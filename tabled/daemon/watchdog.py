@@ -25,6 +25,7 @@ rounds until the inspector clears it after a sound check.
 from __future__ import annotations
 
 import asyncio
+import gc
 import hashlib
 import multiprocessing
 import os
@@ -39,11 +40,14 @@ import structlog
 
 from tabled.daemon.config import SoftwareConfig
 from tabled.host import software
+from tabled.table.effects import Effect, Note
 
 log = structlog.get_logger("tabled.daemon.watchdog")
 
 #: the whole journal's chain and seals, checked again after this long (daily)
 JOURNAL_EVERY_S = 86_400
+#: the table's notes after which the files are checked again at once, and why
+SIGNIFICANT = {"enclosure.closed": "an enclosure door closed"}
 #: problems listed in a record; the count is always there
 LISTED = 50
 
@@ -203,7 +207,7 @@ class Worker:
     progress with it."""
 
     def __init__(self) -> None:
-        self.pool = multiprocessing.get_context("spawn").Pool(1, initializer=_background)
+        self.pool: Any = multiprocessing.get_context("spawn").Pool(1, initializer=_background)
 
     async def run(self, function: Callable[..., Any], *args: Any) -> Any:
         loop = asyncio.get_running_loop()
@@ -219,7 +223,12 @@ class Worker:
         return await answer
 
     def close(self) -> None:
-        self.pool.terminate()
+        pool, self.pool = self.pool, None
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+            del pool
+            gc.collect()  # its locks released now (a daemon may end with os._exit): none left behind
 
 
 class InThread:
@@ -260,6 +269,12 @@ class Watchdog:
         """A significant event (a door closed, a configuration change): check again now."""
         self._reasons.append(reason)
         self._woken.set()
+
+    def after(self, effects: list[Effect]) -> None:
+        """The table's listener: a significant event it journaled wakes a check."""
+        for e in effects:
+            if isinstance(e, Note) and e.kind in SIGNIFICANT:
+                self.wake(SIGNIFICANT[e.kind])
 
     async def check_software(self, reason: str) -> dict[str, Any]:
         assert self.runner is not None
@@ -317,6 +332,7 @@ class Watchdog:
         finally:
             if owned and self.runner is not None:
                 self.runner.close()
+                self.runner = None
 
 
 __all__ = ["Watchdog", "Scope", "stamp_of", "SLICES", "RACY_NS", "Known", "Stamp", "check_software",

@@ -57,6 +57,8 @@ from tabled.table import buttons
 from tabled.table.board import complete
 from tabled.table.cardsource import DECKS, CardSource, read_status
 from tabled.table.effects import Command, Effect, Note, PoolOp, Say
+from tabled.table.enclosure import INPUT as ENCLOSURE_INPUT
+from tabled.table.enclosure import Enclosures
 from tabled.table.felt import Felt, parse_reading
 from tabled.table.selfcheck import INPUTS as INTEGRITY_INPUTS
 from tabled.table.selfcheck import Integrity
@@ -182,6 +184,7 @@ class TableCore:
         self.shuffles = Shuffles()                  # each shuffle's order judged (15.1, shuffles.py)
         self.staff = Staff()                        # who is signed in at the panel (staff.py)
         self.integrity = Integrity()                # the software and journal checked while running
+        self.enclosures = Enclosures()              # the enclosures' doors (enclosure.py)
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -276,6 +279,8 @@ class TableCore:
             return self._staff(kind, p)
         if kind in INTEGRITY_INPUTS:
             return self.integrity.take(kind, p, self.round_id)
+        if kind == ENCLOSURE_INPUT:
+            return self.enclosures.take(p, self.now, dict(self.staff.on), self.round_id)
         if kind in ("tick", "config.started", "journal.loss_accepted"):
             return []  # what the daemon started with is evidence for people; the table plays on
         return [Say(f"unknown input {kind!r}", level="refused")]
@@ -360,8 +365,10 @@ class TableCore:
             return effects + self._action_deck_checked(key=key, person=person, **p)
         if action == "clear_device":
             return effects + self._action_clear_device(person)
-        if action == "approve_play" and self.integrity:  # the software or journal verified again (selfcheck.py)
-            return effects + self.integrity.approve(person.get("name") or person.get("person"), self.round_id)
+        if action == "approve_play" and (self.integrity or self.enclosures):  # selfcheck.py, enclosure.py
+            who = person.get("name") or person.get("person")
+            return (effects + self.integrity.approve(who, self.round_id)
+                    + self.enclosures.acknowledge(who, self.round_id))
         handler: Callable[..., list[Effect]] = getattr(self, "_action_" + action)
         return effects + handler(**p)
 
@@ -903,7 +910,7 @@ class TableCore:
             self.limits = replace(self.limits, minimum_cents=cents)
             self.pending_minimum = None
             effects.append(Say(f"table minimum now {dollars(cents)}", rule="6.2"))
-        if (self.faults and not self.approved) or self.integrity.blocks_new_rounds:
+        if (self.faults and not self.approved) or self.integrity.blocks_new_rounds or self.enclosures.blocks_new_rounds:
             return effects  # 14.13: no new round until an inspector approves
         if self.shuffler_failed and self.card_source == "shuffler":
             return effects  # 15.2.2: waiting for another device or the shoe
@@ -988,6 +995,7 @@ class TableCore:
             **({"staff": self.staff.snapshot()} if self.staff else {}),
             **({"device_out": self.device_out.snapshot()} if self.device_out else {}),
             **({"integrity": self.integrity.snapshot()} if self.integrity else {}),
+            **({"enclosures": self.enclosures.snapshot()} if self.enclosures else {}),
         }
 
     @classmethod
@@ -1011,6 +1019,7 @@ class TableCore:
         core.staff = Staff.from_snapshot(snap.get("staff"))
         core.device_out = OutOfPlay.from_snapshot(snap.get("device_out"))
         core.integrity = Integrity.from_snapshot(snap.get("integrity"))
+        core.enclosures = Enclosures.from_snapshot(snap.get("enclosures"))
         if snap["round"]:
             core.round = Round.from_snapshot(snap["round"], spots, limits, profile)
         core.cards = CardSource.restored(core)

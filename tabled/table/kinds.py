@@ -73,6 +73,7 @@ INPUTS: dict[str, Kind] = _kinds(False, {
     "software.checked": "the installed software checked against the signed release manifest (or, on a development "
                         "install, the files it started with): at start, at an interval and after significant events",
     "journal.checked": "the whole journal's chain and seals checked in the background: after each start and daily",
+    "enclosure.door": "an enclosure's door switch (the table PC's, the pool server's) opened or closed",
     "software.answered": "an inspector's request on the pit page for the software's answer (SHA-1, HMAC): who, "
                          "the method, the seed, the answer or why it was refused",
     "config.started": "the configuration a start runs with: every setting, its hash, what changed since the last",
@@ -94,6 +95,9 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "fault.raised": "a fault that stops play until it is cleared",
     "shuffle.alarm": "a shuffle's order left too much of the deck's previous order (15.1)",
     "fault.cleared": "a fault cleared",
+    "enclosure.opened": "an enclosure's door opened, with the people signed in: no new round until the inspector",
+    "enclosure.closed": "an enclosure's door closed, with how long it was open and the people signed in",
+    "enclosure.acknowledged": "the inspector acknowledged an enclosure's door closed: play may go on",
     "device.out_of_play": "a shuffling device taken out of play (15.2) until an inspector clears it",
     "device.cleared": "an inspector cleared the shuffling device out of play: it may be used again (15.2)",
     "progressive.award_held": "progressive awards held while the pool cannot be reached",

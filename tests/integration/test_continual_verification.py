@@ -11,7 +11,7 @@ import pytest
 from tabled.commands.run import Seams, run_table
 from tabled.table.screen import screen_view
 
-from .harness import FAST, POLL, Discard, Run, config, journal_records
+from .harness import FAST, HANG_BOUND_S, POLL, Discard, Run, config, journal_records
 
 pytestmark = pytest.mark.slow
 
@@ -51,3 +51,35 @@ async def test_a_byte_changed_while_playing_stops_new_rounds_until_the_inspector
     cleared = next(r.seq for r in journal_records(tmp_path, "fault.cleared") if r.payload["equipment"] == "software")
     assert not [r for r in journal_records(tmp_path, "round.started") if raised < r.seq < cleared]
     assert journal_records(tmp_path, "journal.checked")[0].payload["result"] == "intact"
+
+
+async def test_the_table_pc_enclosure_door_stops_new_rounds_and_its_closing_checks_the_files_again_14_13(tmp_path):
+    facts: dict = {}
+
+    async def scenario(run: Run) -> None:
+        await run.rounds(1)
+        run.sims.panel.enclosure_door("table_pc", True)
+        await run.until(lambda: "table_pc" in run.core.enclosures.open)
+        await run.until(lambda: run.core.round is None)
+        facts["stopped_at"] = run.core.rounds_finished
+        run.sims.panel.enclosure_door("table_pc", False)
+        await run.until(lambda: "table_pc" in run.core.enclosures.closed_unacknowledged, act=False)
+        assert run.core.round is None and run.core.rounds_finished == facts["stopped_at"]
+        run.floor.press("approve", key="inspector")
+        await run.until(lambda: not run.core.enclosures)
+        await run.rounds(1)
+
+        def checked_after_the_door() -> bool:
+            last = run.table.journal.last_of_kind("software.checked")
+            return last is not None and "an enclosure door closed" in str(last.payload.get("reason"))
+        # the check the door's closing asked for, after the start's (each reads every installed file)
+        await run.until(checked_after_the_door, act=False, timeout=HANG_BOUND_S * 4)
+
+    run = Run(scenario)
+    await run_table(config(tmp_path), 0, out=Discard(), human=True,
+                    seams=Seams(timing=FAST, poll_interval=POLL, state_dir=tmp_path / "dev", hooks=run))
+    kinds = [r.kind for r in journal_records(tmp_path)
+             if r.kind in ("enclosure.opened", "enclosure.closed", "enclosure.acknowledged")]
+    assert kinds == ["enclosure.opened", "enclosure.closed", "enclosure.acknowledged"]
+    reasons = [r.payload.get("reason") for r in journal_records(tmp_path, "software.checked")]
+    assert reasons[0] is None and reasons[1] == "start" and "an enclosure door closed" in reasons[2]
