@@ -129,6 +129,26 @@ def background_journal_check(journal: Journal) -> Finding:
                    f"{last.payload.get('records')} records")
 
 
+def doors(journal: Journal) -> Finding:
+    """The enclosure's door switch proved by a journaled opening, closing and acknowledgement, and no
+    door standing open or unacknowledged now."""
+    requirement = "the controller's enclosure door: opened and closed reported at once, journaled with the person"
+    source = "13 Miss. Code R. 8-2.8; Michigan R 432.1841"
+    opened, closed = _last(journal, "enclosure.opened"), _last(journal, "enclosure.closed")
+    acknowledged = _last(journal, "enclosure.acknowledged")
+    if opened is None:
+        return Finding(requirement, source, "physical", False, "no enclosure door opening journaled: open the table "
+                       "PC's enclosure once to prove its switch (docs/protocols-usb.md, enclosure_door)")
+    standing = (closed is None or closed.seq < opened.seq) or acknowledged is None or acknowledged.seq < closed.seq
+    evidence = (f"last opened record {opened.seq} at {_when(opened.time_us)} ({opened.payload.get('door')}, "
+                f"signed in: {opened.payload.get('signed_in') or 'nobody'})")
+    if standing or closed is None or acknowledged is None:
+        return Finding(requirement, source, "physical", False, evidence + "; it stands open or unacknowledged")
+    by = acknowledged.payload.get("by") or "the inspector"
+    return Finding(requirement, source, "physical", True,
+                   evidence + f"; closed record {closed.seq}, acknowledged by {by}")
+
+
 def not_built(requirement: str, source: str, nature: str, evidence: str) -> Finding:
     return Finding(requirement, source, nature, False, evidence)
 
@@ -204,16 +224,14 @@ def check(cfg: Config, journal_path: Path, *, public_keys_given: list[Path] | No
                          field_tool_answers(len(software.installed_files())),
                          chain_and_seals(journal, journal_path, keys),
                          background_journal_check(journal),
-                         retention(journal)]
+                         retention(journal),
+                         doors(journal)]
     except (JournalError, OSError, SealError) as exc:
         findings.append(Finding("the journal readable and intact", "13 Miss. Code R. 8-2.9", "technical", False,
                                 str(exc)))
     findings += [
         not_built("every clock synchronised at least every 24 hours; its offset measured and journaled",
                   "13 Miss. Code R. 8-4.5", "technical", "no clock offset measured in the journal"),
-        not_built("the controller's enclosure door: opened and closed reported at once, journaled with the person",
-                  "13 Miss. Code R. 8-2.8; Michigan R 432.1841", "physical",
-                  "no enclosure door input is configured (the shuffling device's door alone is watched)"),
         not_built("a change of the pool's settings approved by two people of different departments; a reset keyed",
                   "N.J.A.C. 13:69D-1.52; Pennsylvania 605a.7", "procedural",
                   "one pool administrator's approval changes the pool's settings"),
