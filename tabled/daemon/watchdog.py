@@ -194,10 +194,13 @@ def check_journal(path: Path, public_raw: bytes | None) -> dict[str, Any]:
 def _background() -> None:
     """The worker yields the processor and the disk to the table: the lowest scheduling priority,
     and the idle I/O class where util-linux's ionice is there (the journal's commits go first)."""
-    os.nice(19)
     ionice = shutil.which("ionice")
     if ionice is not None:
-        subprocess.run([ionice, "-c", "3", "-p", str(os.getpid())], check=False, capture_output=True, timeout=10)
+        try:  # before its own priority falls: on a busy machine it would wait for the processor
+            subprocess.run([ionice, "-c", "3", "-p", str(os.getpid())], check=False, capture_output=True, timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            pass  # the normal I/O class: the checks still run, at the lowest processor priority
+    os.nice(19)
 
 
 class Runner(Protocol):
