@@ -2,8 +2,9 @@
 the table plays, in a worker process that never holds the table's event loop.
 
 * **The software** (AGCO 12.2.1, Mississippi 13 Miss. Code R. 8-2.9): every installed file
-  (tabled/host/software.py: the package, its profiles, every library it runs on) is hashed again at
-  start, every ``[software] verify_every_s`` and after each significant event (:meth:`Watchdog.wake`:
+  (tabled/host/software.py: the package, its profiles, every library it runs on) is hashed again
+  once the table is up (within :data:`FIRST_CHECK_S`; the start's own check came before play),
+  every ``[software] verify_every_s`` and after each significant event (:meth:`Watchdog.wake`:
   a door closed, a configuration change). With a release manifest it is checked against the
   manifest; a development install, which has none, is checked against the files as its first
   check found them. A file changed, missing or not in the release (one added) is named. The
@@ -13,7 +14,7 @@ the table plays, in a worker process that never holds the table's event loop.
   any case once every :data:`SLICES` checks (a rotating slice of the files each time, all of them
   at start), so even a change made beneath the file system is found within that many intervals.
 * **The journal**: the start checks it from its last checkpoint (tabled/daemon/journal.py); here
-  the whole chain and its seals are checked once after each start and then every
+  the whole chain and its seals are checked once after each start's first check and then every
   :data:`JOURNAL_EVERY_S`, so a record broken before the last checkpoint is found within minutes,
   not at the next audit.
 
@@ -47,6 +48,9 @@ from tabled.table.effects import Effect, Note
 
 log = structlog.get_logger("tabled.daemon.watchdog")
 
+#: the first continual check this long after the table is up at the latest (sooner on a wake or a
+#: shorter interval): the start's own check came just before
+FIRST_CHECK_S = 60
 #: the whole journal's chain and seals, checked again after this long (daily)
 JOURNAL_EVERY_S = 86_400
 #: the table's notes after which the files are checked again at once, and why
@@ -313,12 +317,21 @@ class Watchdog:
         return payload
 
     async def run(self) -> None:
-        """At start, then on the interval and on each wake; the whole journal after start and daily."""
+        """The first check once the table is up (the start's own check, tabled/daemon/provenance.py,
+        came before play), then on the interval and on each wake; the whole journal after the first
+        check and daily. The worker is started for the first check: a table stopped before it
+        never starts one."""
         owned = self.runner is None
-        if owned:
-            self.runner = Worker()
         try:
-            await self.check_software("start")
+            try:
+                await asyncio.wait_for(self._woken.wait(), timeout=min(self.every_s, FIRST_CHECK_S))
+            except TimeoutError:
+                pass
+            self._woken.clear()
+            reasons, self._reasons = self._reasons, []
+            if owned:
+                self.runner = Worker()
+            await self.check_software(", ".join(dict.fromkeys(reasons)) or "start")
             await self.check_journal("start")
             loop = asyncio.get_running_loop()
             journal_due = loop.time() + self.journal_every_s
@@ -347,4 +360,5 @@ class Watchdog:
 
 
 __all__ = ["Watchdog", "Scope", "stamp_of", "SLICES", "RACY_NS", "Known", "Stamp", "check_software",
-           "check_journal", "tree_files", "digests", "overall", "Worker", "InThread", "Runner", "JOURNAL_EVERY_S"]
+           "check_journal", "tree_files", "digests", "overall", "Worker", "InThread", "Runner", "JOURNAL_EVERY_S",
+           "FIRST_CHECK_S"]
