@@ -316,6 +316,14 @@ class Watchdog:
             log.warning("journal.broken", detail=payload.get("detail"))
         return payload
 
+    async def _woken_or(self, seconds: float) -> None:
+        """Until a wake, or ``seconds`` at most (asyncio.timeout: a cancellation is never lost)."""
+        try:
+            async with asyncio.timeout(seconds):
+                await self._woken.wait()
+        except TimeoutError:
+            pass
+
     async def run(self) -> None:
         """The first check once the table is up (the start's own check, tabled/daemon/provenance.py,
         came before play), then on the interval and on each wake; the whole journal after the first
@@ -323,10 +331,7 @@ class Watchdog:
         never starts one."""
         owned = self.runner is None
         try:
-            try:
-                await asyncio.wait_for(self._woken.wait(), timeout=min(self.every_s, FIRST_CHECK_S))
-            except TimeoutError:
-                pass
+            await self._woken_or(min(self.every_s, FIRST_CHECK_S))
             self._woken.clear()
             reasons, self._reasons = self._reasons, []
             if owned:
@@ -341,10 +346,7 @@ class Watchdog:
                 # last one passed its file is found in time): it starts twice the longest of the last
                 # checks early, as a check on a busy machine may take longer than the one before
                 wait = max(0.0, started + self.every_s - 2 * max(took) - loop.time())
-                try:
-                    await asyncio.wait_for(self._woken.wait(), timeout=wait)
-                except TimeoutError:
-                    pass
+                await self._woken_or(wait)
                 self._woken.clear()
                 reasons, self._reasons = self._reasons, []
                 started = loop.time()
