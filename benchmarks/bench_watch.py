@@ -33,12 +33,12 @@ import structlog
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_table import Bench, pct  # noqa: E402
+from bench_table import Bench, pct
 
-from tabled.commands.run import Seams, run_table  # noqa: E402
-from tabled.daemon.config import SoftwareConfig, load_config  # noqa: E402
-from tabled.daemon.watchdog import Scope, Watchdog, Worker  # noqa: E402
-from tabled.host import software  # noqa: E402
+from tabled.commands.run import Seams, run_table
+from tabled.daemon.config import SoftwareConfig, load_config
+from tabled.daemon.watchdog import Scope, Watchdog, Worker
+from tabled.host import software
 
 DEVELOPMENT = SoftwareConfig(development=True)
 

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from tabled.daemon.config import Config
-from tabled.daemon.journal import Journal, JournalError
+from tabled.journal.store import Journal, JournalError
 from tabled.daemon.provenance import check_software
-from tabled.daemon.seals import SealChecker, SealError, local_public_key, public_keys, read_key
+from tabled.journal.seals import SealChecker, SealError, local_public_key, public_keys, read_key
 from tabled.host import software
 
 #: the installed unit's systemd-analyze exposure at most this (docs/operations.md)

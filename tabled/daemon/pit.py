@@ -1,4 +1,4 @@
-"""The journal as the pit's view reads it (tabled/table/pit.py), on a connection of its own.
+"""The journal as the pit's view reads it (tabled/views/pit.py), on a connection of its own.
 
 :class:`PitReader` is used from one thread, never the table's loop: it takes the records of the
 pit's kinds committed since it last read, and checks the hash chain from the last record it
@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tabled.daemon.journal import GENESIS_HASH, Journal, JournalError, Record
-from tabled.table.pit import CLEARED_KEPT, DECISIONS_KEPT, HITS_KEPT, KINDS, ROUNDS_KEPT, PitLog
+from tabled.journal.store import GENESIS_HASH, Journal, JournalError, Record
+from tabled.views.pit import ALERTS_KEPT, CLEARED_KEPT, DECISIONS_KEPT, HITS_KEPT, KINDS, ROUNDS_KEPT, PitLog
 
 CHUNK = 5000  # records looked at per step of the first read, back from the head
 
@@ -75,7 +75,7 @@ def _recent(journal: Journal, head_seq: int) -> list[Record]:
     """The records the pit shows at first, oldest first: back from the head until it has the last
     rounds, hits, key decisions and cleared faults it keeps (or the journal's start)."""
     wanted = {"round.settled": ROUNDS_KEPT, "pool.awards": HITS_KEPT,
-              "panel": DECISIONS_KEPT, "fault": 2 * CLEARED_KEPT}
+              "panel": DECISIONS_KEPT, "fault": 2 * CLEARED_KEPT, "protection.alert": ALERTS_KEPT}
     found: list[Record] = []
     last = head_seq
     while last >= 1 and any(n > 0 for n in wanted.values()):
@@ -90,7 +90,7 @@ def _recent(journal: Journal, head_seq: int) -> list[Record]:
     return sorted(found, key=lambda r: r.seq)
 
 
-#: a fault on the dealer's screen (tabled/table/screen.py) -> the record kind that raised it
+#: a fault on the dealer's screen (tabled/views/screen.py) -> the record kind that raised it
 RAISED_BY = {"shuffler": "shuffler.fault", "door": "shuffler.door", "shoe_off": "shoe.removed",
              "unread": "shoe.unreadable"}
 LOOKED_BACK = 100  # records of a kind looked at for the one that raised a fault

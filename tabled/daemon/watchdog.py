@@ -13,7 +13,7 @@ the table plays, in a worker process that never holds the table's event loop.
   times, which every write changes); its contents are read again when its stamp changed, and in
   any case once every :data:`SLICES` checks (a rotating slice of the files each time, all of them
   at start), so even a change made beneath the file system is found within that many intervals.
-* **The journal**: the start checks it from its last checkpoint (tabled/daemon/journal.py); here
+* **The journal**: the start checks it from its last checkpoint (tabled/journal/store.py); here
   the whole chain and its seals are checked once after each start's first check and then every
   :data:`JOURNAL_EVERY_S`, so a record broken before the last checkpoint is found within minutes,
   not at the next audit.
@@ -167,8 +167,8 @@ def check_software(scope: Scope, baseline: Mapping[str, str] | None, config_base
 
 def check_journal(path: Path, public_raw: bytes | None) -> dict[str, Any]:
     """The whole chain and, with the table's public key, its seals (run in the worker)."""
-    from tabled.daemon.journal import Journal, JournalError
-    from tabled.daemon.seals import SealChecker, key_id
+    from tabled.journal.store import Journal, JournalError
+    from tabled.journal.seals import SealChecker, key_id
     began = time.monotonic()
     checker = None
     if public_raw is not None:

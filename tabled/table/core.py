@@ -54,9 +54,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tabled.table import buttons
-from tabled.table.board import complete
+from tabled.table.board import acceptance, lock, unlock
 from tabled.table.cardsource import DECKS, CardSource, read_status
-from tabled.table.effects import Command, Effect, Note, PoolOp, Say
+from tabled.table.effects import (Command, Effect, MeterShow, Note, PanelLamp, PoolOp, Say, Shuffle,
+                                   StartShoe)
 from tabled.table.enclosure import INPUT as ENCLOSURE_INPUT
 from tabled.table.enclosure import Enclosures
 from tabled.table.felt import Felt, parse_reading
@@ -64,12 +65,15 @@ from tabled.table.selfcheck import INPUTS as INTEGRITY_INPUTS
 from tabled.table.selfcheck import Integrity
 from tabled.table.links import LostLink, Links, equipment_verdict, lost_while_needed, read_link, working_again
 from tabled.table.outofplay import OutOfPlay, brings_back
+from tabled.table.payout_check import PaymentCheck
+from tabled.table.players import INPUTS as PLAYER_INPUTS, Players
 from tabled.table.shuffles import Shuffles
 from tabled.table.staff import Staff
 from tabled.game.cards import card_text
 from tabled.game.profiles import Profile
 from tabled.game.progressive import ProgressiveResult
 from tabled.game.settlement import settle, settlement_as_dict
+from tabled.table.protection import alert_note
 from tabled.table.round import DEALER, Round
 from tabled.game import keys, seats
 from tabled.game.limits import NOTICE_MS, Limits, check_notice, dollars
@@ -185,6 +189,8 @@ class TableCore:
         self.staff = Staff()                        # who is signed in at the panel (staff.py)
         self.integrity = Integrity()                # the software and journal checked while running
         self.enclosures = Enclosures()              # the enclosures' doors (enclosure.py)
+        self.payments = PaymentCheck()              # payments checked by the board (payout_check.py)
+        self.players = Players(table_id, spots)     # who sits where, for ratings (players.py)
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -221,7 +227,7 @@ class TableCore:
         except (TypeError, KeyError, ValueError) as exc:  # a malformed input is refused, never a crash
             effects = [Say(f"{kind}: malformed input ({exc})", level="refused")]
         effects += self._progress()
-        effects = [complete(self, e) for e in self.cards.requests(self, effects)]
+        effects = self.cards.requests(self, effects)
         for e in effects:
             if isinstance(e, PoolOp):
                 self._outbox(e)
@@ -281,6 +287,10 @@ class TableCore:
             return self.integrity.take(kind, p, self.round_id)
         if kind == ENCLOSURE_INPUT:
             return self.enclosures.take(p, self.now, dict(self.staff.on), self.round_id)
+        if kind == "protection.evidence":
+            return alert_note(p, self.round_id)
+        if kind in PLAYER_INPUTS:
+            return self.players.apply(kind, p, self.now, self.round_id)
         if kind in ("tick", "config.started", "journal.loss_accepted"):
             return []  # what the daemon started with is evidence for people; the table plays on
         return [Say(f"unknown input {kind!r}", level="refused")]
@@ -298,7 +308,7 @@ class TableCore:
         effects: list[Effect] = []
         for wager in self.felt.read(parse_reading(spots, self.spot_count)):
             effects += self._dispatch("wager", wager)
-        return effects
+        return effects + self.payments.reading(self.felt)
 
     def _button(self, p: dict[str, Any]) -> list[Effect]:
         effects: list[Effect] = []
@@ -369,6 +379,8 @@ class TableCore:
             who = person.get("name") or person.get("person")
             return (effects + self.integrity.approve(who, self.round_id)
                     + self.enclosures.acknowledge(who, self.round_id))
+        if action == "payments_done":
+            return effects + self.payments.settle_done(key, person, self.staff.on.get(keys.Key.DEALER.value))
         handler: Callable[..., list[Effect]] = getattr(self, "_action_" + action)
         return effects + handler(**p)
 
@@ -425,7 +437,7 @@ class TableCore:
             return [Say("no cut with the shuffling device", rule="4.4.2", level="refused")]
         self.cut_done = True
         # the cut deck is in the shoe: its reader counts from 1
-        return [Say("shuffle and cut confirmed", rule="4.2"), Command("shoe", "start_shoe")]
+        return [Say("shuffle and cut confirmed", rule="4.2"), StartShoe()]
 
     def _action_new_cards(self, deck: str) -> list[Effect]:
         """3.6: new cards; they must be verified (3.4) before use."""
@@ -468,7 +480,7 @@ class TableCore:
             return [Say("no equipment fault to approve", level="refused")]
         self.approved = True
         return [Say("inspector approved play: progressive offline", rule="14.13"),
-                Command("meter", "show", {"cents": self.pool_cents})]  # the meter says "offline"
+                MeterShow(self.pool_cents, self.progressive_offline)]  # the meter says "offline"
 
     # -- cards --------------------------------------------------------------------------------------
 
@@ -636,7 +648,7 @@ class TableCore:
                 self.decks[d]["shuffled"] = False
                 self.cards.shuffle_over(d)  # the reshuffle is a new request
             return [Say(f"shuffling device: {fault.replace('_', ' ')}: reshuffle", rule="15.1", level="flag"),
-                    Command("shuffler", "shuffle", {"deck": d})]
+                    Shuffle(d)]
         # 15.2: the device can no longer operate as intended
         self.shuffler_failed = True
         effects: list[Effect] = [Say(f"shuffling device failed ({fault}): continue with another device "
@@ -736,14 +748,12 @@ class TableCore:
     def _progressive_back(self) -> list[Effect]:
         """14.13 over: the meter shows the pool again and, in a round still taking bets, the board
         accepts progressive wagers again on the spots with an ante (11.1)."""
-        effects: list[Effect] = [Command("meter", "show", {"cents": self.pool_cents})]
+        effects: list[Effect] = [MeterShow(self.pool_cents, self.progressive_offline)]
         r = self.round
         if r is not None and r.progressive_offline and r.phase in ("preparing", "betting"):
             r.progressive_offline = False
             if r.phase == "betting":
-                effects += [Command("betspots", "progressive_acceptance",
-                                    {"round_id": r.round_id, "spot": s.number, "enabled": True})
-                            for s in r.spots.values() if s.ante]
+                effects += [acceptance(r, s.number) for s in r.spots.values() if s.ante]
         return effects
 
     # -- settlement ---------------------------------------------------------------------------------
@@ -763,7 +773,7 @@ class TableCore:
         if self.pool_seq is not None:
             return effects  # the meter follows the pool's own readings (pool.meter), never this one
         self.pool_cents = p["result"]["pool_after_cents"]
-        return effects + [Command("meter", "show", {"cents": self.pool_cents})]
+        return effects + [MeterShow(self.pool_cents, self.progressive_offline)]
 
     def _outbox(self, e: PoolOp) -> None:
         """docs/settlement.md: an operation committed in the journal is delivered to every pool exactly once
@@ -795,7 +805,7 @@ class TableCore:
         if cents is None or self.pool_seq is not None or cents == self.pool_cents:
             return []
         self.pool_cents = cents
-        return [Command("meter", "show", {"cents": cents})]
+        return [MeterShow(cents, self.progressive_offline)]
 
     def _meter_reading(self, cents: int, seq: int, kind: str, table_id: str | None = None,
                        round_id: str | None = None, award_cents: int = 0) -> list[Effect]:
@@ -827,7 +837,7 @@ class TableCore:
         if cents == self.pool_cents:
             return []
         self.pool_cents = cents
-        return [Command("meter", "show", {"cents": cents})]
+        return [MeterShow(cents, self.progressive_offline)]
 
     def _settlement_note(self, r: Round) -> list[Effect]:
         pool_before = r.awards["pool_before_cents"] if r.awards else (self.pool_cents or 0)
@@ -835,7 +845,8 @@ class TableCore:
         data = dict(settlement_as_dict(st))
         r.settlement = data
         from tabled.table.display import settlement_lines
-        return [Note("round.settled", data, r.round_id), *settlement_lines(st)]
+        return [Note("round.settled", data, r.round_id), *settlement_lines(st),
+                *self.payments.expect(r.round_id, data, self.felt, self.spot_count)]
 
     # -- progress: what follows from the state after every input ------------------------------------
 
@@ -847,7 +858,8 @@ class TableCore:
         if r is not None and r.phase == "settling" and r.settlement is None and (
                 r.awards is not None or not any(s.award_held for s in r.spots.values())):
             effects += self._settlement_note(r)
-        if r is not None and r.settlement is not None and r.phase == "settling":
+        if r is not None and r.settlement is not None and r.phase == "settling" \
+                and self.payments.lets_finish(r.round_id):  # 9.3, 9.4: the board shows it paid (payout_check.py)
             r.try_finish()
         if r is not None and r.phase == "settling" and r.awards is None and "pool" in self.faults \
                 and r.round_id not in self.awards_held and any(s.award_held for s in r.spots.values()):
@@ -868,7 +880,7 @@ class TableCore:
         lamp = self._wanted_fault_lamp()
         if lamp != self.fault_lamp:
             self.fault_lamp = lamp
-            effects.append(Command("panel", "lamp", {"lamp": "FAULT", "state": lamp}))
+            effects.append(PanelLamp("FAULT", lamp))
         return effects
 
     def _hold_awards(self, r: Round) -> list[Effect]:
@@ -891,7 +903,8 @@ class TableCore:
             effects.append(Say(f"spot {spot} has not wagered for {self.abstained[spot]} rounds while every "
                                "other seat is in use: the seat may be required", spot, "16.9", "flag"))
         if r.card_source == "shuffler" and r.deck and not self.shuffler_failed:
-            effects.append(Command("shuffler", "shuffle", {"deck": r.deck}))  # 4.1.2, 3.2.1
+            effects.append(Shuffle(r.deck))  # 4.1.2, 3.2.1
+        effects += self.players.after_round(r.round_id, r.settlement, self.now)
         effects.append(Note("round.finished", {"phase": r.phase, "spots": {
             str(s.number): s.status for s in r.spots.values()}}, r.round_id))
         self.round = None
@@ -954,17 +967,16 @@ class TableCore:
         effects: list[Effect] = list(self.standing_pool_ops())
         r = self.round
         if self.pool_cents is not None:
-            effects.append(Command("meter", "show", {"cents": self.pool_cents}))
-        effects.append(Command("panel", "lamp", {"lamp": "FAULT", "state": self.fault_lamp}))
+            effects.append(MeterShow(self.pool_cents, self.progressive_offline))
+        effects.append(PanelLamp("FAULT", self.fault_lamp))
         effects += self.cards.standing(self)  # 4.1, 7.4: the shuffles asked for, the deal in progress
         if r is None:
             return effects
         if r.phase == "betting":
-            effects.append(Command("betspots", "unlock", {"round_id": r.round_id, "progressive_spots": [
-                s.number for s in r.spots.values() if s.ante and not r.progressive_offline]}))
+            effects.append(unlock(r))
         elif r.phase != "preparing":
-            effects.append(Command("betspots", "lock", {"round_id": r.round_id}))
-        return [complete(self, e) for e in effects]
+            effects.append(lock(r))
+        return effects
 
     def standing_pool_ops(self) -> list[PoolOp]:
         """Every pool operation not yet answered, in order (keyed: safe to send again)."""
@@ -996,6 +1008,8 @@ class TableCore:
             **({"device_out": self.device_out.snapshot()} if self.device_out else {}),
             **({"integrity": self.integrity.snapshot()} if self.integrity else {}),
             **({"enclosures": self.enclosures.snapshot()} if self.enclosures else {}),
+            **({"payments": self.payments.snapshot()} if self.payments else {}),
+            **({"players": self.players.snapshot()} if self.players else {}),
         }
 
     @classmethod
@@ -1020,6 +1034,8 @@ class TableCore:
         core.device_out = OutOfPlay.from_snapshot(snap.get("device_out"))
         core.integrity = Integrity.from_snapshot(snap.get("integrity"))
         core.enclosures = Enclosures.from_snapshot(snap.get("enclosures"))
+        core.payments = PaymentCheck.from_snapshot(snap.get("payments"))
+        core.players = Players.from_snapshot(snap.get("players"), core.table_id, spots)
         if snap["round"]:
             core.round = Round.from_snapshot(snap["round"], spots, limits, profile)
         core.cards = CardSource.restored(core)

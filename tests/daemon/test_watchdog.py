@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from tabled.daemon.config import SoftwareConfig
 from tabled.daemon import watchdog
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.daemon.watchdog import InThread, Scope, Watchdog, check_journal, check_software, tree_files
 from tabled.host import software
 from tests.daemon.test_seals import new_key, play

@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from tabled.commands.run import Seams, run_table
-from tabled.table.screen import screen_view
+from tabled.views.screen import screen_view
 
 from .harness import FAST, HANG_BOUND_S, POLL, Discard, Run, config, journal_records
 

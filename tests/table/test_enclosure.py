@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings, strategies as st
 
 from tabled.table.core import TableCore
-from tabled.table.screen import screen_view
+from tabled.views.screen import screen_view
 
 from .harness import Harness, notes, refused, says
 from .test_staff import ROSTER
