@@ -98,6 +98,13 @@ Lamp = IntEnum(  # type: ignore[misc]  # its members are made from Button's, whi
     "Lamp", [(b.name, int(b)) for b in Button] + [("FAULT", 0x20), ("SUPERVISOR_NEEDED", 0x21)], module=__name__)
 
 
+class Enclosure(IntEnum):
+    """The enclosures whose door switch is wired to the panel's input (docs/protocols-usb.md)."""
+
+    TABLE_PC = 0
+    POOL_SERVER = 1
+
+
 class LampState(IntEnum):
     OFF = 0
     ON = 1
@@ -117,8 +124,10 @@ NUMBER_ENTERED = m.EventSpec("number_entered", 0x83, (("button", m.U8), ("key", 
 SPOTS_ACTION = m.EventSpec("spots_action", 0x84, (("button", m.U8), ("key", m.U8), ("spots", m.U8)))
 SIGN_IN = m.EventSpec("sign_in", 0x85, (("key", m.U8), ("badge", m.U32), ("pin", m.U8_LIST)))
 SIGN_OUT = m.EventSpec("sign_out", 0x86, (("key", m.U8), ("badge", m.U32)))
+ENCLOSURE_DOOR = m.EventSpec("enclosure_door", 0x87, (("door", m.U8), ("open", m.U8)))
 
-EVENTS = m.table(BUTTON_PRESSED, KEY_TURNED, SPOT_ACTION, NUMBER_ENTERED, SPOTS_ACTION, SIGN_IN, SIGN_OUT)
+EVENTS = m.table(BUTTON_PRESSED, KEY_TURNED, SPOT_ACTION, NUMBER_ENTERED, SPOTS_ACTION, SIGN_IN, SIGN_OUT,
+                 ENCLOSURE_DOOR)
 
 
 # -- typed events -----------------------------------------------------------------------------------
@@ -187,6 +196,17 @@ class SignOut(DeviceEvent):
         return f"{self.device}: badge {self.badge} signs out (key at {self.key.name})"
 
 
+@dataclass(frozen=True, kw_only=True)
+class EnclosureDoor(DeviceEvent):
+    """An enclosure's door switch changed: ``open`` True when the door opened, False when it closed."""
+
+    door: Enclosure
+    open: bool
+
+    def __str__(self) -> str:
+        return f"{self.device}: {self.door.name.lower()} enclosure door {'opened' if self.open else 'closed'}"
+
+
 def pin_digits(pin: str) -> list[int]:
     """A PIN as the sign-in frame's digits (each 0-9, 4 to 8 of them)."""
     if not pin.isascii() or not pin.isdigit() or len(pin) not in PIN_DIGITS:
@@ -226,6 +246,11 @@ class PanelDriver(UsbDriver):
                              position=_decode(KeyPosition, values["position"], "key position"))
         if spec in (SIGN_IN, SIGN_OUT):
             return self._staff_event(spec, values)
+        if spec is ENCLOSURE_DOOR:
+            if values["open"] not in (0, 1):
+                raise DeviceDataError(f"enclosure door state {values['open']}: 0 closed or 1 open")
+            return EnclosureDoor(device=self.name, door=_decode(Enclosure, values["door"], "enclosure"),
+                                 open=bool(values["open"]))
         button = _decode(Button, values["button"], "button")
         key = _decode(KeyPosition, values["key"], "key position")
         family = {BUTTON_PRESSED: PLAIN_BUTTONS | SPOTS_BUTTONS, SPOT_ACTION: SPOT_BUTTONS,

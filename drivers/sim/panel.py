@@ -83,6 +83,10 @@ class PanelSimulator(UsbDeviceSimulator):
     def sign_out(self, badge: int) -> int:
         return self.send_event(proto.SIGN_OUT, key=self.key, badge=badge)
 
+    def enclosure_door(self, door: str, is_open: bool) -> int:
+        """An enclosure's door switch (``table_pc`` or ``pool_server``) opened or closed."""
+        return self.send_event(proto.ENCLOSURE_DOOR, door=_named(proto.Enclosure, door), open=int(is_open))
+
     def turn_key(self, position: KeyPosition | str) -> int:
         self.key = _named(KeyPosition, position)
         return self.send_event(proto.KEY_TURNED, position=self.key)

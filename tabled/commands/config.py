@@ -90,7 +90,7 @@ def effective_toml(cfg: Config) -> str:
     out += _table("[log]", {"format": cfg.log.format, "level": cfg.log.level})
     sw = cfg.software
     out += _table("[software]", {"manifest": sw.manifest, "signature": sw.signature, "release_key": sw.release_key,
-                                 "development": sw.development})
+                                 "development": sw.development, "verify_every_s": sw.verify_every_s})
     r = cfg.reports
     out += ["[reports]", f"time_zone = {_value(r.time_zone)}", f"day_start = {_value(r.day_start)}",
             "shifts = [" + ", ".join(_value(t) for t in r.shifts) + "]", f"flag_sigmas = {r.flag_sigmas!r}", ""]

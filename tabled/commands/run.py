@@ -117,6 +117,8 @@ class Seams:
     state_dir: Path | None = None            # the simulators' files (None: a temporary folder)
     sims: SimulatedTable | None = None       # simulators started by the caller, else started here
     hooks: Hooks | None = None               # plays in place of the floor
+    watch_tree: Path | None = None           # the continual check reads this folder's files, not the installed
+    verify_every_s: float | None = None      # the continual check's interval (None: the config's)
 
 
 async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quiet: bool = False, human: bool = True,
@@ -160,7 +162,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
     table.shipping_waits = shipping_waits
     session = report.Session()
     sims, timing = seams.sims, seams.timing or LinkTiming()
-    tmp = devices = consumer = watchdog = meter = shipping = shipper = screen = watch = None
+    tmp = devices = consumer = watchdog = meter = shipping = shipper = screen = verifying = watch = None
     screen_line: str | None = None
     try:
         if central is not None:  # the journal shipped to the central server, beside play
@@ -174,6 +176,13 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
         table.listeners.append(report.RoundPrinter(out, quiet) if human else report.RoundLogger())
         report.announce(cfg, core, journal_path, opened.replayed, out, human)
         screen, screen_line = await _start_screen(start_screen, cfg, table, human)
+        if screen is not None:  # the inspector's answers on the pit page, journaled on the table's loop
+            from tabled.daemon.answers import InspectorAnswers
+            loop = asyncio.get_running_loop()
+
+            def journal(kind: str, payload: dict[str, Any]) -> None:
+                loop.call_soon_threadsafe(table.submit, kind, payload)
+            screen.answers = InspectorAnswers(cfg.staff, journal)
         if cfg.simulation.enabled:
             if sims is None:
                 notifier.status("starting the simulated devices")
@@ -196,6 +205,9 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
         devices = TableDevices(table, make, cfg.staff)
         table.commands = devices.command
         consumer = asyncio.create_task(table.run(), name="table")
+        dog = _watchdog(cfg, table, seams)
+        table.listeners.append(dog.after)  # a door closed: the files checked again at once
+        verifying = asyncio.create_task(dog.run(), name="verification")
         await devices.start()
         if sims is not None:
             notifier.status("waiting for the devices")
@@ -225,7 +237,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
             await until_done(table.idle.wait(), consumer, stop)
     finally:
         notifier.stopping("stopping")
-        for task in (watchdog, meter):
+        for task in (watchdog, meter, verifying):
             if task is not None:
                 task.cancel()
         if screen is not None:
@@ -250,6 +262,18 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
         await opened.close()
         report.summary(out, human, core, session)
     return table
+
+
+def _watchdog(cfg: Config, table: Table, seams: Seams) -> Any:
+    """The software and the journal checked again while the table plays (tabled/daemon/watchdog.py)."""
+    from tabled.journal.seals import find_signing_key
+    from tabled.daemon.watchdog import Scope, Watchdog
+    key = find_signing_key(cfg.journal.signing_key)
+    public = key.private.public_key().public_bytes_raw() if key is not None else None
+    configs = tuple(p for p in (cfg.source, cfg.staff.file if cfg.staff else None) if p is not None)
+    every = seams.verify_every_s if seams.verify_every_s is not None else cfg.software.verify_every_s
+    return Watchdog(Scope(cfg.software, seams.watch_tree, configs), table.submit, every,
+                    journal=(seams.journal_path or cfg.journal.path, public))
 
 
 async def _ship_before_stopping(shipper: Any, shipping: asyncio.Task[None], out: TextIO, human: bool) -> None:

@@ -8,6 +8,8 @@
 * ``tabled verify software --challenge TEXT``: the inspector's check. Prints the HMAC-SHA256 keyed
   with the challenge over the same files (docs/verification.md says exactly which bytes), to compare
   with the answer computed on the approved copy; a stored answer cannot match a fresh challenge.
+  ``--method sha1`` (no seed) and ``--method hmac-sha1 --challenge SEED`` answer as GSA's GAT does,
+  over the same files and bytes.
 * ``tabled verify manifest --private-key KEY --release NAME --output FILE``: the release step, run
   on the release machine over a fresh install from the wheelhouse: writes the manifest and
   ``FILE.sig``.
@@ -37,6 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     check.add_argument("--release-key", metavar="FILE", help="the release's public key, PEM")
     check.add_argument("--challenge", metavar="TEXT",
                        help="the inspector's challenge: print the HMAC-SHA256 of the installed files keyed with it")
+    check.add_argument("--method", choices=software.METHODS, default=None,
+                       help="the answer an inspector's tool asks for: hmac-sha256 (default with --challenge), "
+                            "sha1 (no seed) or hmac-sha1 (keyed with --challenge), as GAT answers")
     check.add_argument("--json", action="store_true", help="machine-readable output")
     make = sub.add_parser("manifest", help="write the signed release manifest of this install (release machine)")
     make.add_argument("--private-key", metavar="FILE", required=True, help="the release's Ed25519 private key, PEM")
@@ -62,14 +67,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.action == "manifest":
             return _make_manifest(args)
-        if args.challenge is not None:
-            files = software.installed_files()
-            answer = software.challenge_answer(args.challenge, files)
-            if args.json:
-                print(json.dumps({"files": len(files), "hmac_sha256": answer}))
-            else:
-                print(f"{len(files)} files, HMAC-SHA256 keyed with the challenge: {answer}")
-            return 0
+        if args.challenge is not None or args.method is not None:
+            return _answer(args.method or "hmac-sha256", args.challenge, args.json)
         manifest, signature, key = _where(args)
         verdict = software.verify(manifest, signature, key)
         fingerprint = software.key_fingerprint(key.read_bytes())
@@ -87,6 +86,21 @@ def run(args: argparse.Namespace) -> int:
         for problem in verdict.problems():
             print(f"  {problem}")
     return 0 if verdict.verified else 1
+
+
+#: how each method's answer is named in the output
+_LABELS = {"hmac-sha256": "HMAC-SHA256 keyed with the challenge", "sha1": "SHA-1 (no seed)",
+           "hmac-sha1": "HMAC-SHA1 keyed with the seed"}
+
+
+def _answer(method: str, seed: str | None, as_json: bool) -> int:
+    files = software.installed_files()
+    answer = software.answer(method, files, seed)
+    if as_json:
+        print(json.dumps({"files": len(files), "method": method, method.replace("-", "_"): answer}))
+    else:
+        print(f"{len(files)} files, {_LABELS[method]}: {answer}")
+    return 0
 
 
 def _make_manifest(args: argparse.Namespace) -> int:

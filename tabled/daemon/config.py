@@ -287,6 +287,7 @@ class SoftwareConfig:
     signature: Path | None = None     # its Ed25519 signature (default: the manifest's path + .sig)
     release_key: Path | None = None   # the release's public key (PEM)
     development: bool = False         # a development install: a mismatch is journaled, not refused
+    verify_every_s: int = 3600        # the installed files checked again this often while running (watchdog.py)
 
 
 @dataclass(frozen=True)
@@ -634,13 +635,14 @@ def _software(sec: Section, base: Path) -> SoftwareConfig:
         return p if p.is_absolute() else Path(os.path.normpath(base / p))
     manifest, signature, key = file("manifest"), file("signature"), file("release_key")
     development = sec.flag("development", False)
+    every = sec.integer("verify_every_s", 5, 86_400, 3600)
     sec.finish()
     if (manifest is None) != (key is None):
         raise sec.fail("manifest" if manifest is None else "release_key",
                        "is missing: a release manifest is checked with the release key (both or neither)")
     if signature is None and manifest is not None:
         signature = manifest.with_name(manifest.name + ".sig")
-    return SoftwareConfig(manifest, signature, key, development)
+    return SoftwareConfig(manifest, signature, key, development, every)
 
 
 def _reports(sec: Section) -> ReportsConfig:

@@ -61,8 +61,8 @@ from tabled_drivers.link.messages import Status
 from tabled_drivers.link.usb import UsbAddress
 from tabled_drivers.meter import MeterDriver, MeterFault, MeterFaultCleared
 from tabled_drivers.playercards import CardInserted, CardRemoved, PlayerCardDriver
-from tabled_drivers.panel import (Button, ButtonPressed, KeyTurned, Lamp, LampState, NumberEntered, PanelDriver,
-                           SignIn, SignOut, SpotAction, SpotsAction)
+from tabled_drivers.panel import (Button, ButtonPressed, EnclosureDoor, KeyTurned, Lamp, LampState, NumberEntered,
+                           PanelDriver, SignIn, SignOut, SpotAction, SpotsAction)
 from tabled_drivers.shoe import (BackColour, CardDrawn, CardUnreadable, ShoeDriver, ShoeEmpty, ShoeRemoved,
                           ShoeReplaced)
 from tabled_drivers.shuffler import (DECK_SIZE, CardCountWrong, DeckColour, DoorClosed, DoorOpen, HandDelivered,
@@ -362,6 +362,8 @@ class TableDevices:
             return [button_input(e)]
         if isinstance(e, SignOut):
             return [("staff.sign_out", {"badge": e.badge, "role": e.key.name.lower()})]
+        if isinstance(e, EnclosureDoor):  # tabled/table/enclosure.py
+            return [("enclosure.door", {"door": e.door.name.lower(), "open": e.open})]
         if isinstance(e, CardInserted):
             return [("player.card", {"spot": e.spot, "card": e.card})]
         if isinstance(e, CardRemoved):

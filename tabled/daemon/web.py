@@ -85,6 +85,7 @@ class ScreenServer:
     makes the pit's view in another (for a table with a journal)."""
 
     def __init__(self, table: Any, config: ScreenConfig):
+        self.answers: Any = None  # the inspector's answers on the pit page (tabled/daemon/answers.py)
         self.table = table
         self.config = config
         self.view: dict[str, Any] | None = None
@@ -290,8 +291,17 @@ class ScreenServer:
         app.router.add_get("/screen.json", self._json)
         app.router.add_get("/pit.json", self._json)
         app.router.add_get("/slip.json", self._slip)
+        app.router.add_post("/pit/answer", self._inspector_answer)  # tabled/daemon/answers.py
         add_assets(app, ASSETS)
         return app
+
+    async def _inspector_answer(self, request: web.Request) -> web.Response:
+        """The inspector's answer (tabled/daemon/answers.py): the one request that is not a GET."""
+        if self.answers is None:
+            return _problem(404, "this table gives no inspector's answers here")
+        response = await self.answers.handle(request)
+        response.headers.update(SECURITY_HEADERS)
+        return response
 
     async def _page(self, request: web.Request) -> web.Response:
         return page(PAGES[request.path])

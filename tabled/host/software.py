@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 #: the packages of the ``tabled`` distribution, read from disk (an editable install records none)
 OWN_PACKAGES = ("tabled", "tabled_drivers")
@@ -137,17 +138,35 @@ def file_digest(path: Path) -> str:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
+#: the answers an inspector's field tool asks for: the table's own, and the industry's (GSA's GAT)
+METHODS = ("hmac-sha256", "sha1", "hmac-sha1")
+
+
 def challenge_answer(challenge: str, files: Sequence[InstalledFile]) -> str:
     """HMAC-SHA256 keyed with the challenge's UTF-8 bytes over, for each file in order: its name in
     UTF-8, a zero byte, its length as 8 bytes big-endian, its contents."""
-    if not challenge.strip():
-        raise SoftwareError("the challenge is empty: type the one the inspector gives")
-    mac = hmac.new(challenge.encode("utf-8"), digestmod=hashlib.sha256)
+    return answer("hmac-sha256", files, challenge)
+
+
+def answer(method: str, files: Sequence[InstalledFile], seed: str | None = None) -> str:
+    """The answer of ``method`` over the files' stream (the bytes :func:`challenge_answer` reads):
+    ``sha1`` takes no seed, as GAT's unseeded SHA-1; ``hmac-sha1`` and ``hmac-sha256`` are keyed
+    with the seed's UTF-8 bytes, so a stored answer cannot match a fresh seed."""
+    if method not in METHODS:
+        raise SoftwareError(f"unknown method {method!r}: one of {', '.join(METHODS)}")
+    if method == "sha1":
+        if seed is not None:
+            raise SoftwareError("SHA-1 takes no seed: give --method hmac-sha1 for a seeded answer")
+        digest: Any = hashlib.sha1(usedforsecurity=False)
+    else:
+        if seed is None or not seed.strip():
+            raise SoftwareError("the challenge is empty: type the one the inspector gives")
+        digest = hmac.new(seed.encode("utf-8"), digestmod=method.removeprefix("hmac-"))
     for f in files:
         data = f.path.read_bytes()
-        mac.update(f.name.encode("utf-8") + b"\0" + len(data).to_bytes(8, "big"))
-        mac.update(data)
-    return mac.hexdigest()
+        digest.update(f.name.encode("utf-8") + b"\0" + len(data).to_bytes(8, "big"))
+        digest.update(data)
+    return str(digest.hexdigest())
 
 
 # -- the release manifest ------------------------------------------------------------------------------
@@ -235,6 +254,6 @@ def verify(manifest: Path, signature: Path, public_key: Path,
 
 __all__ = [
     "InstalledFile", "Verdict", "SoftwareError", "installed_files", "dependency_closure", "file_digest",
-    "challenge_answer", "manifest_document", "sign_manifest", "read_manifest", "compare", "verify",
+    "challenge_answer", "answer", "METHODS", "manifest_document", "sign_manifest", "read_manifest", "compare", "verify",
     "key_fingerprint",
 ]

@@ -58,7 +58,11 @@ from tabled.table.board import acceptance, lock, unlock
 from tabled.table.cardsource import DECKS, CardSource, read_status
 from tabled.table.effects import (Command, Effect, MeterShow, Note, PanelLamp, PoolOp, Say, Shuffle,
                                    StartShoe)
+from tabled.table.enclosure import INPUT as ENCLOSURE_INPUT
+from tabled.table.enclosure import Enclosures
 from tabled.table.felt import Felt, parse_reading
+from tabled.table.selfcheck import INPUTS as INTEGRITY_INPUTS
+from tabled.table.selfcheck import Integrity
 from tabled.table.links import LostLink, Links, equipment_verdict, lost_while_needed, read_link, working_again
 from tabled.table.outofplay import OutOfPlay, brings_back
 from tabled.table.payout_check import PaymentCheck
@@ -183,6 +187,8 @@ class TableCore:
         self.cards = CardSource()                   # what the shuffling device was asked (cardsource.py)
         self.shuffles = Shuffles()                  # each shuffle's order judged (15.1, shuffles.py)
         self.staff = Staff()                        # who is signed in at the panel (staff.py)
+        self.integrity = Integrity()                # the software and journal checked while running
+        self.enclosures = Enclosures()              # the enclosures' doors (enclosure.py)
         self.payments = PaymentCheck()              # payments checked by the board (payout_check.py)
         self.players = Players(table_id, spots)     # who sits where, for ratings (players.py)
 
@@ -277,11 +283,15 @@ class TableCore:
                                        p.get("round_id"), p.get("award_cents", 0))
         if kind in STAFF_INPUTS:
             return self._staff(kind, p)
+        if kind in INTEGRITY_INPUTS:
+            return self.integrity.take(kind, p, self.round_id)
+        if kind == ENCLOSURE_INPUT:
+            return self.enclosures.take(p, self.now, dict(self.staff.on), self.round_id)
         if kind == "protection.evidence":
             return alert_note(p, self.round_id)
         if kind in PLAYER_INPUTS:
             return self.players.apply(kind, p, self.now, self.round_id)
-        if kind in ("tick", "software.checked", "config.started", "journal.loss_accepted"):
+        if kind in ("tick", "config.started", "journal.loss_accepted"):
             return []  # what the daemon started with is evidence for people; the table plays on
         return [Say(f"unknown input {kind!r}", level="refused")]
 
@@ -365,6 +375,10 @@ class TableCore:
             return effects + self._action_deck_checked(key=key, person=person, **p)
         if action == "clear_device":
             return effects + self._action_clear_device(person)
+        if action == "approve_play" and (self.integrity or self.enclosures):  # selfcheck.py, enclosure.py
+            who = person.get("name") or person.get("person")
+            return (effects + self.integrity.approve(who, self.round_id)
+                    + self.enclosures.acknowledge(who, self.round_id))
         if action == "payments_done":
             return effects + self.payments.settle_done(key, person, self.staff.on.get(keys.Key.DEALER.value))
         handler: Callable[..., list[Effect]] = getattr(self, "_action_" + action)
@@ -909,7 +923,7 @@ class TableCore:
             self.limits = replace(self.limits, minimum_cents=cents)
             self.pending_minimum = None
             effects.append(Say(f"table minimum now {dollars(cents)}", rule="6.2"))
-        if self.faults and not self.approved:
+        if (self.faults and not self.approved) or self.integrity.blocks_new_rounds or self.enclosures.blocks_new_rounds:
             return effects  # 14.13: no new round until an inspector approves
         if self.shuffler_failed and self.card_source == "shuffler":
             return effects  # 15.2.2: waiting for another device or the shoe
@@ -992,6 +1006,8 @@ class TableCore:
             **({"shuffles": self.shuffles.snapshot()} if self.shuffles else {}),
             **({"staff": self.staff.snapshot()} if self.staff else {}),
             **({"device_out": self.device_out.snapshot()} if self.device_out else {}),
+            **({"integrity": self.integrity.snapshot()} if self.integrity else {}),
+            **({"enclosures": self.enclosures.snapshot()} if self.enclosures else {}),
             **({"payments": self.payments.snapshot()} if self.payments else {}),
             **({"players": self.players.snapshot()} if self.players else {}),
         }
@@ -1016,6 +1032,8 @@ class TableCore:
         core.shuffles = Shuffles.from_snapshot(snap.get("shuffles"))
         core.staff = Staff.from_snapshot(snap.get("staff"))
         core.device_out = OutOfPlay.from_snapshot(snap.get("device_out"))
+        core.integrity = Integrity.from_snapshot(snap.get("integrity"))
+        core.enclosures = Enclosures.from_snapshot(snap.get("enclosures"))
         core.payments = PaymentCheck.from_snapshot(snap.get("payments"))
         core.players = Players.from_snapshot(snap.get("players"), core.table_id, spots)
         if snap["round"]:

@@ -70,7 +70,12 @@ INPUTS: dict[str, Kind] = _kinds(False, {
     "pool.awards": "the pool's answer to the round's progressive awards",
     "pool.balance": "the pool's balance, read at start",
     "pool.meter": "a reading of the pool for the meter",
-    "software.checked": "the installed software checked at start against the signed release manifest",
+    "software.checked": "the installed software checked against the signed release manifest (or, on a development "
+                        "install, the files it started with): at start, at an interval and after significant events",
+    "journal.checked": "the whole journal's chain and seals checked in the background: after each start and daily",
+    "enclosure.door": "an enclosure's door switch (the table PC's, the pool server's) opened or closed",
+    "software.answered": "an inspector's request on the pit page for the software's answer (SHA-1, HMAC): who, "
+                         "the method, the seed, the answer or why it was refused",
     "config.started": "the configuration a start runs with: every setting, its hash, what changed since the last",
     "journal.loss_accepted": "an inspector recorded records the journal lost after they were committed, who and why",
     "staff.roster": "the staff list a start runs with: each person's badge, name and roles (no PIN), the lockout",
@@ -94,6 +99,9 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "fault.raised": "a fault that stops play until it is cleared",
     "shuffle.alarm": "a shuffle's order left too much of the deck's previous order (15.1)",
     "fault.cleared": "a fault cleared",
+    "enclosure.opened": "an enclosure's door opened, with the people signed in: no new round until the inspector",
+    "enclosure.closed": "an enclosure's door closed, with how long it was open and the people signed in",
+    "enclosure.acknowledged": "the inspector acknowledged an enclosure's door closed: play may go on",
     "device.out_of_play": "a shuffling device taken out of play (15.2) until an inspector clears it",
     "device.cleared": "an inspector cleared the shuffling device out of play: it may be used again (15.2)",
     "progressive.award_held": "progressive awards held while the pool cannot be reached",

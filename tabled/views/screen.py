@@ -42,6 +42,10 @@ from tabled.game.settlement_text import wager_words
 from tabled.table.core import AWARD_PENDING_MS, fault_words
 from tabled.table.display import TOLD_WHEN_IT_HAPPENED
 from tabled.table.effects import Effect, Note, Say
+from tabled.table.enclosure import DOORS as ENCLOSURE_DOORS
+from tabled.table.enclosure import RULE as ENCLOSURE_RULE
+from tabled.table.selfcheck import NAMES as INTEGRITY_NAMES
+from tabled.table.selfcheck import RULE as INTEGRITY_RULE
 from tabled.table.names import AREAS
 from tabled.table.outofplay import CLEAR_ACTION, CLEAR_HOW
 
@@ -385,6 +389,16 @@ def _faults(core: Any, since: Mapping[str, int]) -> list[dict[str, Any]]:
             does = "notify an inspector; the round in play may finish, no new round until approved"
         add(f"equipment:{equipment}", fault_words(equipment, reason), "14.13", does,
             None if core.approved else "approve_play", detail=reason)
+    for what, reason in sorted(core.integrity.faults.items()):  # tabled/table/selfcheck.py
+        add(f"equipment:{what}", f"{INTEGRITY_NAMES[what]} failed verification: {reason}", INTEGRITY_RULE,
+            "notify an inspector; the round in play may finish, no new round until the inspector clears it",
+            "approve_play", detail=reason)
+    for door, at in sorted(core.enclosures.open.items()):  # tabled/table/enclosure.py
+        add(f"enclosure:{door}", f"{ENCLOSURE_DOORS[door]} door open", ENCLOSURE_RULE,
+            "close it; no new round until the inspector approves", None, at)
+    for door, at in sorted(core.enclosures.closed_unacknowledged.items()):
+        add(f"enclosure:{door}", f"{ENCLOSURE_DOORS[door]} door was opened", ENCLOSURE_RULE,
+            "the inspector approves before the next round", "approve_play", at)
     for lost in core.lost_while_needed():  # the fold decides which lost link the round needs
         out.append({"id": f"link:{lost.device}", "what": rule_once(lost.what, lost.rule), "rule": lost.rule,
                     "dealer_does": lost.dealer_does, "key": " or ".join(sorted(lost.keys)), "detail": "",

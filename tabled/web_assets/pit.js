@@ -173,3 +173,27 @@ follow("/pit/events", "pit", (data) => {
   render(pit);
   document.body.dataset.screenSeq = String(pit.screen_seq);  // the dealer's screen it was made with
 }, tickFaults);
+
+// the inspector's answer (tabled/daemon/answers.py): badge and PIN in the request's body, never in a URL
+document.getElementById("answer-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const out = document.getElementById("answer");
+  const pin = document.getElementById("answer-pin");
+  const body = {badge: document.getElementById("answer-badge").value, pin: pin.value,
+                method: document.getElementById("answer-method").value,
+                seed: document.getElementById("answer-seed").value || null};
+  pin.value = "";
+  out.textContent = "computing...";
+  out.dataset.state = "asked";
+  try {
+    const r = await fetch("/pit/answer", {method: "POST", headers: {"Content-Type": "application/json"},
+                                          body: JSON.stringify(body), credentials: "same-origin"});
+    const a = await r.json();
+    out.textContent = r.ok ? a.files + " files, " + a.method + (a.seed ? " seed " + a.seed : "") + ": " + a.answer
+                           : "refused: " + a.error;
+    out.dataset.state = r.ok ? "answered" : "refused";
+  } catch (e) {
+    out.textContent = "no answer: " + e;
+    out.dataset.state = "refused";
+  }
+});

@@ -1,0 +1,79 @@
+"""`tabled compliance` (tabled/daemon/compliance.py): each requirement with its source, evidence and
+PASS or FAIL, read from a table that played (its journal, its continual checks, its seals), the
+config, the staff list and the pages' address."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from tabled.cli import main
+from tabled.daemon import compliance
+from tabled.daemon.config import load_config
+from tabled.daemon.staff import Person, StaffConfig
+from tabled.commands.run import Seams, run_table
+from tests.integration.harness import FAST, HANG_BOUND_S, POLL, Discard, Run, config
+
+
+def by_requirement(findings) -> dict[str, compliance.Finding]:
+    return {f.requirement.split(":")[0].split(";")[0]: f for f in findings}
+
+
+@pytest.mark.slow
+async def test_a_simulated_table_that_played_shows_its_checks_and_what_is_not_met(tmp_path):
+    async def one_round(run) -> None:
+        await run.rounds(1)
+        await run.until(lambda: run.table.journal.last_of_kind("journal.checked") is not None, act=False,
+                        timeout=HANG_BOUND_S * 4)  # its first check reads every installed file
+    run = Run(one_round)
+    await run_table(config(tmp_path), 0, out=Discard(), human=True,
+                    seams=Seams(timing=FAST, poll_interval=POLL, state_dir=tmp_path / "dev", hooks=run,
+                                verify_every_s=1))
+    cfg = dataclasses.replace(load_config(None), journal=dataclasses.replace(load_config(None).journal,
+                                                                              path=tmp_path / "journal.db"))
+    found = by_requirement(compliance.check(cfg, tmp_path / "journal.db", unit=tmp_path / "no.service"))
+    assert run.core.rounds_finished >= 1
+    software = found["installed software verified against the signed release manifest"]
+    assert not software.passed and software.evidence.startswith("development:")
+    continual = found["software verified again on an interval and after significant events, each result logged"]
+    assert continual.passed and "): verified" in continual.evidence
+    seals = found["the journal's whole hash chain and its seals intact"]
+    assert seals.passed and "seals by key" in seals.evidence
+    assert found["the whole journal checked in the background after each start and daily"].passed
+    assert found["the journal retained from the table's first record"].passed
+    assert found["the inspector's field-tool answers"].passed
+    assert not found["every clock synchronised at least every 24 hours"].passed
+    hardening = found["the unit's hardening (systemd-analyze security exposure)"]
+    assert not hardening.passed and "not installed as a service" in hardening.evidence
+    assert {f.nature for f in found.values()} == {"technical", "physical", "procedural"}
+
+
+def test_two_badges_for_one_person_fail_and_a_page_off_the_loopback_fails(tmp_path):
+    cfg = load_config(None)
+    people = (Person(1001, "Alex Morgan", ("dealer",)), Person(1002, "alex morgan", ("supervisor",)))
+    cfg = dataclasses.replace(cfg, staff=StaffConfig(tmp_path / "staff.toml", people),
+                              screen=dataclasses.replace(cfg.screen, host="10.0.0.5"))
+    badge, ageing = compliance.staff_badges(cfg)
+    assert not badge.passed and badge.evidence == "more than one badge: alex morgan: [1001, 1002]"
+    assert not ageing.passed
+    page = compliance.pages(cfg)
+    assert not page.passed and "10.0.0.5 over plain HTTP" in page.evidence
+    one = dataclasses.replace(cfg, staff=StaffConfig(tmp_path / "staff.toml", people[:1]),
+                              screen=dataclasses.replace(cfg.screen, host="127.0.0.1"))
+    assert compliance.staff_badges(one)[0].passed and compliance.pages(one).passed
+
+
+def test_the_command_prints_every_requirement_and_fails_while_one_fails(tmp_path, capsys):
+    shipped = Path(__file__).resolve().parents[2] / "config"
+    config = tmp_path / "sim.toml"
+    config.write_text((shipped / "sim.toml").read_text().replace("../var/", "var/"))
+    (tmp_path / "sim-staff.toml").write_text((shipped / "sim-staff.toml").read_text())
+    assert main(["compliance", "--config", str(config), "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["failed"] >= 1 and out["passed"] + out["failed"] == len(out["requirements"])
+    assert all(r["result"] in ("PASS", "FAIL") and r["source"] and r["evidence"] for r in out["requirements"])
+    assert main(["compliance", "--config", str(tmp_path / "missing.toml")]) == 2
+    assert "missing.toml" in capsys.readouterr().err
