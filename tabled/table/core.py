@@ -53,7 +53,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from tabled.table import buttons
+from tabled.table import buttons, notes
 from tabled.table.board import complete
 from tabled.table.cardsource import DECKS, CardSource, read_status
 from tabled.table.effects import Command, Effect, Note, PoolOp, Say
@@ -253,7 +253,9 @@ class TableCore:
         if kind == "shuffler.recognition":
             return self._recognition(p["on"])
         if kind == "shuffler.fault":
-            return self._shuffler_fault(p["fault"], p.get("deck"))
+            rule = "15.1" if p["fault"] in SHUFFLE_FAULTS else "15.2"
+            return [notes.shuffle_fault(p["fault"], p.get("deck"), rule, self.round_id),
+                    *self._shuffler_fault(p["fault"], p.get("deck"))]
         if kind == "deck.verified":
             return self._verified(p["deck"], p.get("cards"), p.get("count"), p.get("back"))
         if kind == "equipment.fault":
@@ -262,7 +264,9 @@ class TableCore:
             return self._equipment_ok(p["equipment"])
         if kind in POOL_ANSWERS:
             self._delivered(kind, p)
-        if kind in ("pool.contributed", "pool.reversed", "pool.balance"):
+        if kind in ("pool.contributed", "pool.reversed"):
+            return [notes.pool_answer(kind, p), *self._pool_balance(p.get("balance_cents"))]
+        if kind == "pool.balance":
             return self._pool_balance(p.get("balance_cents"))
         if kind == "pool.awards":
             return self._awards(p)
@@ -271,7 +275,9 @@ class TableCore:
                                        p.get("round_id"), p.get("award_cents", 0))
         if kind in STAFF_INPUTS:
             return self._staff(kind, p)
-        if kind in ("tick", "software.checked", "config.started", "journal.loss_accepted"):
+        if kind == "config.started":
+            return [notes.config_in_force(p)]
+        if kind in ("tick", "software.checked", "journal.loss_accepted"):
             return []  # what the daemon started with is evidence for people; the table plays on
         return [Say(f"unknown input {kind!r}", level="refused")]
 
@@ -346,9 +352,10 @@ class TableCore:
                                            "reason": f"no {key} signed in"}, self.round_id)]
         if self.device_out is not None and brings_back(action, p):
             return self.device_out.refusal(action, key, person, self.round_id)  # 15.2: the inspector's
-        approved = Note("panel.approved", {"action": action, "key": key, "rule": rule, **person, **p},
-                        self.round_id) if key != keys.Key.DEALER else None
-        effects = [approved] if approved else []
+        effects: list[Effect] = [Note("panel.approved", {"action": action, "key": key, "rule": rule, **person, **p},
+                                      self.round_id)]
+        if action == "award_paid":
+            return effects + self._award_paid(p, key, person)
         if action in ROUND_ACTIONS:
             return effects + self._round_input(ROUND_ACTIONS[action], p)
         if action == "deck_checked":
@@ -357,6 +364,15 @@ class TableCore:
             return effects + self._action_clear_device(person)
         handler: Callable[..., list[Effect]] = getattr(self, "_action_" + action)
         return effects + handler(**p)
+
+    def _award_paid(self, p: dict[str, Any], key: str, person: dict[str, Any]) -> list[Effect]:
+        """9.5: a progressive award confirmed paid; the note names the award, the key and the person."""
+        r, spot = self.round, p.get("spot")
+        effects = self._round_input("award_paid", p)
+        if r is not None and isinstance(spot, int) and spot in r.spots and not r.spots[spot].award_held \
+                and not any(isinstance(e, Say) and e.level == "refused" for e in effects):
+            effects.insert(0, notes.award_paid(r, spot, key, person))
+        return effects
 
     def _action_open_table(self) -> list[Effect]:
         if self.is_open:
@@ -465,6 +481,8 @@ class TableCore:
             return [Say(f"shuffler reported deck {deck!r}", level="refused")]
         effects = self._verified(deck, cards, None) if cards is not None and not self.decks[deck]["verified"] else []
         verdict = self.shuffles.judge(deck, cards) if isinstance(cards, list) else None
+        if isinstance(cards, list):
+            effects.append(notes.shuffle_read(deck, cards, verdict, self.round_id))
         if verdict is not None and verdict.alarm:
             return effects + self._not_intermixing(deck, verdict)
         self.decks[deck]["shuffled"] = True
@@ -501,10 +519,11 @@ class TableCore:
         self.decks[deck]["verified"] = ok
         if deck not in DECKS:  # 3.1: the shoe deck's colour, or the first back read after it is verified
             self.decks[deck]["back"] = back
+        judged = notes.deck_judged(deck, ok, n, distinct, self.round_id)
         if not ok:
-            return [Say(f"deck {deck} failed verification: {n} cards, {distinct} distinct: replace it",
-                        rule="3.7", level="flag")]
-        return [Say(f"deck {deck} verified: 52 cards", rule="3.4")]
+            return [judged, Say(f"deck {deck} failed verification: {n} cards, {distinct} distinct: replace it",
+                                rule="3.7", level="flag")]
+        return [judged, Say(f"deck {deck} verified: 52 cards", rule="3.4")]
 
     def _recognition(self, on: Any) -> list[Effect]:
         if not isinstance(on, bool):
@@ -585,6 +604,9 @@ class TableCore:
         if kind == "shoe.unreadable":
             self._learn_back(p.get("back"))
         effects = r.handle(kind.replace(".", "_"), p)
+        if kind in ("shoe.unreadable", "shoe.removed"):
+            fault = "unread" if kind == "shoe.unreadable" else "shoe_off"
+            effects.insert(0, notes.device_fault(fault, kind.split(".")[1], r.round_id))
         if kind == "shoe.empty" and isinstance(p.get("cards_read"), int):
             effects += self._verified("S", None, p["cards_read"], self.decks["S"].get("back"))
         return effects
@@ -597,11 +619,12 @@ class TableCore:
         was, self.door_open = self.door_open, opened
         if not opened:
             self.cards.door_closed()  # a shuffle it refused with the door open is asked again
+        noted = [notes.device_fault("door", "door open", self.round_id)] if opened and not was else []
         if opened and self._in_round():
-            return [Say("shuffling device door open during the round: close it; if the device can no longer "
+            return [*noted, Say("shuffling device door open during the round: close it; if the device can no longer "
                         "deliver, the round is void (15.2.1)", rule="15.2", level="flag")]
         if opened:
-            return [Say("shuffling device door open")]
+            return [*noted, Say("shuffling device door open")]
         return [Say("shuffling device door closed")] if was else []
 
     def _in_round(self) -> bool:
@@ -625,7 +648,8 @@ class TableCore:
                     Command("shuffler", "shuffle", {"deck": d})]
         # 15.2: the device can no longer operate as intended
         self.shuffler_failed = True
-        effects: list[Effect] = [Say(f"shuffling device failed ({fault}): continue with another device "
+        effects: list[Effect] = [notes.device_fault("shuffler", fault, self.round_id),
+                                 Say(f"shuffling device failed ({fault}): continue with another device "
                                      "or the card shoe and new cards", rule="15.2.2", level="flag")]
         if self.round and not self.round.finished and self.round.card_source == "shuffler":
             effects += self.round.handle("shuffler_failed", {"reason": fault})
@@ -737,8 +761,10 @@ class TableCore:
     def _awards(self, p: dict[str, Any]) -> list[Effect]:
         if self.round is None or self.round.round_id != p.get("round_id"):
             return [Say(f"pool awards for round {p.get('round_id')} not in play", level="refused")]
-        rid = self.round.round_id
+        rid, first = self.round.round_id, self.round.awards is None
         effects = self.round.handle("awards_applied", {"result": p["result"]})
+        if first and self.round.awards is not None:
+            effects.insert(0, notes.awarded(rid, p.get("pool"), p["result"]))
         if rid in self.awards_held:  # 14.13: the held hit is paid now; both times are kept
             since = self.awards_held.pop(rid)
             effects.insert(0, Note("progressive.award_released", {
