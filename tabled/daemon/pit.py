@@ -92,6 +92,8 @@ def _recent(journal: Journal, head_seq: int) -> list[Record]:
 
 
 LOOKED_BACK = 100  # notes of a kind looked at for the one that raised a fault
+#: the notes :func:`standing_since` reads: the equipment's faults (14.13) and the devices' (15.2, 7.3)
+STANDING_KINDS = ("fault.raised", "device.fault")
 
 
 def standing_since(journal: Journal, faults: Iterable[Mapping[str, Any]]) -> dict[str, int]:
@@ -101,9 +103,9 @@ def standing_since(journal: Journal, faults: Iterable[Mapping[str, Any]]) -> dic
     for fault in faults:
         fid = str(fault["id"])
         if fid.startswith("equipment:"):
-            record = _last(journal, "fault.raised", "equipment", fid.split(":", 1)[1])
+            record = _last(journal, STANDING_KINDS[0], "equipment", fid.split(":", 1)[1])
         elif fid in DEVICE_FAULTS:
-            record = _last(journal, "device.fault", "fault", fid)
+            record = _last(journal, STANDING_KINDS[1], "fault", fid)
         else:
             continue
         if record is not None:
@@ -125,4 +127,4 @@ def _last(journal: Journal, kind: str, field: str, value: str) -> Record | None:
     return None
 
 
-__all__ = ["PitReader", "standing_since"]
+__all__ = ["PitReader", "standing_since", "STANDING_KINDS"]
