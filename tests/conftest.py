@@ -24,7 +24,7 @@ from tests.pool.pgserver import ThrowawayPostgres, create_database, drop_databas
 ASYNC_TEST_LIMIT = 300.0  # seconds
 JOURNALS = Path(__file__).parent / "fixtures" / "journals"
 ROOT = Path(__file__).resolve().parents[1]
-SESSIONS = ("simulated", "scripted", "buttons")
+SESSIONS = ("simulated", "scripted", "buttons", "notes")
 
 
 @pytest.hookimpl(tryfirst=True)
