@@ -73,7 +73,10 @@ def upgraded(config: Path) -> int:
     fold writes and an older journal lacks, written once (late), then a checkpoint. The number of
     notes written."""
     cfg = load_config(config)
-    with Journal.open(cfg.journal.path) as journal:
+    with Journal.open(cfg.journal.path, readonly=True) as journal:
+        last_s = journal.record(journal.head[0]).time_us / 1e6
+    # the start that upgrades it comes a second after the session's last record
+    with Journal.open(cfg.journal.path, clock=lambda: last_s + 1) as journal:
         core, missing, _ = Table.replay(journal, lambda snap: make_core(cfg, snap))
         if missing:
             journal.append_many([(n.kind, n.payload, n.round_id) for n in missing])
