@@ -27,7 +27,7 @@ def award_paid(r: Round, spot: int, key: str | None, person: Mapping[str, Any]) 
     """9.5: ``spot``'s progressive award confirmed paid, under ``key`` (and by the person signed in
     to it), with the award as the pool determined it (12.1)."""
     awards = (r.awards or {}).get("awards") or []
-    award = next((a for a in awards if a.get("spot") == spot), {})
+    award: Mapping[str, Any] = next((a for a in awards if a.get("spot") == spot), {})
     return Note("progressive.award_paid", {
         "spot": spot, "category": award.get("category"), "amount_cents": award.get("amount_cents"),
         "from_pool_cents": award.get("from_pool_cents"), "operator_topup_cents": award.get("operator_topup_cents"),
