@@ -53,6 +53,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from tabled.game.round_facts import SpotStatus
+from tabled.table.phase import Phase
 from tabled.table import buttons, notes
 from tabled.table.board import complete
 from tabled.table.cardsource import DECKS, CardSource, read_status
@@ -317,11 +319,12 @@ class TableCore:
     def _offer_bets_held_back(self, r: Round) -> list[Effect]:
         """14.11.1: once the spot directed to play first has decided, the chips still on a playing
         spot's bet area are its bet (offered once per amount, tabled/table/felt.py)."""
-        if r.phase != "deciding" or r.first_to_play is None or r.spots[r.first_to_play].status == "playing":
+        if (r.phase != Phase.DECIDING or r.first_to_play is None
+                or r.spots[r.first_to_play].status == SpotStatus.PLAYING):
             return []
         effects: list[Effect] = []
         for s in r.spots.values():
-            wager = self.felt.bet_to_offer(r.round_id, s.number) if s.status == "playing" else None
+            wager = self.felt.bet_to_offer(r.round_id, s.number) if s.status == SpotStatus.PLAYING else None
             if wager is not None:
                 effects += r.handle("wager", wager)
         return effects
@@ -571,7 +574,7 @@ class TableCore:
 
     def _shoe_dealing(self) -> Round | None:
         r = self.round
-        return r if r is not None and r.card_source == "shoe" and r.phase == "dealing" else None
+        return r if r is not None and r.card_source == "shoe" and r.phase == Phase.DEALING else None
 
     def _learn_back(self, back: Any) -> None:
         """3.1: the first back colour the reader reports for the shoe deck is its colour; every
@@ -629,7 +632,7 @@ class TableCore:
 
     def _in_round(self) -> bool:
         r = self.round
-        return r is not None and r.phase not in ("preparing", "complete", "void")
+        return r is not None and r.phase not in (Phase.PREPARING, Phase.COMPLETE, Phase.VOID)
 
     def _wanted_fault_lamp(self) -> str:
         """FAULT flashes while the shoe's deal waits for the dealer or the device door is open in a round."""
@@ -748,9 +751,9 @@ class TableCore:
         accepts progressive wagers again on the spots with an ante (11.1)."""
         effects: list[Effect] = [Command("meter", "show", {"cents": self.pool_cents})]
         r = self.round
-        if r is not None and r.progressive_offline and r.phase in ("preparing", "betting"):
+        if r is not None and r.progressive_offline and r.phase in (Phase.PREPARING, Phase.BETTING):
             r.progressive_offline = False
-            if r.phase == "betting":
+            if r.phase == Phase.BETTING:
                 effects += [Command("betspots", "progressive_acceptance",
                                     {"round_id": r.round_id, "spot": s.number, "enabled": True})
                             for s in r.spots.values() if s.ante]
@@ -856,12 +859,12 @@ class TableCore:
         r = self.round
         if r is not None:
             effects += self._offer_bets_held_back(r)
-        if r is not None and r.phase == "settling" and r.settlement is None and (
+        if r is not None and r.phase == Phase.SETTLING and r.settlement is None and (
                 r.awards is not None or not any(s.award_held for s in r.spots.values())):
             effects += self._settlement_note(r)
-        if r is not None and r.settlement is not None and r.phase == "settling":
+        if r is not None and r.settlement is not None and r.phase == Phase.SETTLING:
             r.try_finish()
-        if r is not None and r.phase == "settling" and r.awards is None and "pool" in self.faults \
+        if r is not None and r.phase == Phase.SETTLING and r.awards is None and "pool" in self.faults \
                 and r.round_id not in self.awards_held and any(s.award_held for s in r.spots.values()):
             effects += self._hold_awards(r)
         if r is not None and r.finished:
@@ -869,7 +872,7 @@ class TableCore:
         if self.round is None:
             effects += self._start_round()
         r = self.round
-        if r is not None and r.phase == "preparing" and r.deck is not None and self._cards_ready(r.deck):
+        if r is not None and r.phase == Phase.PREPARING and r.deck is not None and self._cards_ready(r.deck):
             if self.card_source == "shuffler":
                 self.decks[r.deck]["shuffled"] = False  # this deck is now in play
             else:
@@ -894,7 +897,7 @@ class TableCore:
 
     def _end_round(self, r: Round) -> list[Effect]:
         effects: list[Effect] = []
-        if r.phase == "void" and r.settlement is None:
+        if r.phase == Phase.VOID and r.settlement is None:
             st = settle(r.facts(self.pool_cents or 0), self.profile)
             r.settlement = dict(settlement_as_dict(st))
             effects.append(Note("round.settled", r.settlement, r.round_id))
@@ -971,10 +974,10 @@ class TableCore:
         effects += self.cards.standing(self)  # 4.1, 7.4: the shuffles asked for, the deal in progress
         if r is None:
             return effects
-        if r.phase == "betting":
+        if r.phase == Phase.BETTING:
             effects.append(Command("betspots", "unlock", {"round_id": r.round_id, "progressive_spots": [
                 s.number for s in r.spots.values() if s.ante and not r.progressive_offline]}))
-        elif r.phase != "preparing":
+        elif r.phase != Phase.PREPARING:
             effects.append(Command("betspots", "lock", {"round_id": r.round_id}))
         return [complete(self, e) for e in effects]
 
