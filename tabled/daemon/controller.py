@@ -208,7 +208,8 @@ class Table:
         A journal whose last checkpoint was made before this version's notes (:data:`NOTES_VERSION`)
         is replayed from its first record, once: the notes its fold now writes and the journal lacks
         are returned marked ``late`` with the input they conclude from (its record and time), so a
-        reader files them where they belong; the checkpoint :meth:`resume` takes then says so."""
+        reader files them where they belong (a round's own notes, filed by its id, stay exactly as
+        the fold makes them); the checkpoint :meth:`resume` takes then says so."""
         cp = journal.last_checkpoint()
         upgrade = cp is None or cp.payload["snapshot"].get("notes", 1) < NOTES_VERSION
         if upgrade:
@@ -221,7 +222,7 @@ class Table:
             if is_input(rec.kind):
                 for e in core.apply(rec.kind, rec.payload, rec.time_us // 1000):
                     if isinstance(e, Note):
-                        if upgrade:
+                        if upgrade and not e.kind.startswith("round."):  # a round's own notes stay as made
                             e = Note(e.kind, {**e.payload, "late": {"record": rec.seq, "time_us": rec.time_us}},
                                      e.round_id)
                         owed.setdefault(same_note(e.kind, e.round_id, e.payload), deque()).append((made, e))
