@@ -129,14 +129,15 @@ class Table:
         for _, _, ack in batch[:len(records)]:
             if ack is not None:
                 ack()  # durable: the device may forget this frame
-        notes: list[Note] = []
+        folded = []
         for rec in records:
             before = self.core.round_id  # the lines an input causes belong to the round it came in
-            effects = self.core.apply(rec.kind, rec.payload, rec.time_us // 1000)
-            notes += [e for e in effects if isinstance(e, Note)]
-            await self.carry_out(effects, before, journal_notes=False)
-        if notes:  # the batch's notes in one commit: replay makes them again if a crash loses them
+            folded.append((self.core.apply(rec.kind, rec.payload, rec.time_us // 1000), before))
+        notes = [e for effects, _ in folded for e in effects if isinstance(e, Note)]
+        if notes:  # the batch's notes in one commit, before any effect: replay makes them again if lost
             self.feed.journaled(self.journal.append_many([(n.kind, n.payload, n.round_id) for n in notes]))
+        for effects, before in folded:
+            await self.carry_out(effects, before, journal_notes=False)
         if self._checkpoint_due:
             # only once the whole batch is folded: replay starts after the checkpoint, so the
             # snapshot must hold every input journaled before it

@@ -267,7 +267,7 @@ class TableCore:
         if kind in POOL_ANSWERS:
             self._delivered(kind, p)
         if kind in ("pool.contributed", "pool.reversed"):
-            return [notes.pool_answer(kind, p), *self._pool_balance(p.get("balance_cents"))]
+            return [notes.pool_answer(kind, p, self.round_id), *self._pool_balance(p.get("balance_cents"))]
         if kind == "pool.balance":
             return self._pool_balance(p.get("balance_cents"))
         if kind == "pool.awards":

@@ -39,11 +39,11 @@ def awarded(round_id: str, pool: Any, result: Mapping[str, Any]) -> Note:
     return Note("progressive.awarded", {"pool": pool, "result": dict(result)}, round_id)
 
 
-def pool_answer(kind: str, payload: Mapping[str, Any]) -> Note:
-    """A contribution the pool took or gave back (11.5), filed under the round it belongs to."""
+def pool_answer(kind: str, payload: Mapping[str, Any], round_id: str | None) -> Note:
+    """A contribution the pool took or gave back (11.5); the round it belongs to is in the payload
+    (a reversal comes during the next round), the note is the round's in play, as its input was."""
     note = "progressive.contributed" if kind == "pool.contributed" else "progressive.reversed"
-    rid = payload.get("round_id")
-    return Note(note, dict(payload), rid if isinstance(rid, str) else None)
+    return Note(note, dict(payload), round_id)
 
 
 def shuffle_read(deck: str, cards: list[Any], verdict: Verdict | None, round_id: str | None) -> Note:
