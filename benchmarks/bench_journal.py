@@ -37,7 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tabled.daemon.journal import Journal, Record
+from tabled.journal.store import Journal, Record
 from tabled.reports.rounds import REPORT_KINDS
 from tabled.table.kinds import CHECKPOINT, JOURNAL_RECORDS
 
@@ -84,7 +84,7 @@ def seal_key():
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from tabled.daemon.seals import SigningKey
+    from tabled.journal.seals import SigningKey
     pem = Ed25519PrivateKey.generate().private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                                      serialization.NoEncryption())
     return SigningKey.from_pem(pem, "bench")
@@ -115,8 +115,8 @@ def commit_cpu_us(directory: Path, key, group: int, n: int) -> dict[str, tuple[f
 def bench_seal(directory: Path, n: int, rounds: int, checkpoint_every: int) -> None:
     import base64
 
-    from tabled.daemon.journal import fingerprint
-    from tabled.daemon.seals import message
+    from tabled.journal.store import fingerprint
+    from tabled.journal.seals import message
     key = seal_key()
     marks = [fingerprint(i, 1_800_000_000_000_000, "T01-0000001", "bench.event", '{"cents":500}') for i in (1, 2, 3)]
     times, checks = [], []

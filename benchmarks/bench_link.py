@@ -30,9 +30,9 @@ import structlog
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from tabled_drivers import betspots, meter, shuffler  # noqa: E402
-from tabled_drivers.link import messages as m  # noqa: E402
-from tabled_drivers.link.codec import Decoder, encode  # noqa: E402
+from tabled_drivers import betspots, meter, shuffler
+from tabled_drivers.link import messages as m
+from tabled_drivers.link.codec import Decoder, encode
 
 BAUD = 115_200
 BITS_PER_BYTE = 10  # start + 8 data + stop

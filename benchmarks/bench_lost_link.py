@@ -32,10 +32,10 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tabled_drivers.link.endpoint import LinkTiming  # noqa: E402
-from tabled.commands.run import Seams, run_table  # noqa: E402
-from tabled.daemon.config import ScreenConfig, load_config  # noqa: E402
-from tabled.daemon.web import ScreenServer  # noqa: E402
+from tabled_drivers.link.endpoint import LinkTiming
+from tabled.commands.run import Seams, run_table
+from tabled.daemon.config import ScreenConfig, load_config
+from tabled.daemon.web import ScreenServer
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--disable-background-networking", "--disable-component-update", "--disable-sync",

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tabled.daemon.heads import HeadMark, lost_records, read_head  # noqa: E402
-from tabled.daemon.journal import Journal, JournalError  # noqa: E402
+from tabled.journal.store import Journal, JournalError  # noqa: E402
 from tabled.table.effects import Note  # noqa: E402
 
 

@@ -32,12 +32,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tabled.game.progressive import ProgressiveHit, ProgressiveSchedule  # noqa: E402
-from tabled.game.ranking import Category  # noqa: E402
-from tabled.pool.local import LocalPool  # noqa: E402
-from tabled.pool.postgresql import PostgresPool  # noqa: E402
-from tabled.pool.settings import PoolSettings  # noqa: E402
-from tests.pool.pgserver import (DEFAULT_DSN, ThrowawayPostgres, create_database, drop_database,  # noqa: E402
+from tabled.game.progressive import ProgressiveHit, ProgressiveSchedule
+from tabled.game.ranking import Category
+from tabled.pool.local import LocalPool
+from tabled.pool.postgresql import PostgresPool
+from tabled.pool.settings import PoolSettings
+from tests.pool.pgserver import (DEFAULT_DSN, ThrowawayPostgres, create_database, drop_database,
                                  dsn_for, migrate_pool, reachable)
 
 NSW = ProgressiveSchedule(1_000_000, 100, 100_000, 10)

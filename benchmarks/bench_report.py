@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tabled.cli import main as tabled_main
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.game.cards import hand_text
 from tabled.game.ranking import Category, hand_value
 from tabled.game.round_facts import RoundFacts, SpotFacts, SpotStatus, Wager

@@ -42,12 +42,12 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tabled.commands.run import Seams, run_table  # noqa: E402
-from tabled.daemon.config import ScreenConfig, load_config  # noqa: E402
-from tabled.daemon.journal import Journal  # noqa: E402
-from tabled.daemon.pit import PitReader  # noqa: E402
-from tabled.daemon.web import ScreenServer  # noqa: E402
-from tabled.table.pit import pit_view  # noqa: E402
+from tabled.commands.run import Seams, run_table
+from tabled.daemon.config import ScreenConfig, load_config
+from tabled.journal.store import Journal
+from tabled.daemon.pit import PitReader
+from tabled.daemon.web import ScreenServer
+from tabled.views.pit import pit_view
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--disable-background-networking", "--disable-component-update", "--disable-sync",

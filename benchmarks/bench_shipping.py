@@ -36,12 +36,12 @@ import structlog
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_table import Bench, pct  # noqa: E402
-from tabled.commands.run import Seams, run_table  # noqa: E402
-from tabled.daemon import shipping  # noqa: E402
-from tabled.daemon.config import load_config  # noqa: E402
-from tests.integration.trials import Trials  # noqa: E402
-from tests.pool.pgserver import ThrowawayPostgres, create_database, dsn_for  # noqa: E402
+from bench_table import Bench, pct
+from tabled.commands.run import Seams, run_table
+from tabled.daemon import shipping
+from tabled.daemon.config import load_config
+from tests.integration.trials import Trials
+from tests.pool.pgserver import ThrowawayPostgres, create_database, dsn_for
 
 
 def table_over_ptys(d: Path, rounds: int, ship_to: str | None) -> Bench:

@@ -35,12 +35,12 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tabled.commands.run import Seams, run_table  # noqa: E402
-from tabled.daemon.assemble import make_core  # noqa: E402
-from tabled.daemon.config import load_config  # noqa: E402
-from tabled.daemon.journal import Journal  # noqa: E402
-from tabled.daemon.controller import Table  # noqa: E402
-from tabled.table.kinds import KEY, SEAL  # noqa: E402
+from tabled.commands.run import Seams, run_table
+from tabled.daemon.assemble import make_core
+from tabled.daemon.config import load_config
+from tabled.journal.store import Journal
+from tabled.daemon.controller import Table
+from tabled.table.kinds import KEY, SEAL
 
 
 def pct(values: list[float], q: float) -> float:

@@ -43,10 +43,10 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tabled_drivers import betspots, meter, panel, shoe, shuffler  # noqa: E402
-from tabled_drivers.base import BadDeviceData  # noqa: E402
-from tabled_drivers.link import messages as m  # noqa: E402
-from tabled_drivers.link.codec import (HEADER, HELLO_MARK, SOF, TRAILER, Decoder, Frame, Garbage, NeedMore, check_of,  # noqa: E402
+from tabled_drivers import betspots, meter, panel, shoe, shuffler
+from tabled_drivers.base import BadDeviceData
+from tabled_drivers.link import messages as m
+from tabled_drivers.link.codec import (HEADER, HELLO_MARK, SOF, TRAILER, Decoder, Frame, Garbage, NeedMore, check_of,
                                        encode, unstuff)
 
 logging.disable(logging.CRITICAL)  # the drivers log each nonsense frame they decode: millions here

@@ -38,7 +38,7 @@ USER_ERRORS: tuple[tuple[str, str], ...] = (
     ("tabled.daemon.config", "ConfigError"),
     ("tabled.floor.config", "FloorConfigError"),
     ("tabled.daemon.assemble", "CannotStart"),
-    ("tabled.daemon.journal", "JournalError"),
+    ("tabled.journal.store", "JournalError"),
     ("tabled.daemon.shipping", "ShippingError"),
     ("tabled.pool.base", "PoolError"),
     ("tabled_drivers.sim.base", "ScriptError"),
@@ -137,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EX_USER
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # noqa: BLE001 (sorted here: the user's mistake or a bug)
+    except Exception as exc:  # sorted here: the user's mistake or a bug
         return _report(args, exc)
 
 
@@ -157,7 +157,7 @@ def _log_bug(command: str, exc: Exception) -> None:
         return
     try:
         structlog.get_logger("tabled").error("internal_error", command=command, exc_info=exc)
-    except Exception:  # noqa: BLE001 (a log that cannot be written must not hide the error line)
+    except Exception:  # a log that cannot be written must not hide the error line
         pass
 
 

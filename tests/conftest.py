@@ -16,7 +16,7 @@ import pytest
 from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
 from tabled.daemon.controller import NOTES_VERSION, Table
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tests.pool.pgserver import ThrowawayPostgres, create_database, drop_database, dsn_for, migrate_pool
 
 # a bound on a hang, never a speed claim: generous on a busy machine; a test that plays many rounds

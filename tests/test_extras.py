@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTRA_MODULES = ("numpy", "tqdm", "psycopg", "psycopg_binary", "matplotlib")

@@ -9,11 +9,12 @@ import pytest
 from tabled.daemon import pit as daemon_pit
 from tabled.floor import watch
 from tabled.reports import rounds, shuffles
-from tabled.table import kinds, pit, slip
+from tabled.table import kinds
+from tabled.views import pit, slip
 
 READERS = {
-    "hand-pay slip (tabled/table/slip.py)": slip.KINDS,
-    "pit (tabled/table/pit.py)": pit.KINDS,
+    "hand-pay slip (tabled/views/slip.py)": slip.KINDS,
+    "pit (tabled/views/pit.py)": pit.KINDS,
     "pit's standing faults (tabled/daemon/pit.py)": daemon_pit.STANDING_KINDS,
     "floor (tabled/floor/watch.py)": watch.KINDS,
     "reports and integrity (tabled/reports/rounds.py)": rounds.REPORT_KINDS,

@@ -35,7 +35,7 @@ from tabled.cli import main as tabled_main
 from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
 from tabled.table.effects import Note
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.daemon.controller import NOTES_VERSION, Table, is_input
 from tabled.table.kinds import is_note
 

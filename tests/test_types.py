@@ -42,7 +42,7 @@ def test_mypy_finds_nothing(tmp_path):
 
 
 def test_the_game_core_and_the_fold_pass_mypy_strict(tmp_path):
-    done = mypy("--strict", "-p", "tabled.game", "-p", "tabled.table", link_dir=tmp_path)
+    done = mypy("--strict", "-p", "tabled.game", "-p", "tabled.table", "-p", "tabled.views", link_dir=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

@@ -14,7 +14,7 @@ Frames (:mod:`tabled_drivers.link.codec`, :mod:`tabled_drivers.link.crc`)
 Message types and schemas (:mod:`tabled_drivers.link.messages`)
     ``ACK``/``NAK`` (link), commands 0x10-0x3F (``HELLO`` 0x10, ``PING`` 0x11 for every device;
     device tables start at 0x20), responses = command | 0x40 starting with a ``Status`` byte,
-    events 0x80-0xBF. ``DeviceKind`` (SHUFFLER 1, SHOE 2, BETSPOTS 3, METER 4, PANEL 5).
+    events 0x80-0xBF. ``DeviceKind`` (SHUFFLER 1, SHOE 2, BETSPOTS 3, METER 4, PANEL 5, PLAYER_CARDS 6).
     Declarative tables: ``Command(name, code, request=((field, U8), ...), response=(...))``,
     ``EventSpec(name, code, fields)``, ``table(*rows) -> {code: row}``; ``pack(fields, dict)``,
     ``unpack(fields, payload) -> dict`` (raises ``PayloadError``). Kinds: U8 U16 U32 I32 U8_LIST

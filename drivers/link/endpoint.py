@@ -540,7 +540,7 @@ class _Resumed:
         while True:
             try:
                 sent = yield step
-            except BaseException as exc:  # noqa: BLE001 - passed on, not handled
+            except BaseException as exc:  # passed on, not handled
                 try:
                     step = coro.throw(exc)
                 except StopIteration as done:

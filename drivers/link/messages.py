@@ -70,6 +70,7 @@ class DeviceKind(IntEnum):
     BETSPOTS = 3
     METER = 4
     PANEL = 5
+    PLAYER_CARDS = 6
 
 
 class PayloadError(ValueError):

@@ -12,8 +12,10 @@ from typing import Any
 from tabled import floor
 from tabled.commands._arguments import UserError
 from tabled.daemon import shipping
+from tabled.floor import ratings
 from tabled.game.settlement import money
 from tabled.host.dsn import credential_password, dsn_problem
+from tabled.host.primary import for_the_primary, standby_only
 from tabled.pool import PoolError, PoolSettings
 from tabled.pool import postgresql as linked
 from tabled.pool.schema import AUDITOR_ROLE, LATEST, TABLE_ROLE
@@ -32,6 +34,7 @@ SCHEMAS: list[tuple[str, Callable[[Any], object]]] = [
     ("pool", _pool_schema),
     ("central journal", shipping.migrate),
     ("floor", floor.migrate),
+    ("player ratings", ratings.migrate),
 ]
 #: what `tabled pool register-table` does in each schema: (name, registrar(admin, table, role, password))
 REGISTRARS: list[tuple[str, Callable[[Any, str, str, str | None], None]]] = [
@@ -56,8 +59,10 @@ def _admin_connection(args: argparse.Namespace) -> Any:
     password = credential_password(ADMIN_CREDENTIAL)
     extra: dict[str, Any] = {"password": password} if password else {}
     try:
-        return psycopg.connect(args.dsn, autocommit=True, connect_timeout=10, **extra)
+        return psycopg.connect(for_the_primary(args.dsn), autocommit=True, connect_timeout=10, **extra)
     except psycopg.Error as exc:
+        if (said := standby_only(exc, args.dsn)) is not None:
+            raise UserError(f"--dsn: {said}") from None
         raise UserError(f"the pool database cannot be reached: {scrub_secrets(str(exc).strip().splitlines()[0])}"
                         ) from None
 

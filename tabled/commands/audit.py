@@ -9,7 +9,7 @@ Exit status 0: intact; 1: broken or damaged (each finding named); 2: the journal
 The head hash it prints lets an auditor later prove that nothing was cut off the end either.
 
 With the table's public key (``--public-key``) it checks the seals too: the table seals every commit
-with its records (tabled/daemon/journal.py), so a journal with no seal by the key, a record no seal
+with its records (tabled/journal/store.py), so a journal with no seal by the key, a record no seal
 covers (between two seals or after the last) and a seal by another key fail, the first named.
 Without one it says plainly that the seals were not checked.
 """
@@ -20,12 +20,13 @@ import argparse
 import json
 import sqlite3
 import sys
+from typing import Any
 from pathlib import Path
 
 from tabled.commands._arguments import UserError
 from tabled.daemon.config import find_config, load_config
-from tabled.daemon.journal import Journal, JournalError, storage_error
-from tabled.daemon.seals import (SealChecker, SealError, SealReport, SigningKey, find_signing_key, local_key_files,
+from tabled.journal.store import Journal, JournalError, storage_error
+from tabled.journal.seals import (SealChecker, SealError, SealReport, SigningKey, find_signing_key, local_key_files,
                                  local_public_key, public_keys, read_key)
 from tabled.table.kinds import SEAL
 
@@ -249,10 +250,7 @@ def _restore(args: argparse.Namespace) -> int:
     problem = unreadable_dsn(args.central)
     if problem is not None:
         raise UserError(f"--central: {problem}")
-    try:
-        central = psycopg.connect(args.central, connect_timeout=10)
-    except psycopg.Error as exc:
-        raise UserError(f"the central database cannot be reached: {server_said(exc)}") from None
+    central = _central(args.central)
     try:
         with central, Journal.open(path, exclusive=True) as journal:  # not while the daemon runs
             held = central_tables(central)
@@ -286,6 +284,22 @@ def _restore(args: argparse.Namespace) -> int:
     return 0
 
 
+def _central(dsn: str) -> Any:
+    """The central database's primary (a standby may not yet hold what the tables shipped)."""
+    import psycopg
+
+    from tabled.host.dsn import server_said
+    from tabled.host.primary import StandbyOnly, for_the_primary, standby_only
+    try:
+        return psycopg.connect(for_the_primary(dsn), connect_timeout=10)
+    except StandbyOnly as exc:
+        raise UserError(f"--central: {exc}") from None
+    except psycopg.Error as exc:
+        said = standby_only(exc, dsn)
+        raise UserError(f"--central: {said}" if said else
+                        f"the central database cannot be reached: {server_said(exc)}") from None
+
+
 def _compare(args: argparse.Namespace) -> int:
     """The journal against its central copy: 0 the same (the copy may lag), 1 they part."""
     import psycopg
@@ -297,10 +311,7 @@ def _compare(args: argparse.Namespace) -> int:
     problem = unreadable_dsn(args.central)
     if problem is not None:
         raise UserError(f"--central: {problem}")
-    try:
-        central = psycopg.connect(args.central, connect_timeout=10)
-    except psycopg.Error as exc:
-        raise UserError(f"the central database cannot be reached: {server_said(exc)}") from None
+    central = _central(args.central)
     try:
         with central, Journal.open(path, readonly=True, verify=False) as journal:
             held = central_tables(central)

@@ -43,6 +43,12 @@ def _value(value: Any) -> str:
     return json.dumps(str(value), ensure_ascii=False)  # a TOML basic string
 
 
+def _player(p: Any) -> dict[str, Any]:
+    """A simulated player's keys; its persona's only when it is a simulated cheat."""
+    return {k: v for k, v in vars(p).items()
+            if v is not None and (k not in ("persona", "sees", "group") or v not in (0, "honest"))}
+
+
 def _table(header: str, values: dict[str, Any]) -> list[str]:
     return [header, *(f"{key} = {_value(v)}" for key, v in values.items() if v is not None), ""]
 
@@ -55,7 +61,8 @@ def effective_toml(cfg: Config) -> str:
     out = _table("[table]", {
         "id": t.id, "name": t.name, "property": t.property_name, "spots": t.spots, "profile": profile,
         "minimum_cents": t.minimum_cents, "maximum_cents": t.maximum_cents, "unit_cents": t.unit_cents,
-        "progressive_wager_cents": t.progressive_wager_cents, "card_source": t.card_source})
+        "progressive_wager_cents": t.progressive_wager_cents, "card_source": t.card_source,
+        "check_payments": t.check_payments})
     out += _table("[journal]", {"path": j.path, "checkpoint_every_rounds": j.checkpoint_every_rounds,
                                 "signing_key": j.signing_key, "ship_to": j.ship_to})
     for p in cfg.pools:
@@ -77,7 +84,9 @@ def effective_toml(cfg: Config) -> str:
         "round_pause_ms": s.round_pause_ms, "pace_ms": s.pace_ms, "dealer": s.dealer,
         "inspector": s.inspector})
     out.insert(len(out) - 1, "players = [" + "".join(
-        f"\n    {_value(vars(p))}," for p in s.players) + ("\n]" if s.players else "]"))
+        f"\n    {_value(_player(p))}," for p in s.players)
+        + ("\n]" if s.players else "]"))
+    out += _table("[ratings]", {"enabled": cfg.ratings.enabled, "interval_minutes": cfg.ratings.interval_minutes})
     out += _table("[log]", {"format": cfg.log.format, "level": cfg.log.level})
     sw = cfg.software
     out += _table("[software]", {"manifest": sw.manifest, "signature": sw.signature, "release_key": sw.release_key,
@@ -87,11 +96,13 @@ def effective_toml(cfg: Config) -> str:
             "shifts = [" + ", ".join(_value(t) for t in r.shifts) + "]", f"flag_sigmas = {r.flag_sigmas!r}", ""]
     sc = cfg.screen
     host = f"[{sc.host}]" if ":" in sc.host else sc.host
+    tls = {} if sc.tls is None else {"certificate": sc.tls.certificate, "key": sc.tls.key}
     out += _table("[screen]", {"enabled": sc.enabled, "listen": f"{host}:{sc.port}", "names": list(sc.names),
-                               "max_connections": sc.max_connections})
+                               "max_connections": sc.max_connections, **tls})
     # a viewer's token is a password: never printed
     out.insert(len(out) - 1, "viewers = [" + "".join(
         f"\n    {_value({'name': v.name, 'token': '***'})}," for v in sc.viewers) + ("\n]" if sc.viewers else "]"))
+    out += _table("[protection]", {"live": cfg.protection.live})
     if cfg.staff is not None:  # the people are in the staff file (their PINs' hashes stay there)
         out += _table("[staff]", {"file": cfg.staff.file, "attempts": cfg.staff.attempts,
                                   "lockout_minutes": cfg.staff.lockout_minutes})

@@ -121,7 +121,7 @@ def _targets(args: argparse.Namespace) -> tuple[list[Any], str, Path | None]:
 
 def _public_keys(files: list[str]) -> dict[str, Any] | None:
     """Key id -> public key, from the --public-key files (the journal's keys: the pool is sealed with them)."""
-    from tabled.daemon.seals import SealError, public_keys
+    from tabled.journal.seals import SealError, public_keys
     if not files:
         return None
     try:
@@ -328,7 +328,7 @@ def _read_journal(path: Path | None, pool_name: str, table_id: str, args: argpar
     what the table still owes the pool: the pool operations its state holds unanswered, derived
     by folding the journal as the daemon does at start. A table may feed several pools (11.5);
     records without a pool name predate that and belong to the one pool there was."""
-    from tabled.daemon.journal import Journal, JournalError
+    from tabled.journal.store import Journal, JournalError
     from tabled.pool.rounds import pool_answers, round_keys
     if path is None:
         raise UserError("reconcile needs the table's journal (--journal FILE or --config)")

@@ -33,7 +33,7 @@ from tabled.profiles import load_profile
 from tabled.game.round_facts import RoundError, round_as_json
 from tabled.game.settlement import (Settlement, money, settle, settlement_as_dict, settlement_facts,
                                     settlement_from_dict)
-from tabled.daemon.journal import (
+from tabled.journal.store import (
     GENESIS_HASH,
     Journal,
     JournalError,

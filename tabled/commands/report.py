@@ -25,7 +25,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from tabled.commands._arguments import UserError, whole_number
 from tabled.commands.audit import add_journal_arguments
 from tabled.daemon.config import ReportsConfig, find_config, load_config
-from tabled.daemon.journal import Journal, JournalError, Record, storage_error
+from tabled.journal.store import Journal, JournalError, Record, storage_error
 from tabled.game.profiles import Profile
 from tabled.math.paytable import Paytable
 from tabled.profiles import load_profile
@@ -45,9 +45,12 @@ CHUNK = 20_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("period", choices=("shift", "day", "range", "shuffles"),
+    parser.add_argument("period", choices=("shift", "day", "range", "shuffles", "protection", "players"),
                         help="shift or day (the last one in the journal, or each from --from to --to), range, "
-                             "or shuffles (the shuffling device's randomness over the whole journal, 15.1)")
+                             "shuffles (the shuffling device's randomness over the whole journal, 15.1), "
+                             "protection (whether any spot's decisions follow the dealer's hole cards or its "
+                             "neighbours' hands, over the whole journal or --from/--to), "
+                             "or players (each player's rated sessions, docs/ratings.md)")
     add_journal_arguments(parser)
     parser.add_argument("--from", dest="start", metavar="WHEN",
                         help="shift/day: the first gaming day (YYYY-MM-DD); range: the start (YYYY-MM-DDTHH:MM)")
@@ -56,6 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shift", metavar="N", type=whole_number(1),
                         help="shift: only shift N of each day (1 is the first)")
     parser.add_argument("--table", metavar="ID", help="only the rounds of table ID (round ids ID-NNNNNN)")
+    parser.add_argument("--card", metavar="NUMBER", help="players: only the sessions of this player card")
     # the defaults are the config's [reports] section when the journal is the config's, else these
     parser.add_argument("--tz", metavar="ZONE", help="the casino's time zone (default: the config's, else UTC)")
     parser.add_argument("--day-start", metavar="HH:MM", help="the gaming day's start (default: the config's, "
@@ -277,6 +281,12 @@ def _check_pdf_path(pdf: str) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.period == "shuffles":
         return _shuffles(args)
+    if args.period == "protection":
+        return _protection(args)
+    if args.period == "players":
+        return _players(args)
+    if args.card is not None:
+        raise UserError("--card goes with `tabled report players`")
     args, path = with_config_defaults(args)
     if args.printed_by is not None and not args.pdf:
         raise UserError("--printed-by names who printed the PDF: it goes with --pdf FILE")
@@ -353,4 +363,89 @@ def _shuffles(args: argparse.Namespace) -> int:
         print(json.dumps([{"span": name, "start_us": start, "end_us": end, **d} for d in shuffles_data(decks)]))
     else:
         print(f"shuffles: {name}\n{shuffles_text(decks)}")
+    return 0
+
+
+def _protection(args: argparse.Namespace) -> int:
+    """``tabled report protection``: every spot's evidence, the alerts with their surveillance
+    packs, and the power the test had (tabled/reports/protection.py)."""
+    from tabled.reports import protection
+    for option, given in (("--shift", args.shift is not None), ("--shifts", args.shifts is not None),
+                          ("--sigmas", args.sigmas is not None), ("--par-sheet", args.par_sheet),
+                          ("--csv", args.csv), ("--pdf", args.pdf is not None)):
+        if given:
+            raise UserError(f"{option} does not go with `tabled report protection` (its options: --from, --to, "
+                            "--tz, --day-start, --table, --profile, --json)")
+    args, path = with_config_defaults(args)
+    start, end, name = shuffle_span(args, calendar(args))
+    try:
+        with Journal.open(path, readonly=True, verify=False) as journal:
+            decided, problems = protection.decisions_of(journal.records_after(0), start, end)
+    except sqlite3.Error as exc:
+        raise storage_error(path, exc) from None
+    except JournalError as exc:
+        raise UserError(str(exc)) from None
+    if args.table:
+        decided = [d for d in decided if d.round_id.startswith(f"{args.table}-")]
+    profile_of = _profiles(args.profile)
+    paytable = Paytable.from_profile(profile_of("nsw")) if not decided else None
+    if decided:
+        with Journal.open(path, readonly=True, verify=False) as journal:
+            settled = journal.last_of_kind("round.settled")
+        paytable = Paytable.from_profile(profile_of(str(settled.payload.get("profile", "nsw")) if settled else "nsw"))
+    assert paytable is not None
+    spots = protection.weigh(decided, paytable)
+    if args.json:
+        print(json.dumps({"span": name, "start_us": start, "end_us": end, "problems": problems,
+                          "spots": [{**protection.summary(se), "pack": protection.pack(se) if se.alert else []}
+                                    for se in spots.values()]}))
+    else:
+        print(protection.text(spots, name, problems))
+    return 0
+
+
+def _players(args: argparse.Namespace) -> int:
+    """``tabled report players``: each player session that ended (or was last rated) in the span,
+    with its exact theoretical loss (tabled/reports/ratings.py)."""
+    from tabled.reports.ratings import RATING_KINDS, FIELDS, rate, rating_data, rating_line
+    for option, given in (("--shift", args.shift is not None), ("--shifts", args.shifts is not None),
+                          ("--sigmas", args.sigmas is not None), ("--par-sheet", args.par_sheet),
+                          ("--pdf", args.pdf is not None)):
+        if given:
+            raise UserError(f"{option} does not go with `tabled report players` (its options: --from, --to, --table, "
+                            "--card, --tz, --day-start, --profile, --json, --csv)")
+    args, path = with_config_defaults(args)
+    cal = calendar(args)
+    start, end, name = shuffle_span(args, cal)
+    try:
+        with Journal.open(path, readonly=True, verify=False) as journal:
+            head = journal.head[0]
+            records = [r for seq in range(1, head + 1, CHUNK)
+                       for r in journal.records_between(seq, min(seq + CHUNK - 1, head), RATING_KINDS)]
+    except sqlite3.Error as exc:
+        raise storage_error(path, exc) from None
+    except JournalError as exc:
+        raise UserError(f"{path}: {exc}") from None
+    ratings = [r for r in rate(records, _profiles(args.profile))
+               if (start is None or start <= r.end_ms * 1000 < (end or 0))
+               and (args.table is None or r.table == args.table) and (args.card is None or r.card == args.card)]
+    if args.json:
+        for r in ratings:
+            print(json.dumps(rating_data(r, cards=True)))
+        return 0
+    if args.csv:
+        import csv
+        import sys
+
+        writer = csv.DictWriter(sys.stdout, FIELDS, lineterminator="\n")
+        writer.writeheader()
+        for r in ratings:
+            row = rating_data(r, cards=True)
+            writer.writerow({**row, "spots": " ".join(str(s) for s in row["spots"])})
+        return 0
+    when = lambda ms: datetime.fromtimestamp(ms / 1000, cal.zone).strftime("%m-%d %H:%M")  # noqa: E731
+    print(f"players: {name}, {len(ratings)} sessions (theo loss: the house's exact expected win of the "
+          "decisions made; decisions: what they cost over the better ones)")
+    for r in ratings:
+        print(rating_line(r, when))
     return 0

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO, cast
 import structlog
 
 from tabled.commands._arguments import UserError, whole_number
-from tabled.daemon.config import Config, check_may_start, find_config, load_config
+from tabled.daemon.config import MISTAKES, Config, check_may_start, find_config, load_config
 
 if TYPE_CHECKING:
     from tabled_drivers.link.endpoint import LinkTiming
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from tabled.daemon.devices import TableDevices
     from tabled.sim.players import DeviceFloor
     from tabled.sim.table import SimulatedTable
+    from tabled.table.core import TableCore
 
 NAME = "run"
 HELP = "run the table the config describes (a simulated table only if the config says so)"
@@ -70,9 +71,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def own_signing_key(cfg: Config, journal_path: Path, environ: dict[str, str] | None = None) -> Config:
     """A simulated table seals its journal as a real one does: when neither the config nor systemd's
     credential names a key, it makes its own beside the journal on first start (private, mode 0600;
-    the public half beside it for ``tabled audit verify``: tabled/daemon/seals.py:make_local_key)."""
+    the public half beside it for ``tabled audit verify``: tabled/journal/seals.py:make_local_key)."""
     from tabled.daemon.assemble import CannotStart
-    from tabled.daemon.seals import CREDENTIAL, local_key_files, make_local_key
+    from tabled.journal.seals import CREDENTIAL, local_key_files, make_local_key
     environ = dict(os.environ) if environ is None else environ
     credentials = environ.get("CREDENTIALS_DIRECTORY")
     if (not cfg.simulation.enabled or cfg.journal.signing_key is not None
@@ -159,7 +160,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
     table.shipping_waits = shipping_waits
     session = report.Session()
     sims, timing = seams.sims, seams.timing or LinkTiming()
-    tmp = devices = consumer = watchdog = meter = shipping = shipper = screen = None
+    tmp = devices = consumer = watchdog = meter = shipping = shipper = screen = watch = None
     screen_line: str | None = None
     try:
         if central is not None:  # the journal shipped to the central server, beside play
@@ -167,6 +168,9 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
             table.on_commit = shipper.wake
             shipping = asyncio.create_task(shipper.run(), name="journal-shipping")
         table.listeners.append(session)
+        watch = _protection_watch(cfg, table, core)
+        if watch is not None:
+            table.listeners.append(watch)
         table.listeners.append(report.RoundPrinter(out, quiet) if human else report.RoundLogger())
         report.announce(cfg, core, journal_path, opened.replayed, out, human)
         screen, screen_line = await _start_screen(start_screen, cfg, table, human)
@@ -181,12 +185,14 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
             ports, backend = sims.ports, sims.backend
             make = lambda consumer_for: build_drivers(  # noqa: E731
                 consumer_for, spots=cfg.table.spots, ports=ports, usb_backend=backend, timing=timing,
-                poll_interval=seams.poll_interval)
+                poll_interval=seams.poll_interval, cards=cfg.ratings.enabled)
         else:
             make = configured_drivers(cfg, timing=timing, poll_interval=seams.poll_interval)
         roster = roster_input(cfg.staff, core.staff.listed)
         if roster is not None:  # who may sign in at the panel, folded before any frame of this start
             table.submit("staff.roster", roster)
+        if cfg.ratings.enabled or core.players.on:  # player cards read from here, or no longer
+            table.submit("player.tracking", cfg.ratings.tracking())
         devices = TableDevices(table, make, cfg.staff)
         table.commands = devices.command
         consumer = asyncio.create_task(table.run(), name="table")
@@ -224,6 +230,8 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
                 task.cancel()
         if screen is not None:
             await screen.stop()
+        if watch is not None:
+            watch.close()
         if devices is not None:
             await devices.stop()
         if consumer is not None:
@@ -270,9 +278,12 @@ async def _start_screen(start_screen: Callable, cfg: Config, table: Table, human
     (``[screen] enabled = false`` is a table without one)."""
     try:
         screen = await start_screen(cfg.screen, table)
+    except ValueError as exc:  # its TLS certificate and key, or plain HTTP off this PC
+        from tabled.daemon.assemble import CannotStart
+        raise CannotStart(str(exc)) from None
     except OSError as exc:
         from tabled.daemon.assemble import CannotStart
-        from tabled.daemon.pages import holder_of
+        from tabled.web.listen import holder_of
         held = ""
         if exc.errno == errno.EADDRINUSE:
             held = f" (held by {await asyncio.to_thread(holder_of, cfg.screen.host, cfg.screen.port)})"
@@ -302,17 +313,36 @@ async def _simulators(cfg: Config, state_dir: Path, timing: LinkTiming, opened: 
     return sims
 
 
+def _protection_watch(cfg: Config, table: Table, core: TableCore) -> Any:
+    """Game protection weighing each settled round's decisions (tabled/daemon/protection.py), when
+    NumPy (the math extra) is installed and ``[protection] live`` is on; else `tabled report
+    protection` weighs the journal when asked."""
+    if not cfg.protection.live:
+        return None
+    try:
+        from tabled.daemon.protection import ProtectionWatch
+        from tabled.math.paytable import Paytable
+    except ImportError:
+        return None
+    return ProtectionWatch(Paytable.from_profile(core.profile), table.submit, asyncio.get_running_loop(),
+                           lambda: core.now)
+
+
 async def _play(cfg: Config, rounds: int, table: Table, devices: TableDevices, sims: SimulatedTable | None,
                 hooks: Hooks | None, *, out: TextIO, stop: asyncio.Event | None, pace_s: float) -> Awaitable[object]:
     """What plays: ``hooks``, else on a simulated table the floor's people (``[simulation] dealer =
     "auto"``) or a person dealing on this terminal's keys (``"manual"``), else the people at a real
     table (the daemon only waits)."""
+    from tabled.sim.personas import Persona
     from tabled.sim.players import DeviceFloor, Player
     sim = cfg.simulation
     floor = None
     if sims is not None:
-        players = [Player(p.spot, p.ante_cents, p.progressive, p.strategy) for p in sim.players]
+        players = [Player(p.spot, p.ante_cents, p.progressive, p.strategy, Persona(p.persona, p.sees, p.group),
+                          p.card)
+                   for p in sim.players]
         floor = DeviceFloor(table, sims, devices, players, seed=sim.seed)
+        floor.paying.rates = {k: getattr(sim.mistakes, k) for k in MISTAKES}
     if hooks is not None:
         await hooks.started(table=table, devices=devices, sims=sims, floor=floor)
         return hooks.play()

@@ -20,20 +20,20 @@ from tabled.daemon.config import Config
 from tabled.daemon.controller import Table
 from tabled.daemon.devices import build_drivers
 from tabled.daemon.heads import HeadMark, lost_records
-from tabled.daemon.journal import Journal, JournalUnsealed
+from tabled.journal.store import Journal, JournalUnsealed
 from tabled.daemon.provenance import StartRefused, record_start
-from tabled.daemon.seals import SealError, SigningKey, find_signing_key
+from tabled.journal.seals import SealError, SigningKey, find_signing_key
 from tabled.game.limits import Limits
 from tabled.pool.base import PoolError, PoolUnavailable, ProgressivePool
 from tabled.pool.rounds import check_table
 from tabled.table.core import TableCore
 from tabled.table.effects import Note
+from tabled.table.names import DEVICES, SERIAL_DEVICES
 
 log = structlog.get_logger("tabled.run")
 
 #: how long a start waits for the central copy's head before it goes on without comparing
 CENTRAL_CHECK_S = 15.0
-DEVICE_NAMES = ("shuffler", "betspots", "meter", "shoe", "panel")
 
 
 class CannotStart(Exception):
@@ -48,6 +48,7 @@ def make_core(cfg: Config, snapshot: dict[str, Any] | None) -> TableCore:
         limits = Limits(t.minimum_cents, t.maximum_cents, t.unit_cents, t.progressive_wager_cents)
         core = TableCore(t.id, t.spots, limits, t.profile, t.card_source)
     core.pool_count = len(cfg.pools)  # the replay must know every pool an operation is owed to (11.5)
+    core.payments.enabled = t.check_payments  # 9.3, 9.4: the board checks what the dealer left
     return core
 
 
@@ -111,7 +112,7 @@ async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], flo
     """Open the journal (a second controller is refused, naming the first; verified from the last
     checkpoint; a journal that no longer holds the head kept beside it is refused for an inspector,
     tabled/daemon/heads.py), with the table's key when it has one every commit sealed
-    (tabled/daemon/seals.py: a record found unsealed stops the start, named), and replay it; journal
+    (tabled/journal/seals.py: a record found unsealed stops the start, named), and replay it; journal
     what this start runs with (the software checked against its release, the configuration:
     tabled/daemon/provenance.py; a refusal stops the start); open the pools and check them against
     the journal. Where the journal is shipped (``central``: its connector), it must hold the
@@ -181,7 +182,7 @@ async def lost_against_central_copy(table_id: str, journal: Journal, journal_pat
                 head = await central_head_async(conn, table_id)
             finally:
                 await conn.close()
-    except Exception as exc:  # noqa: BLE001 (any database or network failure: the start goes on, said)
+    except Exception as exc:  # any database or network failure: the start goes on, said
         why = f"no answer within {CENTRAL_CHECK_S:g} s" if isinstance(exc, TimeoutError) else server_said(exc)[:200]
         log.warning("journal.central_unchecked", reason=why)
         return None
@@ -196,8 +197,8 @@ def configured_drivers(cfg: Config, *, timing: LinkTiming, poll_interval: float)
     def make(consumer_for):
         return build_drivers(
             consumer_for, spots=cfg.table.spots, timing=timing, poll_interval=poll_interval,
-            ports={n: getattr(d, n).port for n in DEVICE_NAMES if getattr(d, n).port},
-            baudrates={n: getattr(d, n).baudrate for n in ("shuffler", "betspots", "meter")},
+            ports={n: getattr(d, n).port for n in DEVICES if getattr(d, n).port},
+            baudrates={n: getattr(d, n).baudrate for n in SERIAL_DEVICES},
             usb_addresses={n: UsbAddress(getattr(d, n).vendor_id, getattr(d, n).product_id, getattr(d, n).serial)
-                           for n in ("shoe", "panel")})
+                           for n in ("shoe", "panel")}, cards=cfg.ratings.enabled)
     return make

@@ -25,7 +25,9 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
     [table]          -> Config.table: TableConfig(id, spots, profile (tabled.game.profiles.Profile),
                         profile_name, minimum_cents, maximum_cents, unit_cents (6.1),
                         progressive_wager_cents (11.3; default from the profile), card_source,
-                        name, property_name (the key ``property``): the heading of its slips)
+                        name, property_name (the key ``property``): the heading of its slips,
+                        check_payments: the board's readings checked against the settlement
+                        (tabled/table/payout_check.py; default false)
     [journal]        -> Config.journal: JournalConfig(path, checkpoint_every_rounds)
     [[pools]]        -> Config.pools: tuple[PoolConfig(name, backend, path, dsn, contribution_bp,
                         reset_cents, primary)]; Config.primary_pool
@@ -33,16 +35,22 @@ Sections and the dataclasses they become (see config/sim.toml and config/hardwar
     [devices.shoe|panel]              -> UsbDeviceConfig(vendor_id, product_id, serial, port)
     [simulation]     -> Config.simulation: SimulationConfig(enabled, seed, rounds, round_pause_ms,
                         players: tuple[PlayerConfig(spot, ante_cents, progressive, strategy)], dealer,
-                        allow_service, pace_ms)
+                        allow_service, pace_ms, inspector, mistakes: Mistakes (the simulated
+                        dealer's errors per 1000 rounds, [simulation.mistakes]))
     [log]            -> Config.log: LogConfig(format, level)
     [reports]        -> Config.reports: ReportsConfig(time_zone, day_start, shifts, flag_sigmas): the
                         casino's gaming day and shifts for ``tabled report`` (docs/reports.md)
+    [protection]     -> Config.protection: ProtectionConfig(live): game protection weighs each settled
+                        round's decisions as the table plays and journals its alerts (default true)
     [staff]          -> Config.staff: StaffConfig(file, people: tuple[Person(badge, name, roles,
                         pin_hash)], attempts, lockout_minutes) or None: who signs in at the panel
                         (tabled/daemon/staff.py, docs/staff.md); without it the key alone acts
+    [ratings]        -> Config.ratings: RatingsConfig(enabled, interval_minutes): player cards and
+                        ratings (tabled/table/players.py, docs/ratings.md); journaled at each start
     [screen]         -> Config.screen: ScreenConfig(enabled, host, port, viewers: tuple[Viewer(name,
-                        token)], names, max_connections): the dealer's screen
-                        (tabled/daemon/web.py); loopback unless a token per viewer is configured
+                        token)], names, max_connections, tls: Tls(certificate, key)): the dealer's
+                        screen (tabled/daemon/web.py); loopback unless a token per viewer and a
+                        certificate are configured (tabled/web/settings.py)
 
 Defaults the schema leaves open are ours: a primary pool without ``contribution_bp`` or
 ``reset_cents`` takes the profile's (11.6, and the profile's reset value); every pool together may
@@ -55,7 +63,7 @@ import ipaddress
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -68,18 +76,20 @@ from tabled.pool.base import PoolError
 from tabled.pool.settings import PoolSettings, check_pool_name
 from tabled.game.seats import MAX_SPOTS, MIN_SPOTS
 from tabled.daemon.staff import StaffConfig, StaffError, read_staff
+from tabled.table.names import SERIAL_DEVICES, USB_DEVICES
+from tabled.web.settings import (MAX_CONNECTIONS, Tls, Viewer, exposure_refused, listen_address, listen_of,
+                                 max_connections_of, names_of, tls_of, viewers_of)
 
 CARD_SOURCES = ("shuffler", "shoe")          # 2.4.1
 POOL_BACKENDS = ("local", "postgresql")
 LOG_FORMATS = ("auto", "json", "console")
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 DEALERS = ("auto", "manual")                 # auto: the simulated dealer presses the panel
-SERIAL_DEVICES = ("shuffler", "betspots", "meter")
-USB_DEVICES = ("shoe", "panel")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}\Z")
 
 # The simulated table for tests and benchmarks (load_config(None)); no command falls back to it.
-# Kept equal to config/sim.toml.
+# Kept equal to config/sim.toml, but for [table] check_payments: off here, a test or benchmark of
+# the payment check turns it on.
 DEFAULT_TOML = """
 [table]
 id = "SIM01"
@@ -108,10 +118,10 @@ round_pause_ms = 500
 pace_ms = 400
 dealer = "auto"
 players = [
-    { spot = 1, ante_cents = 500, progressive = true, strategy = "optimal" },
-    { spot = 2, ante_cents = 1000, progressive = false, strategy = "optimal" },
-    { spot = 3, ante_cents = 500, progressive = true, strategy = "optimal" },
-    { spot = 4, ante_cents = 2500, progressive = true, strategy = "optimal" },
+    { spot = 1, ante_cents = 500, progressive = true, strategy = "optimal", card = "4000100010001001" },
+    { spot = 2, ante_cents = 1000, progressive = false, strategy = "optimal", card = "4000100010002002" },
+    { spot = 3, ante_cents = 500, progressive = true, strategy = "optimal", card = "4000100010003003" },
+    { spot = 4, ante_cents = 2500, progressive = true, strategy = "optimal", card = "4000100010004004" },
     { spot = 5, ante_cents = 500, progressive = false, strategy = "optimal" },
     { spot = 6, ante_cents = 1500, progressive = true, strategy = "optimal" },
     { spot = 7, ante_cents = 500, progressive = true, strategy = "optimal" },
@@ -126,13 +136,13 @@ development = true   # a simulated table from a checkout: no release manifest to
 
 [screen]
 listen = "127.0.0.1:0"
+
+[protection]
+live = false         # the tests' tables: game protection weighs the journal afterwards when asked
 """
 
 SCREEN_LISTEN = "127.0.0.1:8750"  # the dealer's screen: this PC only, unless viewers are configured
-MAX_PAGE_CONNECTIONS = 1000       # a page server's connections: well below a process's 1024 files
 MAX_SHOWN_NAME = 80               # a table's or the property's name, as printed on a slip
-_HOST_NAME = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*")
-MIN_TOKEN_CHARS = 24              # a viewer's token: long enough not to be guessed
 
 # Defaults for device sections left out (simulated devices ignore them).
 _SERIAL_PORTS = {"shuffler": "/dev/tabled-shuffler", "betspots": "/dev/tabled-betspots",
@@ -144,7 +154,7 @@ _SERIAL_PORTS = {"shuffler": "/dev/tabled-shuffler", "betspots": "/dev/tabled-be
 def _usb_ids(name: str) -> tuple[int, int]:
     """A USB device's default (vendor id, product id), from its driver: imported only here, so
     reading a config (``tabled report``) does not load the drivers and their logging."""
-    from tabled_drivers import panel, shoe  # noqa: PLC0415 (the drivers' imports are heavy)
+    from tabled_drivers import panel, shoe  # the drivers' imports are heavy
     driver = {"shoe": shoe, "panel": panel}[name]
     return driver.VENDOR_ID, driver.PRODUCT_ID
 
@@ -167,13 +177,14 @@ class TableConfig:
     profile_path: Path | None = None  # the profile file read, when profile names a file
     name: str = ""                    # the table's name on the floor and its slips ("Table 7"); "" : the id
     property_name: str = ""           # the casino's name on the table's slips ([table] property)
+    check_payments: bool = False      # each area checked by the board before SETTLE DONE (9.3, 9.4)
 
 
 @dataclass(frozen=True)
 class JournalConfig:
     path: Path
     checkpoint_every_rounds: int
-    #: the Ed25519 key that seals the journal (tabled/daemon/seals.py); None: systemd's credential, if any
+    #: the Ed25519 key that seals the journal (tabled/journal/seals.py); None: systemd's credential, if any
     signing_key: Path | None = None
     #: the central PostgreSQL the journal is shipped to (tabled/daemon/shipping.py); None: not shipped
     ship_to: str | None = None
@@ -222,6 +233,30 @@ class PlayerConfig:
     ante_cents: int
     progressive: bool
     strategy: str
+    persona: str = "honest"   # a simulated cheat: hole-carder, flashed or colluder (tabled/sim/personas.py)
+    sees: int = 0             # a hole-carder's hole cards seen: 1, 2 or 4
+    group: str | None = None  # the colluders sharing hands
+    card: str | None = None  # the player card the player presents at the spot (with [ratings] on)
+
+
+#: the simulated dealer's mistakes, each in rounds per 1000 ([simulation.mistakes])
+MISTAKES = ("overpay", "underpay", "forget_collect", "wrong_spot", "early_pickup")
+
+
+@dataclass(frozen=True)
+class Mistakes:
+    """How often the simulated dealer errs at settlement, in rounds per 1000: pays too much, too
+    little, leaves a losing wager uncollected, pays a win to the next spot; and how often a player
+    picks up a paid area before SETTLE DONE. The dealer puts each right when the screen says so."""
+
+    overpay: int = 0
+    underpay: int = 0
+    forget_collect: int = 0
+    wrong_spot: int = 0
+    early_pickup: int = 0
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, k) for k in MISTAKES)
 
 
 @dataclass(frozen=True)
@@ -235,6 +270,7 @@ class SimulationConfig:
     allow_service: bool = False  # may run as a systemd service (a demo table): never by default
     pace_ms: int = 0       # the simulated people's pause after each action (0: full speed)
     inspector: bool = False  # a simulated inspector at hand: approves play after an equipment fault (14.13)
+    mistakes: Mistakes = field(default_factory=Mistakes)
 
 
 @dataclass(frozen=True)
@@ -262,9 +298,18 @@ class ReportsConfig:
 
 
 @dataclass(frozen=True)
-class Viewer:
-    name: str
-    token: str
+class ProtectionConfig:
+    live: bool = True   # weigh each settled round's decisions as the table plays (tabled/daemon/protection.py)
+
+
+@dataclass(frozen=True)
+class RatingsConfig:
+    enabled: bool = False
+    interval_minutes: int = 0      # a long session rated this often too; 0: when it ends only
+
+    def tracking(self) -> dict[str, Any]:
+        """The ``player.tracking`` input a start journals."""
+        return {"on": self.enabled, "interval_minutes": self.interval_minutes}
 
 
 @dataclass(frozen=True)
@@ -273,12 +318,13 @@ class ScreenConfig:
     host: str = "127.0.0.1"
     port: int = 8750       # 0: any free port (tests)
     viewers: tuple[Viewer, ...] = ()  # who may look from another machine, each with a token
-    names: tuple[str, ...] = ()       # host names it answers to besides its address (tabled/daemon/pages.py)
-    max_connections: int = 64         # pages' connections open at once (each an open file)
+    names: tuple[str, ...] = ()       # host names it answers to besides its address (tabled/web/listen.py)
+    max_connections: int = MAX_CONNECTIONS  # pages' connections open at once (each an open file)
     # a hand-pay slip's heading, from [table] and [reports]: the property, the table, the local time
     property_name: str = ""
     table_name: str = ""
     time_zone: str = "UTC"
+    tls: Tls | None = None            # the certificate off this PC (tabled/web/tls.py); None: plain, loopback only
 
     @property
     def loopback(self) -> bool:
@@ -298,6 +344,8 @@ class Config:
     reports: ReportsConfig = ReportsConfig()
     screen: ScreenConfig = ScreenConfig()
     staff: StaffConfig | None = None
+    protection: ProtectionConfig = ProtectionConfig()
+    ratings: RatingsConfig = RatingsConfig()
 
     @property
     def primary_pool(self) -> PoolConfig:
@@ -366,6 +414,7 @@ def _table(sec: Section, base: Path) -> TableConfig:
     if wager == 0:
         raise sec.fail("progressive_wager_cents", "must be more than 0 (11.3: the posted wager)")
     card_source = sec.choice("card_source", CARD_SOURCES, "shuffler")
+    check_payments = sec.flag("check_payments", False)
     shown: dict[str, str] = {}
     for key in ("name", "property"):
         text = sec.get(key, "")
@@ -374,7 +423,7 @@ def _table(sec: Section, base: Path) -> TableConfig:
         shown[key] = text.strip()
     sec.finish()
     return TableConfig(table_id, spots, profile, name, minimum, maximum, unit, wager, card_source,
-                       Path(where) if looks_like_path else None, shown["name"], shown["property"])
+                       Path(where) if looks_like_path else None, shown["name"], shown["property"], check_payments)
 
 
 def _journal(sec: Section, base: Path) -> JournalConfig:
@@ -456,7 +505,7 @@ def _dsn(sec: Section) -> str:
     if not isinstance(dsn, str) or not dsn.strip():
         raise sec.fail("dsn", "must be a PostgreSQL connection string (text)")
     try:
-        from tabled.pool.postgresql import PASSWORD_CREDENTIAL, parse_dsn  # noqa: PLC0415 (psycopg: linked pools)
+        from tabled.pool.postgresql import PASSWORD_CREDENTIAL, parse_dsn  # psycopg: linked pools
     except ImportError:
         raise sec.fail("backend", "'postgresql' needs the psycopg package, which is not installed") from None
     try:
@@ -495,13 +544,18 @@ def _devices(sec: Section) -> DevicesConfig:
 
 
 def _known_strategies() -> frozenset[str] | None:
-    """The strategy names of tabled.math.strategy, when that module is there to ask."""
+    """The strategy names of tabled.math.strategy; None without NumPy (the sim and math extras),
+    which that module needs: a table that simulates nobody reads its config without it."""
     try:
-        from tabled.math import strategy  # noqa: PLC0415 (optional; written by another module)
+        from tabled.math import strategy  # NumPy: an optional extra
     except ImportError:
         return None
     names = getattr(strategy, "STRATEGIES", None)
     return frozenset(names) if names else None
+
+
+#: the simulated players' personas (tabled/sim/personas.py): honest, or a cheat for game protection
+PERSONAS = ("honest", "hole-carder", "flashed", "colluder")
 
 
 def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
@@ -513,6 +567,12 @@ def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
     dealer = sec.choice("dealer", DEALERS, "auto")
     pace = sec.integer("pace_ms", 0, 60_000, 0)
     inspector = sec.flag("inspector", False)
+    errs = sec.section("mistakes", {})
+    mistakes = Mistakes(**{k: errs.integer(k, 0, 1000, 0) for k in MISTAKES})
+    errs.finish()
+    if mistakes and not table.check_payments:
+        raise errs.fail("overpay", "needs [table] check_payments = true: the mistakes are put right when the "
+                                   "board's check shows them")
     raw_players = sec.get("players", [])
     if not isinstance(raw_players, list):
         raise sec.fail("players", f"must be a list of {{spot, ante_cents, progressive, strategy}}, got {raw_players!r}")
@@ -531,10 +591,28 @@ def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
         strategy = p.text("strategy", "optimal")
         if strategies is not None and strategy not in strategies:
             raise p.fail("strategy", f"must be one of {', '.join(sorted(strategies))}, got {strategy!r}")
+        persona = p.choice("persona", PERSONAS, "honest")
+        sees = p.integer("sees", 0, 4, 1 if persona == "hole-carder" else 0)
+        if persona == "hole-carder" and sees not in (1, 2, 4):
+            raise p.fail("sees", f"a hole-carder sees 1, 2 or 4 of the dealer's hole cards, got {sees}")
+        if persona != "hole-carder" and sees:
+            raise p.fail("sees", f"only a hole-carder sees hole cards (persona = \"hole-carder\"), got {sees}")
+        group = p.get("group", None)
+        if persona == "colluder" and group is None:
+            raise p.fail("group", "is missing: a colluder names the group it shares hands with (group = \"A\")")
+        if group is not None:
+            if persona != "colluder":
+                raise p.fail("group", "only a colluder shares hands with a group (persona = \"colluder\")")
+            group = p.text("group")
+        card = p.get("card", None)
+        if card is not None and (not isinstance(card, str) or not card.isascii() or not card.isalnum()
+                                 or not 4 <= len(card) <= 32):
+            raise p.fail("card", f"must be a player card number of 4 to 32 letters and digits, got {card!r}")
         p.finish()
-        players.append(PlayerConfig(spot, ante, progressive, strategy))
+        players.append(PlayerConfig(spot, ante, progressive, strategy, persona, sees, group, card))
     sec.finish()
-    return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer, allow_service, pace, inspector)
+    return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer, allow_service, pace, inspector,
+                            mistakes)
 
 
 def _log(sec: Section) -> LogConfig:
@@ -589,74 +667,23 @@ def _reports(sec: Section) -> ReportsConfig:
         raise sec.fail(str(exc).split(":")[0] if str(exc).startswith(("day_start", "shifts")) else "shifts",
                        str(exc).split(": ", 1)[-1]) from None
     return ReportsConfig(zone, day_start, tuple(shifts), float(sigmas))
-def listen_address(text: str) -> tuple[str, int]:
-    """``"127.0.0.1:8750"`` or ``"[::1]:8750"`` -> (host, port); the host is an IP address (a name
-    could resolve to another machine's address than the one checked here). ValueError says why."""
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ValueError(f"must be ADDRESS:PORT with a port from 0 to 65535, got {text!r}")
-    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        raise ValueError(f"the address must be an IP address (such as 127.0.0.1), got {host!r}") from None
-    return host, int(port)
-
-
-def listen_of(sec: Section, default: str) -> tuple[str, int]:
-    """A page's ``listen`` (the dealer's screen, the floor): an IP address and a port."""
-    text = sec.get("listen", default)
-    if not isinstance(text, str):
-        raise sec.fail("listen", f"must be text such as {default!r}, got {text!r}")
-    try:
-        return listen_address(text)
-    except ValueError as exc:
-        raise sec.fail("listen", str(exc)) from None
-
-
-def viewers_of(sec: Section) -> list[Viewer]:
-    """The ``viewers`` of a page's section (the dealer's screen, the floor): each a name and a
-    token of its own, long enough not to be guessed."""
-    viewers: list[Viewer] = []
-    raw = sec.get("viewers", [])
-    if not isinstance(raw, list):
-        raise sec.fail("viewers", "must be a list of { name = ..., token = ... }")
-    for i, item in enumerate(raw):
-        v = sec.entry(item, f"viewers[{i}]")
-        name, token = v.text("name"), v.text("token")
-        if len(token) < MIN_TOKEN_CHARS or not token.isascii() or not token.isprintable() or " " in token:
-            raise v.fail("token", f"must be at least {MIN_TOKEN_CHARS} printable ASCII characters without spaces")
-        if any(token == other.token or name == other.name for other in viewers):
-            raise v.fail("name", "each viewer has its own name and token")
-        v.finish()
-        viewers.append(Viewer(name, token))
-    return viewers
-
-
-def names_of(sec: Section) -> tuple[str, ...]:
-    """A page server's ``names``: the host names (DNS) it answers to besides its listen address."""
-    raw = sec.get("names", [])
-    if not isinstance(raw, list) or not all(isinstance(n, str) and _HOST_NAME.fullmatch(n.lower()) for n in raw):
-        raise sec.fail("names", f"must be a list of host names such as \"table7.casino.lan\", got {raw!r:.100}")
-    return tuple(n.lower() for n in raw)
-
-
-def max_connections_of(sec: Section) -> int:
-    """A page server's ``max_connections``: how many connections it keeps open at once."""
-    return sec.integer("max_connections", 1, MAX_PAGE_CONNECTIONS, ScreenConfig.max_connections)
-
-
-def _screen(sec: Section) -> ScreenConfig:
+def _screen(sec: Section, base: Path) -> ScreenConfig:
     enabled = sec.flag("enabled", True)
     host, port = listen_of(sec, SCREEN_LISTEN)
     viewers = viewers_of(sec)
-    names, most = names_of(sec), max_connections_of(sec)
+    names, most, tls = names_of(sec), max_connections_of(sec), tls_of(sec, base)
     sec.finish()
-    screen = ScreenConfig(enabled, host, port, tuple(viewers), names, most)
-    if enabled and not screen.loopback and not viewers:
-        raise sec.fail("listen", f"{host} is reachable from other machines: configure [[screen.viewers]] "
-                                 "with a token for each, or listen on 127.0.0.1")
-    return screen
+    refused = exposure_refused(host, tuple(viewers), tls, "screen")
+    if enabled and refused:
+        raise sec.fail("listen", refused)
+    return ScreenConfig(enabled, host, port, tuple(viewers), names, most, tls=tls)
+
+
+def _ratings(sec: Section) -> RatingsConfig:
+    enabled = sec.flag("enabled", False)
+    minutes = sec.integer("interval_minutes", 0, 24 * 60, 0)
+    sec.finish()
+    return RatingsConfig(enabled, minutes)
 
 
 def _staff(sec: Section, base: Path) -> StaffConfig:
@@ -686,11 +713,16 @@ def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     log = _log(top.section("log", {}))
     software = _software(top.section("software", {}), base)
     reports = _reports(top.section("reports", {}))
-    screen = replace(_screen(top.section("screen", {})), property_name=table.property_name, table_name=table.name,
+    screen = replace(_screen(top.section("screen", {}), base), property_name=table.property_name, table_name=table.name,
                      time_zone=reports.time_zone)
     staff = _staff(top.section("staff"), base) if "staff" in data else None
+    protection_sec = top.section("protection", {})
+    protection = ProtectionConfig(protection_sec.flag("live", True))
+    protection_sec.finish()
+    ratings = _ratings(top.section("ratings", {}))
     top.finish()
-    return Config(None, table, journal, pools, devices, simulation, log, software, reports, screen, staff)
+    return Config(None, table, journal, pools, devices, simulation, log, software, reports, screen, staff,
+                  protection, ratings)
 
 
 SYSTEM_CONFIG = Path("/etc/tabled/tabled.toml")
@@ -744,8 +776,6 @@ def load_config(path: str | Path | None) -> Config:
 __all__ = [
     "Config", "ConfigError", "TableConfig", "JournalConfig", "PoolConfig", "SerialDeviceConfig",
     "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig", "SoftwareConfig",
-    "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig", "ReportsConfig",
-    "UsbDeviceConfig", "DevicesConfig", "PlayerConfig", "SimulationConfig", "LogConfig",
-    "ScreenConfig", "Viewer", "listen_address", "StaffConfig",
+    "ReportsConfig", "ScreenConfig", "Viewer", "Tls", "listen_address", "StaffConfig",
     "load_config", "parse_config", "find_config", "check_may_start", "started_by_systemd", "DEFAULT_TOML",
 ]

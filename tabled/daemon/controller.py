@@ -22,7 +22,7 @@ from typing import Any
 
 import structlog
 
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.daemon.poolfeed import PoolFeed
 from tabled.pool.base import ProgressivePool
 from tabled.table.core import TableCore

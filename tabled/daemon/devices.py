@@ -60,6 +60,7 @@ from tabled_drivers.link.errors import CommandRejected, LinkError, PortBusyError
 from tabled_drivers.link.messages import Status
 from tabled_drivers.link.usb import UsbAddress
 from tabled_drivers.meter import MeterDriver, MeterFault, MeterFaultCleared
+from tabled_drivers.playercards import CardInserted, CardRemoved, PlayerCardDriver
 from tabled_drivers.panel import (Button, ButtonPressed, KeyTurned, Lamp, LampState, NumberEntered, PanelDriver,
                            SignIn, SignOut, SpotAction, SpotsAction)
 from tabled_drivers.shoe import (BackColour, CardDrawn, CardUnreadable, ShoeDriver, ShoeEmpty, ShoeRemoved,
@@ -70,13 +71,14 @@ from tabled_drivers.shuffler import (DECK_SIZE, CardCountWrong, DeckColour, Door
 from tabled.daemon.staff import StaffConfig
 from tabled.host.log import Trouble
 from tabled.table.core import TableCore
-from tabled.table.effects import Command, Note
+from tabled.table.effects import (Command, Deal, Lock, MeterShow, Note, PanelLamp, ProgressiveAcceptance, Shuffle,
+                                   StartShoe, Unlock)
 from tabled.game.cards import HAND_SIZE
-from tabled.table.felt import AREAS, parse_reading
+from tabled.table.felt import parse_reading
+from tabled.table.names import AREAS
 
 log = structlog.get_logger("tabled.daemon.devices")
 
-DEVICES = ("shuffler", "betspots", "meter", "shoe", "panel")
 FIRST_OPEN_TIMEOUT = 5.0  # seconds for every driver's first try at opening its port
 DECK_COLOURS = {"A": DeckColour.RED, "B": DeckColour.BLUE}  # tabled.table.cardsource.DECKS: A red, B blue
 COLOUR_DECKS = {c: d for d, c in DECK_COLOURS.items()}
@@ -149,12 +151,15 @@ def frame_seq(ack: Ack) -> int | None:
 def build_drivers(consumer_for: Callable[[str], Consumer], *, spots: int, ports: dict[str, str],
                   usb_backend: Any = None, usb_addresses: dict[str, UsbAddress] | None = None,
                   timing: LinkTiming = LinkTiming(), poll_interval: float = 0.05,
-                  baudrates: dict[str, int] | None = None) -> dict[str, Driver]:
+                  baudrates: dict[str, int] | None = None, cards: bool = False) -> dict[str, Driver]:
     """The five drivers: serial ones on ``ports``, USB ones found on ``usb_backend`` (None: libusb),
-    or on ``ports`` when a port is given for them."""
+    or on ``ports`` when a port is given for them; with ``cards`` (player ratings on) the player
+    card reader too."""
     baud = baudrates or {}
     addr = usb_addresses or {}
-    return {
+    reader: dict[str, Driver] = {"cards": PlayerCardDriver(consumer=consumer_for("cards"), address=addr.get("cards"),
+                                                           backend=usb_backend, timing=timing)} if cards else {}
+    return reader | {
         "shuffler": ShufflerDriver(port=ports["shuffler"], consumer=consumer_for("shuffler"), timing=timing,
                                    baudrate=baud.get("shuffler", 115200)),
         "betspots": BetSpotsDriver(port=ports["betspots"], consumer=consumer_for("betspots"), timing=timing,
@@ -357,6 +362,10 @@ class TableDevices:
             return [button_input(e)]
         if isinstance(e, SignOut):
             return [("staff.sign_out", {"badge": e.badge, "role": e.key.name.lower()})]
+        if isinstance(e, CardInserted):
+            return [("player.card", {"spot": e.spot, "card": e.card})]
+        if isinstance(e, CardRemoved):
+            return [("player.leaves", {"spot": e.spot})]
         if isinstance(e, KeyTurned):
             log.info("panel.key_turned", position=e.position.name.lower(), round_id=self.core.round_id)
             return []
@@ -441,38 +450,37 @@ class TableDevices:
         return cast(ShufflerDriver, self.drivers["shuffler"])
 
     async def _run(self, cmd: Command) -> None:
+        """One command to its device, as the table made it: nothing is added or worked out here."""
         d = self.drivers[cmd.device]
-        a = cmd.args
-        if cmd.device == "shuffler":
-            if cmd.name == "shuffle":
-                await self._shuffle(self._shuffler(), a["deck"])
-            elif cmd.name == "deal":
-                await self._deal(self._shuffler(), a["deck"], a["hands"])
-        elif cmd.device == "betspots":
-            board = cast(BetSpotsDriver, d)
-            if cmd.name == "unlock":
+        match cmd:
+            case Shuffle(deck=deck):
+                await self._shuffle(self._shuffler(), deck)
+            case Deal(deck=str() as deck, hands=hands):
+                await self._deal(self._shuffler(), deck, hands)
+            case Deal():
+                log.warning("device.command_ignored", device=cmd.device, command=cmd.name, reason="no deck named")
+            case Unlock(progressive_spots=accepting):
+                board = cast(BetSpotsDriver, d)
                 await board.unlock()
-                if a.get("progressive_spots"):
-                    await board.enable_progressive(sorted(a["progressive_spots"]))
+                if accepting:
+                    await board.enable_progressive(list(accepting))
                 await board.set_lamps({})
-            elif cmd.name == "progressive_acceptance" and "progressive_spots" in a:
-                await board.enable_progressive(sorted(a["progressive_spots"]))
-            elif cmd.name == "lock":
+            case ProgressiveAcceptance(progressive_spots=accepting):
+                await cast(BetSpotsDriver, d).enable_progressive(list(accepting))
+            case Lock(lamps=lamps):
+                board = cast(BetSpotsDriver, d)
                 await board.lock()
-                if "lamps" in a:
-                    await board.set_lamps({n: SpotLamp.ON for n in a["lamps"]})
-        elif cmd.device == "shoe" and cmd.name == "start_shoe":
-            await cast(ShoeDriver, d).start_shoe()
-        elif cmd.device == "panel" and cmd.name == "lamp":
-            await cast(PanelDriver, d).set_lamp(Lamp[a["lamp"]], LampState[a["state"]])
-        elif cmd.device == "meter" and cmd.name == "show":
-            meter = cast(MeterDriver, d)
-            if a.get("offline"):
-                await meter.show_offline()
-            elif a.get("cents") is not None:
-                await meter.show(a["cents"])
-        else:
-            log.info("device.command_ignored", device=cmd.device, command=cmd.name)
+                await board.set_lamps({n: SpotLamp.ON for n in lamps})
+            case StartShoe():
+                await cast(ShoeDriver, d).start_shoe()
+            case PanelLamp(lamp=lamp, state=state):
+                await cast(PanelDriver, d).set_lamp(Lamp[lamp], LampState[state])
+            case MeterShow(offline=True):
+                await cast(MeterDriver, d).show_offline()
+            case MeterShow(cents=int() as cents):
+                await cast(MeterDriver, d).show(cents)
+            case MeterShow():
+                pass  # the pool's amount is not known yet: the meter keeps what it shows
 
     def _refused(self, command: str, deck: str, exc: CommandRejected) -> None:
         status = Status(exc.status).name if exc.status in set(Status) else f"status {exc.status}"
@@ -516,4 +524,4 @@ def _back(colour: BackColour) -> dict[str, str]:
     return {} if colour is BackColour.NOT_SEEN else {"back": colour.name.lower()}
 
 
-__all__ = ["TableDevices", "build_drivers", "DEVICES", "DECK_COLOURS"]
+__all__ = ["TableDevices", "build_drivers", "DECK_COLOURS"]

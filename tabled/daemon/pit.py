@@ -1,4 +1,4 @@
-"""The journal as the pit's view reads it (tabled/table/pit.py), on a connection of its own.
+"""The journal as the pit's view reads it (tabled/views/pit.py), on a connection of its own.
 
 :class:`PitReader` is used from one thread, never the table's loop: it takes the records of the
 pit's kinds committed since it last read, and checks the hash chain from the last record it
@@ -16,9 +16,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tabled.daemon.journal import GENESIS_HASH, Journal, JournalError, Record
+from tabled.journal.store import GENESIS_HASH, Journal, JournalError, Record
+from tabled.views.pit import ALERTS_KEPT, CLEARED_KEPT, DECISIONS_KEPT, HITS_KEPT, KINDS, ROUNDS_KEPT, PitLog
 from tabled.table.notes import DEVICE_FAULTS
-from tabled.table.pit import CLEARED_KEPT, DECISIONS_KEPT, HITS_KEPT, KINDS, ROUNDS_KEPT, PitLog
 
 CHUNK = 5000  # records looked at per step of the first read, back from the head
 
@@ -76,7 +76,8 @@ def _recent(journal: Journal, head_seq: int) -> list[Record]:
     """The records the pit shows at first, oldest first: back from the head until it has the last
     rounds, hits, key decisions and cleared faults it keeps (or the journal's start)."""
     wanted = {"round.settled": ROUNDS_KEPT, "progressive.awarded": HITS_KEPT,
-              "panel": DECISIONS_KEPT, "fault": 2 * CLEARED_KEPT}
+              "panel": DECISIONS_KEPT, "fault": 2 * CLEARED_KEPT,
+              "protection.alert": ALERTS_KEPT}
     found: list[Record] = []
     last = head_seq
     while last >= 1 and any(n > 0 for n in wanted.values()):

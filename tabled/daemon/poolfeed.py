@@ -26,7 +26,7 @@ from typing import Any
 
 import structlog
 
-from tabled.daemon.journal import Journal, Record
+from tabled.journal.store import Journal, Record
 from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import Category
 from tabled.host.log import Trouble, scrub_secrets

@@ -11,7 +11,7 @@ from typing import Any
 
 from tabled.daemon import config_record
 from tabled.daemon.config import Config, SoftwareConfig
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.host import software
 
 #: the journal input that records the software check (tabled/table/kinds.py)

@@ -33,7 +33,7 @@ class RoundPrinter:
     def __call__(self, effects: list[Effect]) -> None:
         for e in effects:
             if isinstance(e, Note) and e.kind == "round.settled" and self.quiet:
-                d = e.payload
+                d: dict[str, Any] = dict(e.payload)  # the log reads the settlement's JSON as written
                 dealer = " ".join(d["dealer"]["cards"]) if d.get("dealer") else "-"
                 pool = d.get("progressive", {}).get("pool_after_cents")
                 house = d.get("house_collects_cents", 0) - d.get("house_pays_cents", 0)
@@ -42,8 +42,9 @@ class RoundPrinter:
             if self.quiet:
                 continue
             if isinstance(e, Note) and e.kind == "round.dealt":
-                hands = "  ".join(f"{k}:{v}" for k, v in e.payload["spots"].items())
-                print(f"{e.round_id} dealt  {hands}  dealer up {' '.join(e.payload['dealer_up'])}", file=self.out)
+                dealt: dict[str, Any] = dict(e.payload)
+                hands = "  ".join(f"{k}:{v}" for k, v in dealt["spots"].items())
+                print(f"{e.round_id} dealt  {hands}  dealer up {' '.join(dealt['dealer_up'])}", file=self.out)
             elif isinstance(e, Say) and (e.level != "info" or e.rule in ("9.1", "9.2") or "spot" in e.text[:5]
                                          or "progressive" in e.text or "round" in e.text[:6]):
                 tag = f" [{e.rule}]" if e.rule else ""
@@ -98,7 +99,7 @@ def loggable(note: Note) -> dict[str, Any]:
     keeps every card, the log shows them from ``round.settled``: there, each spot's cards, status
     and net, the dealer's hand and the money of the round; each wager's detail is in the journal
     (``tabled recall``) and, at debug level, in ``round.settled.detail``."""
-    fields = {k: v for k, v in note.payload.items() if k != "round_id"}
+    fields: dict[str, Any] = {k: v for k, v in note.payload.items() if k != "round_id"}
     if note.kind == "round.dealt":
         return {"dealer_up": fields.get("dealer_up"), "spots_dealt": sorted(int(s) for s in fields.get("spots", {}))}
     if note.kind == "round.settled":
@@ -112,6 +113,9 @@ def loggable(note: Note) -> dict[str, Any]:
                 "awards": progressive.get("awards", []), "pool_after_cents": progressive.get("pool_after_cents"),
                 "house_collects_cents": fields.get("house_collects_cents"),
                 "house_pays_cents": fields.get("house_pays_cents")}
+    if note.kind == "payments.due":  # every area of every spot: the log names those to settle
+        return {"to_settle": [f"spot {a.get('spot')} {a.get('area')}: {a.get('state')}" for a in fields.get("areas", [])
+                              if a.get("state") != "done"]}
     return fields
 
 
@@ -139,7 +143,8 @@ class Session:
     def __call__(self, effects: list[Effect]) -> None:
         for e in effects:
             if isinstance(e, Note) and e.kind == "round.settled":
-                self.house_net_cents += e.payload.get("house_collects_cents", 0) - e.payload.get("house_pays_cents", 0)
+                settled: dict[str, Any] = dict(e.payload)
+                self.house_net_cents += settled.get("house_collects_cents", 0) - settled.get("house_pays_cents", 0)
             elif isinstance(e, Note) and e.kind == "round.finished":
                 self.rounds += 1
 

@@ -10,7 +10,7 @@ ever sent twice or skipped.
 
 The server takes a record only if it follows the table's last one there: the next number, the
 previous record's hash as its link, and a hash the server computes again itself (the trigger of
-:data:`CENTRAL_SCHEMA`, the same bytes as ``tabled.daemon.journal.canonical_record``). Records are
+:data:`CENTRAL_SCHEMA`, the same bytes as ``tabled.journal.store.canonical_record``). Records are
 never changed or deleted there. Each table logs in with a role of its own that may insert and read
 only its own table's records (row-level security); the auditor's role reads all; only the
 administrator changes the schema (``tabled pool migrate``).
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -32,17 +33,20 @@ from typing import Any
 
 import structlog
 
-from tabled.daemon.journal import GENESIS_HASH, Journal, Record, record_hash
+from tabled.journal.central import AUDITOR
+from tabled.journal.store import GENESIS_HASH, Journal, Record, record_hash
 from tabled.host.dsn import NoPassword, required_password, server_said
 from tabled.host.dsn import dsn_problem as host_dsn_problem
 from tabled.host.log import Trouble
+from tabled.host.primary import StandbyOnly, for_the_primary, standby_only
 
 log = structlog.get_logger("tabled.daemon.shipping")
 
 BATCH = 500            # records a transaction
 RETRY_S = 1.0          # after a failed connection or batch
-IDLE_WAKE_S = 1.0      # a caught-up shipper looks again at least this often
-AUDITOR = "tabled_auditor"
+IDLE_WAKE_S = 30.0     # a caught-up shipper looks at its journal again at least this often (the
+                       # controller wakes it after each commit; the server is not asked when idle)
+CONNECT_TIMEOUT_S = 10  # each server named; libpq tries the next one after it
 _ROLE = re.compile(r"[a-z_][a-z0-9_]{0,62}\Z")
 
 CENTRAL_SCHEMA = f"""
@@ -175,9 +179,18 @@ def connector(dsn: str, environ: Mapping[str, str] | None = None) -> Callable[[]
     except NoPassword as exc:
         raise ShippingError(f"journal.ship_to: {exc}") from None
     extra: dict[str, Any] = {"password": password} if password is not None else {}
+    try:
+        primary = for_the_primary(dsn)
+    except StandbyOnly as exc:
+        raise ShippingError(f"journal.ship_to: {exc}") from None
 
-    def connect() -> Any:
-        return psycopg.AsyncConnection.connect(dsn, connect_timeout=10, **extra)
+    async def connect() -> Any:
+        try:
+            return await psycopg.AsyncConnection.connect(primary, connect_timeout=CONNECT_TIMEOUT_S, **extra)
+        except psycopg.OperationalError as exc:
+            if (said := standby_only(exc, dsn)) is not None:
+                raise ShippingError(f"journal.ship_to: {said}") from None
+            raise
     return connect
 
 
@@ -322,28 +335,40 @@ class Shipper:
                 await self._session()
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # noqa: BLE001 (any database or network failure: try again)
+            except Exception as exc:  # any database or network failure: try again
                 self.failures += 1
                 self._caught_up.clear()
                 self.error = server_said(exc)[:200]
                 self._moved.set()
                 self.trouble.failed(self.error, table_id=self.table_id, lag=self.lag)
-                await asyncio.sleep(self.retry_s)
+                # spread: tables that lost the server together do not all come back in the same instant
+                await asyncio.sleep(self.retry_s * random.uniform(0.5, 1.5))
         self._moved.set()
         log.error("shipping.diverged", table_id=self.table_id, seq=self.diverged.seq, reason=self.diverged.reason)
 
     async def _session(self) -> None:
+        """One connection: the central head read and checked once, then each batch sent after the
+        last, with the journal's head, in one transaction and one round trip. The server is not
+        asked anything while there is nothing to send. A commit whose outcome is unknown (the
+        server gone, a promotion) ends the session: the next one reads the head again and sends
+        what the server does not hold."""
         conn = await self.connect()
+        journal: Journal | None = None
         try:
+            # the session's own read-only view of the journal, kept open: each read sees the latest commit
+            journal = await asyncio.to_thread(Journal.open, self.journal_path, readonly=True, verify=False)
+            seq, digest = await self._head(conn)
+            self.trouble.ended(table_id=self.table_id, lag=self.lag)
+            check: str | None = digest
             while self.diverged is None:
-                seq, digest = await self._head(conn)
-                self.trouble.ended(table_id=self.table_id, lag=self.lag)
-                sent = await asyncio.to_thread(self._read_after, seq, digest)
+                sent = await asyncio.to_thread(self._read_after, journal, seq, check)
                 if sent is None:
                     return
-                if self._reporting and self.local_head != self.reported:
-                    await self._report_head(conn)
+                check = None
                 if not sent:
+                    if self._reporting and self.local_head != self.reported:
+                        await self._send(conn, [])
+                        continue
                     self._caught_up.set()
                     self._wake.clear()
                     with contextlib.suppress(TimeoutError):
@@ -351,25 +376,38 @@ class Shipper:
                             await self._wake.wait()
                     continue
                 self._caught_up.clear()
-                async with conn.cursor() as cur:
-                    await cur.executemany(_INSERT, [_row(self.table_id, r, t) for r, t in sent])
-                await conn.commit()
-                self.shipped = sent[-1][0].seq
+                if await self._send(conn, sent):
+                    seq = self.shipped = sent[-1][0].seq
+                    self._moved.set()
         finally:
+            if journal is not None:
+                journal.close()
             with contextlib.suppress(Exception):
                 await conn.close()
 
-    async def _report_head(self, conn: Any) -> None:
-        """Tell the server how far the table's journal goes (the floor shows records behind)."""
+    async def _send(self, conn: Any, sent: list[tuple[Record, str]]) -> bool:
+        """The records and the journal's head in one transaction, pipelined (one round trip);
+        False when the server has no head report (an older schema): then sent again without it."""
         import psycopg
+        report = self._reporting and self.local_head != self.reported
         try:
-            await conn.execute("SELECT journal_report_head(%s)", (self.local_head,))
-            await conn.commit()
-            self.reported = self.local_head
+            async with conn.pipeline():
+                if sent:
+                    async with conn.cursor() as cur:
+                        await cur.executemany(_INSERT, [_row(self.table_id, r, t) for r, t in sent])
+                if report:
+                    await conn.execute("SELECT journal_report_head(%s)", (self.local_head,))
+                await conn.commit()
         except (psycopg.errors.UndefinedFunction, psycopg.errors.InsufficientPrivilege) as exc:
+            if not report or "journal_report_head" not in str(exc):
+                raise
             await conn.rollback()
             self._reporting = False  # an older central schema: ship without reporting
             log.warning("shipping.head_not_reported", table_id=self.table_id, error=server_said(exc))
+            return False
+        if report:
+            self.reported = self.local_head
+        return True
 
     async def _head(self, conn: Any) -> tuple[int, str]:
         cur = await conn.execute("SELECT seq, hash FROM journal_records WHERE table_id = %s ORDER BY seq DESC "
@@ -381,18 +419,18 @@ class Shipper:
         self._moved.set()
         return seq, digest
 
-    def _read_after(self, seq: int, digest: str) -> list[tuple[Record, str]] | None:
-        """The local records after the central head (None when the two disagree there)."""
-        with Journal.open(self.journal_path, readonly=True, verify=False) as journal:
-            self.local_head = journal.head[0]
-            if seq > 0:
-                here = journal.record(seq)
-                if here is None or here.hash != digest:
-                    why = ("is not in this journal (the journal was cut or swapped for an older copy)"
-                           if here is None else "differs from this journal's (rewritten on one side)")
-                    self.diverged = Divergence(seq, f"the central copy's record {seq} {why}")
-                    return None
-            return journal.raw_records_after(seq, self.batch)
+    def _read_after(self, journal: Journal, seq: int, digest: str | None) -> list[tuple[Record, str]] | None:
+        """The local records after the central head (None when the two disagree there); ``digest``
+        is checked when given (a session's first read: after that the head is what it sent)."""
+        self.local_head = journal.head[0]
+        if seq > 0 and digest is not None:
+            here = journal.record(seq)
+            if here is None or here.hash != digest:
+                why = ("is not in this journal (the journal was cut or swapped for an older copy)"
+                       if here is None else "differs from this journal's (rewritten on one side)")
+                self.diverged = Divergence(seq, f"the central copy's record {seq} {why}")
+                return None
+        return journal.raw_records_after(seq, self.batch)
 
 
 def central_tables(conn: Any) -> list[str]:

@@ -5,10 +5,10 @@ aiohttp serves it because it is a well-kept asyncio HTTP server with streaming r
 Server-Sent Events need nothing more.
 
 - ``/`` the page (``tabled/web_assets/``, shipped in the package: nothing from the internet),
-  ``/events`` the stream of the screen (tabled/table/screen.py) as Server-Sent Events,
+  ``/events`` the stream of the screen (tabled/views/screen.py) as Server-Sent Events,
   ``/screen.json`` the latest screen once; ``/pit``, ``/pit/events`` and ``/pit.json`` the same
-  for the pit's view (tabled/table/pit.py); ``/slip?round=ID&spot=N`` the printable hand-pay slip
-  of a progressive award and ``/slip.json`` its content (tabled/table/slip.py), read from the
+  for the pit's view (tabled/views/pit.py); ``/slip?round=ID&spot=N`` the printable hand-pay slip
+  of a progressive award and ``/slip.json`` its content (tabled/views/slip.py), read from the
   journal on a connection of its own in a worker thread, never on the table's loop. Only GET
   and HEAD: no request changes the table.
 - The screen is made by a listener of the controller, which runs after an input is journaled
@@ -23,44 +23,47 @@ Server-Sent Events need nothing more.
   The heartbeat also says whether the table's own loop still runs (it stamps the time every
   :data:`HEARTBEAT_S`; :data:`TABLE_QUIET_S` without a stamp and the beat says it does not): a
   live server in front of a stalled table is not a live screen.
-- What every request is checked for first (tabled/daemon/pages.py): a ``Host`` naming this
-  server (403 otherwise), at most ``max_connections`` connections at once (503 beyond), a
-  malformed request answered 400 with one line logged.
-- Who may look (:func:`may_view`): this PC always; another machine only with a configured
-  viewer's token (``Authorization: Bearer``, ``?token=``, or the cookie the page gets from it).
-  A refused request gets 401 or 403 and a one-line reason, nothing of the table.
+- What every request is checked for first (tabled/web/guard.py): a ``Host`` naming this server
+  (403 otherwise), at most ``max_connections`` connections at once (503 beyond), a malformed
+  request answered 400 with one line logged.
+- Who may look (tabled/web/access.py): this PC always; another machine only with a configured
+  viewer's token (``Authorization: Bearer``, or the HttpOnly cookie a link's ``?token=`` is
+  exchanged for, with a redirect to the address without it), and only over TLS with the
+  configured certificate: plain HTTP off the loopback address is refused at start. A refused
+  request gets 401 or 403 and a one-line reason, nothing of the table.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
-import ipaddress
 import json
 import os
 import re
+import ssl
 import threading
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib import resources
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import structlog
 from aiohttp import web
 
-from tabled.daemon.config import ScreenConfig, Viewer
-from tabled.daemon.journal import Journal
-from tabled.daemon.pages import HostNames, PageListener
+from tabled.daemon.config import ScreenConfig
 from tabled.daemon.pit import PitReader, standing_since
+from tabled.journal.store import Journal
 from tabled.table.effects import Effect
-from tabled.table.pit import pit_devices, pit_view
-from tabled.table.screen import screen_view
-from tabled.table.slip import KINDS as SLIP_KINDS
-from tabled.table.slip import SlipError, awards_before, hand_pay_slip
-from tabled.table.slip import at as slip_at
+from tabled.views.pit import pit_devices, pit_players, pit_view
+from tabled.views.screen import screen_view
+from tabled.views.slip import KINDS as SLIP_KINDS
+from tabled.views.slip import SlipError, awards_before, hand_pay_slip
+from tabled.views.slip import at as slip_at
+from tabled.web.access import SECURITY_HEADERS
+from tabled.web.assets import add_assets, page
+from tabled.web.guard import Guard
+from tabled.web.listen import HostNames, PageListener
+from tabled.web.stream import LatestStream, data_of, event
+from tabled.web.tls import serving_context
 
 log = structlog.get_logger("tabled.daemon.web")
 
@@ -75,73 +78,6 @@ PAGES = {"/": "index.html", "/pit": "pit.html", "/slip": "slip.html"}
 MAX_ROUND_ID = 64
 SPOT = re.compile(r"[0-9]{1,2}")  # ASCII digits only: "²" is a digit to str.isdigit, not to int()
 SCREEN, PIT = "screen", "pit"  # what a page follows
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-                               "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
-
-
-# -- who may look -----------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Decision:
-    status: int              # 200, or 401 (no token) / 403 (a token that is not a viewer's)
-    viewer: str | None       # the viewer's name; "local" for this PC
-    reason: str = ""
-
-
-def is_loopback(address: str | None) -> bool:
-    """A peer on this PC (127.0.0.0/8, ::1, an IPv4 loopback mapped into IPv6)."""
-    if not address:
-        return False
-    try:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
-    except ValueError:
-        return False
-    mapped = getattr(ip, "ipv4_mapped", None)
-    return (mapped or ip).is_loopback
-
-
-def may_view(peer: str | None, token: str | None, viewers: Iterable[Viewer]) -> Decision:
-    """Who may see the screen: a request from this PC; from elsewhere only with a viewer's token
-    (compared in constant time). Nothing else is let through."""
-    if is_loopback(peer):
-        return Decision(200, "local")
-    if not token:
-        return Decision(401, None, "a token is needed to view this screen from another machine")
-    for v in viewers:
-        if hmac.compare_digest(v.token.encode(), token.encode()):
-            return Decision(200, v.name)
-    return Decision(403, None, "this token is not a viewer's")
-
-
-def presented_token(request: web.Request, cookie: str = COOKIE) -> str | None:
-    """The viewer's token: ``Authorization: Bearer``, else ``?token=``, else the page's cookie."""
-    auth = request.headers.get("Authorization", "")
-    if auth.lower().startswith("bearer "):
-        return auth[7:].strip() or None
-    return request.query.get("token") or request.cookies.get(cookie) or None
-
-
-# -- the server ------------------------------------------------------------------------------------
-
-class _Client:
-    """One open page: what it follows (the screen or the pit's view), the latest state it has not
-    been sent yet, and a wake-up."""
-
-    def __init__(self, follows: str) -> None:
-        self.follows = follows
-        self.latest: bytes | None = None
-        self.sent: bytes | None = None  # the last one written
-        self.wake = asyncio.Event()
-
-
-def _event(seq: int, name: str, view: dict[str, Any]) -> bytes:
-    data = json.dumps(view, separators=(",", ":"), ensure_ascii=True)
-    return f"id: {seq}\nevent: {name}\ndata: {data}\n\n".encode()
 
 
 class ScreenServer:
@@ -156,21 +92,21 @@ class ScreenServer:
         self.seq = 0
         self.latest: bytes | None = None
         self.url: str | None = None
-        self._names = HostNames(config.host, config.names)
-        self._clients: set[_Client] = set()
+        self._guard = Guard("screen", HostNames(config.host, config.names), config.viewers, COOKIE, log)
+        self._pages = LatestStream(HEARTBEAT_S, RETRY_MS, self._beat)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
         self._done: asyncio.Event | None = None
         self._stop_asked = threading.Event()  # set by stop(), which may come before the loop is up
-        self._stopping = False
         self._effects: list[Effect] = []  # carried out since the screen was last made
         self._due = False                 # a remake is scheduled in the table's loop
         # the pit's view: made in its own thread from the latest screen and the devices' links
         self.pit: dict[str, Any] | None = None
         self.pit_seq = 0
         self.pit_latest: bytes | None = None
-        self._pit_job: tuple[dict[str, Any], list[dict[str, Any]], int] | None = None  # screen, devices, seq
+        # screen, devices, seq, players seated
+        self._pit_job: tuple[dict[str, Any], list[dict[str, Any]], int, list[dict[str, Any]]] | None = None
         self._pit_wake = threading.Event()
         self._pit_thread: threading.Thread | None = None
         # the table's loop stamps this while it runs; the heartbeat reads it
@@ -194,12 +130,12 @@ class ScreenServer:
         effects, self._effects, self._due = self._effects, [], False
         try:
             self.view = screen_view(self.table.core, effects, self.view)
-            event = _event(self.seq + 1, SCREEN, self.view)
-        except Exception as exc:  # noqa: BLE001 (the table goes on; the log says what the screen missed)
+            made = event(self.seq + 1, SCREEN, self.view)
+        except Exception as exc:  # the table goes on; the log says what the screen missed
             log.error("screen.not_made", error=repr(exc), round_id=self.table.core.round_id)
             return
-        self.seq, self.latest = self.seq + 1, event
-        self._pit_job = (self.view, pit_devices(self.table.core), self.seq)
+        self.seq, self.latest = self.seq + 1, made
+        self._pit_job = (self.view, pit_devices(self.table.core), self.seq, pit_players(self.table.core))
         self._pit_wake.set()
         self._wake_pages()
 
@@ -215,7 +151,7 @@ class ScreenServer:
 
     def _wake_pages(self) -> None:
         loop = self._loop
-        if self._clients and loop is not None and not loop.is_closed():
+        if self._pages.clients and loop is not None and not loop.is_closed():
             # only a page needs the server's thread woken (a page that opens later reads the latest)
             try:
                 loop.call_soon_threadsafe(self._publish)
@@ -224,12 +160,7 @@ class ScreenServer:
 
     def _publish(self) -> None:
         # the newest made, whichever call this is: a page never steps back
-        latest = {SCREEN: self.latest, PIT: self.pit_latest}
-        for c in self._clients:
-            event = latest[c.follows]
-            if event is not None and event is not c.sent:
-                c.latest = event  # only the latest: a page that is behind skips to it
-                c.wake.set()
+        self._pages.publish({SCREEN: self.latest, PIT: self.pit_latest})
 
     # -- the pit's view (its own thread) -------------------------------------------------------------
 
@@ -247,12 +178,12 @@ class ScreenServer:
                     continue
                 try:
                     journal = {**reader.read(), "shipping_waits": getattr(self.table, "shipping_waits", None)}
-                    view = pit_view(job[0], job[1], reader.log, journal, job[2])
-                    event = _event(self.pit_seq + 1, PIT, view)
-                except Exception as exc:  # noqa: BLE001 (the table goes on; the log says what the pit missed)
+                    view = pit_view(job[0], job[1], reader.log, journal, job[2], job[3])
+                    made = event(self.pit_seq + 1, PIT, view)
+                except Exception as exc:  # the table goes on; the log says what the pit missed
                     log.error("pit.not_made", error=repr(exc))
                     continue
-                self.pit, self.pit_seq, self.pit_latest = view, self.pit_seq + 1, event
+                self.pit, self.pit_seq, self.pit_latest = view, self.pit_seq + 1, made
                 self._wake_pages()
         finally:
             reader.close()
@@ -260,7 +191,11 @@ class ScreenServer:
     # -- serving (the server's own loop) -------------------------------------------------------------
 
     async def start(self) -> str:
-        """Serve from a thread of its own; returns the screen's address (``http://host:port/``)."""
+        """Serve from a thread of its own; returns the screen's address (``https://host:port/`` off
+        this PC, ``http://`` on its loopback address). Plain HTTP off the loopback address is
+        refused before anything listens (a ValueError saying what to configure)."""
+        c = self.config
+        tls = serving_context("dealer's screen", "screen", c.host, c.viewers, c.tls)
         core = self.table.core
         journal = getattr(self.table, "journal", None)  # a view of a bare core has no pit's view
         self.view = screen_view(core, (), None)
@@ -268,7 +203,7 @@ class ScreenServer:
             # faults that stood before this start have stood since their records (a restart)
             self.view = screen_view(core, (), None, standing_since(journal, self.view["faults"]))
         self.seq += 1
-        self.latest = _event(self.seq, SCREEN, self.view)
+        self.latest = event(self.seq, SCREEN, self.view)
         started: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         caller = asyncio.get_running_loop()
 
@@ -281,8 +216,8 @@ class ScreenServer:
             self._loop = loop
             tell = lambda result: caller.call_soon_threadsafe(report, result)  # noqa: E731
             try:
-                loop.run_until_complete(self._serve(tell))
-            except BaseException as exc:  # noqa: BLE001 (told to the daemon's loop, which decides)
+                loop.run_until_complete(self._serve(tell, tls))
+            except BaseException as exc:  # told to the daemon's loop, which decides
                 log.error("screen.failed", error=repr(exc))
                 tell(exc)  # ignored once the address was reported
             finally:
@@ -298,21 +233,21 @@ class ScreenServer:
             self._stop_asked.set()
             raise
         if journal is not None:
-            self._pit_job = (self.view, pit_devices(core), self.seq)
+            self._pit_job = (self.view, pit_devices(core), self.seq, pit_players(core))
             self._pit_wake.set()
             self._pit_thread = threading.Thread(target=self._make_pits, args=(PitReader(journal.path),),
                                                 name="tabled-pit", daemon=True)
             self._pit_thread.start()
         return self.url
 
-    async def _serve(self, report) -> None:
+    async def _serve(self, report, tls: ssl.SSLContext | None) -> None:
         self._done = asyncio.Event()
         try:
             app = self._app()
             self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
             await self._runner.setup()
             listener = PageListener(self._runner, "screen", self.config.max_connections)
-            host, port = await listener.start(self.config.host, self.config.port)
+            host, port = await listener.start(self.config.host, self.config.port, tls)
         except OSError as exc:
             refused = OSError(f"cannot serve the dealer's screen on {self.config.host}:{self.config.port}: "
                               f"{os.strerror(exc.errno) if exc.errno else exc}")
@@ -322,12 +257,10 @@ class ScreenServer:
                 await self._runner.cleanup()
             return
         shown = f"[{host}]" if ":" in host else host
-        report(f"http://{shown}:{port}/")
+        report(f"{'https' if tls else 'http'}://{shown}:{port}/")
         if not self._stop_asked.is_set():
             await self._done.wait()
-        self._stopping = True
-        for c in list(self._clients):
-            c.wake.set()
+        self._pages.close()
         listener.close()
         await self._runner.cleanup()
 
@@ -350,7 +283,7 @@ class ScreenServer:
         self._thread = self._pit_thread = None
 
     def _app(self) -> web.Application:
-        app = web.Application(middlewares=[self._guard])
+        app = web.Application(middlewares=[self._guard.middleware])
         for path in PAGES:
             app.router.add_get(path, self._page)
         app.router.add_get("/events", self._events)
@@ -358,41 +291,15 @@ class ScreenServer:
         app.router.add_get("/screen.json", self._json)
         app.router.add_get("/pit.json", self._json)
         app.router.add_get("/slip.json", self._slip)
-        for name in ASSETS:
-            app.router.add_get(f"/{name}", self._asset)
+        add_assets(app, ASSETS)
         return app
 
-    @web.middleware
-    async def _guard(self, request: web.Request, handler) -> web.StreamResponse:
-        misnamed = self._names.refused(request.headers.get("Host"))
-        if misnamed:
-            log.warning("screen.refused", peer=request.remote, path=request.path[:100], status=403, reason=misnamed)
-            return web.Response(status=403, text=misnamed + "\n", headers=SECURITY_HEADERS)
-        decision = may_view(request.remote, presented_token(request), self.config.viewers)
-        if decision.status != 200:
-            log.warning("screen.refused", peer=request.remote, path=request.path, status=decision.status,
-                        reason=decision.reason)
-            headers = {"WWW-Authenticate": 'Bearer realm="tabled screen"'} if decision.status == 401 else {}
-            return web.Response(status=decision.status, text=decision.reason + "\n",
-                                headers={**SECURITY_HEADERS, **headers})
-        response = await handler(request)
-        if decision.viewer != "local" and request.query.get("token") and request.path in PAGES:
-            # the page's own requests (script, style, events) carry the token as a cookie
-            response.set_cookie(COOKIE, request.query["token"], httponly=True, samesite="Strict", path="/")
-        return response
-
     async def _page(self, request: web.Request) -> web.Response:
-        return web.Response(body=_asset(PAGES[request.path]), content_type="text/html", charset="utf-8",
-                            headers=SECURITY_HEADERS)
-
-    async def _asset(self, request: web.Request) -> web.Response:
-        name = request.path.lstrip("/")
-        return web.Response(body=_asset(name), content_type=ASSETS[name], charset="utf-8", headers=SECURITY_HEADERS)
+        return page(PAGES[request.path])
 
     async def _json(self, request: web.Request) -> web.Response:
-        latest = (self.pit_latest if request.path == "/pit.json" else self.latest) or b""
-        data = latest.split(b"data: ", 1)[1].strip() if b"data: " in latest else b"null"
-        return web.Response(body=data, content_type="application/json", headers=SECURITY_HEADERS)
+        latest = self.pit_latest if request.path == "/pit.json" else self.latest
+        return web.Response(body=data_of(latest), content_type="application/json", headers=SECURITY_HEADERS)
 
     async def _slip(self, request: web.Request) -> web.Response:
         """A progressive award's hand-pay slip, from the journal's records of its round."""
@@ -410,31 +317,8 @@ class ScreenServer:
         return web.Response(text=json.dumps(slip), content_type="application/json", headers=SECURITY_HEADERS)
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
-        response = web.StreamResponse(headers={**SECURITY_HEADERS, "Content-Type": "text/event-stream",
-                                               "X-Accel-Buffering": "no"})
-        await response.prepare(request)
-        client = _Client(PIT if request.path.startswith("/pit") else SCREEN)
-        self._clients.add(client)
-        # after joining: one made meanwhile is published to it
-        client.latest = self.pit_latest if client.follows == PIT else self.latest
-        try:
-            await response.write(f"retry: {RETRY_MS}\n\n".encode())
-            while not self._stopping:
-                event, client.latest = client.latest, None
-                client.wake.clear()
-                if event is not None and event is not client.sent:
-                    client.sent = event
-                    await response.write(event)
-                try:
-                    async with asyncio.timeout(HEARTBEAT_S):  # never swallows a cancellation (3.11)
-                        await client.wake.wait()
-                except TimeoutError:
-                    await response.write(self._beat())  # a comment would not reach the page
-        except ConnectionResetError:
-            pass  # the page went away
-        finally:
-            self._clients.discard(client)
-        return response
+        follows = PIT if request.path.startswith("/pit") else SCREEN
+        return await self._pages.serve(request, follows, self.pit_latest if follows == PIT else self.latest)
 
 
 async def start_screen(config: ScreenConfig, table: Any) -> ScreenServer | None:
@@ -475,8 +359,4 @@ def _slip_of(path: Any, table_id: str, round_id: str, spot: int, heading: Screen
             "time_local": local.strftime("%Y-%m-%d %H:%M:%S %Z") + f" ({heading.time_zone})"}
 
 
-def _asset(name: str) -> bytes:
-    return resources.files("tabled").joinpath("web_assets", name).read_bytes()
-
-
-__all__ = ["ScreenServer", "start_screen", "may_view", "is_loopback", "Decision", "HEARTBEAT_S"]
+__all__ = ["ScreenServer", "start_screen", "HEARTBEAT_S"]

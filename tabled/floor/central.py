@@ -1,6 +1,6 @@
 """The floor's own part of the central PostgreSQL: the acknowledgements of its alerts.
 
-The floor reads the tables' journals with the auditor's rights (tabled/daemon/shipping.py) and
+The floor reads the tables' journals with the auditor's rights (tabled/journal/central.py) and
 writes only ``floor_acks``: who acknowledged which alert, and when (the server's clock); one row
 per alert (a unique index refuses a second). The table is append-only (a trigger refuses UPDATE,
 DELETE and TRUNCATE), so an acknowledgement, once made, stays on record. ``migrate`` is run by
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabled.daemon.shipping import AUDITOR
+from tabled.journal.central import AUDITOR
 
 #: the role the floor service logs in as (or a login role granted it)
 FLOOR_ROLE = "tabled_floor"

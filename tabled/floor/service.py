@@ -10,9 +10,10 @@ central PostgreSQL (never from a table: a table that is down or rewritten is exa
   A table whose central copy has not been read for three polls (the central database unreachable,
   a poll that hangs) is shown stale, with when it was last read.
 - Every request names this server in its ``Host``, an acknowledgement comes from this server's
-  page (its ``Origin``), at most ``max_connections`` are open at once (tabled/daemon/pages.py).
-- Who may look and acknowledge: this PC, or another machine with a viewer's token (as the dealer's
-  screen, tabled/daemon/web.py). An acknowledgement names the person typed in and the viewer.
+  page (its ``Origin``), at most ``max_connections`` are open at once, and off this PC the page is
+  served over TLS only (the page server's parts, tabled/web/, as the dealer's screen's).
+- Who may look and acknowledge: this PC, or another machine with a viewer's token (its cookie once
+  a link's token is exchanged). An acknowledgement names the person typed in and the viewer.
 """
 
 from __future__ import annotations
@@ -21,21 +22,26 @@ import asyncio
 import contextlib
 import json
 import time
+from collections import deque
 from collections.abc import Callable
-from importlib import resources
 from typing import Any
 
 import structlog
 from aiohttp import web
 
-from tabled.daemon.pages import HostNames, PageListener, origin_refused
-from tabled.daemon.seals import public_keys, read_key
-from tabled.host.dsn import credential_password, server_said
-from tabled.host.log import Trouble
-from tabled.daemon.web import SECURITY_HEADERS, Decision, may_view, presented_token
 from tabled.floor.central import MAX_NAME
 from tabled.floor.config import PASSWORD_CREDENTIAL, FloorConfig
 from tabled.floor.watch import Alert, Row, TableWatch
+from tabled.host.dsn import credential_password, server_said
+from tabled.host.log import Trouble
+from tabled.host.primary import StandbyOnly, for_the_primary, standby_only
+from tabled.journal.seals import public_keys, read_key
+from tabled.web.access import SECURITY_HEADERS
+from tabled.web.assets import add_assets, page
+from tabled.web.guard import VIEWER, Guard
+from tabled.web.listen import HostNames, PageListener
+from tabled.web.stream import LatestStream
+from tabled.web.tls import serving_context
 
 log = structlog.get_logger("tabled.floor")
 
@@ -43,6 +49,8 @@ log = structlog.get_logger("tabled.floor")
 COOKIE = "tabled_floor"
 ASSETS = {"floor.js": "text/javascript", "floor.css": "text/css"}
 HEARTBEAT_S = 2.0
+RETRY_MS = 1000
+FLOOR = "floor"  # what the page follows
 BATCH = 5000  # records read a table a query
 STALE_POLLS, STALE_MIN_S = 3, 3.0  # a table's data is stale after three polls' time unread (3 s at least)
 UNIQUE_VIOLATION = "23505"  # PostgreSQL's SQLSTATE for a second row where one is allowed
@@ -53,9 +61,15 @@ def floor_connector(dsn: str, environ: dict[str, str] | None = None) -> Callable
     import psycopg
     password = credential_password(PASSWORD_CREDENTIAL, environ)
     extra: dict[str, Any] = {"password": password} if password is not None else {}
+    primary = for_the_primary(dsn)  # the floor writes its acknowledgements: the primary only
 
-    def connect() -> Any:
-        return psycopg.AsyncConnection.connect(dsn, connect_timeout=10, autocommit=True, **extra)
+    async def connect() -> Any:
+        try:
+            return await psycopg.AsyncConnection.connect(primary, connect_timeout=10, autocommit=True, **extra)
+        except psycopg.OperationalError as exc:
+            if (said := standby_only(exc, dsn)) is not None:
+                raise StandbyOnly(f"central: {said}") from None
+            raise
     return connect
 
 
@@ -65,12 +79,6 @@ class AckRefused(ValueError):
     def __init__(self, status: int, reason: str) -> None:
         super().__init__(reason)
         self.status = status
-
-
-class _Client:
-    def __init__(self, latest: bytes | None) -> None:
-        self.latest = latest
-        self.wake = asyncio.Event()
 
 
 class Floor:
@@ -92,11 +100,16 @@ class Floor:
         self._seq = 0
         self._conn: Any = None
         self._lock = asyncio.Lock()
-        self._clients: set[_Client] = set()
+        self._pages = LatestStream(HEARTBEAT_S, RETRY_MS, lambda: b"event: beat\ndata: \n\n")
         self._runner: web.AppRunner | None = None
         self._listener: PageListener | None = None
-        self._names = HostNames(config.host, config.names)
+        self._guard = Guard("floor", HostNames(config.host, config.names), config.viewers, COOKIE, log)
         self._polled = asyncio.Event()
+        self.started_s = clock()
+        #: (a record's commit time at its table, seconds from then to the page that first showed it), for
+        #: the records the server took since the floor started (the latest): the floor's own measure
+        self.record_to_page: deque[tuple[float, float]] = deque(maxlen=1_000_000)
+        self._shown: list[float] = []   # the times of the records folded since the last page
 
     # -- reading the central copy ---------------------------------------------------------------------
 
@@ -113,15 +126,10 @@ class Floor:
                 ids = [r[0] for r in await (await conn.execute(
                     "SELECT table_id FROM journal_tables ORDER BY table_id")).fetchall()]
                 for table_id in sorted(set(ids) | set(self.config.keys)):
-                    watch = self.tables.get(table_id)
-                    if watch is None:
-                        watch = self.tables[table_id] = TableWatch(table_id, self.keys.get(table_id, {}))
-                    elif watch.head:
-                        # the record checked last is still the one there: a change re-hashed to the end shows
-                        row = await (await conn.execute("SELECT hash FROM journal_records WHERE table_id = %s "
-                                                        "AND seq = %s", (table_id, watch.head))).fetchone()
-                        self._raise(watch.changed(None if row is None else row[0]))
-                    await self._read(conn, watch)
+                    if table_id not in self.tables:
+                        self.tables[table_id] = TableWatch(table_id, self.keys.get(table_id, {}))
+                await self._recheck_heads(conn)
+                await self._read_all(conn)
                 for table_id, local_head, at in await (await conn.execute(
                         "SELECT table_id, local_head, extract(epoch FROM reported_at)::float8 FROM journal_heads")
                         ).fetchall():
@@ -137,7 +145,7 @@ class Floor:
                     self.acks.setdefault(alert, {"who": who, "viewer": viewer, "at_s": at})
                 self.central_error = None
                 self.trouble.ended()
-            except Exception as exc:  # noqa: BLE001 (a lost server is shown, and tried again next poll)
+            except Exception as exc:  # a lost server is shown, and tried again next poll
                 self.central_error = server_said(exc)[:200]
                 self.trouble.failed(self.central_error)  # one line as it starts, a count while it lasts, one as it ends
                 if self._conn is not None:
@@ -147,6 +155,40 @@ class Floor:
         self._silent()
         self.polls += 1
         self._publish()
+
+    async def _recheck_heads(self, conn: Any) -> None:
+        """The record each table was checked to last, read again (all tables in one query): still
+        the one there, or a change re-hashed to the end shows."""
+        watched = [w for w in self.tables.values() if w.head]
+        if not watched:
+            return
+        rows = await (await conn.execute(
+            "SELECT h.table_id, r.hash FROM unnest(%s::text[], %s::bigint[]) AS h(table_id, seq) "
+            "LEFT JOIN journal_records r ON r.table_id = h.table_id AND r.seq = h.seq",
+            ([w.table_id for w in watched], [w.head for w in watched]))).fetchall()
+        for table_id, digest in rows:
+            self._raise(self.tables[table_id].changed(digest))
+
+    async def _read_all(self, conn: Any) -> None:
+        """Fold every table's records after the last one folded: one query for all the tables (at
+        most BATCH records each), again for those with more."""
+        due = list(self.tables.values())
+        while due:
+            cur = await conn.execute(
+                "SELECT r.table_id, r.seq, r.time_us, r.round_id, r.kind, r.payload, r.prev_hash, r.hash, "
+                "extract(epoch FROM r.received_at)::float8 FROM unnest(%s::text[], %s::bigint[]) AS h(table_id, seq) "
+                "CROSS JOIN LATERAL (SELECT * FROM journal_records j WHERE j.table_id = h.table_id AND j.seq > h.seq "
+                "ORDER BY j.seq LIMIT %s) r ORDER BY r.table_id, r.seq",
+                ([w.table_id for w in due], [w.head for w in due], BATCH))
+            counts: dict[str, int] = {}
+            for table_id, *r in await cur.fetchall():
+                watch = self.tables[table_id]
+                row = Row(*r)
+                self._raise(watch.feed(row))
+                counts[table_id] = counts.get(table_id, 0) + 1
+                if row.received_s >= self.started_s:
+                    self._shown.append(row.time_us / 1e6)
+            due = [self.tables[t] for t, n in counts.items() if n == BATCH and self.tables[t].chain_broken_at is None]
 
     async def _read(self, conn: Any, watch: TableWatch) -> None:
         """Fold the table's records after the last one folded."""
@@ -180,7 +222,7 @@ class Floor:
                         # a copy seen changed stays flagged, though it reads as whole now (re-hashed)
                         watch.chain_broken_at, watch.chain_reason = old.chain_broken_at, old.chain_reason
                 self.tables = fresh
-            except Exception as exc:  # noqa: BLE001 (as a poll: shown, and tried again)
+            except Exception as exc:  # as a poll: shown, and tried again
                 self.central_error = server_said(exc)[:200]
                 self._conn = None
         self._publish()
@@ -210,7 +252,7 @@ class Floor:
                     "RETURNING extract(epoch FROM acked_at)::float8",
                     (alert_id, self.alerts[alert_id].table_id, who.strip(), viewer))
                 (at,) = await cur.fetchone()
-            except Exception as exc:  # noqa: BLE001 (not taken: the person is told, nothing is shown acked)
+            except Exception as exc:  # not taken: the person is told, nothing is shown acked
                 if getattr(exc, "sqlstate", None) == UNIQUE_VIOLATION:  # another floor service took it first
                     first = await self._first_ack(alert_id)
                     raise AckRefused(409, f"already acknowledged by {first['who'] if first else 'someone'}") \
@@ -229,7 +271,7 @@ class Floor:
             row = await (await (await self._connection()).execute(
                 "SELECT who, viewer, extract(epoch FROM acked_at)::float8 FROM floor_acks WHERE alert = %s",
                 (alert_id,))).fetchone()
-        except Exception:  # noqa: BLE001 (the next poll reads it)
+        except Exception:  # the next poll reads it
             return None
         if row is None:
             return None
@@ -249,9 +291,9 @@ class Floor:
         tables = []
         for _, w in sorted(self.tables.items()):
             stale = w.read_s is None or now - w.read_s > stale_after
-            tables.append({**w.view(now), "read_s": w.read_s, "stale": stale})
+            tables.append({**w.view(now), "read_s": w.read_s, "stale": stale, "pit": self.config.pit_of(w.table_id)})
         return {"now_s": int(now), "central": self.central_error, "polls": self.polls, "stale_after_s": stale_after,
-                "tables": tables, "alerts": alerts}
+                "tables": tables, "alerts": alerts, "pits": list(self.config.pits)}
 
     @property
     def stale_after_s(self) -> float:
@@ -260,11 +302,12 @@ class Floor:
 
     def _publish(self) -> None:
         data = json.dumps(self.view(), separators=(",", ":"), ensure_ascii=True)
+        now = self.clock()
+        self.record_to_page.extend((t, now - t) for t in self._shown)
+        self._shown.clear()
         self._seq += 1
-        self.latest = f"id: {self._seq}\nevent: floor\ndata: {data}\n\n".encode()
-        for c in self._clients:
-            c.latest = self.latest
-            c.wake.set()
+        self.latest = f"id: {self._seq}\nevent: {FLOOR}\ndata: {data}\n\n".encode()
+        self._pages.publish({FLOOR: self.latest})
         self._polled.set()
 
     async def polled(self) -> None:
@@ -285,24 +328,24 @@ class Floor:
             await asyncio.sleep(self.config.poll_s)
 
     async def start(self) -> str:
-        """Serve the page; returns its address (``http://host:port/floor``)."""
+        """Serve the page; returns its address (``https://host:port/floor`` off this PC). Plain
+        HTTP off the loopback address is refused before anything listens (a ValueError)."""
+        c = self.config
+        tls = serving_context("floor", "floor", c.host, c.viewers, c.tls)
         self._runner = web.AppRunner(self._app(), access_log=None, shutdown_timeout=0.5)
         await self._runner.setup()
         self._listener = PageListener(self._runner, "floor", self.config.max_connections)
         try:
-            host, port = await self._listener.start(self.config.host, self.config.port)
+            host, port = await self._listener.start(self.config.host, self.config.port, tls)
         except OSError as exc:
             await self._runner.cleanup()
             raise OSError(f"cannot serve the floor on {self.config.host}:{self.config.port}: "
                           f"{exc.strerror or exc}") from None
-        self.url = f"http://{f'[{host}]' if ':' in host else host}:{port}/floor"
+        self.url = f"{'https' if tls else 'http'}://{f'[{host}]' if ':' in host else host}:{port}/floor"
         return self.url
 
     async def stop(self) -> None:
-        for c in list(self._clients):
-            c.latest = None
-            c.wake.set()
-        self._clients.clear()
+        self._pages.close()
         if self._listener is not None:
             self._listener.close()
         if self._runner is not None:
@@ -312,47 +355,20 @@ class Floor:
                 await self._conn.close()
 
     def _app(self) -> web.Application:
-        app = web.Application(middlewares=[self._guard], client_max_size=4096)
+        app = web.Application(middlewares=[self._guard.middleware], client_max_size=4096)
         app.router.add_get("/", self._home)
         app.router.add_get("/floor", self._page)
         app.router.add_get("/floor/events", self._events)
         app.router.add_get("/floor.json", self._json)
         app.router.add_post("/floor/ack", self._ack)
-        for name in ASSETS:
-            app.router.add_get(f"/{name}", self._asset)
+        add_assets(app, ASSETS)
         return app
-
-    def _decision(self, request: web.Request) -> Decision:
-        return may_view(request.remote, presented_token(request, COOKIE), self.config.viewers)
-
-    @web.middleware
-    async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        refused = self._names.refused(request.headers.get("Host"))
-        if not refused and request.method == "POST":
-            refused = origin_refused(request.headers.get("Origin"), request.headers.get("Host"))
-        if refused:
-            log.warning("floor.refused", peer=request.remote, path=request.path[:100], status=403, reason=refused)
-            return web.Response(status=403, text=refused + "\n", headers=SECURITY_HEADERS)
-        decision = self._decision(request)
-        if decision.status != 200:
-            log.warning("floor.refused", peer=request.remote, path=request.path, status=decision.status)
-            return web.Response(status=decision.status, text=decision.reason.replace("screen", "floor") + "\n",
-                                headers=SECURITY_HEADERS)
-        response = await handler(request)
-        if decision.viewer != "local" and request.query.get("token") and request.path == "/floor":
-            response.set_cookie(COOKIE, request.query["token"], httponly=True, samesite="Strict", path="/")
-        return response
 
     async def _home(self, request: web.Request) -> web.Response:
         raise web.HTTPFound("/floor")
 
     async def _page(self, request: web.Request) -> web.Response:
-        return web.Response(body=_asset("floor.html"), content_type="text/html", charset="utf-8",
-                            headers=SECURITY_HEADERS)
-
-    async def _asset(self, request: web.Request) -> web.Response:
-        name = request.path.lstrip("/")
-        return web.Response(body=_asset(name), content_type=ASSETS[name], charset="utf-8", headers=SECURITY_HEADERS)
+        return page("floor.html")
 
     async def _json(self, request: web.Request) -> web.Response:
         return web.Response(text=json.dumps(self.view()), content_type="application/json", headers=SECURITY_HEADERS)
@@ -370,37 +386,13 @@ class Floor:
             return web.json_response({"error": "send {\"alert\": ..., \"who\": ...}"}, status=400,
                                      headers=SECURITY_HEADERS)
         try:
-            ack = await self.acknowledge(body.get("alert"), body.get("who"), str(self._decision(request).viewer))
+            ack = await self.acknowledge(body.get("alert"), body.get("who"), request[VIEWER])
         except AckRefused as exc:
             return web.json_response({"error": str(exc)}, status=exc.status, headers=SECURITY_HEADERS)
         return web.json_response({"alert": body["alert"], **ack}, headers=SECURITY_HEADERS)
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
-        response = web.StreamResponse(headers={**SECURITY_HEADERS, "Content-Type": "text/event-stream"})
-        await response.prepare(request)
-        client = _Client(self.latest)
-        self._clients.add(client)
-        try:
-            await response.write(b"retry: 1000\n\n")
-            while client in self._clients:
-                event, client.latest = client.latest, None
-                client.wake.clear()
-                if event is not None:
-                    await response.write(event)
-                try:
-                    async with asyncio.timeout(HEARTBEAT_S):
-                        await client.wake.wait()
-                except TimeoutError:
-                    await response.write(b"event: beat\ndata: \n\n")
-        except ConnectionResetError:
-            pass
-        finally:
-            self._clients.discard(client)
-        return response
-
-
-def _asset(name: str) -> bytes:
-    return resources.files("tabled").joinpath("web_assets", name).read_bytes()
+        return await self._pages.serve(request, FLOOR, self.latest)
 
 
 __all__ = ["Floor", "AckRefused", "floor_connector", "PASSWORD_CREDENTIAL"]

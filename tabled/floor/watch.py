@@ -1,12 +1,13 @@
 """What the floor knows of each table, folded from the table's records on the central server, in
 order, one record at a time (each record is read once: the floor keeps up incrementally).
 
-For each table: the round in play and its phase, the open faults and since when, the progressive
+For each table: the round in play and its phase, the mispays the board's check caught and those
+a supervisor closed a round over (alerted, 9.3, 9.4), the open faults and since when, the progressive
 awards not yet paid (``progressive.awarded`` until the table notes each paid,
 ``progressive.award_paid``), today's rounds and house win (from ``round.settled``), when its last record was shipped,
 and whether the central copy's chain and seals verify. The chain is checked again here (each
 record follows the one before, links to its hash and hashes to the hash it carries), and the
-seals with the table's public keys (tabled.daemon.seals), so a copy changed on the server by
+seals with the table's public keys (tabled.journal.seals), so a copy changed on the server by
 someone with more rights than a table's role is flagged, by record number.
 
 Alerts are raised once each, with an id that names what they are about, for a named person to
@@ -20,14 +21,14 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
-from tabled.daemon.journal import GENESIS_HASH, record_hash
-from tabled.daemon.seals import SealChecker
+from tabled.journal.store import GENESIS_HASH, record_hash
+from tabled.journal.seals import SealChecker
 from tabled.game.settlement import money
 
 #: the records the floor reads for a table's state: the fold's notes, never an input
 KINDS = ("round.started", "round.dealt", "round.void", "round.settled", "round.finished", "fault.raised",
          "fault.cleared", "progressive.awarded", "progressive.award_held", "progressive.award_released",
-         "progressive.award_paid")
+         "progressive.award_paid", "payments.override", "payments.refused", "protection.alert")
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class Alert:
 
     id: str
     table_id: str
-    kind: str           # fault, progressive, chain, seal, silent
+    kind: str           # fault, progressive, payments, protection, chain, seal, silent
     text: str
     raised_s: float     # when it happened (the table's clock, or the floor's for a silent table)
 
@@ -80,6 +81,8 @@ class TableWatch:
     faults: dict[str, Fault] = field(default_factory=dict)
     pending: dict[str, dict[str, Any]] = field(default_factory=dict)   # "round/spot" -> award not yet paid
     days: dict[date, list[int]] = field(default_factory=dict)          # day -> [rounds, house win cents]
+    mispays_caught: int = 0                # SETTLE DONE refused over a wrong area (9.3, 9.4)
+    mispaid_cents: int = 0                 # left over (+) or under (-) what was due, in rounds closed over it
     chain_broken_at: int | None = None
     chain_reason: str = ""
     checker: SealChecker = field(init=False)
@@ -211,6 +214,18 @@ class TableWatch:
             return [Alert(f"{self.table_id}:progressive:{row.seq}", self.table_id, "progressive",
                           f"progressive award held in round {rid} (spots {p.get('spots')}): the pool cannot "
                           "be reached (14.13)", at)]
+        elif kind == "payments.override":
+            # a supervisor closed a round over a mismatch the board saw (9.3, 9.4): settled as the felt lay
+            diff = _int(p.get("difference_cents"))
+            self.mispaid_cents += diff
+            side = f"{money(diff)} against the house" if diff > 0 else f"{money(-diff)} against the player"
+            return [Alert(f"{self.table_id}:payments:{row.seq}", self.table_id, "payments",
+                          f"round {rid} closed by a supervisor over a mispay: {side} (9.4)", at)]
+        elif kind == "payments.refused":
+            self.mispays_caught += 1
+        elif kind == "protection.alert":
+            return [Alert(f"{self.table_id}:protection:{row.seq}", self.table_id, "protection",
+                          f"game protection: {p.get('text', 'a spot whose decisions follow hidden cards')}", at)]
         elif kind == "progressive.award_released":
             for key in [k for k in self.pending if k.startswith(f"{rid}/") and self.pending[k]["paid_by"] == "pool"]:
                 del self.pending[key]
@@ -244,6 +259,7 @@ class TableWatch:
                         "stood_s": max(0, int(now_s - f.since_s))} for f in self.faults.values()],
             "pending": [{**a, "stood_s": max(0, int(now_s - a["since_s"]))} for a in self.pending.values()],
             "today": {"rounds": today[0], "win_cents": today[1], "win": money(today[1])},
+            "mispays": {"caught": self.mispays_caught, "closed_over_cents": self.mispaid_cents},
             "lag_s": None if since is None else max(0, int(now_s - since)),
             "behind": None if self.reported_head is None else max(0, self.reported_head[0] - self.head),
             "verify": {"status": status, "text": verdict},

@@ -9,6 +9,8 @@ Tested to agree with :func:`~tabled.game.ranking.evaluate` on all 2,598,960 hand
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
 
 from . import ranking
@@ -50,6 +52,4 @@ def evaluate_batch(hands: np.ndarray) -> np.ndarray:
 
 def all_hands() -> np.ndarray:
     """Every five-card hand once, shape (2598960, 5), cards ascending within a hand (uint8)."""
-    from itertools import combinations
-
     return np.fromiter(combinations(range(52), 5), dtype=np.dtype((np.uint8, 5)), count=2598960)

@@ -27,6 +27,7 @@ ACTIONS: dict[str, tuple[frozenset[Key], str]] = {
     "hand_without_ante": (frozenset({D, S}), "14.8"),
     "settle": (frozenset({D, S}), "9.4"),
     "award_paid": (frozenset({D, S}), "9.5"),
+    "payments_done": (frozenset({D, S}), "9.4"),  # the supervisor's key overrides a mismatch
     "shuffle_and_cut": (frozenset({D}), "4.3"),  # no person other than the dealer cuts
     "deck_checked": (frozenset({D, S}), "3.4"),  # "a dealer or a game supervisor" checks new cards
     "resolve_past_posting": (frozenset({D, S}), "5.6"),

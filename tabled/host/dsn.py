@@ -10,6 +10,8 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from tabled.host.primary import primary_problem
+
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", ""})
 VERIFIED = ("verify-full", "verify-ca")
 
@@ -29,6 +31,8 @@ def dsn_problem(dsn: object, credential: str) -> str | None:
     if parts.get("password"):
         return (f"holds a password: the password comes from systemd's credential {credential} "
                 "(LoadCredential=), never from the config")
+    if (problem := primary_problem(dsn)) is not None:
+        return problem
     hosts = str(parts.get("host") or "").split(",")
     remote = [h for h in hosts if h not in LOOPBACK and not h.startswith("/")]
     if remote and parts.get("sslmode") not in VERIFIED:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import importlib
 import importlib.metadata as metadata
 import json
 import re
@@ -76,7 +77,6 @@ def _skipped(relative: str) -> bool:
 
 
 def _own_files(packages: Sequence[str]) -> list[InstalledFile]:
-    import importlib
     found = []
     for package in packages:
         module = importlib.import_module(package)

@@ -1,4 +1,4 @@
-"""The local pool's rows chained and sealed, as the table's journal is (tabled/daemon/seals.py).
+"""The local pool's rows chained and sealed, as the table's journal is (tabled/journal/seals.py).
 
 The append-only triggers stop a mistake, not someone who holds the file: they drop the triggers,
 lower every balance and keep the ledger consistent, and the ledger still "proves the meter". So
@@ -15,7 +15,7 @@ has the head that was sealed, and with the public key (``--public-key``) a seal 
 not its key's is named too. Rows are linked in the transaction that adds them, so a link never
 lacks its row nor a row its link.
 
-The key object is the journal's (:class:`tabled.daemon.seals.SigningKey`): anything with an ``id``
+The key object is the journal's (:class:`tabled.journal.seals.SigningKey`): anything with an ``id``
 and ``sign(message) -> base64 text``. The seals' message has its own domain, so a pool seal can
 never pass for a journal seal or the other way round.
 """
@@ -50,7 +50,7 @@ SQLITE_V4 = [
     """CREATE TABLE pool_seals (
     through    INTEGER PRIMARY KEY,   -- the link sealed: the chain's head when the transaction ended
     hash       TEXT NOT NULL,         -- that link's hash
-    key_id     TEXT NOT NULL,         -- the signing key's id (tabled/daemon/seals.py: key_id)
+    key_id     TEXT NOT NULL,         -- the signing key's id (tabled/journal/seals.py: key_id)
     signature  TEXT NOT NULL,         -- base64 Ed25519 over the domain, through and hash
     at         TEXT NOT NULL
 )""",
@@ -61,7 +61,7 @@ SQLITE_V4 = [
 
 
 class Signer(Protocol):
-    """The table's signing key (tabled/daemon/seals.py: SigningKey)."""
+    """The table's signing key (tabled/journal/seals.py: SigningKey)."""
 
     @property
     def id(self) -> str: ...

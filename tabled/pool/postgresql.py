@@ -43,6 +43,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from tabled.host.dsn import credential_password
 from tabled.host.log import scrub_secrets
+from tabled.host.primary import StandbyOnly, for_the_primary, hosts_of, standby_only
 
 from .base import MeterReading, PoolError, PoolUnavailable
 from .ledger import Clock, LedgerPool, Retry, _check_id, utc_now
@@ -139,12 +140,16 @@ class PostgresPool(LedgerPool):
     _save_sql = "SELECT tabled_pool_save(%s, %s, %s, %s, %s, %s)"  # checked against the ledger
 
     def __init__(self, dsn: str, name: str, table_id: str, settings: PoolSettings | None = None, *,
-                 clock: Clock = utc_now, who: str = "config", connect_timeout: float = 3.0,
+                 clock: Clock = utc_now, who: str = "config", connect_timeout: float = 5.0,
                  op_timeout: float = 5.0) -> None:
         super().__init__(name, table_id, settings, clock=clock, who=who)
         self._given_password = None if parse_dsn(dsn).get("password") else credential_password(PASSWORD_CREDENTIAL)
         self._password = str(parse_dsn(dsn).get("password") or self._given_password or "")
         self.dsn = dsn
+        try:
+            self._primary_dsn = for_the_primary(dsn)  # whichever of its servers takes writes
+        except StandbyOnly as exc:
+            raise PoolError(f"pool {name}: {exc}") from None
         self.connect_timeout = connect_timeout
         self.op_timeout = op_timeout
         self._conn: psycopg.AsyncConnection | None = None
@@ -199,16 +204,21 @@ class PostgresPool(LedgerPool):
 
     async def _connect(self, *, autocommit: bool = False) -> psycopg.AsyncConnection:
         extra: dict[str, Any] = {"password": self._given_password} if self._given_password else {}
+        # libpq gives each server named connect_timeout: the bound covers them all, so a connection
+        # slowed by a storm of tables reconnecting is not given up (and begun again) just before it is made
+        bound = self.connect_timeout * len(hosts_of(self.dsn)) + 1
         try:
-            async with asyncio.timeout(self.connect_timeout + 1):  # never swallows a cancellation (3.11)
+            async with asyncio.timeout(bound):  # never swallows a cancellation (3.11)
                 return await psycopg.AsyncConnection.connect(
-                    self.dsn, autocommit=autocommit, **extra, connect_timeout=max(1, int(self.connect_timeout)),
+                    self._primary_dsn, autocommit=autocommit, **extra,
+                    connect_timeout=max(1, int(self.connect_timeout)),
                     application_name=f"tabled {self.table_id} {self.name}",
                     # a lost network is noticed within about keepalives_idle + interval x count seconds
                     keepalives=1, keepalives_idle=5, keepalives_interval=2, keepalives_count=3)
         except (psycopg.Error, OSError, TimeoutError) as exc:
             self._link_lost()
-            raise PoolUnavailable(f"pool {self.name}: cannot reach the pool database: {self._said(exc)}") from exc
+            said = standby_only(exc, self.dsn) or self._said(exc)
+            raise PoolUnavailable(f"pool {self.name}: cannot reach the pool database: {said}") from exc
 
     def _said(self, exc: BaseException) -> str:
         """What the database or libpq said, on one line, without the password: these words go

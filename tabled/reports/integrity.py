@@ -20,6 +20,7 @@ from typing import Any
 from tabled.game import keys
 from tabled.game.round_facts import SpotStatus
 
+from .mispays import Mispays, mispays
 from .periods import Period
 from .rounds import Event, PlayedRound
 
@@ -75,6 +76,7 @@ class Integrity:
     people_refused: dict[str, dict[str, int]] = field(default_factory=dict)
     stops: list[Stop] = field(default_factory=list)
     closures: list[Closure] = field(default_factory=list)
+    mispays: Mispays = field(default_factory=Mispays)  # the board's check of the payments (9.3, 9.4)
 
     @property
     def fault_minutes(self) -> float:
@@ -101,7 +103,8 @@ def _overlap_minutes(start: int | None, end: int | None, period: Period) -> floa
 def integrity(period: Period, events: Iterable[Event], rounds: list[PlayedRound]) -> Integrity:
     """``events``: the happenings up to the period's end, in time order (those before its start
     tell which faults were standing); ``rounds``: the rounds that started in the period."""
-    out = Integrity()
+    events = list(events)
+    out = Integrity(mispays=mispays(period, events))
     for r in rounds:
         if r.void is not None:
             _count(out.void_rounds, str(r.void.get("rule", "?")))
@@ -196,9 +199,9 @@ def _closing(out: Integrity, closure: Closure | None, action: str, p: Mapping[st
     or the table opened again (the end of the closure, once it has taken effect)."""
     if action == "announce_closure":
         minutes, at_ms = p.get("minutes"), p.get("at_ms")
-        if type(minutes) is int:  # noqa: E721 (a bool is not minutes)
+        if type(minutes) is int:  # a bool is not minutes
             closes = time_us + minutes * 60_000_000
-        elif type(at_ms) is int:  # noqa: E721
+        elif type(at_ms) is int:
             closes = at_ms * 1000
         else:
             return closure

@@ -96,6 +96,15 @@ def text(r: Report, zone: tzinfo) -> str:
     for s in ig.stops:
         out.append(f"  14.13 period {_when(s.start_us, zone)} to {_when(s.end_us, zone)}: {s.approvals} inspector "
                    f"approvals, {s.rounds_offline} rounds with the progressive offline")
+    if ig.mispays:
+        mp = ig.mispays
+        out.append(f"  payments checked by the board (9.3, 9.4): over {money(mp.over_cents)} (against the house), "
+                   f"short {money(mp.short_cents)} (against the player), in rounds a supervisor closed over a "
+                   f"mismatch; chips removed before settlement ended {mp.removed_early}")
+        for name, d in sorted(mp.by_dealer.items()):
+            out.append(f"    {name}: rounds checked {d.rounds_checked}, mispays caught (SETTLE DONE refused) "
+                       f"{d.refused}, closed by a supervisor {d.overridden}, over {money(d.over_cents)}, "
+                       f"short {money(d.short_cents)}")
     out.append("  key actions: " + ("; ".join(f"{k}: " + ", ".join(f"{a} {n}" for a, n in sorted(v.items()))
                                               for k, v in sorted(ig.keys.items())) or "none"))
     out.append("  refusals: " + ("; ".join(f"{k}: " + ", ".join(f"{a} {n}" for a, n in sorted(v.items()))
@@ -115,7 +124,7 @@ def setting_text(key: str, value: Any) -> str:
     """A setting's value for people: cents as dollars, absent as such, the rest as JSON."""
     if value is None:
         return "(not set)"
-    if key.endswith("_cents") and type(value) is int:  # noqa: E721 (a bool is not cents)
+    if key.endswith("_cents") and type(value) is int:  # a bool is not cents
         return money(value)
     return json.dumps(value, ensure_ascii=False)
 
@@ -239,6 +248,9 @@ def data(r: Report) -> dict[str, Any]:
                       "closures_16_8": [{"announced_us": c.announced_us, "closes_us": c.closes_us,
                                          "opened_us": c.opened_us, "minutes": c.minutes} for c in ig.closures],
                       "people": ig.people, "people_refusals": ig.people_refused,
+                      "mispays": {"over_cents": ig.mispays.over_cents, "short_cents": ig.mispays.short_cents,
+                                  "removed_early": ig.mispays.removed_early,
+                                  "by_dealer": {k: vars(v) for k, v in ig.mispays.by_dealer.items()}},
                       "stops_14_13": [{"start_us": s.start_us, "end_us": s.end_us, "approvals": s.approvals,
                                        "rounds_offline": s.rounds_offline} for s in ig.stops]},
         "configuration_starts": [_config_data(c) for c in r.configs],

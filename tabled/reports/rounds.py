@@ -22,10 +22,11 @@ from tabled.game.round_facts import SpotStatus
 EVENT_KINDS = frozenset({
     "panel.approved", "panel.refused", "fault.raised", "fault.cleared", "shuffle.fault", "shuffle.alarm",
     "progressive.award_held", "progressive.award_released", "device.out_of_play", "device.cleared",
+    "payments.checked", "payments.refused", "payments.override", "payments.removed_early",
 })
 
 
-#: every kind of record a report reads (tabled.daemon.journal reads no other): notes only
+#: every kind of record a report reads (tabled.journal.store reads no other): notes only
 REPORT_KINDS = EVENT_KINDS | {"round.started", "round.dealt", "round.settled", "round.void", "round.finished",
                               "progressive.contributed", "progressive.reversed", "config.in_force"}
 
@@ -45,7 +46,7 @@ class SettlementError(ValueError):
 
 def _cents(d: Mapping[str, Any], key: str) -> int:
     value = d[key]
-    if type(value) is not int:  # noqa: E721 (bool is an int, and not cents)
+    if type(value) is not int:  # bool is an int, and not cents
         raise SettlementError(f"{key} is {value!r}, not whole cents")
     return value
 
@@ -90,7 +91,7 @@ class WagerLine(NamedTuple):
         except KeyError:
             line = None
         # a day has tens of thousands of wagers: every amount checked at once, named one by one when one is wrong
-        if line is None or any(type(v) is not int for v in line[1:]):  # noqa: E721 (bool is an int, and not cents)
+        if line is None or any(type(v) is not int for v in line[1:]):  # bool is an int, and not cents
             return cls(d["outcome"], *(_cents(d, key) for key in cls._fields[1:]))
         return line
 
@@ -171,7 +172,7 @@ def read_settlement(data: Mapping[str, Any]) -> SettledRound:
 
 
 class JournalRecord(Protocol):
-    """What a report reads of a journal record (tabled.daemon.journal.Record)."""
+    """What a report reads of a journal record (tabled.journal.store.Record)."""
 
     @property
     def seq(self) -> int: ...

@@ -6,11 +6,12 @@ the table would: players put chips on the bet-spot board, the dealer presses the
 device delivers its hands when the daemon asks (7.4). It is what ``tabled run`` uses.
 
 The people decide from what a person at the table could know: the table as its dealer sees it
-(tabled/table/view.py: the display, the lamps, the chips and cards on the felt), the lines the
+(tabled/views/view.py: the display, the lamps, the chips and cards on the felt), the lines the
 table tells the dealer (``Say`` effects), the devices that are up, and their own memory (what they
 have done this round, the shoe's deck they shuffled). Players place antes and progressive wagers,
 decide by a strategy of tabled.math.strategy, and bet twice the ante (5.5) or fold (8.3); the dealer
-closes bets (7.2.1), reveals (8.6), settles and confirms progressive payments (9.5). The floor acts
+closes bets (7.2.1), reveals (8.6), settles and confirms progressive payments (9.5), and where the
+table checks the payments on the board, pays and collects there (tabled/sim/paying.py). The floor acts
 only when the table has gone idle, so a run is deterministic for a seed.
 """
 
@@ -24,9 +25,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from tabled.sim.paying import SettlingDealer
+from tabled.sim.personas import Persona, informed_bet
 from tabled.table.core import DECKS, TableCore
 from tabled.table.effects import Effect, Say
-from tabled.table.view import RoundView, TableView, dealer_view
+from tabled.views.view import RoundView, TableView, dealer_view
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,8 @@ class Player:
     ante_cents: int
     progressive: bool = True
     strategy: str = "optimal"
+    persona: Persona = Persona()  # honest unless a simulated cheat (tabled/sim/personas.py)
+    card: str | None = None  # presented at the spot's card reader when player ratings are on
 
 
 @dataclass(frozen=True)
@@ -83,11 +88,25 @@ class Stalled(RuntimeError):
     """The table waits for something the simulated floor cannot do (the message says what)."""
 
 
-def decide_all(hands: dict[int, tuple[str, tuple[int, ...]]], up: int) -> set[int]:
+def decide_all(hands: dict[int, tuple[str, tuple[int, ...]]], up: int, holes: tuple[int, ...] = (),
+               personas: dict[int, Persona] | None = None) -> set[int]:
     """The spots whose players bet (8.1): ``hands`` is spot -> (strategy, the five cards in front of
-    it), ``up`` the dealer's up card."""
+    it), ``up`` the dealer's up card; a simulated cheat among ``personas`` decides on what it sees
+    besides (``holes``: the dealer's hole cards in the order dealt)."""
     from tabled.math.strategy import decide  # NumPy: the 'sim' extra
-    return {spot for spot, (strategy, cards) in hands.items() if decide(strategy, cards, up)}
+    personas = personas or {}
+    groups = {n: p.group for n, p in personas.items()}
+    cards_of = {n: cards for n, (_, cards) in hands.items()}
+    out = set()
+    for spot, (strategy, cards) in hands.items():
+        persona = personas.get(spot, Persona())
+        if persona.kind == "honest" or (persona.kind != "colluder" and len(holes) != 4):
+            bet = decide(strategy, cards, up)
+        else:
+            bet = informed_bet(persona, cards, up, holes, cards_of, groups, spot)
+        if bet:
+            out.add(spot)
+    return out
 
 
 #: the simulated staff's badges and PINs: those of config/sim-staff.toml (SIMULATION ONLY, docs/staff.md)
@@ -99,7 +118,7 @@ class DeviceFloor:
     """Players and a dealer acting through the simulators: the board, the panel, the shoe.
 
     ``view``: what the people see, called before each action (default: the dealer's view of
-    ``table``, tabled.table.view.dealer_view)."""
+    ``table``, tabled.views.view.dealer_view)."""
 
     def __init__(self, table: Any, sims: Any, devices: Any, players: list[Player], seed: int = 1,
                  view: Callable[[], TableView] | None = None):
@@ -118,6 +137,7 @@ class DeviceFloor:
         self.spare_shuffler = True      # 15.2.2: a supervisor brings another shuffling device
         self.planned: list[tuple[str, str, str, dict[str, Any]]] = []  # (phase, button, key, fields)
         self.decisions: dict[str, set[int]] = {}  # round id -> the spots whose players bet (8.5)
+        self.paying = SettlingDealer(seed=seed)  # pays and collects on the board when the table checks it
         # the players think in their own thread, not in the loop's default executor, which a
         # stopping loop waits for; shut down (not waited for) when play ends
         self.thinking: ThreadPoolExecutor | None = None
@@ -202,6 +222,7 @@ class DeviceFloor:
 
     async def _play(self, rounds: int | None, pause_s: float, stall_s: float | None,
                     stop: asyncio.Event | None, pace_s: float) -> None:
+        self.present_cards()
         finished = self.look().rounds_finished
         target = finished + rounds if rounds else None
         while (target is None or finished < target) and not (stop and stop.is_set()):
@@ -222,6 +243,16 @@ class DeviceFloor:
                     await self.changed.wait()
             except TimeoutError:
                 raise Stalled(self.describe()) from None
+
+    def present_cards(self) -> None:
+        """With player ratings on, each player with a card presents it at their spot's reader."""
+        core = getattr(self.table, "core", None)
+        if core is None or not core.players.on:
+            return
+        for p in self.players.values():
+            seated = core.players.with_card(p.card) if p.card else None
+            if p.card and (seated is None or seated.spot != p.spot):
+                self.sims.cards.insert(p.spot, p.card)
 
     def describe(self) -> str:
         """Why the people stand still: where the table is, the devices up, what the dealer was last told."""
@@ -305,6 +336,8 @@ class DeviceFloor:
         if r.phase == "settling" and r.awards_to_pay and self.once(rid, "paid", r.awards_to_pay[0]):
             self.press("settle_done")  # 9.5: the dealer confirms the progressive payment
             return True
+        if r.phase == "settling" and not r.awards_to_pay and r.payments:
+            return await self.paying.step(r, self.once, self.set_board, self.press)  # 9.3, 9.4: on the board
         return False
 
     async def _betting(self, v: TableView, r: RoundView) -> bool:
@@ -327,6 +360,13 @@ class DeviceFloor:
             return True
         return False
 
+    def _hole_cards(self, up: int) -> tuple[int, ...]:
+        """The dealer's hole cards in the order dealt, as a simulated cheat glimpses them (a
+        person could not read them from the table's view: the simulation takes them from the core)."""
+        core_round = getattr(self.table.core, "round", None)
+        dealt = tuple(getattr(core_round, "dealer_cards", ()) or ())
+        return tuple(c for c in dealt if c != up) if len(dealt) == 5 else ()
+
     async def _deciding(self, r: RoundView) -> bool:
         rid = r.round_id
         if rid not in self.decisions:
@@ -339,7 +379,10 @@ class DeviceFloor:
                 self.thinking = ThreadPoolExecutor(1, thread_name_prefix="players")
             betting: set[int] = set()  # no dealer's card up: no hand to decide on
             if up is not None:
-                betting = await asyncio.get_running_loop().run_in_executor(self.thinking, decide_all, hands, up)
+                personas = {n: p.persona for n, p in self.players.items() if p.persona.kind != "honest"}
+                holes = self._hole_cards(up) if personas else ()
+                betting = await asyncio.get_running_loop().run_in_executor(self.thinking, decide_all, hands, up,
+                                                                           holes, personas)
             self.decisions = {rid: betting}  # this round's only: memory stays flat
         betting = self.decisions[rid]
         if self.once(rid, "decide"):

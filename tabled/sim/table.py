@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from tabled_drivers.sim.control import FELT_AREAS
+from tabled.table.names import SERIAL_DEVICES
 
-SERIAL = ("shuffler", "betspots", "meter")
 START_TIMEOUT = 20.0  # seconds for a child to print its port (a cold Python start is ~0.3 s)
 POWER_UP_STRIDE = 100_003  # seeds of successive power-ups never meet (SimProcess adds 1000 per replug)
 
@@ -190,7 +190,8 @@ class SimProcess:
 
 
 class SimulatedTable:
-    """All five simulated devices. ``ports`` names what the daemon's drivers open."""
+    """All five simulated devices and the player card reader. ``ports`` names what the daemon's
+    drivers open."""
 
     def __init__(self, state_dir: str | Path, *, seed: int = 1, spots: int = 7,
                  scripts: dict[str, str] | None = None, timing: Any = None, power_up: int = 0) -> None:
@@ -198,6 +199,7 @@ class SimulatedTable:
         device a new boot id, as real devices have, so the daemon never takes a new session's
         frames for repeats of the last one's."""
         from tabled_drivers.sim.panel import PanelSimulator
+        from tabled_drivers.sim.playercards import PlayerCardSimulator
         from tabled_drivers.sim.shoe import ShoeSimulator
         from tabled_drivers.sim.usb_backend import SimBackend
 
@@ -209,11 +211,12 @@ class SimulatedTable:
             board.write_text(f"spots = {spots}\n")
             scripts["betspots"] = str(board)
         base = seed + POWER_UP_STRIDE * power_up
-        self.serial = {d: SimProcess(d, self.state_dir, base + i, scripts.get(d)) for i, d in enumerate(SERIAL)}
+        self.serial = {d: SimProcess(d, self.state_dir, base + i, scripts.get(d)) for i, d in enumerate(SERIAL_DEVICES)}
         self.backend = SimBackend()
         kw = {"timing": timing} if timing is not None else {}
         self.shoe = ShoeSimulator(boot_id=(base * 7 + 1) & 0xFFFFFFFF, **kw)
         self.panel = PanelSimulator(boot_id=(base * 7 + 2) & 0xFFFFFFFF, **kw)
+        self.cards = PlayerCardSimulator(boot_id=(base * 7 + 3) & 0xFFFFFFFF, **kw)  # read with ratings on
         self.started = False
 
     @property
@@ -231,6 +234,7 @@ class SimulatedTable:
             raise
         self.shoe.plug_into(self.backend)
         self.panel.plug_into(self.backend)
+        self.cards.plug_into(self.backend)
         self.started = True
         return self
 
@@ -257,7 +261,7 @@ class SimulatedTable:
 
     async def close(self) -> None:
         await asyncio.gather(*(p.stop() for p in self.serial.values()), return_exceptions=True)
-        for usb_sim in (self.shoe, self.panel):
+        for usb_sim in (self.shoe, self.panel, self.cards):
             with contextlib.suppress(Exception):
                 usb_sim.close()
         self.started = False

@@ -1,51 +1,60 @@
-"""What the bet-spot board and the meter are told carries all they show, as the table holds it
-once an input is folded, so the adapter only passes it on.
+"""What the bet-spot board is told carries all it shows, made complete where the round decides it,
+so the adapter only passes it on.
 
 * Progressive acceptance (11.1): every command that changes it names every spot accepting a
   progressive wager now (spots with an ante, while the progressive is online).
 * The lock (7.2.1) names the spots whose progressive wager was accepted, whose lamps show it
   (11.2).
-* The meter shows "offline" while play goes on with the progressive locked after an inspector's
-  approval (14.13).
+
+The meter's "offline" (14.13) is told with each amount (effects.MeterShow), from the table's
+faults and the inspector's approval as they stand when it is made.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Protocol
 
-from tabled.table.effects import Command, Effect
-from tabled.table.state import RoundState
+from tabled.table.effects import Lock, ProgressiveAcceptance, Unlock
+from tabled.table.spot import Spot
 
 
-class TableCore(Protocol):
-    """What the board and the meter are told of the table (tabled.table.core.TableCore)."""
+class Board(Protocol):
+    """What the board is told of a round (tabled.table.state.RoundState)."""
 
     @property
-    def round(self) -> RoundState | None: ...
+    def round_id(self) -> str: ...
 
     @property
     def progressive_offline(self) -> bool: ...
 
+    @property
+    def spots(self) -> Mapping[int, Spot]: ...
 
-def accepting(r: RoundState) -> list[int]:
+
+def accepting(r: Board) -> tuple[int, ...]:
     """11.1: the spots accepting a progressive wager: those with an ante, the progressive online."""
-    return [] if r.progressive_offline else sorted(s.number for s in r.spots.values() if s.ante)
+    return () if r.progressive_offline else tuple(sorted(s.number for s in r.spots.values() if s.ante))
 
 
-def accepted(r: RoundState) -> list[int]:
+def accepted(r: Board) -> tuple[int, ...]:
     """11.2: the spots whose progressive wager was accepted at the lock."""
-    return sorted(s.number for s in r.spots.values() if s.progressive_accepted)
+    return tuple(sorted(s.number for s in r.spots.values() if s.progressive_accepted))
 
 
-def complete(core: TableCore, e: Effect) -> Effect:
-    if not isinstance(e, Command):
-        return e
-    r = core.round
-    of_round = r if r is not None and r.round_id == e.args.get("round_id") else None  # the command's round
-    if e.device == "meter" and e.name == "show":
-        return Command("meter", "show", {**e.args, "offline": core.progressive_offline})
-    if e.device == "betspots" and e.name == "progressive_acceptance" and of_round is not None:
-        return Command("betspots", e.name, {**e.args, "progressive_spots": accepting(of_round)})
-    if e.device == "betspots" and e.name == "lock" and of_round is not None:
-        return Command("betspots", e.name, {**e.args, "lamps": accepted(of_round)})
-    return e
+def unlock(r: Board) -> Unlock:
+    """7.1: bets open, 11.1: on the spots accepting a progressive wager."""
+    return Unlock(r.round_id, accepting(r))
+
+
+def acceptance(r: Board, spot: int) -> ProgressiveAcceptance:
+    """11.1: ``spot``'s ante came or went: every spot accepting now."""
+    return ProgressiveAcceptance(r.round_id, spot, bool(r.spots[spot].ante), accepting(r))
+
+
+def lock(r: Board) -> Lock:
+    """7.2.1: no more bets, 11.2: the lamps of the accepted progressive wagers."""
+    return Lock(r.round_id, accepted(r))
+
+
+__all__ = ["Board", "accepting", "accepted", "acceptance", "lock", "unlock"]

@@ -10,7 +10,9 @@ The choices where the rules leave room, each made below where the button is desc
 * REVEAL folds every spot still deciding whose bet area on the felt is empty (8.3; 8.6: the
   reveal comes after the bets of every player continuing), then reveals.
 * SETTLE DONE confirms the next progressive award still held, in the order of 12.2 / 12.4 (the
-  pool's award list is in that order), and settles when none is held (9.5).
+  pool's award list is in that order), and settles when none is held (9.5). With the payments
+  checked by the board, the press after the settlement says the dealer has paid and collected
+  (tabled/table/payout_check.py: refused while an area is wrong, unless the supervisor's key).
 * APPROVE does what the key allows and the table needs: the inspector approves play after an
   equipment fault and clears the faults of equipment that is back (14.13), and clears a shuffling
   device out of play (15.2, tabled/table/outofplay.py); a supervisor opens the table (16.8) or
@@ -35,8 +37,10 @@ from tabled.table.phase import Phase
 from tabled.game import keys
 from tabled.game.cards import DECK
 from tabled.table.felt import Felt
-from tabled.table.links import EQUIPMENT, Links
+from tabled.table.links import Links
+from tabled.table.names import EQUIPMENT
 from tabled.table.outofplay import CLEAR_ACTION, OutOfPlay
+from tabled.table.payout_check import PaymentCheck
 from tabled.table.round import DEALER, Round
 
 
@@ -51,6 +55,7 @@ class TableCore(Protocol):
     shuffler_failed: bool
     device_out: OutOfPlay | None
     card_source: str
+    payments: PaymentCheck
 
     def deck_to_check(self) -> str | None: ...
 
@@ -123,12 +128,15 @@ def reveal(core: TableCore, key: str | None, taken: Any) -> list[Input]:
 
 
 def settle_done(core: TableCore, key: str | None, taken: Any) -> list[Input]:
-    """9.5: the next held progressive award is confirmed paid, in the pool's order (12.2, 12.4)."""
+    """9.5: the next held progressive award is confirmed paid, in the pool's order (12.2, 12.4);
+    then, with the payments checked by the board, the dealer has paid and collected (9.3, 9.4)."""
     r = core.round
     if r is not None and r.phase == Phase.SETTLING and r.awards is not None:
         held = [a["spot"] for a in r.awards.get("awards", []) if r.spots[a["spot"]].award_held]
         if held:
             return [panel("award_paid", key, spot=held[0])]
+    if r is not None and r.phase == "settling" and core.payments.waiting(r.round_id):
+        return [panel("payments_done", key)]
     return [panel("settle", key)]
 
 
@@ -198,7 +206,7 @@ BUTTONS: dict[str, PanelButton] = _buttons(
     B("no_more_bets", None, ("no_more_bets",), "7.2.1", action("no_more_bets")),
     B("deal", None, (), "7.4", nothing("the hands come when the round reaches dealing (7.4)")),
     B("reveal", None, ("fold", "reveal"), "8.3, 8.6", reveal),
-    B("settle_done", None, ("award_paid", "settle"), "9.4, 9.5, 12.2, 12.4", settle_done),
+    B("settle_done", None, ("award_paid", "settle", "payments_done"), "9.3, 9.4, 9.5, 12.2, 12.4", settle_done),
     B("misdeal", None, ("misdeal",), "14.1", action("misdeal")),
     B("void_round", "spots", ("invalidate_round",), "16.4, 16.5", void_round),
     B("confirm_shuffle", None, (), "4.1", nothing("the shuffling device reports its own shuffles (4.1)")),

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from tabled.table.phase import Phase
-from tabled.table.effects import Command, Effect
+from tabled.table.effects import Deal, Effect, Shuffle
 from tabled.table.links import Links
 from tabled.table.state import RoundState
 
@@ -169,33 +169,32 @@ class CardSource:
         (7.4)."""
         out: list[Effect] = []
         for e in effects:
-            if isinstance(e, Command) and e.device == SHUFFLER and e.name == "shuffle":
-                deck = e.args.get("deck")
-                if not self.usable(core) or deck not in DECKS or deck in self.requested:
+            if isinstance(e, Shuffle):
+                if not self.usable(core) or e.deck not in DECKS or e.deck in self.requested:
                     continue
-                self.requested.add(deck)
+                self.requested.add(e.deck)
             out.append(e)
         if not self.usable(core):
             return out
         for deck in self.wanted(core):
             if deck not in self.requested:
                 self.requested.add(deck)
-                out.append(Command(SHUFFLER, "shuffle", {"deck": deck}))
+                out.append(Shuffle(deck))
         r = dealing(core)
         if r is not None and self.dealt_round != r.round_id:
             self.dealt_round = r.round_id
             out.append(self.deal(r))
         return out
 
-    def deal(self, r: RoundState) -> Command:
+    def deal(self, r: RoundState) -> Deal:
         """7.4: the round's hands, one per target in deal order (7.2.2)."""
-        return Command(SHUFFLER, "deal", {"round_id": r.round_id, "deck": r.deck, "hands": len(r.dealt_to)})
+        return Deal(r.round_id, r.deck, len(r.dealt_to))
 
     def standing(self, core: TableCore) -> list[Effect]:
         """Safe to send again after a restart: the shuffles asked for, and the deal in progress."""
         if core.card_source != SHUFFLER or core.shuffler_failed:
             return []
-        effects: list[Effect] = [Command(SHUFFLER, "shuffle", {"deck": d}) for d in sorted(self.requested)]
+        effects: list[Effect] = [Shuffle(d) for d in sorted(self.requested)]
         r = dealing(core)
         if r is not None:
             effects.append(self.deal(r))

@@ -56,18 +56,22 @@ from typing import Any
 from tabled.game.round_facts import SpotStatus
 from tabled.table.phase import Phase
 from tabled.table import buttons, notes
-from tabled.table.board import complete
+from tabled.table.board import acceptance, lock, unlock
 from tabled.table.cardsource import DECKS, CardSource, read_status
-from tabled.table.effects import Command, Effect, Note, PoolOp, Say
+from tabled.table.effects import (Command, Effect, MeterShow, Note, PanelLamp, PoolOp, Say, Shuffle,
+                                   StartShoe)
 from tabled.table.felt import Felt, parse_reading
 from tabled.table.links import LostLink, Links, equipment_verdict, lost_while_needed, read_link, working_again
 from tabled.table.outofplay import OutOfPlay, brings_back
+from tabled.table.payout_check import PaymentCheck
+from tabled.table.players import INPUTS as PLAYER_INPUTS, Players
 from tabled.table.shuffles import Shuffles
 from tabled.table.staff import Staff
 from tabled.game.cards import card_text
 from tabled.game.profiles import Profile
 from tabled.game.progressive import ProgressiveResult
 from tabled.game.settlement import settle, settlement_as_dict
+from tabled.table.protection import alert_note
 from tabled.table.round import DEALER, Round
 from tabled.game import keys, seats
 from tabled.game.limits import NOTICE_MS, Limits, check_notice, dollars
@@ -181,6 +185,8 @@ class TableCore:
         self.cards = CardSource()                   # what the shuffling device was asked (cardsource.py)
         self.shuffles = Shuffles()                  # each shuffle's order judged (15.1, shuffles.py)
         self.staff = Staff()                        # who is signed in at the panel (staff.py)
+        self.payments = PaymentCheck()              # payments checked by the board (payout_check.py)
+        self.players = Players(table_id, spots)     # who sits where, for ratings (players.py)
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -217,7 +223,7 @@ class TableCore:
         except (TypeError, KeyError, ValueError) as exc:  # a malformed input is refused, never a crash
             effects = [Say(f"{kind}: malformed input ({exc})", level="refused")]
         effects += self._progress()
-        effects = [complete(self, e) for e in self.cards.requests(self, effects)]
+        effects = self.cards.requests(self, effects)
         for e in effects:
             if isinstance(e, PoolOp):
                 self._outbox(e)
@@ -279,6 +285,10 @@ class TableCore:
             return self._staff(kind, p)
         if kind == "config.started":
             return [notes.config_in_force(p)]
+        if kind == "protection.evidence":
+            return alert_note(p, self.round_id)
+        if kind in PLAYER_INPUTS:
+            return self.players.apply(kind, p, self.now, self.round_id)
         if kind in ("tick", "software.checked", "journal.loss_accepted"):
             return []  # what the daemon started with is evidence for people; the table plays on
         return [Say(f"unknown input {kind!r}", level="refused")]
@@ -296,7 +306,7 @@ class TableCore:
         effects: list[Effect] = []
         for wager in self.felt.read(parse_reading(spots, self.spot_count)):
             effects += self._dispatch("wager", wager)
-        return effects
+        return effects + self.payments.reading(self.felt)
 
     def _button(self, p: dict[str, Any]) -> list[Effect]:
         effects: list[Effect] = []
@@ -365,6 +375,8 @@ class TableCore:
             return effects + self._action_deck_checked(key=key, person=person, **p)
         if action == "clear_device":
             return effects + self._action_clear_device(person)
+        if action == "payments_done":
+            return effects + self.payments.settle_done(key, person, self.staff.on.get(keys.Key.DEALER.value))
         handler: Callable[..., list[Effect]] = getattr(self, "_action_" + action)
         return effects + handler(**p)
 
@@ -430,7 +442,7 @@ class TableCore:
             return [Say("no cut with the shuffling device", rule="4.4.2", level="refused")]
         self.cut_done = True
         # the cut deck is in the shoe: its reader counts from 1
-        return [Say("shuffle and cut confirmed", rule="4.2"), Command("shoe", "start_shoe")]
+        return [Say("shuffle and cut confirmed", rule="4.2"), StartShoe()]
 
     def _action_new_cards(self, deck: str) -> list[Effect]:
         """3.6: new cards; they must be verified (3.4) before use."""
@@ -473,7 +485,7 @@ class TableCore:
             return [Say("no equipment fault to approve", level="refused")]
         self.approved = True
         return [Say("inspector approved play: progressive offline", rule="14.13"),
-                Command("meter", "show", {"cents": self.pool_cents})]  # the meter says "offline"
+                MeterShow(self.pool_cents, self.progressive_offline)]  # the meter says "offline"
 
     # -- cards --------------------------------------------------------------------------------------
 
@@ -648,7 +660,7 @@ class TableCore:
                 self.decks[d]["shuffled"] = False
                 self.cards.shuffle_over(d)  # the reshuffle is a new request
             return [Say(f"shuffling device: {fault.replace('_', ' ')}: reshuffle", rule="15.1", level="flag"),
-                    Command("shuffler", "shuffle", {"deck": d})]
+                    Shuffle(d)]
         # 15.2: the device can no longer operate as intended
         self.shuffler_failed = True
         effects: list[Effect] = [notes.device_fault("shuffler", fault, self.round_id),
@@ -749,14 +761,12 @@ class TableCore:
     def _progressive_back(self) -> list[Effect]:
         """14.13 over: the meter shows the pool again and, in a round still taking bets, the board
         accepts progressive wagers again on the spots with an ante (11.1)."""
-        effects: list[Effect] = [Command("meter", "show", {"cents": self.pool_cents})]
+        effects: list[Effect] = [MeterShow(self.pool_cents, self.progressive_offline)]
         r = self.round
         if r is not None and r.progressive_offline and r.phase in (Phase.PREPARING, Phase.BETTING):
             r.progressive_offline = False
             if r.phase == Phase.BETTING:
-                effects += [Command("betspots", "progressive_acceptance",
-                                    {"round_id": r.round_id, "spot": s.number, "enabled": True})
-                            for s in r.spots.values() if s.ante]
+                effects += [acceptance(r, s.number) for s in r.spots.values() if s.ante]
         return effects
 
     # -- settlement ---------------------------------------------------------------------------------
@@ -778,7 +788,7 @@ class TableCore:
         if self.pool_seq is not None:
             return effects  # the meter follows the pool's own readings (pool.meter), never this one
         self.pool_cents = p["result"]["pool_after_cents"]
-        return effects + [Command("meter", "show", {"cents": self.pool_cents})]
+        return effects + [MeterShow(self.pool_cents, self.progressive_offline)]
 
     def _outbox(self, e: PoolOp) -> None:
         """docs/settlement.md: an operation committed in the journal is delivered to every pool exactly once
@@ -810,7 +820,7 @@ class TableCore:
         if cents is None or self.pool_seq is not None or cents == self.pool_cents:
             return []
         self.pool_cents = cents
-        return [Command("meter", "show", {"cents": cents})]
+        return [MeterShow(cents, self.progressive_offline)]
 
     def _meter_reading(self, cents: int, seq: int, kind: str, table_id: str | None = None,
                        round_id: str | None = None, award_cents: int = 0) -> list[Effect]:
@@ -842,7 +852,7 @@ class TableCore:
         if cents == self.pool_cents:
             return []
         self.pool_cents = cents
-        return [Command("meter", "show", {"cents": cents})]
+        return [MeterShow(cents, self.progressive_offline)]
 
     def _settlement_note(self, r: Round) -> list[Effect]:
         pool_before = r.awards["pool_before_cents"] if r.awards else (self.pool_cents or 0)
@@ -850,7 +860,8 @@ class TableCore:
         data = dict(settlement_as_dict(st))
         r.settlement = data
         from tabled.table.display import settlement_lines
-        return [Note("round.settled", data, r.round_id), *settlement_lines(st)]
+        return [Note("round.settled", data, r.round_id), *settlement_lines(st),
+                *self.payments.expect(r.round_id, data, self.felt, self.spot_count)]
 
     # -- progress: what follows from the state after every input ------------------------------------
 
@@ -862,7 +873,8 @@ class TableCore:
         if r is not None and r.phase == Phase.SETTLING and r.settlement is None and (
                 r.awards is not None or not any(s.award_held for s in r.spots.values())):
             effects += self._settlement_note(r)
-        if r is not None and r.settlement is not None and r.phase == Phase.SETTLING:
+        if r is not None and r.settlement is not None and r.phase == Phase.SETTLING \
+                and self.payments.lets_finish(r.round_id):  # 9.3, 9.4: the board shows it paid (payout_check.py)
             r.try_finish()
         if r is not None and r.phase == Phase.SETTLING and r.awards is None and "pool" in self.faults \
                 and r.round_id not in self.awards_held and any(s.award_held for s in r.spots.values()):
@@ -883,7 +895,7 @@ class TableCore:
         lamp = self._wanted_fault_lamp()
         if lamp != self.fault_lamp:
             self.fault_lamp = lamp
-            effects.append(Command("panel", "lamp", {"lamp": "FAULT", "state": lamp}))
+            effects.append(PanelLamp("FAULT", lamp))
         return effects
 
     def _hold_awards(self, r: Round) -> list[Effect]:
@@ -906,7 +918,8 @@ class TableCore:
             effects.append(Say(f"spot {spot} has not wagered for {self.abstained[spot]} rounds while every "
                                "other seat is in use: the seat may be required", spot, "16.9", "flag"))
         if r.card_source == "shuffler" and r.deck and not self.shuffler_failed:
-            effects.append(Command("shuffler", "shuffle", {"deck": r.deck}))  # 4.1.2, 3.2.1
+            effects.append(Shuffle(r.deck))  # 4.1.2, 3.2.1
+        effects += self.players.after_round(r.round_id, r.settlement, self.now)
         effects.append(Note("round.finished", {"phase": r.phase, "spots": {
             str(s.number): s.status for s in r.spots.values()}}, r.round_id))
         self.round = None
@@ -969,17 +982,16 @@ class TableCore:
         effects: list[Effect] = list(self.standing_pool_ops())
         r = self.round
         if self.pool_cents is not None:
-            effects.append(Command("meter", "show", {"cents": self.pool_cents}))
-        effects.append(Command("panel", "lamp", {"lamp": "FAULT", "state": self.fault_lamp}))
+            effects.append(MeterShow(self.pool_cents, self.progressive_offline))
+        effects.append(PanelLamp("FAULT", self.fault_lamp))
         effects += self.cards.standing(self)  # 4.1, 7.4: the shuffles asked for, the deal in progress
         if r is None:
             return effects
         if r.phase == Phase.BETTING:
-            effects.append(Command("betspots", "unlock", {"round_id": r.round_id, "progressive_spots": [
-                s.number for s in r.spots.values() if s.ante and not r.progressive_offline]}))
+            effects.append(unlock(r))
         elif r.phase != Phase.PREPARING:
-            effects.append(Command("betspots", "lock", {"round_id": r.round_id}))
-        return [complete(self, e) for e in effects]
+            effects.append(lock(r))
+        return effects
 
     def standing_pool_ops(self) -> list[PoolOp]:
         """Every pool operation not yet answered, in order (keyed: safe to send again)."""
@@ -1009,6 +1021,8 @@ class TableCore:
             **({"shuffles": self.shuffles.snapshot()} if self.shuffles else {}),
             **({"staff": self.staff.snapshot()} if self.staff else {}),
             **({"device_out": self.device_out.snapshot()} if self.device_out else {}),
+            **({"payments": self.payments.snapshot()} if self.payments else {}),
+            **({"players": self.players.snapshot()} if self.players else {}),
         }
 
     @classmethod
@@ -1031,6 +1045,8 @@ class TableCore:
         core.shuffles = Shuffles.from_snapshot(snap.get("shuffles"))
         core.staff = Staff.from_snapshot(snap.get("staff"))
         core.device_out = OutOfPlay.from_snapshot(snap.get("device_out"))
+        core.payments = PaymentCheck.from_snapshot(snap.get("payments"))
+        core.players = Players.from_snapshot(snap.get("players"), core.table_id, spots)
         if snap["round"]:
             core.round = Round.from_snapshot(snap["round"], spots, limits, profile)
         core.cards = CardSource.restored(core)

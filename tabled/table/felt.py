@@ -20,7 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-AREAS = ("ante", "progressive", "bet")  # in this order: an ante before its progressive wager (11.1)
+from tabled.table.names import AREAS
+
 CARRIED = ("ante", "progressive")       # the areas whose chips open a round's betting
 
 

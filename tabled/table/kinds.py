@@ -9,7 +9,7 @@ A record is one of three things:
   controller journals the notes an input produced right after folding it; replay produces the same
   notes again, so it never folds them, and writes only those a crash lost.
 - a **journal record**: the checkpoint (``Journal.checkpoint``), a seal (the last record of each
-  commit of a journal opened with the table's key) and a key change (tabled/daemon/seals.py). They
+  commit of a journal opened with the table's key) and a key change (tabled/journal/seals.py). They
   are about the journal, not the table: replay
   neither folds nor writes them.
 
@@ -76,6 +76,10 @@ INPUTS: dict[str, Kind] = _kinds(False, {
     "staff.roster": "the staff list a start runs with: each person's badge, name and roles (no PIN), the lockout",
     "staff.sign_in": "a badge and PIN keyed at the panel to sign in to the key's role: whether the PIN was right",
     "staff.sign_out": "a person signed out of a role at the panel",
+    "protection.evidence": "a spot's decisions weighed by game protection reached the alert level",
+    "player.tracking": "player ratings on or off, and how often a long session is rated, as a start's config says",
+    "player.card": "a player's card read at a spot, or keyed at the panel for a spot",
+    "player.leaves": "a player left a spot: the card taken out, or the dealer said so",
 })
 
 NOTES: dict[str, Kind] = _kinds(True, {
@@ -108,6 +112,15 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "staff.signed_out": "a person left a role at the panel, or the staff list no longer gives it",
     "staff.refused": "a sign-in refused: unknown badge, wrong PIN (counted), role not held or taken, locked",
     "staff.locked": "a badge locked after wrong PINs in a row, until when",
+    "payments.due": "what every betting area must hold when the dealer has paid and collected, as read then",
+    "payments.area": "an area's payment verdict changed on a board reading: done, to pay, over, short, not collected",
+    "payments.removed_early": "chips taken off an area seen paid before SETTLE DONE",
+    "payments.refused": "SETTLE DONE refused while areas hold other than the settlement says, each with the amount",
+    "payments.override": "a supervisor's SETTLE DONE over a mismatch: settled as left on the felt, due and left",
+    "payments.checked": "SETTLE DONE with every area holding what the settlement says",
+    "protection.alert": "a spot whose decisions follow cards it should not have seen: the evidence, for people",
+    "player.seated": "a player card took a spot, or play without a card began an anonymous seat session",
+    "player.rating": "a player's session ended: its rounds, wagers, result and the rounds it played",
 })
 
 JOURNAL_RECORDS: dict[str, Kind] = {

@@ -22,11 +22,12 @@ from typing import Any
 
 from tabled.table.phase import Phase
 from tabled.game.keys import Key, required
+# EQUIPMENT, the electronic equipment of 14.13: the board records the progressive wagers (2.3), the
+# meter displays the pool (2.4.3)
+from tabled.table.names import DEVICES as WIRED, EQUIPMENT
 
-DEVICES = ("shuffler", "betspots", "meter", "shoe", "panel")
-#: the electronic equipment of 14.13: the board records the progressive wagers (2.3), the meter
-#: displays the pool (2.4.3)
-EQUIPMENT = ("meter", "betspots")
+#: the links the fold watches: every device, and the player card reader (ratings)
+DEVICES = (*WIRED, "cards")
 
 
 def read_link(p: dict[str, Any]) -> tuple[str, bool, str]:

@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from tabled.game.shuffle_watch import Verdict
-from tabled.table.effects import Note
+from tabled.table.effects import Json, Note
 
 if TYPE_CHECKING:
     from tabled.table.round import Round
 
-#: a fault on the dealer's screen (tabled/table/screen.py) raised by a device, and its rule
+#: a fault on the dealer's screen (tabled/views/screen.py) raised by a device, and its rule
 DEVICE_FAULTS = {"shuffler": "15.2", "door": "15.2", "shoe_off": "7.3", "unread": "7.3"}
 #: what of a start's configuration its note keeps (the settings themselves stay in the input)
 CONFIG_FIELDS = ("sha256", "source", "first", "changes")
@@ -49,7 +49,8 @@ def pool_answer(kind: str, payload: Mapping[str, Any], round_id: str | None) -> 
 def shuffle_read(deck: str, cards: list[Any], verdict: Verdict | None, round_id: str | None) -> Note:
     """A shuffle whose order the device read, and the table's verdict on it (15.1; none for a deck's
     first known order or an order that is not 52 distinct cards)."""
-    judged = None if verdict is None else {  # probabilities as exact text: the journal holds no floats
+    # probabilities as exact text: the journal holds no floats
+    judged: dict[str, Json] | None = None if verdict is None else {
         "rising": verdict.rising, "kept": verdict.kept, "p_rising": repr(verdict.p_rising),
         "p_kept": repr(verdict.p_kept), "p_window": repr(verdict.p_window), "alarm": verdict.alarm}
     return Note("shuffle.read", {"deck": deck, "cards": list(cards), "judged": judged}, round_id)

@@ -30,7 +30,8 @@ from tabled.game.ranking import HandValue, dealer_qualifies, evaluate
 from tabled.game.round_facts import RoundFacts, RoundVoid, SpotStatus
 from tabled.table import awards, decisions, shoedeal, wagers
 from tabled.table.checkpoint import CheckpointError, load_fields, saved_fields
-from tabled.table.effects import Command, Effect, PoolOp, Say
+from tabled.table.board import lock
+from tabled.table.effects import Effect, PoolOp, Say, Unlock
 from tabled.table.facts import round_facts
 from tabled.table.integrity import IntegrityFault, check_back, check_cards, take
 from tabled.table.phase import OUT_OF_PHASE, Phase, RoundMachine, step
@@ -115,12 +116,12 @@ class Round(RoundState):
 
     def input_cards_ready(self) -> list[Effect]:
         """The table core says the cards are shuffled (4.1) (and cut, with the shoe: 4.2)."""
-        return [Command("betspots", "unlock", {"round_id": self.round_id, "progressive_spots": []}),
+        return [Unlock(self.round_id),
                 Say(f"round {self.round_id}: place your bets")]
 
     def input_no_more_bets(self) -> list[Effect]:
         """7.2.1: lock the board; every accepted progressive wager contributes now (11.6)."""
-        effects: list[Effect] = [Command("betspots", "lock", {"round_id": self.round_id})]
+        effects: list[Effect] = []
         for s in self.spots.values():
             s.locked_ante, s.locked_progressive = s.ante, s.progressive
             if s.ante:
@@ -131,6 +132,7 @@ class Round(RoundState):
                 s.contributed = True
                 effects.append(PoolOp("contribute", self.round_id, s.number, s.progressive.cents))
         self.dealt_to.append(DEALER)
+        effects.insert(0, lock(self))  # 11.2: its lamps show the progressive wagers just accepted
         effects.append(Say(f"round {self.round_id}: no more bets; deal to spots "
                            f"{', '.join(str(n) for n in self.dealt_to[:-1])} and the dealer (7.2.2)", rule="7.2.1"))
         return effects

@@ -9,7 +9,6 @@ from tabled.game.round_facts import NO_WAGER, SpotStatus, Wager
 from tabled.table.refused import Refused
 
 DEALER = "dealer"
-AREAS = ("ante", "progressive", "bet")
 
 
 @dataclass
@@ -43,4 +42,4 @@ def board_wager(cents: Any, token_cents: Any) -> Wager:
     return Wager(cents, token_cents)
 
 
-__all__ = ["DEALER", "AREAS", "Spot", "board_wager"]
+__all__ = ["DEALER", "Spot", "board_wager"]

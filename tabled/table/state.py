@@ -14,7 +14,8 @@ from tabled.game.limits import Breach, Limits, dollars
 from tabled.game.profiles import Profile
 from tabled.game.round_facts import RoundVoid
 from tabled.table.checkpoint import SKIP
-from tabled.table.effects import Command, Effect, Note, PoolOp, Say
+from tabled.table.board import lock
+from tabled.table.effects import Effect, Note, PoolOp, Say
 from tabled.table.phase import CONDITIONS, FINISHED, SOURCES, Phase, RoundMachine, step
 from tabled.table.refused import Refused
 from tabled.table.spot import Spot
@@ -120,7 +121,7 @@ class RoundState:
         contribution reversed, or forfeited (16.5)."""
         step(self.machine, "void_round", self.round_id, rule)
         self.void_reason = (why.value, rule)
-        effects: list[Effect] = [Command("betspots", "lock", {"round_id": self.round_id})]
+        effects: list[Effect] = [lock(self)]
         lines = []
         for s in self.spots.values():
             s.award_held = False

@@ -6,10 +6,12 @@ from __future__ import annotations
 from tabled.game.limits import Breach, check_one_wager, dollars
 from tabled.game.round_facts import SpotStatus, Wager
 from tabled.table import decisions
-from tabled.table.effects import Command, Effect, Say
+from tabled.table.board import acceptance
+from tabled.table.effects import Effect, Say
 from tabled.table.phase import Phase
 from tabled.table.refused import Refused
-from tabled.table.spot import AREAS, Spot, board_wager
+from tabled.table.names import AREAS
+from tabled.table.spot import Spot, board_wager
 from tabled.table.state import RoundState
 
 #: spots out of play whose wagers the dealer collects (8.4, 9.7) or returns (14.9.2, 14.12, 14.7):
@@ -47,8 +49,7 @@ def _while_betting(r: RoundState, s: Spot, area: str, w: Wager, stacks: int) -> 
                            s.number, "5.6", "flag"))
     if bool(s.ante) != had_ante and not r.progressive_offline:
         # 11.1: progressive acceptance only on spots with an ante
-        effects.append(Command("betspots", "progressive_acceptance",
-                               {"round_id": r.round_id, "spot": s.number, "enabled": bool(s.ante)}))
+        effects.append(acceptance(r, s.number))
     breach = wager_breach(r, s, area)
     if breach:
         effects.append(Say(f"spot {s.number}: {breach.message}", s.number, breach.rule, "flag"))

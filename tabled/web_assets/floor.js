@@ -153,8 +153,40 @@ function show(v) {
   for (const id of Array.from(alerts.keys())) {
     if (!v.alerts.some(a => a.id === id)) alerts.delete(id);
   }
+  latest = v;
+  applyFilters();
   document.body.dataset.polls = String(v.polls);
   showLink();
+}
+
+// the filters: a pit, tables in trouble, a table's id (a part of it); the alerts follow the pit and the id
+let latest = null;
+function filtered(v) {
+  const pit = byId("pit-filter").value;
+  const trouble = byId("trouble-filter").checked;
+  const text = byId("table-filter").value.trim().toLowerCase();
+  const alerted = new Set(v.alerts.filter(a => !a.ack).map(a => a.table));
+  const pitOf = new Map(v.tables.map(t => [t.table, t.pit]));
+  const place = id => (!pit || pitOf.get(id) === pit) && (!text || id.toLowerCase().includes(text));
+  const tables = v.tables.filter(t => place(t.table)
+    && (!trouble || t.faults.length > 0 || alerted.has(t.table) || t.verify.status === "failed"));
+  return { tables: new Set(tables.map(t => t.table)), alerts: new Set(v.alerts.filter(a => place(a.table)).map(a => a.id)) };
+}
+function applyFilters() {
+  if (!latest) return;
+  const pits = byId("pit-filter");
+  const names = Array.from(pits.options).slice(1).map(o => o.value);
+  if (names.join("\n") !== latest.pits.join("\n")) {
+    const chosen = pits.value;
+    pits.replaceChildren(pits.options[0], ...latest.pits.map(p => el("option", null, p)));
+    pits.value = latest.pits.includes(chosen) ? chosen : "";
+  }
+  const shown = filtered(latest);
+  for (const [id, c] of cards) c.node.hidden = !shown.tables.has(id);
+  for (const [id, line] of alerts) line.node.hidden = !shown.alerts.has(id);
+  byId("tables").dataset.shown = String(shown.tables.size);
+  setText(byId("shown"), shown.tables.size === latest.tables.length ? ""
+    : "showing " + shown.tables.size + " of " + latest.tables.length + " tables");
 }
 
 function connect() {
@@ -164,6 +196,9 @@ function connect() {
   source.onerror = () => { linkUp = false; showLink(); };
 }
 document.addEventListener("DOMContentLoaded", () => {
+  for (const id of ["pit-filter", "trouble-filter", "table-filter"]) {
+    byId(id).addEventListener("input", applyFilters);
+  }
   connect();
   setInterval(showLink, 1000);
 });

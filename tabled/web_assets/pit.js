@@ -29,6 +29,20 @@ function renderJournal(j) {
   document.body.dataset.head = String(j.head_seq);
 }
 
+// the players seated now: the card number comes masked, as every page shows it
+function renderPlayers(players) {
+  const body = byId("players").tBodies[0];
+  body.replaceChildren();
+  for (const p of players || []) {
+    const row = el("tr", p.anonymous ? "anonymous" : "carded");
+    row.dataset.spot = String(p.spot);
+    row.appendChild(el("td", "spot", "spot " + p.spot));
+    row.appendChild(el("td", "card", p.card));
+    row.appendChild(el("td", "figures", p.text));
+    body.appendChild(row);
+  }
+}
+
 function renderDevices(devices) {
   const body = byId("devices").tBodies[0];
   body.replaceChildren();
@@ -108,6 +122,7 @@ function render(p) {
   setText("next", s.next);
   renderJournal(p.journal);
   renderDevices(p.devices);
+  renderPlayers(p.players);
   setText("pool-meter", s.meter.text + (s.meter.locked ? "  (progressive locked, 14.13)" : "") +
           (s.meter.award_pending ? "  " + s.meter.award_pending.text : ""));
   list("hits", p.pool.hits, (h) => {
@@ -129,7 +144,27 @@ function render(p) {
     li.appendChild(el("span", "text", d.key + " key: " + d.action + " " + d.verdict));
     return withRule(li, d.rule);
   });
+  list("mispays", p.mispays || [], (m) => {  // the board's check of the payments (9.3, 9.4)
+    const li = el("li", m.kind.replace(".", "-"));
+    li.appendChild(el("span", "when", when(m)));
+    li.appendChild(el("span", "text", "round " + m.round_id + ": " + m.text));
+    return withRule(li, m.rule);
+  });
   renderRounds(p.rounds);
+  // game protection's alerts: evidence for people, the rounds that carry it and their records
+  list("protection", p.protection || [], (a) => {
+    const li = el("li", "alert");
+    li.dataset.spot = String(a.spot);
+    li.appendChild(el("span", "when", when(a)));
+    li.appendChild(el("span", "text", a.text));
+    const rounds = el("ol", "evidence");
+    for (const r of a.rounds) {
+      rounds.appendChild(el("li", "", r.round_id + " " + r.time + ": " + r.cards.join(" ") + " vs " + r.up +
+                            " (hole " + r.holes.join(" ") + "): " + r.decision + "; records " + r.records.join(",")));
+    }
+    li.appendChild(rounds);
+    return li;
+  });
 }
 
 follow("/pit/events", "pit", (data) => {

@@ -41,13 +41,17 @@ function tickFaults() {
   }
 }
 
-function area(name, sensed, locked) {
-  const row = el("div", "area");
+function area(name, sensed, locked, check) {
+  const row = el("div", "area" + (check ? " check-" + check.state.replace(" ", "-") : ""));
+  row.dataset.area = name;
   row.appendChild(el("span", "name", name));
   const value = el("span", "sensed", sensed.text || "-");
   if (sensed.stacks > 1) value.textContent += " (" + sensed.stacks + " stacks)";
   row.appendChild(value);
-  if (locked && locked.cents !== sensed.cents) row.appendChild(el("span", "locked", "locked " + (locked.text || "-")));
+  if (locked && locked.cents !== sensed.cents && !check) {
+    row.appendChild(el("span", "locked", "locked " + (locked.text || "-")));
+  }
+  if (check) row.appendChild(el("span", "check", check.text));  // the board's check of the payment (9.4)
   return row;
 }
 
@@ -62,9 +66,7 @@ function renderSpots(s) {
     head.appendChild(el("span", "num", spot.spot));
     head.appendChild(el("span", "decision", spot.decision));
     card.appendChild(head);
-    card.appendChild(area("ante", spot.sensed.ante, spot.locked.ante));
-    card.appendChild(area("progressive", spot.sensed.progressive, spot.locked.progressive));
-    card.appendChild(area("bet", spot.sensed.bet, spot.locked.bet));
+    for (const a of AREAS) card.appendChild(area(a, spot.sensed[a], spot.locked[a], spot.check && spot.check[a]));
     card.appendChild(el("div", "cards", spot.cards.join(" ")));
     card.appendChild(el("div", "hand", spot.hand || ""));
     if (spot.past_posting) card.appendChild(withRule(el("div", "pp", "PAST POSTING: " + spot.past_posting), "5.6"));

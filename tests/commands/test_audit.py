@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from tabled.cli import main
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tests.daemon.tamper import change_only
 
 

@@ -15,7 +15,7 @@ import pytest
 from tabled.cli import main
 from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import Category
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.pool.local import LocalPool
 from tabled.pool.postgresql import PostgresPool
 from tabled.pool.settings import PoolSettings
@@ -224,6 +224,7 @@ def test_the_administrator_migrates_registers_a_table_and_creates_a_pool(pg_empt
     assert main(["pool", "migrate", "--dsn", admin]) == 0
     assert capsys.readouterr().out.splitlines() == [
         "pool schema: version 3 (was 0)", "central journal schema: up to date", "floor schema: up to date",
+        "player ratings schema: up to date",
         "roles: tabled_table (each table's role is one; it may add its own rows only), tabled_auditor (reads"
         " everything)"]
     assert main(["pool", "migrate", "--dsn", admin]) == 0  # again: nothing to do, nothing broken

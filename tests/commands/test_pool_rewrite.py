@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 from tabled.cli import main
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import Category
 from tabled.pool.local import LocalPool

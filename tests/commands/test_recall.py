@@ -15,7 +15,7 @@ import pytest
 
 from tabled.cli import main
 from tabled.table.effects import Note, PoolOp
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tests.daemon.tamper import change_only
 from tests.table.harness import Harness
 

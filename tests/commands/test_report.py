@@ -153,7 +153,7 @@ def test_par_sheet_takes_the_optimal_strategys_deviation_per_hand(journals):
 
 
 def test_an_empty_journal_has_nothing_to_report(tmp_path):
-    from tabled.daemon.journal import Journal
+    from tabled.journal.store import Journal
 
     Journal.open(tmp_path / "j.db").close()
     assert "no records yet" in run("report", "shift", "--journal", str(tmp_path / "j.db"))
@@ -232,7 +232,7 @@ def test_a_report_names_the_configuration_changed_between_two_starts(tmp_path, c
     assert first["first"] and first["round_before"] is None and first["round_after"] == "SIM01-000001"
     assert second["changes"] == [{"key": "table.minimum_cents", "before": 500, "after": 300}]
     # the rounds either side of the start were started under the old minimum and the new one
-    from tabled.daemon.journal import Journal
+    from tabled.journal.store import Journal
     with Journal.open(tmp_path / "sim" / "journal.db", readonly=True) as j:
         minimum = {r.round_id: r.payload["limits"]["minimum_cents"]
                    for r in j.records_after(0) if r.kind == "round.started"}

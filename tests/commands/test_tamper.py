@@ -17,7 +17,7 @@ import pytest
 
 from tabled.cli import main
 from tabled.daemon import shipping
-from tabled.daemon.journal import Journal, canonical_payload
+from tabled.journal.store import Journal, canonical_payload
 from tests.daemon import tamper
 from tests.daemon.test_seals import new_key
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from tabled.sim.players import Player
 from tabled.table.core import DECKS
-from tabled.table.effects import Command, Effect
+from tabled.table.effects import Effect, Shuffle
 
 
 class SimulatedFloor:
@@ -52,8 +52,8 @@ class SimulatedFloor:
 
     def on_effects(self, effects: list[Effect]) -> None:
         for e in effects:
-            if isinstance(e, Command) and e.device == "shuffler" and e.name == "shuffle":
-                deck = e.args["deck"]  # 4.1.2: the used deck goes back in
+            if isinstance(e, Shuffle):
+                deck = e.deck  # 4.1.2: the used deck goes back in
                 if deck in self.fresh:
                     self.resend.add(deck)  # a repeated command: the deck is shuffled already
                 else:

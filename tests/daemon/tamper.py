@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tabled.daemon.journal import (
+from tabled.journal.store import (
     GENESIS_HASH,
     canonical_payload,
     deflate_payload,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
 from tabled.daemon.controller import Table
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.daemon.report import pool_line
 from tests.integration.test_restart_sim import sim_config
 

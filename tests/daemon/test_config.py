@@ -37,10 +37,12 @@ def test_shipped_configs_load():
 
 def test_embedded_default_is_the_simulated_table():
     default, sim = load_config(None), load_config(REPO / "config" / "sim.toml")
-    # the one difference: no simulated inspector, so a test's fault stands until the test acts (14.13)
+    # the differences: no simulated inspector, so a test's fault stands until the test acts (14.13), and
+    # no payment check, which the tests of the check turn on (9.3, 9.4)
     assert sim.simulation.inspector and not default.simulation.inspector
     assert default.source is None and default.simulation == dataclasses.replace(sim.simulation, inspector=False)
-    assert default.table == sim.table and default.log == sim.log
+    assert sim.table.check_payments and not default.table.check_payments
+    assert default.table == dataclasses.replace(sim.table, check_payments=False) and default.log == sim.log
 
 
 def test_minimal_file_gets_documented_defaults(tmp_path):

@@ -235,4 +235,4 @@ def test_effective_toml_keeps_players_and_device_serials():
     sim = load_config(SIM)
     text = effective_toml(sim)
     assert tomllib.loads(text)["simulation"]["players"][3] == {
-        "spot": 4, "ante_cents": 2500, "progressive": True, "strategy": "optimal"}
+        "spot": 4, "ante_cents": 2500, "progressive": True, "strategy": "optimal", "card": "4000100010004004"}

@@ -8,7 +8,7 @@ import asyncio
 from types import SimpleNamespace
 
 from tabled.daemon.devices import TableDevices
-from tabled.table.effects import Command
+from tabled.table.effects import Command, Deal, Lock, MeterShow, ProgressiveAcceptance, Shuffle
 from tabled_drivers.base import LinkFailed, LinkUp
 from tabled_drivers.betspots import Lamp as SpotLamp
 from tabled_drivers.link.errors import CommandRejected
@@ -165,7 +165,7 @@ async def test_a_deal_delivers_the_hands_the_device_has_not_given_yet():
     devices, table, drivers, _ = await adapter()
     shuffler = drivers["shuffler"]
     shuffler.ready = {DeckColour.RED: 52 - 5, DeckColour.BLUE: 52}  # one hand given from A already
-    await devices.command(Command("shuffler", "deal", {"round_id": "T01-000001", "deck": "A", "hands": 3}))
+    await devices.command(Deal("T01-000001", "A", 3))
     await settled(devices)
     assert shuffler.calls == [("status",), ("deliver_hand", DeckColour.RED), ("deliver_hand", DeckColour.RED)]
     assert table.submitted == []  # what it holds is what the table holds
@@ -179,7 +179,7 @@ async def test_a_deal_from_a_deck_the_device_does_not_hold_reports_what_it_holds
     h.panel("no_more_bets")
     devices, table, drivers, _ = await adapter(h)
     drivers["shuffler"].ready = {DeckColour.BLUE: 52}
-    await devices.command(Command("shuffler", "deal", {"round_id": h.round.round_id, "deck": "A", "hands": 2}))
+    await devices.command(Deal(h.round.round_id, "A", 2))
     await settled(devices)
     assert drivers["shuffler"].calls == [("status",)]
     assert table.submitted == [("shuffler.status", {"ready": {"B": 52}, "recognition": True})]
@@ -191,7 +191,7 @@ async def test_a_hand_the_device_refuses_is_journaled_with_its_answer():
     shuffler = drivers["shuffler"]
     shuffler.ready = {DeckColour.RED: 52, DeckColour.BLUE: 52}
     shuffler.refuse_hand = CommandRejected("shuffler", "deliver_hand", Status.DEVICE_FAULT, "jammed")
-    await devices.command(Command("shuffler", "deal", {"round_id": "T01-000001", "deck": "A", "hands": 3}))
+    await devices.command(Deal("T01-000001", "A", 3))
     await settled(devices)
     assert [c[0] for c in shuffler.calls] == ["status", "deliver_hand"]  # asking again would not help
     assert table.submitted == [("shuffler.refused", {
@@ -202,12 +202,8 @@ async def test_a_hand_the_device_refuses_is_journaled_with_its_answer():
 
 async def test_board_and_meter_commands_become_the_calls_they_name():
     devices, _, drivers, _ = await adapter()
-    for cmd in (Command("betspots", "progressive_acceptance", {"round_id": "r", "spot": 5, "enabled": True,
-                                                               "progressive_spots": [5, 2]}),
-                Command("betspots", "lock", {"round_id": "r", "lamps": [1, 3]}),
-                Command("meter", "show", {"cents": 1234, "offline": True}),
-                Command("meter", "show", {"cents": 1234, "offline": False}),
-                Command("shuffler", "shuffle", {"deck": "B"})):
+    for cmd in (ProgressiveAcceptance("r", 5, True, (2, 5)), Lock("r", (1, 3)), MeterShow(1234, offline=True),
+                MeterShow(1234, offline=False), MeterShow(None, offline=False), Shuffle("B")):
         await devices.command(cmd)
     await settled(devices)
     assert drivers["betspots"].calls == [("enable_progressive", [2, 5]), ("lock",),
@@ -221,7 +217,7 @@ async def test_nothing_is_sent_before_the_table_has_resumed_then_its_standing_ef
     h = Harness(ready=False)
     h.panel("open_table", key="supervisor")
     devices, _, drivers, _ = await adapter(h, resume=False)
-    await devices.command(Command("shuffler", "shuffle", {"deck": "A"}))
+    await devices.command(Shuffle("A"))
     await settled(devices)
     assert drivers["shuffler"].calls == []
     await devices.resume([])
@@ -246,10 +242,10 @@ async def test_a_device_that_keeps_failing_is_logged_as_it_starts_and_as_it_ends
     drivers["meter"].show = show
     with capture_logs() as logs:
         for cents in range(100, 110):
-            await devices.command(Command("meter", "show", {"cents": cents}))
+            await devices.command(MeterShow(cents, False))
             await settled(devices)
         down = False
-        await devices.command(Command("meter", "show", {"cents": 110}))
+        await devices.command(MeterShow(110, False))
         await settled(devices)
     failed = [(r["event"], r.get("failures"), r.get("error")) for r in logs if r["event"].startswith("device.command")]
     assert failed == [("device.command_failed", None, "meter is down | no answer after 3 tries"),

@@ -12,7 +12,7 @@ from tabled.cli import main
 from tabled.daemon.assemble import CannotStart, open_table
 from tabled.daemon.config import load_config
 from tabled.daemon.heads import ACCEPTED, HeadMark, head_path, lost_records, write_head
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.table.effects import Note
 from tests.integration.test_restart_sim import sim_config
 
@@ -107,7 +107,7 @@ def test_accept_loss_without_a_journal_is_one_line(tmp_path, capsys):
 
 
 def test_the_loss_recorded_on_a_sealed_journal_is_sealed_so_the_table_starts_on_it(tmp_path, capsys):
-    from tabled.daemon.seals import find_signing_key, local_key_files, make_local_key
+    from tabled.journal.seals import find_signing_key, local_key_files, make_local_key
     path = tmp_path / "journal.db"
     key_file = make_local_key(path)  # the simulated table's own key beside its journal
     key = find_signing_key(key_file)

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tabled.daemon.journal import (
+from tabled.journal.store import (
     GENESIS_HASH,
     Journal,
     JournalCorrupt,

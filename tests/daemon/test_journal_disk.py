@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tabled.daemon.journal import Journal, JournalDiskFull
+from tabled.journal.store import Journal, JournalDiskFull
 from tests.daemon.tamper import change_only
 
 REPO = Path(__file__).resolve().parents[2]
@@ -159,7 +159,7 @@ def test_a_journal_on_read_only_media_opened_to_write_is_not_called_damaged(tmp_
     """A write the media refuse names the disk or folder, without the advice to restore the file
     from its copy (which would replace a good journal with an older one)."""
     closed = evidence[0]
-    opener = f"from tabled.daemon.journal import Journal; Journal.open({str(closed)!r}).append('bet.placed', {{}})"
+    opener = f"from tabled.journal.store import Journal; Journal.open({str(closed)!r}).append('bet.placed', {{}})"
     script = f"""
 mount --bind {closed.parent} {closed.parent}
 mount -o remount,ro,bind {closed.parent}
@@ -167,6 +167,6 @@ set +e
 {shlex.join([sys.executable, "-c", opener])} 2>&1 | tail -1
 """
     said = in_namespace(script, tmp_path, timeout=60).stdout.strip()
-    assert said.startswith(f"tabled.daemon.journal.JournalError: {closed}: the journal cannot be read or written "
+    assert said.startswith(f"tabled.journal.store.JournalError: {closed}: the journal cannot be read or written "
                            "here (SQLite: "), said
     assert "damaged" not in said and "restore" not in said, said

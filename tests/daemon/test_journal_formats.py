@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabled.daemon.journal import (
+from tabled.journal.store import (
     FORMAT,
     GENESIS_HASH,
     ZDICT_FILE,

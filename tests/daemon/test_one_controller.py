@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tabled.daemon.journal import Journal, JournalInUse, lock_path
+from tabled.journal.store import Journal, JournalInUse, lock_path
 from tests.integration.test_restart_sim import ROOT, child_env, sim_config, tabled_argv
 
 START_TIMEOUT = 30.0

@@ -7,7 +7,7 @@ import dataclasses
 from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
 from tabled.table.core import op_key
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.daemon.controller import NOTES_VERSION, Table
 
 

@@ -11,7 +11,8 @@ from tabled_drivers.panel import (NUMBER_BUTTONS, SPOT_BUTTONS, SPOTS_BUTTONS, B
                                   NumberEntered, SpotAction, SpotsAction)
 from tabled.daemon.devices import BUTTON_NAMES, board_input, button_input
 from tabled.table.buttons import BUTTONS
-from tabled.table.felt import AREAS, Area, parse_reading
+from tabled.table.felt import Area, parse_reading
+from tabled.table.names import AREAS
 
 
 def test_every_button_of_the_panel_has_a_name_the_fold_knows_taking_what_the_panel_sends():

@@ -5,7 +5,7 @@ changed after it was verified named; and when each standing fault was raised, fr
 from __future__ import annotations
 
 
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.daemon.pit import PitReader, standing_since
 from tests.daemon.tamper import change_only, rewrite
 

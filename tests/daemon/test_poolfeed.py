@@ -9,7 +9,7 @@ import asyncio
 
 from structlog.testing import capture_logs
 
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.daemon.poolfeed import PoolFeed
 from tabled.game.limits import Limits
 from tabled.pool.base import PoolUnavailable, ProgressivePool

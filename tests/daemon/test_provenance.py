@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tabled.daemon import config_record, provenance
 from tabled.daemon.config import ConfigError, SoftwareConfig, load_config
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.host import software
 
 from .configs import MINIMAL_TABLE

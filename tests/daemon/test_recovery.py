@@ -11,7 +11,7 @@ import pytest
 from tabled.cli import main
 from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.sim.players import Player
 from tests.daemon.floor import SimulatedFloor
 from tabled.pool.local import LocalPool

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from tabled.cli import main
 from structlog.testing import capture_logs
 
-from tabled.daemon.journal import Journal, JournalError, JournalUnsealed, canonical_payload
-from tabled.daemon.seals import (
+from tabled.journal.store import Journal, JournalError, JournalUnsealed, canonical_payload
+from tabled.journal.seals import (
     MAX_KEY_BYTES,
     SealChecker,
     SealError,

@@ -15,7 +15,7 @@ import pytest
 from tabled.cli import main
 from tabled.daemon import shipping
 from tests.daemon.tamper import change_only, rewrite
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tests.pool.proxy import LinkProxy
 
 pytestmark = pytest.mark.postgres

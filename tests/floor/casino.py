@@ -18,8 +18,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tabled.daemon import shipping
-from tabled.daemon.journal import Journal
-from tabled.daemon.seals import SigningKey
+from tabled.journal.store import Journal
+from tabled.journal.seals import SigningKey
 from tabled.floor import central as floor_central
 from tabled.floor.service import PASSWORD_CREDENTIAL
 from tests.integration.test_restart_sim import ROOT, child_env, tabled_argv
@@ -83,7 +83,7 @@ class SimTable:
 
     def start(self, rounds: int, seed: int) -> subprocess.Popen:
         """``tabled run`` for ``rounds`` rounds at full speed (its JSON log to a file)."""
-        log = open(self.folder / "run.log", "ab")  # noqa: SIM115 (the child writes it; closed with the child)
+        log = open(self.folder / "run.log", "ab")  # the child writes it; closed with the child
         try:
             return subprocess.Popen(tabled_argv("run", "--config", str(self.config(seed)), "--rounds", str(rounds),
                                                 "--pace-ms", "0", "--quiet"),
@@ -177,7 +177,7 @@ def rewrite_central(admin: str, table_id: str, seq: int, change) -> None:
     copy and hashes every record after it again, so the copy's hash chain is intact."""
     import json
 
-    from tabled.daemon.journal import canonical_payload, record_hash
+    from tabled.journal.store import canonical_payload, record_hash
     with psycopg.connect(admin, autocommit=True) as conn:
         rows = conn.execute("SELECT seq, time_us, round_id, kind, payload, prev_hash FROM journal_records "
                             "WHERE table_id = %s AND seq >= %s ORDER BY seq", (table_id, seq)).fetchall()

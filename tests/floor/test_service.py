@@ -111,10 +111,23 @@ def test_a_central_server_that_cannot_be_reached_is_shown_and_tried_again(tmp_pa
     ({"central": "postgresql://f@127.0.0.1/c", "keys": {"T01": 5}}, "floor.keys.T01: must be a public key file"),
     ({"central": "postgresql://f@127.0.0.1/c", "poll_ms": 0}, "floor.poll_ms: must be an integer from 50"),
     ({"central": "postgresql://f@127.0.0.1/c", "colour": "red"}, "floor.colour: unknown key"),
+    ({"central": "postgresql://f@127.0.0.1/c", "pits": {"A": ["T01"], "B": ["T02", "T01"]}},
+     "floor.pits.B: table T01 is already in pit A: a table is in one pit"),
+    ({"central": "postgresql://f@127.0.0.1/c", "pits": {"A": "T01"}}, "floor.pits.A: must be a list of table ids"),
+    ({"central": "host=a,b port=5432,5433 dbname=c target_session_attrs=standby"},
+     "floor.central: target_session_attrs=standby asks for a server that does not take writes"),
 ])
 def test_a_config_that_cannot_be_used_is_refused_naming_the_key(tmp_path, floor, problem):
     with pytest.raises(FloorConfigError, match=re.escape(problem)):
         parse_floor_config({"floor": floor}, "floor.toml", tmp_path)
+
+
+def test_pits_name_their_tables_and_a_two_host_central_is_taken(tmp_path):
+    cfg = parse_floor_config({"floor": {"central": "host=db-a,db-b port=5432,5432 dbname=casino user=tabled_floor "
+                                                   "sslmode=verify-full",
+                                        "pits": {"A": ["T01", "T02"], "B": ["T03"]}}}, "floor.toml", tmp_path)
+    assert cfg.pits == {"A": ("T01", "T02"), "B": ("T03",)}
+    assert (cfg.pit_of("T02"), cfg.pit_of("T03"), cfg.pit_of("T09")) == ("A", "B", None)
 
 
 def test_tabled_floor_names_a_missing_config_or_key_file(tmp_path, capsys):

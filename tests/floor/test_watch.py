@@ -12,8 +12,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabled.daemon.journal import GENESIS_HASH, Journal, record_hash
-from tabled.daemon.seals import SigningKey, public_keys
+from tabled.journal.store import GENESIS_HASH, Journal, record_hash
+from tabled.journal.seals import SigningKey, public_keys
 from tabled.floor.watch import Row, TableWatch
 from tests.floor.casino import key_files
 
@@ -84,7 +84,7 @@ def test_seals_by_a_key_the_floor_was_not_given_are_not_called_verified(tmp_path
 def test_any_record_rewritten_on_the_central_copy_is_flagged_by_number(tmp_path_factory, victim, cents):
     """Someone rewrites one record on the server and hashes every record after it again: the chain
     holds, the seal over the record does not."""
-    from tabled.daemon.journal import canonical_payload, record_hash
+    from tabled.journal.store import canonical_payload, record_hash
     folder = tmp_path_factory.mktemp("w")
     key, publics = keyed(folder)
     original = rows(play(folder, key))
@@ -163,7 +163,7 @@ def test_the_floor_reads_no_input_a_refused_payment_leaves_the_award_waiting():
 
 def rehashed(original: list[Row]) -> list[Row]:
     """The rows numbered 1, 2, ... and linked and hashed again: an intact chain."""
-    from tabled.daemon.journal import GENESIS_HASH, record_hash
+    from tabled.journal.store import GENESIS_HASH, record_hash
     out, prev = [], GENESIS_HASH
     for seq, r in enumerate(original, 1):
         digest = record_hash(seq, r.time_us, r.round_id, r.kind, r.payload, prev)
@@ -188,7 +188,7 @@ def test_records_a_seal_does_not_cover_are_flagged(tmp_path):
 def test_an_unsealed_tail_is_flagged_once_the_table_says_its_journal_ends_there(tmp_path):
     """A record appended after the last seal with its hash computed: while the table's journal goes
     further it may be in transit; once the table reports its head there, it is not the table's."""
-    from tabled.daemon.journal import canonical_payload, record_hash
+    from tabled.journal.store import canonical_payload, record_hash
     key, publics = keyed(tmp_path)
     original = rows(play(tmp_path, key))
     last = original[-1]

@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from tabled.cli import main
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.host.dsn import dsn_problem, server_said, unreadable_dsn
 from tests.daemon.configs import MINIMAL_TABLE
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tabled.host.files import DIR_MODE, FILE_MODE
-from tabled.daemon.journal import Journal, lock_path
+from tabled.journal.store import Journal, lock_path
 from tabled.pool.local import LocalPool
 from tabled.pool.settings import PoolSettings
 

@@ -14,7 +14,7 @@ from tabled_drivers.link.endpoint import LinkTiming
 from tabled.commands.run import Seams, run_table
 from tabled.daemon.config import load_config
 from tabled.table.effects import Say
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.sim.table import SimulatedTable
 
 # Fast link timers: a silent device is noticed in about half a second, a replug in a few tens of ms.

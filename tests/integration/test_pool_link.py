@@ -16,10 +16,10 @@ import pytest
 from tabled.daemon.controller import NOTES_VERSION
 
 from tabled.table.core import TableCore
-from tabled.table.effects import Command, Say
+from tabled.table.effects import MeterShow, Say
 from tabled.game.cards import parse_cards
 from tabled.profiles import load_profile
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.pool.postgresql import PostgresPool
 from tabled.pool.settings import PoolSettings
 from tabled.game.limits import Limits
@@ -70,11 +70,12 @@ class LinkedTable:
     def _watch(self, effects) -> None:
         self.says += [e for e in effects if isinstance(e, Say)]
         for e in effects:
-            if isinstance(e, Command) and e.device == "meter":
-                # tabled/daemon/devices.py: a "show" while 14.13 play is approved shows "progressive offline"
-                self.meter_offline.append(self.core.progressive_offline)
-                if e.args.get("cents") is not None:
-                    self.meter_shown.append(e.args["cents"])
+            if isinstance(e, MeterShow):
+                # a "show" while 14.13 play is approved shows "progressive offline"
+                assert e.offline == self.core.progressive_offline  # told complete, as the table stands
+                self.meter_offline.append(e.offline)
+                if e.cents is not None:
+                    self.meter_shown.append(e.cents)
 
     @property
     def core(self) -> TableCore:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tabled.game.settlement import money
-from tabled.table.screen import screen_view
+from tabled.views.screen import screen_view
 from tests.integration.test_pool_link import STRAIGHT_FLUSH, LinkedTable
 from tests.pool.proxy import LinkProxy
 

@@ -28,7 +28,7 @@ from tabled.game.cards import parse_card
 from tabled.profiles import load_profile
 from tabled.game.round_facts import RoundFacts, RoundVoid, SpotFacts, SpotStatus, Wager
 from tabled.game.settlement import settle, settlement_as_dict
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.math.strategy import decide
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,8 +17,8 @@ from tabled.commands import run as run_command
 from tabled.daemon.assemble import make_core
 from tabled.daemon.report import MeterWatch, RoundPrinter, Session, open_faults
 from tabled.daemon.config import load_config
-from tabled.table.effects import Command, Note
-from tabled.daemon.journal import Journal
+from tabled.table.effects import MeterShow, Note
+from tabled.journal.store import Journal
 from tabled.daemon.controller import Table
 from tests.integration.test_restart_sim import ROOT, child_env, run_in_terminal, sim_config, tabled_argv
 
@@ -111,7 +111,7 @@ def test_what_was_sent_to_the_meter_is_not_printed_as_what_it_shows():
         def flush(self):
             pass
     out = Out()
-    RoundPrinter(out)([Command("meter", "show", {"cents": 1_000_125})])
+    RoundPrinter(out)([MeterShow(1_000_125, False)])
     assert "".join(out) == ""
 
 
@@ -146,7 +146,7 @@ def test_a_fault_left_by_an_earlier_run_is_cleared_by_the_simulated_inspector_14
     """config/sim.toml has a simulated inspector: a fault the journal holds open (the meter, from
     an earlier run) does not stop the next start; the inspector approves play, the meter is
     working, its fault clears, and the journal keeps who approved it."""
-    from tabled.daemon.seals import find_signing_key
+    from tabled.journal.seals import find_signing_key
 
     config = sim_config(tmp_path)
     journal = tmp_path / "journal.db"

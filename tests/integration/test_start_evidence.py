@@ -22,7 +22,7 @@ from tabled.commands.run import Seams, run_table
 from tabled.daemon import shipping
 from tabled.daemon.assemble import CannotStart
 from tabled.daemon.config import SoftwareConfig
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.host import software
 from tests.pool.pgserver import free_port
 from tests.integration.harness import FAST, POLL, Run, Discard, config, journal_records

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.daemon.controller import Table
 from tests.integration.test_restart_sim import ROOT, child_env, sim_config, tabled_argv
 

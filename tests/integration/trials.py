@@ -26,7 +26,7 @@ from pathlib import Path
 import psycopg
 
 from tabled.daemon import shipping
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = ROOT / "tests" / "fixtures" / "journals" / "simulated" / "journal.db.gz"

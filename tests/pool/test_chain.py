@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from tabled.cli import main
-from tabled.daemon.seals import SigningKey, key_id
+from tabled.journal.seals import SigningKey, key_id
 from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import Category
 from tabled.pool import chain

@@ -19,7 +19,7 @@ from tabled.cli import main
 from tabled.daemon.config import ConfigError, load_config
 from tabled.table.core import TableCore
 from tabled.profiles import load_profile
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.host.log import configure_logging, get_logger, scrub_secrets
 from tabled.pool.base import PoolError
 from tabled.pool.postgresql import PostgresPool, parse_dsn

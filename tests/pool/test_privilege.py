@@ -16,7 +16,7 @@ import pytest
 
 from tabled.cli import main
 from tabled.daemon import shipping
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.daemon.controller import Table
 from tabled.game.limits import Limits
 from tabled.game.progressive import ProgressiveHit

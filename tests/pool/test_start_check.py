@@ -9,7 +9,7 @@ import asyncio
 import pytest
 
 from tabled.daemon.assemble import CannotStart, check_pools
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.pool.base import PoolError
 from tabled.pool.local import LocalPool
 from tabled.pool.rounds import check_table

@@ -7,7 +7,7 @@ import math
 from datetime import date, time
 from zoneinfo import ZoneInfo
 
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.profiles import load_profile
 from tabled.reports.figures import report
 from tabled.reports.periods import Calendar

@@ -11,7 +11,7 @@ from typing import Any
 from tabled_drivers.panel import KeyPosition
 
 from tabled.sim.players import DeviceFloor, Player
-from tabled.table.view import dealer_view
+from tabled.views.view import dealer_view
 from tests.table.harness import Harness
 
 

@@ -1,4 +1,4 @@
-"""The simulated players and dealer act on what the table shows them (tabled/table/view.py): in
+"""The simulated players and dealer act on what the table shows them (tabled/views/view.py): in
 each phase the dealer presses the button the rules call for, once; the players decide by their
 strategy from the cards in front of them."""
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from tabled.table.core import AWARD_PENDING_MS, TableCore
 from tabled.table.effects import Say
-from tabled.table.screen import screen_view
+from tabled.views.screen import screen_view
 
 from .harness import Harness
 

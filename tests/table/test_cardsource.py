@@ -14,11 +14,11 @@ DEALER_QUALIFIES = "Ah Kd 7c 5s 2h"
 
 
 def shuffles(effects) -> list[str]:
-    return [c.args["deck"] for c in commands(effects, "shuffler") if c.name == "shuffle"]
+    return [c.deck for c in commands(effects, "shuffler") if c.name == "shuffle"]
 
 
 def deals(effects) -> list[dict]:
-    return [c.args for c in commands(effects, "shuffler") if c.name == "deal"]
+    return [vars(c) for c in commands(effects, "shuffler") if c.name == "deal"]
 
 
 def fresh() -> tuple[Harness, list]:

@@ -9,7 +9,8 @@ import json
 
 from hypothesis import given, settings, strategies as st
 
-from tabled.table.felt import AREAS, EMPTY, Felt, parse_reading
+from tabled.table.felt import EMPTY, Felt, parse_reading
+from tabled.table.names import AREAS
 
 from .harness import Harness, notes, refused, says
 from .test_rules_gaps import DEALER_QUALIFIES

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tabled.table.core import TableCore
-from tabled.table.effects import Command
-from tabled.table.screen import screen_view
+from tabled.table.effects import Lock, MeterShow, PanelLamp
+from tabled.views.screen import screen_view
 
 from .harness import Harness, commands, notes, refused, rules_said, says
 
@@ -74,7 +74,7 @@ def test_a_device_back_is_sent_what_the_table_needs_of_it_again():
     out = h.feed("device.link", device="betspots", up=True)
     assert [c.name for c in commands(out, "betspots")] == ["unlock"]
     out = h.feed("device.link", device="panel", up=True)
-    assert commands(out, "panel") == [Command("panel", "lamp", {"lamp": "FAULT", "state": "OFF"})]
+    assert commands(out, "panel") == [PanelLamp("FAULT", "OFF")]
 
 
 @pytest.mark.parametrize("payload, words", [
@@ -95,8 +95,8 @@ def test_acceptance_names_every_spot_accepting_a_progressive_11_1():
     h = Harness()
     h.ante(2, 500)
     out = h.ante(5, 500)
-    acceptance = [c.args for c in commands(out, "betspots") if c.name == "progressive_acceptance"]
-    assert [a["progressive_spots"] for a in acceptance] == [[2, 5]]
+    acceptance = [c for c in commands(out, "betspots") if c.name == "progressive_acceptance"]
+    assert [a.progressive_spots for a in acceptance] == [(2, 5)]
 
 
 def test_the_lock_names_the_lamps_of_accepted_progressive_wagers_11_2():
@@ -104,8 +104,8 @@ def test_the_lock_names_the_lamps_of_accepted_progressive_wagers_11_2():
     h.ante(1, 500, progressive=True)
     h.ante(4, 500)
     out = h.panel("no_more_bets")
-    locks = [c.args for c in commands(out, "betspots") if c.name == "lock"]
-    assert locks == [{"round_id": h.round.round_id, "lamps": [1]}]
+    locks = [c for c in commands(out, "betspots") if c.name == "lock"]
+    assert locks == [Lock(h.round.round_id, (1,))]
 
 
 def test_the_meter_shows_offline_while_play_goes_on_with_the_progressive_locked_14_13():
@@ -113,10 +113,10 @@ def test_the_meter_shows_offline_while_play_goes_on_with_the_progressive_locked_
     h.feed("pool.balance", balance_cents=123_456)
     h.feed("equipment.fault", equipment="pool", reason="cut")
     out = h.panel("approve_play", key="inspector")
-    assert [c.args for c in commands(out, "meter")] == [{"cents": 123_456, "offline": True}]
-    assert [c.args for c in commands(h.core.standing_effects(), "meter")] == [{"cents": 123_456, "offline": True}]
+    assert commands(out, "meter") == [MeterShow(123_456, offline=True)]
+    assert commands(h.core.standing_effects(), "meter") == [MeterShow(123_456, offline=True)]
     out = h.feed("equipment.ok", equipment="pool")
-    assert [c.args for c in commands(out, "meter")] == [{"cents": 123_456, "offline": False}]
+    assert commands(out, "meter") == [MeterShow(123_456, offline=False)]
 
 
 def test_equipment_lost_before_a_checkpoint_clears_when_it_is_back_after_the_restart_14_13():

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from tabled.table.buttons import BUTTONS
 from tabled.table.core import TableCore
-from tabled.table.screen import screen_view
+from tabled.views.screen import screen_view
 
 from .harness import MINUTE, Harness, notes, refused, says
 from .test_staff import ROSTER

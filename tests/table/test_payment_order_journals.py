@@ -6,7 +6,7 @@ from __future__ import annotations
 from tabled.table.core import TableCore, result_as_dict
 from tabled.game.progressive import ProgressiveHit, award_progressive
 from tabled.game.ranking import Category
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.daemon.controller import Table
 
 from .harness import Harness, notes, refused

@@ -1,4 +1,4 @@
-"""The pit's view as a pure view (tabled/table/pit.py): the last ten rounds as `tabled settle`
+"""The pit's view as a pure view (tabled/views/pit.py): the last ten rounds as `tabled settle`
 prints them (16.11), the pool's hits, approvals and refusals by key, the 14.13 faults cleared and
 who let them clear, the devices' links."""
 
@@ -11,8 +11,8 @@ from hypothesis import given, settings, strategies as st
 from tabled.game.settlement import settlement_from_dict
 from tabled.game.settlement_text import render
 from tabled.table.effects import Note, PoolOp
-from tabled.table.pit import HITS_KEPT, KINDS, ROUNDS_KEPT, PitLog, pit_devices, pit_view
-from tabled.table.screen import screen_view
+from tabled.views.pit import HITS_KEPT, KINDS, ROUNDS_KEPT, PitLog, pit_devices, pit_view
+from tabled.views.screen import screen_view
 from tests.table.harness import Harness
 
 HITS = {2: "9s 8s 7s 6s 5s", 5: "Ah Kh Qh Jh Th", 6: "2d 5d 9d Jd Kd", "dealer": "Ac Kc 4c 3s 2h"}

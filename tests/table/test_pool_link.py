@@ -1,7 +1,7 @@
 """The table core under a lost pool link (rule 14.13, docs/settlement.md "When the pool cannot be reached"),
 the meter fed by the pool's ordered readings (2.4.3), and the standing effects after a restart."""
 
-from tabled.table.effects import Command, PoolOp
+from tabled.table.effects import PoolOp, ProgressiveAcceptance
 
 from .harness import Harness, commands, notes, refused, rules_said, says
 
@@ -21,7 +21,7 @@ def test_standing_effects_never_shuffle_the_deck_in_play_4_1_2_3_2_1():
     deck = h.round.deck
     assert h.round.phase == "betting" and not h.core.decks[deck]["shuffled"]  # in play since cards_ready
     for phase_step in ("betting", "dealing"):
-        shuffles = [c.args["deck"] for c in commands(h.core.standing_effects(), "shuffler") if c.name == "shuffle"]
+        shuffles = [c.deck for c in commands(h.core.standing_effects(), "shuffler") if c.name == "shuffle"]
         assert deck not in shuffles, phase_step
         if phase_step == "betting":
             h.ante(1, 500)
@@ -31,7 +31,7 @@ def test_standing_effects_never_shuffle_the_deck_in_play_4_1_2_3_2_1():
     h2.panel("open_table", key="supervisor")
     h2.feed("deck.verified", deck="A", cards=list(range(52)))
     assert h2.round.phase == "preparing" and h2.round.deck == "A"
-    assert "A" in [c.args["deck"] for c in commands(h2.core.standing_effects(), "shuffler") if c.name == "shuffle"]
+    assert "A" in [c.deck for c in commands(h2.core.standing_effects(), "shuffler") if c.name == "shuffle"]
 
 
 def test_a_hit_while_the_pool_is_down_is_held_face_up_then_paid_once_14_13_9_5():
@@ -87,8 +87,8 @@ def test_link_loss_then_inspector_approval_then_link_back_14_13():
     # the link returns during betting: the fault clears, acceptance and the meter come back
     eff = h.feed("equipment.ok", equipment="pool")
     assert notes(eff, "fault.cleared") and not h.core.faults and not h.round.progressive_offline
-    assert Command("betspots", "progressive_acceptance",   # 11.1: every spot with an ante accepts again
-                   {"round_id": h.round.round_id, "spot": 2, "enabled": True, "progressive_spots": [2]}) in eff
+    # 11.1: every spot with an ante accepts again
+    assert ProgressiveAcceptance(h.round.round_id, 2, True, (2,)) in eff
     assert commands(eff, "meter")
 
 
@@ -98,7 +98,7 @@ def test_the_meter_shows_the_pools_readings_in_ledger_order_and_never_goes_down_
 
     def reading(cents, seq, kind="contribution"):
         eff = h.feed("pool.meter", balance_cents=cents, seq=seq, change=kind)
-        shown.extend(c.args["cents"] for c in commands(eff, "meter"))
+        shown.extend(c.cents for c in commands(eff, "meter"))
         return eff
 
     reading(1_000_000, 10, "open")

@@ -1,6 +1,6 @@
 """A whole round through the pure table core: betting, lock, deal, decide, reveal, settle."""
 
-from tabled.table.effects import Command, PoolOp
+from tabled.table.effects import Lock, PoolOp, ProgressiveAcceptance, Shuffle
 
 from .harness import Harness, commands, notes, refused, rules_said
 
@@ -17,12 +17,11 @@ def test_a_round_end_to_end():
     h.ante(1, 500)
     eff = h.ante(3, 1000, progressive=True)
     # 11.1: progressive acceptance enabled once spot 3 has an ante
-    assert any(c.name == "progressive_acceptance" and c.args["spot"] == 3 and c.args["enabled"]
-               for c in commands(eff, "betspots"))
+    assert ProgressiveAcceptance(h.round.round_id, 3, True, (1, 3)) in commands(eff, "betspots")
     eff = h.panel("no_more_bets")
     # 7.2.1: the board is locked; 11.6: the accepted progressive wager contributes now
     # 11.2: the lock names the spot whose progressive wager was accepted: its lamp shows it
-    assert Command("betspots", "lock", {"round_id": h.round.round_id, "lamps": [3]}) in eff
+    assert Lock(h.round.round_id, (3,)) in eff
     assert [e.spot for e in eff if isinstance(e, PoolOp) and e.op == "contribute"] == [3]
     assert h.pool.balance == 1_000_000 + 25  # 25% of $1.00 (nsw contribution_basis_points)
     assert h.round.phase == "dealing"
@@ -48,7 +47,7 @@ def test_a_round_end_to_end():
     fin = notes(h.log, "round.finished")[-1]
     assert fin.round_id == rid and fin.payload["phase"] == "complete"
     # 4.1.2: the deck just used goes back to be shuffled; 3.2: the next round uses the other deck
-    assert Command("shuffler", "shuffle", {"deck": "A"}) in eff
+    assert Shuffle("A") in eff
     assert h.round.deck == "B" and h.round.phase == "betting"
     assert h.pool.balance == h.profile.progressive_schedule.reset_cents
 

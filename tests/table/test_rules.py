@@ -1,6 +1,6 @@
 """Each rule the round and the table core enforce, cited by number."""
 
-from tabled.table.effects import PoolOp
+from tabled.table.effects import PoolOp, ProgressiveAcceptance, Shuffle
 from tabled.game.limits import check_notice
 from tabled.game import seats
 
@@ -48,8 +48,8 @@ def test_progressive_acceptance_follows_the_ante_11_1():
     h = Harness()
     on = commands(h.ante(5, 500), "betspots")
     off = commands(h.feed("wager", spot=5, area="ante", cents=0), "betspots")
-    assert on[0].args == {"round_id": h.round.round_id, "spot": 5, "enabled": True, "progressive_spots": [5]}
-    assert off[0].args["enabled"] is False and off[0].args["progressive_spots"] == []
+    assert on[0] == ProgressiveAcceptance(h.round.round_id, 5, True, (5,))
+    assert off[0] == ProgressiveAcceptance(h.round.round_id, 5, False, ())
 
 
 def test_bet_must_be_twice_the_ante_14_9_blocks_the_reveal():
@@ -217,7 +217,7 @@ def test_past_posting_cleared_when_wager_restored_and_bet_change_after_reveal():
 def test_shuffler_jam_reshuffles_15_1_and_failure_voids_round_15_2():
     h = Harness()
     eff = h.feed("shuffler.fault", fault="jam", deck="B")
-    assert "15.1" in rules_said(eff) and commands(eff, "shuffler")[0].args == {"deck": "B"}
+    assert "15.1" in rules_said(eff) and commands(eff, "shuffler")[0] == Shuffle("B")
     h.ante(1, 500, progressive=True)
     h.panel("no_more_bets")
     eff = h.feed("shuffler.fault", fault="failed")

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from tabled.table.core import TableCore
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.daemon.controller import Table
 
 from .harness import MINUTE, Harness, commands, notes, refused, rules_said, says
@@ -27,7 +27,7 @@ def dealing(profile: str = "nsw", **kw) -> Harness:
 
 
 def fault_lamp(effects) -> list[str]:
-    return [c.args["state"] for c in commands(effects, "panel") if c.args["lamp"] == "FAULT"]
+    return [c.state for c in commands(effects, "panel") if c.lamp == "FAULT"]
 
 
 class StepClock:
@@ -110,7 +110,7 @@ def test_unreadable_card_waits_for_the_dealer_and_the_wait_survives_a_restart_7_
     for checkpoint in (False, True):  # folded from the journal alone, and from a checkpoint
         core = restarted(h, tmp_path / str(checkpoint), checkpoint)
         assert core.round.unread == 2 and core.round.deliveries == 1
-        assert ("FAULT", "FLASHING") in [(c.args["lamp"], c.args["state"])
+        assert ("FAULT", "FLASHING") in [(c.lamp, c.state)
                                          for c in commands(core.standing_effects(), "panel")]
         eff = core.apply("shoe.card", {"card": 5, "keyed": True}, h.t)  # the dealer keys it in
         assert core.round.spots[2].cards == [5] and core.round.unread is None

@@ -7,7 +7,7 @@ import random
 
 from tabled.daemon.config import load_config
 from tabled.daemon.assemble import make_core
-from tabled.table.effects import Command, Note, Say
+from tabled.table.effects import Note, Say, Shuffle
 
 
 def core():
@@ -41,7 +41,7 @@ def test_a_deck_come_back_cut_once_is_reshuffled_and_the_supervisor_told_15_1():
     alarm = [e for e in effects if isinstance(e, Note) and e.kind == "shuffle.alarm"]
     assert alarm and alarm[0].payload["rule"] == "15.1" and alarm[0].payload["rising_sequences"] == 2
     assert any(isinstance(e, Say) and e.rule == "15.1" and e.text.startswith("supervisor:") for e in effects)
-    assert Command("shuffler", "shuffle", {"deck": "A"}) in effects and not c.decks["A"]["shuffled"]
+    assert Shuffle("A") in effects and not c.decks["A"]["shuffled"]
     assert not c.shuffler_failed
 
 

@@ -1,4 +1,4 @@
-"""The hand-pay slip of a progressive award (tabled/table/slip.py; 9.5, 12.1, 12.2, 12.4): made
+"""The hand-pay slip of a progressive award (tabled/views/slip.py; 9.5, 12.1, 12.2, 12.4): made
 from the round's journal records as the daemon writes them (each input, then the notes it caused),
 its figures are the settlement's and the pool's, and it names who confirmed the payment."""
 
@@ -10,7 +10,7 @@ import pytest
 
 from tabled.game.settlement import settlement_from_dict
 from tabled.table.effects import Note, PoolOp
-from tabled.table.slip import KINDS, SlipError, awards_before, hand_pay_slip
+from tabled.views.slip import KINDS, SlipError, awards_before, hand_pay_slip
 
 from .harness import Harness
 from .test_staff import ROSTER, staffed

@@ -1,4 +1,4 @@
-"""The dealer's view of the table (tabled/table/view.py): what a person at the table sees, taken
+"""The dealer's view of the table (tabled/views/view.py): what a person at the table sees, taken
 at one moment and never changed by what the table does next."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from tabled.game.cards import parse_cards
-from tabled.table.view import dealer_view
+from tabled.views.view import dealer_view
 from tests.table.harness import Harness
 
 HANDS = {1: "2h 5h 9h Jh Kh", 3: "As Ad 5c 7d 9c", "dealer": "Kc Qd Jd 3s 4s"}

@@ -135,3 +135,50 @@ def test_the_central_database_stopped_shows_every_table_stale(tmp_path, pg_dsn):
     assert seen["central"].startswith("central database unreachable: ")
     read = datetime.fromtimestamp(seen["read_s"], UTC)
     assert seen["line"] == f"stale: its central copy was last read at {read:%Y-%m-%d %H:%M:%S} UTC"
+
+
+def test_the_page_filters_by_pit_by_trouble_and_by_table(tmp_path, pg_dsn):
+    casino = Casino(pg_dsn, tmp_path / "casino", 4)
+    journals(casino, faulty=(1,))  # T02's bet-spot board failed
+    toml = casino.floor_toml(poll_ms=100) + '[floor.pits]\nA = ["T01", "T02"]\nB = ["T03", "T04"]\n'
+    cfg = parse_floor_config(tomllib.loads(toml), "floor.toml", tmp_path)
+    seen: dict = {}
+    visible = ("Array.from(document.querySelectorAll('.table')).filter(c => c.offsetParent !== null)"
+               ".map(c => c.dataset.table).join(',')")
+    alerts = ("Array.from(document.querySelectorAll('#alert-list li')).filter(l => l.offsetParent !== null)"
+              ".map(l => l.dataset.alert).join(',')")
+
+    async def go() -> None:
+        await casino.catch_up()
+        floor = Floor(cfg, floor_connector(cfg.central, {"CREDENTIALS_DIRECTORY": str(casino.floor_credentials)}))
+        await floor.start()
+        polling = asyncio.create_task(floor.run())
+        try:
+            async with browser() as b:
+                page = await b.new_page()
+                await page.goto(floor.url)
+                await page.wait_for_function(f"{visible} === 'T01,T02,T03,T04'")
+                seen["pits"] = await page.evaluate(
+                    "Array.from(document.querySelectorAll('#pit-filter option')).map(o => o.textContent)")
+                await page.select_option("#pit-filter", "B")
+                await page.wait_for_function(f"{visible} === 'T03,T04'")
+                seen["pit B alerts"] = await page.evaluate(alerts)
+                seen["shown"] = await page.text_content("#shown")
+                await page.select_option("#pit-filter", "")
+                await page.check("#trouble-filter")
+                await page.wait_for_function(f"{visible} === 'T02'")
+                seen["trouble alerts"] = await page.evaluate(alerts)
+                await page.uncheck("#trouble-filter")
+                await page.fill("#table-filter", "t04")
+                await page.wait_for_function(f"{visible} === 'T04'")
+                await page.fill("#table-filter", "")
+                await page.wait_for_function(f"{visible} === 'T01,T02,T03,T04'")
+                seen["shown again"] = await page.text_content("#shown")
+        finally:
+            polling.cancel()
+            await floor.stop()
+
+    asyncio.run(go())
+    assert seen["pits"] == ["every pit", "A", "B"]
+    assert seen["pit B alerts"] == "" and seen["trouble alerts"] == "T02:fault:3"
+    assert seen["shown"] == "showing 2 of 4 tables" and seen["shown again"] == ""

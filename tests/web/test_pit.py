@@ -154,7 +154,7 @@ async def test_a_journal_changed_under_the_daemon_is_refused_at_its_next_write(t
     """Someone who can write the file changes an early record and hashes the chain again while the
     pit shows the chain verified: the daemon's next write finds the journal is not as it left it,
     writes nothing more and stops, naming the record."""
-    from tabled.daemon.journal import JournalUnsealed
+    from tabled.journal.store import JournalUnsealed
 
     async def scenario(run):
         async with browser() as b:

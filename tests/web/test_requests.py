@@ -1,5 +1,5 @@
 """What every request to a page server is checked for before it reaches a page
-(tabled/daemon/pages.py): a ``Host`` naming the server (a page of another site reached through DNS
+(tabled/web/listen.py): a ``Host`` naming the server (a page of another site reached through DNS
 rebinding gets nothing of the table), an ``Origin`` of this server on the floor's one write, at
 most ``max_connections`` connections at once (so the table's own files never run short), and a
 malformed request answered 400 with one line in the log, never a traceback."""
@@ -22,7 +22,7 @@ import psycopg
 import pytest
 
 from tabled.daemon.config import ConfigError, ScreenConfig
-from tabled.daemon.pages import HostNames, origin_refused
+from tabled.web.listen import HostNames, origin_refused
 from tabled.daemon.web import ScreenServer
 from tabled.floor.config import parse_floor_config
 from tabled.floor.service import Floor, floor_connector

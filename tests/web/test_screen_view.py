@@ -1,4 +1,4 @@
-"""The dealer's screen as a pure view of the table (tabled/table/screen.py): what is shown when,
+"""The dealer's screen as a pure view of the table (tabled/views/screen.py): what is shown when,
 the payments in the rules' order (12.2, 12.4) and struck through as the panel confirms them (9.5),
 the 9.5 banner, the faults as they stand (14.13) and the progressive locked."""
 
@@ -13,13 +13,13 @@ import pytest
 
 from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.game.cards import parse_cards
 from tabled.game.settlement import settlement_from_dict
 from tabled.game.settlement_text import render
 from tabled.game.progressive import payment_order
 from tabled.table.kinds import is_input
-from tabled.table.screen import screen_view
+from tabled.views.screen import screen_view
 from tests.table.harness import Harness
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "journals"

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 from tabled.daemon.config import ScreenConfig
 from tabled.daemon.controller import Table
-from tabled.daemon.journal import Journal
+from tabled.journal.store import Journal
 from tabled.daemon.web import ScreenServer
 from tabled.game.cards import parse_cards
 from tabled.game.limits import Limits

@@ -18,6 +18,8 @@ What is shown when (the felt as the dealer sees it):
   order of 12.2 with the exception of 12.4 (:func:`tabled.game.progressive.payment_order`), each
   struck through as the panel confirms it (9.5); the next payment is highlighted;
 - the banner "leave the cards face up" (9.5) while a progressive hand waits to be paid;
+- while the board checks the payments, each area's verdict as the fold noted it (done, still to
+  pay, over by, short by, not collected, chips removed before settlement ended; 9.3, 9.4);
 - the faults as they stand (14.13, 15.2, 5.6, 7.3 and 14.1, and a device whose link is lost while
   the round needs it, tabled/table/links.py), with the rule, what the dealer
   does, the key that must act and since when (a shuffling device out of play: "inspector must
@@ -40,10 +42,10 @@ from tabled.game.settlement_text import wager_words
 from tabled.table.core import AWARD_PENDING_MS, fault_words
 from tabled.table.display import TOLD_WHEN_IT_HAPPENED
 from tabled.table.effects import Effect, Note, Say
+from tabled.table.names import AREAS
 from tabled.table.outofplay import CLEAR_ACTION, CLEAR_HOW
 
 MESSAGES_KEPT = 6  # the dealer's latest lines on screen
-AREAS = ("ante", "progressive", "bet")
 #: phase -> the words on screen
 PHASES = {
     "preparing": "preparing the cards", "betting": "place your bets", "dealing": "dealing",
@@ -72,7 +74,30 @@ def _wager(cents: int, stacks: int | None = None) -> dict[str, Any]:
     return {"cents": cents, "text": money(cents) if cents else "", "stacks": stacks}
 
 
-def _spot(s: Any, phase: str, settled: Mapping[int, Any]) -> dict[str, Any]:
+def _checked(core: Any, spot: int) -> dict[str, Any] | None:
+    """While the board checks the payments (9.3, 9.4): each area's verdict as the fold noted it,
+    in the dealer's words (tabled/table/payout_check.py)."""
+    check = core.payments
+    if not check.waiting(core.round_id):
+        return None
+    shown = {}
+    for area in AREAS:
+        state, off = check.states.get((spot, area), ("done", 0))
+        due = check.due.get((spot, area))
+        shown[area] = {"state": state, "off_cents": off, "due_cents": due.cents if due else 0,
+                       "text": check_words(state, off)}
+    return shown
+
+
+def check_words(state: str, off: int) -> str:
+    """An area's verdict as the screen says it: "done", "still to pay $5.00", "over by $5.00"."""
+    amount = money(abs(off))
+    return {"done": "done", "to pay": f"still to pay {amount}", "over": f"over by {amount}",
+            "short": f"short by {amount}", "not collected": f"not collected {amount}",
+            "removed early": "chips removed before settlement ended"}.get(state, state)
+
+
+def _spot(s: Any, phase: str, settled: Mapping[int, Any], core: Any = None) -> dict[str, Any]:
     locked = phase not in ("preparing", "betting")
     seen = phase in REVEALED and s.status == "played" and len(s.cards) == 5  # a conceded hand is not shown (9.7)
     line = settled.get(s.number)
@@ -99,6 +124,7 @@ def _spot(s: Any, phase: str, settled: Mapping[int, Any]) -> dict[str, Any]:
         "settlement": pay,
         "net_cents": line.net_cents if line is not None else None,
         "net": _net_words(line.net_cents) if line is not None and pay else "",
+        "check": _checked(core, s.number) if core is not None else None,
     }
 
 
@@ -310,8 +336,21 @@ def _next_step(core: Any, settlement: Mapping[str, Any] | None = None) -> str:
             order = [a["spot"] for a in r.awards.get("awards", []) if r.spots[a["spot"]].award_held]
             first = order[0] if order else held[0].number
             return f"pay the progressive award on spot {first}, then confirm it on the panel (9.5, 12.2)"
+        if core.payments.waiting(r.round_id):
+            return _check_step(core)
         return "pay and collect (9.4)"
     return str(PHASES.get(phase, phase))
+
+
+def _check_step(core: Any) -> str:
+    """The first area the board does not yet show settled, or SETTLE/DONE (9.3, 9.4)."""
+    check = core.payments
+    open_ = [(k, s) for k, s in sorted(check.states.items()) if s[0] not in ("done", "removed early")]
+    if not open_:
+        return "every area paid and collected: SETTLE/DONE on the panel (9.4); players pick up after it"
+    (spot, area), (state, off) = max(open_, key=lambda kv: (kv[1][0] in ("over", "short"), kv[0][0]))
+    return f"spot {spot} {area}: {check_words(state, off)}; pay and collect every area as shown, " \
+           "then SETTLE/DONE on the panel (9.3, 9.4)"
 
 
 def spots_words(numbers: Iterable[Any]) -> str:
@@ -443,7 +482,7 @@ def screen_view(core: Any, effects: Iterable[Effect] = (), previous: Mapping[str
                   "back": r.back} if r is not None else None,
         "next": _next_step(core, settlement),
         "dealer": dealer,
-        "spots": [_spot(s, phase, settled_lines) for s in r.spots.values()] if r is not None else [],
+        "spots": [_spot(s, phase, settled_lines, core) for s in r.spots.values()] if r is not None else [],
         "settlement": settlement,
         "banner": {"text": "PROGRESSIVE HAND: leave the cards face up until the award is paid", "rule": "9.5",
                    "spots": held, "spots_text": spots_words(held)} if held else None,

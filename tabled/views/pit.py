@@ -3,7 +3,7 @@
 The shell (tabled/daemon/pit.py) reads the journal's records of :data:`KINDS` as they are
 committed and hands each to :meth:`PitLog.take`; the table's loop hands over the devices as the
 table sees them (:func:`pit_devices`); :func:`pit_view` puts them together with the dealer's screen
-(tabled/table/screen.py) and the journal's head as the shell verified it. Shown:
+(tabled/views/screen.py) and the journal's head as the shell verified it. Shown:
 
 - the last :data:`ROUNDS_KEPT` rounds in full: each round's settlement as ``tabled settle``
   prints it (16.11, :func:`tabled.game.settlement_text.render`), from its ``round.settled`` record;
@@ -13,7 +13,14 @@ table sees them (:func:`pit_devices`); :func:`pit_view` puts them together with 
 - every panel action a supervisor's or inspector's key carried out or was refused, with the rule;
 - the pool as the meter shows it and its last :data:`HITS_KEPT` hits at this table (the awards as
   the pool determined them, ``progressive.awarded``);
-- the devices and their links (14.13 for the meter and the bet-spot board).
+- the devices and their links (14.13 for the meter and the bet-spot board);
+- the board's check of the payments (9.3, 9.4): each SETTLE DONE refused over a wrong area, each
+  round a supervisor closed over a mismatch (due, left and the difference per area) and each
+  area emptied before settlement ended, from their notes (tabled/table/payout_check.py).
+- game protection's alerts (``protection.alert``, tabled/table/protection.py): the spot, the
+  hidden cards its decisions follow, the evidence, and the rounds that carry it.
+- the players seated now with their session's running figures (tabled/table/players.py), each
+  card number masked.
 Every amount is integer cents beside the words shown.
 """
 
@@ -26,16 +33,19 @@ from typing import Any
 from tabled.game.round_facts import RoundError
 from tabled.game.settlement import money, settlement_from_dict
 from tabled.game.settlement_text import render
-from tabled.table.links import DEVICES, EQUIPMENT
+from tabled.table.links import DEVICES
+from tabled.table.names import DEVICE_NAMES, EQUIPMENT
+from tabled.table.players import masked
 
 ROUNDS_KEPT = 10    # 16.11: the last ten rounds
 HITS_KEPT = 25
 DECISIONS_KEPT = 25
 CLEARED_KEPT = 25
 #: the journal records the pit reads
-KINDS = ("round.settled", "fault.raised", "fault.cleared", "panel.approved", "panel.refused", "progressive.awarded")
-DEVICE_NAMES = {"shuffler": "shuffling device", "betspots": "bet-spot board", "meter": "progressive meter",
-                "shoe": "card shoe", "panel": "button panel"}
+KINDS = ("round.settled", "fault.raised", "fault.cleared", "panel.approved", "panel.refused", "progressive.awarded",
+         "payments.refused", "payments.override", "payments.removed_early", "protection.alert")
+MISPAYS_KEPT = 25
+ALERTS_KEPT = 25
 APPROVE_PLAY = "approve_play"  # the inspector's approval under 14.13
 DEALER = "dealer"  # the dealer's own actions are the round's course, not the pit's decisions
 
@@ -53,6 +63,8 @@ class PitLog:
         self.hits: deque[dict[str, Any]] = deque(maxlen=HITS_KEPT)
         self.decisions: deque[dict[str, Any]] = deque(maxlen=DECISIONS_KEPT)
         self.cleared: deque[dict[str, Any]] = deque(maxlen=CLEARED_KEPT)
+        self.mispays: deque[dict[str, Any]] = deque(maxlen=MISPAYS_KEPT)
+        self.alerts: deque[dict[str, Any]] = deque(maxlen=ALERTS_KEPT)  # game protection's, as noted
         self.raised: dict[str, dict[str, Any]] = {}           # equipment -> its standing fault
         self.approval: dict[str, Any] | None = None            # the inspector's approval in force (14.13)
         self.last_seq = 0
@@ -64,6 +76,8 @@ class PitLog:
         self.last_seq = seq
         if kind == "round.settled":
             self.rounds.append(_round(seq, time_ms, round_id, payload))
+        elif kind == "protection.alert":
+            self.alerts.append({**_when(seq, time_ms), "round_id": round_id, **payload})
         elif kind == "progressive.awarded":
             result = payload.get("result") or {}
             for a in result.get("awards") or []:
@@ -75,6 +89,8 @@ class PitLog:
             self.decisions.append(decision)
             if kind == "panel.approved" and decision["action"] == APPROVE_PLAY:
                 self.approval = decision
+        elif kind in ("payments.refused", "payments.override", "payments.removed_early"):
+            self.mispays.append(_mispay(seq, time_ms, round_id, kind, payload))
         elif kind == "fault.raised":
             equipment = str(payload.get("equipment", ""))
             self.raised[equipment] = {**_when(seq, time_ms), "equipment": equipment,
@@ -110,6 +126,24 @@ def _round(seq: int, time_ms: int, round_id: str | None, payload: Mapping[str, A
                                                  f"collects {money(st.house_collects_cents)}"}
 
 
+def _mispay(seq: int, time_ms: int, round_id: str | None, kind: str, p: Mapping[str, Any]) -> dict[str, Any]:
+    """A payment the board's check found wrong, as the pit reads it from its note."""
+    shown = {**_when(seq, time_ms), "round_id": round_id, "kind": kind, "rule": p.get("rule")}
+    if kind == "payments.removed_early":
+        return {**shown, "text": f"spot {p.get('spot')} {p.get('area')}: chips removed before settlement ended"}
+    areas = "; ".join(f"spot {a.get('spot')} {a.get('area')}: {a.get('state')}, due "
+                      f"{money(int(a.get('due_cents', 0)))}, left {money(int(a.get('left_cents', 0)))}"
+                      for a in p.get("areas") or [])
+    if kind == "payments.refused":
+        return {**shown, "text": f"SETTLE DONE refused: {areas}"}
+    diff = int(p.get("difference_cents", 0))
+    who = p.get("name") or (f"badge {p['person']}" if p.get("person") is not None else "supervisor")
+    return {**shown, "difference_cents": diff,
+            "text": f"closed by {who} as the felt lay: {areas}; "
+                    + (f"{money(diff)} against the house" if diff > 0 else f"{money(-diff)} against the player"
+                       if diff < 0 else "no difference")}
+
+
 def _hit(seq: int, time_ms: int, round_id: str | None, payload: Mapping[str, Any], result: Mapping[str, Any],
          award: Mapping[str, Any]) -> dict[str, Any]:
     cents = int(award.get("amount_cents", 0))
@@ -128,6 +162,8 @@ def pit_devices(core: Any) -> list[dict[str, Any]]:
     the pool's link. ``core`` is read, never changed."""
     rows = []
     for device in DEVICES:
+        if device == "cards" and not core.players.on:
+            continue  # read only where player ratings are on
         lost = core.links.lost.get(device)
         fault = core.faults.get(device)
         rows.append({"device": device, "name": DEVICE_NAMES.get(device, device), "up": lost is None,
@@ -140,8 +176,26 @@ def pit_devices(core: Any) -> list[dict[str, Any]]:
     return rows
 
 
+def pit_players(core: Any) -> list[dict[str, Any]]:
+    """The players seated now, by spot, with their session's figures so far; the card masked.
+    ``core`` is read, never changed."""
+    rows = []
+    for s in core.players.seated():
+        f = s.figures()
+        rows.append({"spot": s.spot, "card": masked(s.card), "anonymous": s.card is None,
+                     "session": s.session, "start_ms": s.start_ms,
+                     **{k: f[k] for k in ("rounds_played", "rounds_sat_out", "rounds_void", "ante_cents",
+                                          "average_ante_cents", "bet_cents", "progressive_cents", "result_cents")},
+                     "text": f"{f['rounds_played']} rounds, {f['rounds_sat_out']} out; average ante "
+                             f"{money(f['average_ante_cents'])}, ante {money(f['ante_cents'])}, bets "
+                             f"{money(f['bet_cents'])}, progressive {money(f['progressive_cents'])}; "
+                             f"result {money(f['result_cents'])}"})
+    return rows
+
+
 def pit_view(screen: Mapping[str, Any], devices: list[dict[str, Any]], log: PitLog,
-             journal: Mapping[str, Any], screen_seq: int = 0) -> dict[str, Any]:
+             journal: Mapping[str, Any], screen_seq: int = 0,
+             players: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The pit's view: ``screen`` (the dealer's screen, as made for the same batch, numbered
     ``screen_seq``), ``devices`` (:func:`pit_devices`), what ``log`` holds and ``journal``: the head
     and its verification as the shell found them (head_seq, head_hash, verified_seq, ok, problem)."""
@@ -151,11 +205,14 @@ def pit_view(screen: Mapping[str, Any], devices: list[dict[str, Any]], log: PitL
         "rounds": list(reversed(log.rounds)),           # newest first
         "faults": {"open": screen.get("faults", []), "cleared": list(reversed(log.cleared))},
         "decisions": list(reversed(log.decisions)),
+        "mispays": list(reversed(log.mispays)),
+        "protection": list(reversed(log.alerts)),     # newest first
         "pool": {"meter": screen.get("meter"), "hits": list(reversed(log.hits))},
         "devices": devices,
+        "players": list(players or []),
         "journal": dict(journal),
         "now_ms": screen.get("now_ms"),
     }
 
 
-__all__ = ["PitLog", "pit_view", "pit_devices", "KINDS", "ROUNDS_KEPT", "HITS_KEPT", "DEVICE_NAMES"]
+__all__ = ["PitLog", "pit_view", "pit_devices", "pit_players", "KINDS", "ROUNDS_KEPT", "HITS_KEPT", "DEVICE_NAMES"]

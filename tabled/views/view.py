@@ -42,6 +42,18 @@ class SpotView:
 
 
 @dataclass(frozen=True)
+class AreaPayment:
+    """One area on the dealer's screen while the board checks the payments (payout_check.py)."""
+
+    spot: int
+    area: str
+    state: str                       # done | to pay | over | short | not collected | removed early
+    due_chips: int                   # what the area must hold: chips and tokens
+    due_tokens: int
+    off_cents: int                   # what the board reads minus what is due
+
+
+@dataclass(frozen=True)
 class RoundView:
     round_id: str
     phase: str                       # preparing | betting | dealing | deciding | revealed | settling | ...
@@ -55,6 +67,8 @@ class RoundView:
     deal_order: tuple[int | str, ...]  # 7.2.2: the spots with an ante in order, then "dealer"
     deliveries: int                  # hands (shuffler) or cards (shoe) delivered so far
     awards_to_pay: tuple[int, ...]   # 12.2, 12.4: spots whose held award the dealer pays next, in order
+    #: while the board checks the payments (9.3, 9.4): each area the screen lists, as the screen says it
+    payments: tuple[AreaPayment, ...] = ()
 
     @property
     def deliveries_due(self) -> int:
@@ -105,6 +119,17 @@ def _spot(s: Spot) -> SpotView:
     return SpotView(s.number, s.status, s.ante, s.progressive, s.bet, s.locked_ante, tuple(s.cards), s.award_held)
 
 
+def _payments(core: TableCore) -> tuple[AreaPayment, ...]:
+    check = core.payments
+    if not check.waiting(core.round_id):
+        return ()
+    views = []
+    for (n, a), due in check.due.items():
+        state, off = check.states.get((n, a), ("done", 0))
+        views.append(AreaPayment(n, a, state, due.chips, due.tokens, off))
+    return tuple(views)
+
+
 def dealer_view(core: TableCore) -> TableView:
     """The table as the people at it see it now (see the module's docstring)."""
     r = core.round
@@ -115,7 +140,7 @@ def dealer_view(core: TableCore) -> TableView:
             r.round_id, r.phase, r.card_source, r.deck, r.back, r.progressive_offline,
             {n: _spot(s) for n, s in r.spots.items()}, tuple(r.dealer_up), frozenset(r.seen),
             tuple(r.dealt_to), r.deliveries,
-            tuple(a["spot"] for a in awards if r.spots[a["spot"]].award_held))
+            tuple(a["spot"] for a in awards if r.spots[a["spot"]].award_held), _payments(core))
     return TableView(
         is_open=core.is_open, rounds_started=core.round_no, rounds_finished=core.rounds_finished,
         spot_count=core.spot_count, card_source=core.card_source,

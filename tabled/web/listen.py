@@ -1,5 +1,6 @@
 """What a page server (the dealer's screen, tabled/daemon/web.py; the floor, tabled/floor/service.py)
-checks before a request reaches its handlers, and how it listens.
+checks of a request's names before it reaches its handlers (tabled/web/guard.py applies them), and
+how it listens: on TLS when it is given a context (tabled/web/tls.py).
 
 - The names it answers to (:class:`HostNames`): a request's ``Host`` must name the listen address,
   ``localhost`` when it listens on this PC or on every address, any IP address when it listens on
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import ssl
 import json
 import os
 import urllib.request
@@ -156,11 +158,13 @@ class PageListener:
         self.server: asyncio.Server | None = None
         self.log = structlog.get_logger("tabled.pages")
 
-    async def start(self, host: str, port: int) -> tuple[str, int]:
-        """Listen; returns the address and port listened on (an OSError if it cannot)."""
+    async def start(self, host: str, port: int, tls: ssl.SSLContext | None = None) -> tuple[str, int]:
+        """Listen (over TLS with ``tls``); returns the address and port listened on (an OSError if it cannot)."""
         loop = asyncio.get_running_loop()
-        self.server = await loop.create_server(lambda: _Gate(self), host, port, reuse_address=True)
-        return self.server.sockets[0].getsockname()[:2]
+        self.server = await loop.create_server(lambda: _Gate(self), host, port, reuse_address=True, ssl=tls,
+                                               ssl_handshake_timeout=IDLE_S if tls else None)
+        address, listened = self.server.sockets[0].getsockname()[:2]
+        return str(address), int(listened)
 
     def admit(self, transport: asyncio.BaseTransport) -> Any:
         pages = self.runner.server

@@ -11,7 +11,7 @@ holding only the public key, finds:
 * a seal that is not the key's (forged, or signed by a key it was not given);
 * a record no seal covers: between two seals, or after the last one.
 
-The journal seals every commit in the same transaction as its records (tabled/daemon/journal.py),
+The journal seals every commit in the same transaction as its records (tabled/journal/store.py),
 so a journal written with a key never holds an unsealed record, a crash included: one found is
 not the table's, and the start, ``tabled audit verify --public-key`` and the floor refuse it.
 
@@ -36,8 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tabled.daemon.journal import FINGERPRINT_HEX, fingerprint
+from tabled.journal.store import FINGERPRINT_HEX, fingerprint
 from tabled.host.documents import read_text
+from tabled.host.files import create_private
 from tabled.table.kinds import KEY, SEAL
 
 #: the credential systemd passes (tabled.service: LoadCredential=)
@@ -110,7 +111,7 @@ def _check_mode(path: Path) -> None:
                         f"{stat.S_IMODE(mode):04o}): refused; make it its owner's alone (chmod 600)")
     if mode & (stat.S_IRGRP | stat.S_IROTH):
         import structlog  # the daemon's log: not loaded by the audits that read public keys alone
-        structlog.get_logger("tabled.daemon.seals").warning(
+        structlog.get_logger("tabled.journal.seals").warning(
             "journal.signing_key_readable_by_others", path=str(path), mode=f"{stat.S_IMODE(mode):04o}",
             detail="whoever reads it can seal as the table: make it its owner's alone (chmod 600)")
 
@@ -147,7 +148,6 @@ def make_local_key(journal: Path) -> Path:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from tabled.host.files import create_private
     private, public = local_key_files(journal)
     if not private.exists():
         key = Ed25519PrivateKey.generate()

@@ -10,12 +10,12 @@ seals every record before it. Changing, inserting or deleting a record breaks th
 record, and :meth:`Journal.verify` names it by number. (Cutting records off the *end* leaves an
 intact, shorter chain: compare with the head hash the operator reads from ``tabled audit verify``.)
 
-Public API (the round engineer's table controller builds on this)::
+Public API (the table's controller, the tools and the floor's tests build on this)::
 
     j = Journal.open(path, clock=time.time)       # creates the file; verifies from the last checkpoint
     j = Journal.open(path, exclusive=True)        # the daemon: also the controller lock (JournalInUse)
     j = Journal.open(path, exclusive=True, seal_with=key)  # and every commit sealed (JournalUnsealed)
-    rec = j.append("bet.placed", {"spot": 3, "ante_cents": 500}, round_id="T01-000042")
+    rec = j.append("panel.button", {"button": "no_more_bets", "key": "dealer"}, round_id="T01-000042")
     recs = j.append_many([(kind, payload, round_id), ...])   # ONE transaction, one fsync (group commit)
                                                              # (with its seal, when opened with a key)
     cp = j.checkpoint({"table": ..., "faults": [...]})       # sealed snapshot of the caller's state
@@ -43,7 +43,7 @@ Restart (recovery) in the daemon::
 Opening reads and checks only the last checkpoint and the records after it, so restart time is
 flat as the journal grows; ``tabled audit verify`` checks the whole chain.
 
-Sealed (``seal_with``, a :class:`tabled.daemon.seals.SigningKey`): every write is one transaction
+Sealed (``seal_with``, a :class:`tabled.journal.seals.SigningKey`): every write is one transaction
 holding its records and, last, a ``journal.seal`` record signing them (their fingerprints and the
 chain's hash at the last of them), so the journal never holds a record without its seal, a crash
 included. Such a journal refuses (:class:`JournalUnsealed`, naming the record) what only someone
@@ -218,7 +218,7 @@ def record_hash(seq: int, time_us: int, round_id: str | None, kind: str,
 
 def fingerprint(seq: int, time_us: int, round_id: str | None, kind: str, payload_text: str) -> str:
     """A record's own contents (not its link to the chain), hashed and cut to FINGERPRINT_HEX digits:
-    a rewrite changes the fingerprint of the record rewritten and of no other (tabled/daemon/seals.py)."""
+    a rewrite changes the fingerprint of the record rewritten and of no other (tabled/journal/seals.py)."""
     return hashlib.sha256(canonical_record(seq, time_us, round_id, kind, payload_text, "")).hexdigest()[
         :FINGERPRINT_HEX]
 
@@ -243,7 +243,7 @@ def _check_json(value: Any, where: str) -> None:
 
 def _check_kind(kind: str) -> None:
     if not isinstance(kind, str) or not _KIND.match(kind):
-        raise JournalError(f"record kind must be a short dotted name like 'bet.placed', got {kind!r}")
+        raise JournalError(f"record kind must be a short dotted name like 'panel.button', got {kind!r}")
 
 
 def _check_round_id(round_id: str | None) -> None:
@@ -557,7 +557,7 @@ class Journal:
         A journal this creates (and its lock) is readable by its owner only (tabled/host/files.py).
         ``format`` is the on-disk format of a journal this creates (1: as tabled wrote before format 2,
         for comparisons); an existing journal keeps its own.
-        ``seal_with`` (the daemon with the table's key, :class:`tabled.daemon.seals.SigningKey`): seal
+        ``seal_with`` (the daemon with the table's key, :class:`tabled.journal.seals.SigningKey`): seal
         every commit; the open checks the seals from the last checkpoint with it and raises
         :class:`JournalUnsealed` naming a record no seal covers, and writes a ``journal.key``
         record when the last seal was another key's (see the module's docstring).
@@ -599,7 +599,7 @@ class Journal:
 
     def _take_key(self, key: Any, report: Any) -> None:
         """Seal every commit with ``key`` from now on, once the seals checked from the last
-        checkpoint (``report``, a :class:`tabled.daemon.seals.SealReport`) leave no record unsealed."""
+        checkpoint (``report``, a :class:`tabled.journal.seals.SealReport`) leave no record unsealed."""
         head = self.head
         unsealed = report.first_unsealed
         if head[0] and report.seals == 0 and self.last_of_kind(SEAL) is None:
@@ -922,7 +922,7 @@ class Journal:
         Each record must follow its predecessor by number, carry its hash as ``prev_hash``, and hash
         to its stored ``hash``; a checkpoint must seal the chain it follows, up to the record before
         it. ``on_record(seq, time_us, round_id, kind, payload text, hash)`` sees each record that
-        checked out (the seals' check, tabled/daemon/seals.py). The anchor for a partial check is the
+        checked out (the seals' check, tabled/journal/seals.py). The anchor for a partial check is the
         stored hash of record ``from_seq - 1``, which must be there (the start check from a checkpoint
         cannot be fooled by a row that starts a chain of its own).
         """

@@ -1,0 +1,94 @@
+"""Player ratings in the central PostgreSQL: the view a casino management system reads, and a
+player's sessions across every table with their exact theoretical loss.
+
+``player_ratings_v1`` is a view over the shipped journals (``journal_records``): one row per
+``player.rating`` record (tabled/table/players.py), its figures as columns (docs/ratings.md). It is
+read with the role ``tabled_ratings`` (granted to the management system's login), which sees the
+view and nothing else of the journals. A later version is a new view beside it: ``_v1`` keeps its
+columns. ``migrate`` is run by the administrator, after the journal's own schema.
+
+:func:`lookup` reads a player's ratings and the rounds they played from every table's shipped
+journal and rates them as ``tabled report players`` does (tabled/reports/ratings.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from tabled.game.profiles import Profile
+from tabled.journal.central import AUDITOR
+from tabled.reports.ratings import RATING_KINDS, Rating, rate
+
+#: the role a casino management system reads the ratings with (or a login role granted it)
+RATINGS_ROLE = "tabled_ratings"
+
+RATINGS_SCHEMA = f"""
+CREATE OR REPLACE VIEW player_ratings_v1 AS
+SELECT r.table_id,
+       r.seq,
+       to_timestamp(r.time_us / 1000000.0)                     AS rated_at,
+       p ->> 'session'                                          AS session,
+       p ->> 'card'                                             AS card,
+       coalesce((p ->> 'anonymous')::boolean, p ->> 'card' IS NULL) AS anonymous,
+       coalesce((p ->> 'interim')::boolean, false)              AS interim,
+       p ->> 'reason'                                           AS reason,
+       to_timestamp((p ->> 'start_ms')::bigint / 1000.0)        AS start_at,
+       to_timestamp((p ->> 'end_ms')::bigint / 1000.0)          AS end_at,
+       (SELECT string_agg(s, ' ') FROM jsonb_array_elements_text(p -> 'spots') AS s) AS spots,
+       (p ->> 'rounds_played')::bigint                          AS rounds_played,
+       (p ->> 'rounds_sat_out')::bigint                         AS rounds_sat_out,
+       (p ->> 'rounds_void')::bigint                            AS rounds_void,
+       (p ->> 'ante_cents')::bigint                             AS ante_cents,
+       (p ->> 'average_ante_cents')::bigint                     AS average_ante_cents,
+       (p ->> 'bet_cents')::bigint                              AS bet_cents,
+       (p ->> 'progressive_cents')::bigint                      AS progressive_cents,
+       (p ->> 'result_cents')::bigint                           AS result_cents
+FROM journal_records r, LATERAL (SELECT r.payload::jsonb AS p) AS payload
+WHERE r.kind = 'player.rating';
+
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{RATINGS_ROLE}') THEN
+        CREATE ROLE {RATINGS_ROLE} NOLOGIN;
+    END IF;
+END $$;
+REVOKE ALL ON player_ratings_v1 FROM PUBLIC;
+GRANT SELECT ON player_ratings_v1 TO {RATINGS_ROLE};
+GRANT SELECT ON player_ratings_v1 TO {AUDITOR};
+"""
+
+
+class CentralRecord(NamedTuple):
+    seq: int
+    time_us: int
+    round_id: str | None
+    kind: str
+    payload: dict[str, Any]
+
+
+def migrate(admin: Any) -> None:
+    """Create or bring up to date the ratings view (the administrator's connection, autocommit)."""
+    admin.execute(RATINGS_SCHEMA)
+
+
+def lookup(conn: Any, card: str, profile_of: Callable[[str], Profile]) -> list[Rating]:
+    """Every session of ``card`` at every table, each with its exact theoretical loss (a
+    connection with the auditor's rights: it reads the journals' rounds)."""
+    ratings = conn.execute(
+        "SELECT table_id, seq, time_us, round_id, kind, payload FROM journal_records "
+        "WHERE kind = 'player.rating' AND payload::jsonb ->> 'card' = %s ORDER BY table_id, seq", (card,)).fetchall()
+    records: list[CentralRecord] = []
+    for table_id, seq, time_us, round_id, kind, payload in ratings:
+        p = json.loads(payload)
+        rounds = sorted({rid for rid, _ in p.get("rounds", [])})
+        rows = conn.execute(
+            "SELECT seq, time_us, round_id, kind, payload FROM journal_records WHERE table_id = %s "
+            "AND round_id = ANY(%s) AND kind = ANY(%s) ORDER BY seq",
+            (table_id, rounds, sorted(RATING_KINDS - {"player.rating"}))).fetchall()
+        records += [CentralRecord(s, t, r, k, json.loads(text)) for s, t, r, k, text in rows]
+        records.append(CentralRecord(seq, time_us, round_id, kind, p))
+    return rate(records, profile_of)
+
+
+__all__ = ["RATINGS_ROLE", "RATINGS_SCHEMA", "lookup", "migrate"]

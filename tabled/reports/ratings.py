@@ -1,0 +1,167 @@
+"""Player ratings from the journal: each session's figures and its exact theoretical loss.
+
+The fold rates each session (``player.rating``, tabled/table/players.py): its rounds, wagers and
+actual result, and the rounds it played as (round id, spot). Its theoretical loss is the house's
+expected win of the wagers and decisions the player actually made, given what the player could see:
+
+* a hand played or folded against the dealer's one up card: the exact expectation over the 163,185
+  dealer hands of the decision made (:func:`tabled.reports.theory.theory_of_hands`: 8.4, 9.2,
+  9.4.1, 10.1, 10.2, 14.10), so a raise with nothing costs its exact price;
+* the progressive wager (11.3): the wager less the expected award at the meter as it stood when
+  the round was settled (:mod:`tabled.math.progressive`, 12.1);
+* a hand with no decision left to it (conceded 9.7, absent 14.12, dead) or dealt with two cards up
+  (7.4.2, 14.5, where the counts are not for one card): its actual result.
+
+Amounts are integer cents; the theoretical loss is an exact fraction, shown rounded to the cent.
+A session's last rating is its figures: an interim one (a long session) is replaced by the next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from tabled.game.profiles import Profile
+from tabled.game.round_facts import SpotStatus
+from tabled.math.progressive import progressive_math
+from tabled.table.players import masked
+
+from .rounds import Gathered, JournalRecord, SpotLine, gather
+from .theory import DEALER_HANDS, theory_of_hands
+
+#: what ratings read of a journal
+RATING_KINDS = frozenset({"player.rating", "round.started", "round.dealt", "round.settled", "round.void",
+                          "round.finished"})
+DECIDED = (SpotStatus.PLAYED, SpotStatus.FOLDED)
+
+
+@dataclass(frozen=True)
+class Rating:
+    session: str
+    card: str | None
+    table: str
+    spots: tuple[int, ...]
+    start_ms: int
+    end_ms: int
+    reason: str
+    open: bool                   # an interim rating: the session goes on
+    rounds_played: int
+    rounds_sat_out: int
+    rounds_void: int
+    ante_cents: int
+    bet_cents: int
+    progressive_cents: int
+    result_cents: int            # the player's actual win (+) or loss (-)
+    theoretical: Fraction        # the house's expected win of what the player did, in cents
+    optimal: Fraction            # the same had each hand been decided the better way
+    unrated_hands: int           # hands whose rounds the records read do not hold
+
+    @property
+    def average_ante_cents(self) -> int:
+        return self.ante_cents // self.rounds_played if self.rounds_played else 0
+
+    @property
+    def theoretical_cents(self) -> int:
+        return round(self.theoretical)
+
+    @property
+    def decisions_cost(self) -> Fraction:
+        """What the player's decisions cost over the better ones, in cents."""
+        return self.theoretical - self.optimal
+
+
+def table_of(session: str) -> str:
+    return session.rsplit("-", 1)[0]
+
+
+def latest(records: Iterable[JournalRecord]) -> tuple[dict[str, Mapping[str, Any]], Gathered]:
+    """Each session's last ``player.rating`` and the rounds the records hold."""
+    sessions: dict[str, Mapping[str, Any]] = {}
+    rounds: list[JournalRecord] = []
+    for r in records:
+        if r.kind == "player.rating" and isinstance(r.payload.get("session"), str):
+            sessions[r.payload["session"]] = r.payload
+        elif r.kind in RATING_KINDS:
+            rounds.append(r)
+    return sessions, gather(rounds)
+
+
+def rate(records: Iterable[JournalRecord], profile_of: Callable[[str], Profile]) -> list[Rating]:
+    """Every session's rating, in the order the sessions started."""
+    sessions, gathered = latest(records)
+    return sorted((rate_one(p, gathered, profile_of) for p in sessions.values()),
+                  key=lambda r: (r.start_ms, r.session))
+
+
+def rate_one(p: Mapping[str, Any], gathered: Gathered, profile_of: Callable[[str], Profile]) -> Rating:
+    decided: list[tuple[SpotLine, int, Profile]] = []
+    theoretical = optimal = Fraction(0)
+    unrated = 0
+    for round_id, spot in p.get("rounds", []):
+        played = gathered.rounds.get(round_id)
+        settled = played.settlement if played else None
+        line = next((s for s in settled.spots if s.spot == spot), None) if settled else None
+        if played is None or settled is None or line is None:
+            unrated += 1
+            continue
+        profile = profile_of(settled.profile)
+        if line.progressive.placed_cents:
+            award = progressive_math(profile).expected_award_cents(settled.pool_before_cents)
+            wagers = Fraction(line.progressive.placed_cents, profile.progressive_wager_cents)
+            house = line.progressive.placed_cents - award * wagers
+            theoretical += house
+            optimal += house
+        if line.status in DECIDED and played.up_card is not None and line.cards:
+            decided.append((line, played.up_card, profile))
+        else:  # no decision left to the player, or two cards up: the result as it fell
+            actual = -(line.ante.net_cents + line.bet.net_cents)
+            theoretical += actual
+            optimal += actual
+    for profile in {id(pr): pr for _, _, pr in decided}.values():
+        hands = [(line, up) for line, up, pr in decided if pr is profile]
+        for hand in theory_of_hands(hands, profile):
+            theoretical += Fraction(hand.expected_n, DEALER_HANDS)
+            optimal += Fraction(hand.optimal_n, DEALER_HANDS)
+    return Rating(p["session"], p.get("card"), table_of(p["session"]), tuple(p.get("spots", [])), p["start_ms"],
+                  p["end_ms"], str(p.get("reason", "")), bool(p.get("interim")), p["rounds_played"],
+                  p["rounds_sat_out"], p["rounds_void"], p["ante_cents"], p["bet_cents"], p["progressive_cents"],
+                  p["result_cents"], theoretical, optimal, unrated)
+
+
+# -- output ------------------------------------------------------------------------------------------------
+
+def dollars(cents: int) -> str:
+    sign = "-" if cents < 0 else ""
+    return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
+
+
+FIELDS = ("session", "card", "table", "spots", "start_ms", "end_ms", "open", "reason", "rounds_played",
+          "rounds_sat_out", "rounds_void", "ante_cents", "average_ante_cents", "bet_cents", "progressive_cents",
+          "result_cents", "theoretical_cents", "optimal_theoretical_cents", "unrated_hands")
+
+
+def rating_data(r: Rating, cards: bool) -> dict[str, Any]:
+    """One rating as plain data; the card number whole for a management system (``cards``), else masked."""
+    return {"session": r.session, "card": (r.card if cards else masked(r.card)) if r.card else None,
+            "table": r.table, "spots": list(r.spots), "start_ms": r.start_ms, "end_ms": r.end_ms, "open": r.open,
+            "reason": r.reason, "rounds_played": r.rounds_played, "rounds_sat_out": r.rounds_sat_out,
+            "rounds_void": r.rounds_void, "ante_cents": r.ante_cents, "average_ante_cents": r.average_ante_cents,
+            "bet_cents": r.bet_cents, "progressive_cents": r.progressive_cents, "result_cents": r.result_cents,
+            "theoretical_cents": r.theoretical_cents, "optimal_theoretical_cents": round(r.optimal),
+            "unrated_hands": r.unrated_hands}
+
+
+def rating_line(r: Rating, when: Callable[[int], str]) -> str:
+    state = "open" if r.open else "ended"
+    spots = ",".join(str(s) for s in r.spots)
+    return (f"{masked(r.card):>9}  {r.table} spot {spots:<5} {when(r.start_ms)}-{when(r.end_ms)} {state:<5}  "
+            f"rounds {r.rounds_played:>3} played {r.rounds_sat_out:>3} out {r.rounds_void:>2} void  "
+            f"avg ante {dollars(r.average_ante_cents):>9}  ante {dollars(r.ante_cents):>10}  "
+            f"bets {dollars(r.bet_cents):>10}  prog {dollars(r.progressive_cents):>8}  "
+            f"result {dollars(r.result_cents):>10}  theo loss {dollars(r.theoretical_cents):>9}  "
+            f"(decisions {dollars(round(r.decisions_cost)):>8})")
+
+
+__all__ = ["Rating", "rate", "rate_one", "latest", "rating_data", "rating_line", "FIELDS", "RATING_KINDS", "dollars"]

@@ -1,0 +1,210 @@
+"""Payments checked by the bet-spot sensors: what the dealer left on each area against the settlement.
+
+From a round's settlement (9.3, 9.4) the table knows what each betting area must hold when the
+dealer has paid and collected, before SETTLE DONE (docs/settlement.md, "The dealer's procedure"):
+
+* a paid wager: the wager and its winnings, paid in chips beside it (1.1: a token on a winning
+  wager is taken, its winnings paid in chips);
+* a collected wager, and the progressive wager taken at the lock (7.2.1): nothing;
+* a stand off, a void or a returned wager: the wager as it lies (a token stays, our reading of 1.1);
+* a progressive award is paid by hand-pay slip (9.5), never on the felt.
+
+While the round settles, every board reading is judged against that: per area ``done``; still at
+work between the wager and what is due, ``to pay`` or ``not collected``; an error beyond both,
+``over`` or ``short`` (flagged as read); or ``removed early`` (chips taken off an area seen paid
+before SETTLE DONE). SETTLE DONE is refused while an area is not done,
+naming the spot, the area and the amount, unless a supervisor's key overrides it: the round is
+then settled by what was left on the felt, and the override note keeps both amounts.
+
+The verdicts are notes (``payments.due``, ``payments.area``, ``payments.removed_early``,
+``payments.refused``, ``payments.override``, ``payments.checked``): the screen, the pit, the
+reports and the floor read them. The board reads amounts, not who put them there: what it cannot
+tell apart is said in docs/settlement.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tabled.game.limits import dollars
+from tabled.table.effects import Effect, Note, Say
+from tabled.table.felt import Area, Felt
+from tabled.table.names import AREAS
+
+RULE = "9.3, 9.4"
+#: verdicts that let SETTLE DONE through
+SETTLED = ("done", "removed early")
+#: verdicts that are an error, not work still to do: flagged as they are read
+WRONG = ("over", "short")
+
+Key = tuple[int, str]
+
+
+@dataclass(frozen=True)
+class Due:
+    """What one area held when the round settled, and what it must hold before SETTLE DONE."""
+
+    placed: Area
+    chips: int
+    tokens: int
+
+    @property
+    def cents(self) -> int:
+        return self.chips + self.tokens
+
+
+def due_from(line: dict[str, Any], placed: Area) -> Due:
+    """One wager's settlement line -> what its area must hold: what stays with the player and the
+    winnings (chips); the tokens not forfeited stay as tokens."""
+    tokens = line["token_cents"] - line["tokens_forfeited_cents"]
+    return Due(placed, line["returned_cents"] + line["winnings_cents"] - tokens, tokens)
+
+
+def verdict(due: Due, read: Area, seen_done: bool) -> tuple[str, int]:
+    """The state of one area and the amount it is off (read minus due, in cents). Between what was
+    wagered and what is due the dealer is still at work: ``to pay`` (a payment not yet all there) or
+    ``not collected`` (a wager not yet all taken). Beyond either end it is an error: ``over`` (more
+    than is due and more than was wagered) or ``short`` (less than is due and less than was wagered)."""
+    have = read.chips + read.tokens
+    off = have - due.cents
+    if off == 0 and read.tokens == due.tokens:
+        return "done", 0
+    if seen_done and read.empty and due.cents:
+        return "removed early", off
+    if off == 0:  # the right amount, a token where chips are due (or the other way round)
+        return ("over" if read.tokens > due.tokens else "short"), read.tokens - due.tokens
+    placed = due.placed.chips + due.placed.tokens
+    if off > 0:
+        return ("not collected" if have <= placed else "over"), off
+    return ("to pay" if have >= placed else "short"), off
+
+
+def words(spot: int, area: str, state: str, off: int) -> str:
+    amount = dollars(abs(off))
+    return {"to pay": f"spot {spot} {area}: still to pay {amount}",
+            "over": f"spot {spot} {area}: over by {amount}",
+            "short": f"spot {spot} {area}: short by {amount}",
+            "not collected": f"spot {spot} {area}: not collected {amount}",
+            "removed early": f"spot {spot} {area}: chips removed before settlement ended",
+            }.get(state, f"spot {spot} {area}: done")
+
+
+class PaymentCheck:
+    """The round being settled: what every area must hold, and each area's verdict as last noted."""
+
+    def __init__(self, enabled: bool = False) -> None:
+        self.enabled = enabled
+        self.round_id: str | None = None
+        self.due: dict[Key, Due] = {}
+        self.states: dict[Key, tuple[str, int]] = {}
+        self.seen_done: set[Key] = set()
+        self.passed = False
+
+    def __bool__(self) -> bool:
+        return self.round_id is not None
+
+    def waiting(self, round_id: str | None) -> bool:
+        """The round's payments are being checked and SETTLE DONE has not passed yet."""
+        return round_id is not None and self.round_id == round_id and not self.passed
+
+    def lets_finish(self, round_id: str) -> bool:
+        return not self.waiting(round_id)
+
+    # -- the fold's hooks -------------------------------------------------------------------------
+
+    def expect(self, round_id: str, settlement: dict[str, Any], felt: Felt, spot_count: int) -> list[Effect]:
+        """The round settled: every area's due, judged at once against the felt as it lies."""
+        if not self.enabled:
+            return []
+        lines = {s["spot"]: s for s in settlement["spots"]}
+        self.round_id, self.passed = round_id, False
+        self.due, self.states, self.seen_done = {}, {}, set()
+        for n in range(1, spot_count + 1):
+            for area in AREAS:
+                placed = felt.at(n, area)
+                line = lines.get(n, {}).get(area)
+                # an area with no wager of the round must stay empty (a payment there is the wrong spot's)
+                wagered = line is not None and line["outcome"] != "none"
+                self.due[(n, area)] = due_from(line, placed) if line is not None and wagered else Due(placed, 0, 0)
+        return [Note("payments.due", {"areas": [self._row(k, felt) for k in self.due]}, round_id),
+                *self.reading(felt, initial=True)]
+
+    def reading(self, felt: Felt, initial: bool = False) -> list[Effect]:
+        """A board reading while the payments are checked: each area whose verdict changed is noted."""
+        if not self.waiting(self.round_id):
+            return []
+        effects: list[Effect] = []
+        for key, due in self.due.items():
+            read = felt.at(*key)
+            state = verdict(due, read, key in self.seen_done)
+            if state[0] == "done" and due.cents:
+                self.seen_done.add(key)
+            was = self.states.get(key)
+            self.states[key] = state
+            if state == was or (initial and state[0] == "done"):
+                continue
+            n, area = key
+            if state[0] == "removed early" and (was is None or was[0] != "removed early"):
+                effects.append(Note("payments.removed_early", {"spot": n, "area": area, "due_cents": due.cents,
+                                                               "rule": "9.4"}, self.round_id))
+                effects.append(Say(f"{words(n, area, *state)}: players pick up after SETTLE DONE", n, "9.4",
+                                   "flag"))
+            if not initial:
+                effects.append(Note("payments.area", self._row(key, felt), self.round_id))
+            if state[0] in WRONG and not initial:
+                effects.append(Say(words(n, area, *state), n, RULE, "flag"))
+        return effects
+
+    def settle_done(self, key: str | None, person: dict[str, Any], dealer: Any) -> list[Effect]:
+        """SETTLE DONE: through when every area holds what it must; refused while one is wrong, unless
+        a supervisor's key overrides it (the round then settled by what was left on the felt)."""
+        wrong = [(k, s) for k, s in self.states.items() if s[0] not in SETTLED]
+        if not wrong:
+            self.passed = True
+            return [Note("payments.checked", {"areas": sum(1 for d in self.due.values() if d.cents or d.placed.chips
+                                                           or d.placed.tokens), "dealer": dealer}, self.round_id)]
+        rows: list[dict[str, Any]] = [{"spot": n, "area": a, "state": s, "due_cents": self.due[(n, a)].cents,
+                 "left_cents": self.due[(n, a)].cents + off, "difference_cents": off} for (n, a), (s, off) in wrong]
+        said = "; ".join(words(n, a, s, off) for (n, a), (s, off) in wrong)
+        if key != "supervisor":
+            return [Say(f"SETTLE DONE refused: {said}: put it right, or a supervisor's key overrides", wrong[0][0][0],
+                        RULE, "refused"),
+                    Note("payments.refused", {"areas": rows, "key": key, "dealer": dealer, "rule": RULE},
+                         self.round_id)]
+        self.passed = True
+        diff = sum(r["difference_cents"] for r in rows)
+        return [Note("payments.override", {"areas": rows, "difference_cents": diff, "dealer": dealer, "rule": RULE,
+                                           **person}, self.round_id),
+                Say(f"SETTLE DONE by the supervisor's key: settled as left on the felt ({said})", rule=RULE,
+                    level="flag")]
+
+    def _row(self, key: Key, felt: Felt) -> dict[str, Any]:
+        n, area = key
+        due, read = self.due[key], felt.at(*key)
+        state, off = self.states.get(key) or verdict(due, read, False)
+        return {"spot": n, "area": area, "state": state, "due_cents": due.cents, "due_tokens": due.tokens,
+                "placed_cents": due.placed.chips + due.placed.tokens, "read_cents": read.chips + read.tokens,
+                "read_tokens": read.tokens, "difference_cents": off}
+
+    # -- checkpoint -----------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"enabled": self.enabled, "round_id": self.round_id, "passed": self.passed,
+                "due": [[n, a, d.placed.chips, d.placed.tokens, d.placed.stacks, d.chips, d.tokens]
+                        for (n, a), d in self.due.items()],
+                "states": [[n, a, s, off] for (n, a), (s, off) in self.states.items()],
+                "seen_done": sorted([n, a] for n, a in self.seen_done)}
+
+    @classmethod
+    def from_snapshot(cls, snap: dict[str, Any] | None) -> PaymentCheck:
+        check = cls()
+        if snap:
+            check.enabled, check.round_id, check.passed = snap["enabled"], snap["round_id"], snap["passed"]
+            check.due = {(n, a): Due(Area(pc, pt, ps), c, t) for n, a, pc, pt, ps, c, t in snap["due"]}
+            check.states = {(n, a): (s, off) for n, a, s, off in snap["states"]}
+            check.seen_done = {(n, a) for n, a in snap["seen_done"]}
+        return check
+
+
+__all__ = ["PaymentCheck", "Due", "due_from", "verdict", "words", "SETTLED", "WRONG"]

@@ -1,0 +1,78 @@
+"""Player ratings in the central PostgreSQL: the versioned view a management system reads (and
+nothing else of the journals), and a player's sessions looked up across tables with their exact
+theoretical loss, as ``tabled report players`` rates them at each table."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import psycopg
+import pytest
+
+from tabled.cli import main
+from tabled.floor import ratings
+from tabled.profiles import load_profile
+from tabled.reports.ratings import rate
+from tests.commands.test_report_players import write_journal
+from tabled.journal.store import Journal
+from tests.floor.casino import Casino, user_dsn
+
+pytestmark = pytest.mark.postgres
+
+
+def casino_with_players(pg_dsn, tmp_path) -> Casino:
+    casino = Casino(pg_dsn, tmp_path / "casino", 2)
+    with psycopg.connect(pg_dsn, autocommit=True) as admin:
+        ratings.migrate(admin)
+        ratings.migrate(admin)  # again: a migration brings an existing schema up to date
+    for seed, t in enumerate(casino.tables, start=5):
+        write_journal(t.journal, seed=seed, table=t.table_id)
+    asyncio.run(casino.catch_up())
+    return casino
+
+
+def local_ratings(casino: Casino, card: str):
+    out = []
+    for t in casino.tables:
+        with Journal.open(t.journal, readonly=True, verify=False) as journal:
+            out += [r for r in rate(list(journal.records_after(0)), load_profile) if r.card == card]
+    return out
+
+
+def test_the_view_shows_each_rating_to_the_ratings_role_and_nothing_else(tmp_path, pg_dsn):
+    casino = casino_with_players(pg_dsn, tmp_path)
+    suffix = pg_dsn.rsplit("_", 1)[-1][:8]
+    role = f"cms_{suffix}"
+    with psycopg.connect(pg_dsn, autocommit=True) as admin:
+        admin.execute(f"DROP ROLE IF EXISTS {role}")
+        admin.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'cms-pw' IN ROLE {ratings.RATINGS_ROLE}")
+    cms = user_dsn(pg_dsn, role).replace(f"{role}@", f"{role}:cms-pw@")
+    with psycopg.connect(cms) as conn:
+        rows = conn.execute("SELECT table_id, card, interim, rounds_played, ante_cents, result_cents, spots "
+                            "FROM player_ratings_v1 ORDER BY table_id, session").fetchall()
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT count(*) FROM journal_records")
+    expected = sorted((r.table, r.card, r.open, r.rounds_played, r.ante_cents, r.result_cents,
+                       " ".join(map(str, r.spots)))
+                      for card in ("11112222", "33334444") for r in local_ratings(casino, card))
+    assert sorted(rows) == expected and len(rows) == 4
+
+
+def test_a_player_is_looked_up_across_tables_with_the_exact_theoretical_loss(tmp_path, pg_dsn, capsys, monkeypatch):
+    casino = casino_with_players(pg_dsn, tmp_path)
+    with psycopg.connect(pg_dsn) as conn:
+        found = ratings.lookup(conn, "11112222", load_profile)
+    mine = local_ratings(casino, "11112222")
+    assert [(r.table, r.theoretical, r.result_cents) for r in found] == \
+        [(r.table, r.theoretical, r.result_cents) for r in mine]
+    assert {r.table for r in found} == {"T01", "T02"}
+    config = tmp_path / "floor.toml"
+    config.write_text(casino.floor_toml())
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(casino.floor_credentials))
+    assert main(["floor", "--config", str(config), "--card", "11112222", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["table"], r["theoretical_cents"]) for r in rows] == [(r.table, round(r.theoretical)) for r in mine]
+    assert main(["floor", "--config", str(config), "--card", "11112222"]) == 0
+    text = capsys.readouterr().out
+    assert "2 sessions at 2 tables (T01, T02)" in text and "11112222" not in text

@@ -1,0 +1,38 @@
+"""Player cards end to end: the simulated card reader on the simulated USB bus, its driver, the
+daemon's translation to ``player.card`` / ``player.leaves``, the fold's sessions and their rating
+journaled, with ratings on in the configuration."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tabled.commands.run import Seams, run_table
+from tabled.daemon.config import RatingsConfig
+from tests.integration import harness
+
+pytestmark = pytest.mark.timeout(180)
+
+CARD = "4000100010007007"
+
+
+@pytest.mark.slow
+async def test_a_card_read_at_a_spot_seats_the_player_and_taking_it_out_rates_the_session(tmp_path):
+    async def scenario(run):
+        run.sims.cards.insert(2, CARD)
+        await run.until(lambda: run.core.players.at(2) is not None and run.core.players.at(2).card == CARD)
+        await run.rounds(2)
+        run.sims.cards.remove(2)
+        await run.until(lambda: run.core.players.with_card(CARD) is None)
+
+    run = harness.Run(scenario)
+    cfg = dataclasses.replace(harness.config(tmp_path), ratings=RatingsConfig(enabled=True))
+    await run_table(cfg, 0, out=harness.Discard(), human=True,
+                    seams=Seams(state_dir=tmp_path / "dev", timing=harness.FAST, poll_interval=harness.POLL, hooks=run))
+    tracking = harness.journal_records(tmp_path, "player.tracking")
+    assert [r.payload for r in tracking] == [{"on": True, "interval_minutes": 0}]
+    (card,) = harness.journal_records(tmp_path, "player.card")
+    assert card.payload["spot"] == 2 and card.payload["card"] == CARD and card.payload["src"].startswith("cards@")
+    (rating,) = [r for r in harness.journal_records(tmp_path, "player.rating") if r.payload["card"] == CARD]
+    assert rating.payload["rounds_played"] >= 2 and rating.payload["reason"] == "left"
