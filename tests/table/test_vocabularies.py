@@ -15,7 +15,7 @@ from tabled.table.round import INPUTS as ROUND_INPUTS
 from .harness import Harness
 
 #: key actions the core carries out itself, beside its ``_action_`` methods
-CORE_OWN = {"deck_checked", "clear_device", "award_paid"}
+CORE_OWN = {"deck_checked", "clear_device", "award_paid", "payments_done"}
 
 
 def test_every_buttons_action_is_a_key_action_with_a_rule():
