@@ -36,7 +36,8 @@ from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
 from tabled.table.effects import Note
 from tabled.journal.store import Journal
-from tabled.daemon.controller import Table, is_input
+from tabled.daemon.controller import NOTES_VERSION, Table, is_input
+from tabled.table.kinds import is_note
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "journals"
@@ -167,7 +168,7 @@ def expected(name: str, what: str) -> Any:
 
 
 def test_the_fixtures_hold_what_the_readme_says(tmp_path):
-    assert NAMES == ["buttons", "scripted", "simulated"]
+    assert NAMES == ["buttons", "notes", "scripted", "simulated"]
     rounds = 0
     awards: dict[str, set[str]] = {}
     for name in NAMES:
@@ -184,6 +185,13 @@ def test_the_fixtures_hold_what_the_readme_says(tmp_path):
     with Journal.open(unpack("buttons", tmp_path).parent / "journal.db", readonly=True) as j:
         kinds = {r.kind for r in j.records_after(0)}
     assert "panel.button" in kinds and "panel" not in kinds  # today's vocabulary
+    with Journal.open(unpack("notes", tmp_path).parent / "journal.db", readonly=True) as j:
+        held = list(j.records_after(0))
+    # today's notes from the first record: every key's actions, the awards determined and paid
+    assert not any("late" in r.payload for r in held)
+    assert any(r.kind == "panel.approved" and r.payload["key"] == "dealer" for r in held)
+    assert {"progressive.awarded", "progressive.award_paid", "shuffle.read", "config.in_force",
+            "progressive.contributed"} <= {r.kind for r in held}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -269,19 +277,34 @@ def test_restarts_on_a_recorded_journal_write_nothing_again(tmp_path, name):
     async def stand(run) -> None:
         await run.until(lambda: True, act=False)
 
+    heads = []
     for _ in range(2):
         asyncio.run(play(tmp_path, stand))
+        with Journal.open(tmp_path / "journal.db", readonly=True) as j:
+            heads.append(j.head[0])
     with Journal.open(tmp_path / "journal.db", readonly=True) as j:
         after = list(j.records_after(0))
         assert j.verify().ok
     assert after[:len(before)] == before
     added = after[len(before):]
     assert [(r.kind, r.round_id) for r in added if r.kind in MONEY_KINDS] == []
-    assert [(r.kind, r.round_id) for r in added if not is_input(r.kind)] == []
+    # the first start writes, once, the notes this version's fold makes and the journal lacks, each
+    # marked late with the input it concludes from, and a checkpoint; the second writes none of them
+    late = [r for r in added if "late" in r.payload]
+    assert bool(late) == (name != "notes")  # a journal of today's notes owes none
+    assert all(r.seq <= heads[0] and is_note(r.kind) for r in late)
+    assert all(r.payload["late"]["record"] <= before[-1].seq for r in late)
+    assert any(r.kind == "checkpoint" and r.payload["snapshot"].get("notes") == NOTES_VERSION
+               for r in added if r.seq <= heads[0]) or not late
+    with Journal.open(tmp_path / "journal.db", readonly=True) as j:
+        assert Table.replay(j, lambda snap: make_core(load_config(config), snap))[1] == []  # nothing owed
     start = {"software.checked", "config.started"}  # what each start runs with (tabled/daemon/provenance.py)
     felt = {"board.reading"}  # today's bet-spot board says at a start what lies on the felt
-    assert {r.kind for r in added} <= {"pool.meter", "tick", "shuffler.shuffled", *start, *felt}, \
-        [r.kind for r in added]
+    own = [r for r in added if "late" not in r.payload]
+    assert {r.kind for r in own if is_input(r.kind)} <= {"pool.meter", "tick", "shuffler.shuffled", *start, *felt}
+    # the notes of the starts' own inputs: what each start runs with and the shuffles read
+    assert {r.kind for r in own if is_note(r.kind)} <= {"config.in_force", "shuffle.read"}, \
+        [r.kind for r in own if is_note(r.kind)]
     pool = pool_ledger(config)
     assert pool["ledger"] == expected(name, "pool")["ledger"]
     assert pool["verify"]["ok"] and pool["reconcile"]["ok"]

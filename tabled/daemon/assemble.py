@@ -135,8 +135,11 @@ async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], flo
                 raise CannotStart(lost)
         core, missing, replayed = Table.replay(journal, lambda snap: make_core(cfg, snap))
         found = journal.count()
-        # what this start runs with, journaled before play; the fold takes nothing from it
+        # what this start runs with, journaled before play and folded: its notes go with the lost ones
+        head = journal.head[0]
         record_start(journal, cfg)
+        for rec in journal.records_after(head):
+            missing += [e for e in core.apply(rec.kind, rec.payload, rec.time_us // 1000) if isinstance(e, Note)]
         HeadMark(journal, journal_path).mark()
     except OSError as exc:  # the head's second place cannot be written: said, as the journal's own errors are
         journal.close()

@@ -31,6 +31,16 @@ from tabled.table.kinds import is_input, is_note
 
 log = structlog.get_logger("tabled.daemon.controller")
 
+#: the notes this version's fold writes (tabled/table/notes.py): 2 since every action under any key,
+#: the progressive awards determined and paid, each shuffle read and each device's fault are noted
+NOTES_VERSION = 2
+
+
+def same_note(kind: str, round_id: str | None, payload: dict[str, Any]) -> tuple[Any, ...]:
+    """What makes a journaled note the one the replay made: its kind, round, and the action and key
+    of a panel action (a journal written before every key's action was noted holds only some)."""
+    return kind, round_id, payload.get("action"), payload.get("key")
+
 CommandSink = Callable[[Command], Awaitable[None]]
 
 
@@ -119,21 +129,30 @@ class Table:
         for _, _, ack in batch[:len(records)]:
             if ack is not None:
                 ack()  # durable: the device may forget this frame
+        folded = []
         for rec in records:
             before = self.core.round_id  # the lines an input causes belong to the round it came in
-            effects = self.core.apply(rec.kind, rec.payload, rec.time_us // 1000)
-            await self.carry_out(effects, before)
+            folded.append((self.core.apply(rec.kind, rec.payload, rec.time_us // 1000), before))
+        notes = [e for effects, _ in folded for e in effects if isinstance(e, Note)]
+        if notes:  # the batch's notes in one commit, before any effect: replay makes them again if lost
+            self.feed.journaled(self.journal.append_many([(n.kind, n.payload, n.round_id) for n in notes]))
+        for effects, before in folded:
+            await self.carry_out(effects, before, journal_notes=False)
         if self._checkpoint_due:
             # only once the whole batch is folded: replay starts after the checkpoint, so the
             # snapshot must hold every input journaled before it
             self._checkpoint_due = False
-            self.journal.checkpoint(self.core.snapshot())
+            self.checkpoint()
         if self.on_commit is not None:
             self.on_commit()
 
-    async def carry_out(self, effects: list[Effect], round_id: str | None = None) -> None:
+    def checkpoint(self) -> None:
+        """The table's state, marked with the notes this version writes (:data:`NOTES_VERSION`)."""
+        self.journal.checkpoint({**self.core.snapshot(), "notes": NOTES_VERSION})
+
+    async def carry_out(self, effects: list[Effect], round_id: str | None = None, journal_notes: bool = True) -> None:
         notes = [e for e in effects if isinstance(e, Note)]
-        if notes:
+        if notes and journal_notes:
             self.feed.journaled(self.journal.append_many([(n.kind, n.payload, n.round_id) for n in notes]))
         for listener in self.listeners:
             listener(effects)
@@ -183,24 +202,42 @@ class Table:
         number of records replayed.
 
         Inputs are folded (tabled.table.kinds); a note in the journal answers the oldest note the replay
-        made and has not yet found, when it is the same note (kind and round). What is left
+        made and has not yet found that is the same note (:func:`same_note`). What is left
         unanswered at the end was lost. A journaled note the replay did not make (a journal that
-        holds a note twice) answers nothing and is not written again."""
+        holds a note twice) answers nothing and is not written again.
+
+        A journal whose last checkpoint was made before this version's notes (:data:`NOTES_VERSION`)
+        is replayed from its first record, once: the notes its fold now writes and the journal lacks
+        are returned marked ``late`` with the input they conclude from (its record and time), so a
+        reader files them where they belong (a round's own notes, filed by its id, stay exactly as
+        the fold makes them); the checkpoint :meth:`resume` takes then says so."""
         cp = journal.last_checkpoint()
+        upgrade = cp is None or cp.payload["snapshot"].get("notes", 1) < NOTES_VERSION
+        if upgrade:
+            cp = None
         core = make_core(cp.payload["snapshot"] if cp else None)
-        owed: deque[Note] = deque()
-        count = 0
+        owed: dict[tuple[Any, ...], deque[tuple[int, Note]]] = {}
+        made = count = 0
         for rec in journal.records_after(cp.seq if cp else 0):
             count += 1
             if is_input(rec.kind):
-                owed += [e for e in core.apply(rec.kind, rec.payload, rec.time_us // 1000) if isinstance(e, Note)]
-            elif is_note(rec.kind) and owed and (owed[0].kind, owed[0].round_id) == (rec.kind, rec.round_id):
-                owed.popleft()
-        return core, list(owed), count
+                for e in core.apply(rec.kind, rec.payload, rec.time_us // 1000):
+                    if isinstance(e, Note):
+                        if upgrade and not e.kind.startswith("round."):  # a round's own notes stay as made
+                            e = Note(e.kind, {**e.payload, "late": {"record": rec.seq, "time_us": rec.time_us}},
+                                     e.round_id)
+                        owed.setdefault(same_note(e.kind, e.round_id, e.payload), deque()).append((made, e))
+                        made += 1
+            elif is_note(rec.kind) and (found := owed.get(same_note(rec.kind, rec.round_id, rec.payload))):
+                found.popleft()
+        lost = sorted((n for waiting in owed.values() for n in waiting), key=lambda n: n[0])
+        return core, [note for _, note in lost], count
 
     async def resume(self, missing_notes: list[Note]) -> None:
         """After a replay: write the lost notes, then re-send what is safe to repeat."""
         if missing_notes:
             self.feed.journaled(self.journal.append_many([(n.kind, n.payload, n.round_id) for n in missing_notes]))
+            if any("late" in n.payload for n in missing_notes):
+                self.checkpoint()  # the journal holds this version's notes now: a next start replays from here
         await self.carry_out(self.core.standing_effects())
         self.feed.follow_meters()

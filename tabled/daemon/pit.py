@@ -18,6 +18,7 @@ from typing import Any
 
 from tabled.journal.store import GENESIS_HASH, Journal, JournalError, Record
 from tabled.views.pit import ALERTS_KEPT, CLEARED_KEPT, DECISIONS_KEPT, HITS_KEPT, KINDS, ROUNDS_KEPT, PitLog
+from tabled.table.notes import DEVICE_FAULTS
 
 CHUNK = 5000  # records looked at per step of the first read, back from the head
 
@@ -74,26 +75,26 @@ class PitReader:
 def _recent(journal: Journal, head_seq: int) -> list[Record]:
     """The records the pit shows at first, oldest first: back from the head until it has the last
     rounds, hits, key decisions and cleared faults it keeps (or the journal's start)."""
-    wanted = {"round.settled": ROUNDS_KEPT, "pool.awards": HITS_KEPT,
-              "panel": DECISIONS_KEPT, "fault": 2 * CLEARED_KEPT, "protection.alert": ALERTS_KEPT}
+    wanted = {"round.settled": ROUNDS_KEPT, "progressive.awarded": HITS_KEPT,
+              "panel": DECISIONS_KEPT, "fault": 2 * CLEARED_KEPT,
+              "protection.alert": ALERTS_KEPT}
     found: list[Record] = []
     last = head_seq
     while last >= 1 and any(n > 0 for n in wanted.values()):
         first = max(1, last - CHUNK + 1)
         for r in reversed(journal.records_between(first, last, KINDS)):
             group = r.kind if r.kind in wanted else r.kind.split(".", 1)[0]
-            if wanted.get(group, 0) > 0:
+            if wanted.get(group, 0) > 0 and not (r.kind == "panel.approved" and r.payload.get("key") == "dealer"):
                 found.append(r)
-                awards = (r.payload.get("result") or {}).get("awards") if r.kind == "pool.awards" else None
-                wanted[group] -= len(awards or ()) if r.kind == "pool.awards" else 1
+                awards = (r.payload.get("result") or {}).get("awards") if r.kind == "progressive.awarded" else None
+                wanted[group] -= len(awards or ()) if r.kind == "progressive.awarded" else 1
         last = first - 1
     return sorted(found, key=lambda r: r.seq)
 
 
-#: a fault on the dealer's screen (tabled/views/screen.py) -> the record kind that raised it
-RAISED_BY = {"shuffler": "shuffler.fault", "door": "shuffler.door", "shoe_off": "shoe.removed",
-             "unread": "shoe.unreadable"}
-LOOKED_BACK = 100  # records of a kind looked at for the one that raised a fault
+LOOKED_BACK = 100  # notes of a kind looked at for the one that raised a fault
+#: the notes :func:`standing_since` reads: the equipment's faults (14.13) and the devices' (15.2, 7.3)
+STANDING_KINDS = ("fault.raised", "device.fault")
 
 
 def standing_since(journal: Journal, faults: Iterable[Mapping[str, Any]]) -> dict[str, int]:
@@ -103,9 +104,9 @@ def standing_since(journal: Journal, faults: Iterable[Mapping[str, Any]]) -> dic
     for fault in faults:
         fid = str(fault["id"])
         if fid.startswith("equipment:"):
-            record = _last(journal, "fault.raised", fid.split(":", 1)[1])
-        elif fid in RAISED_BY:
-            record = _last(journal, RAISED_BY[fid])
+            record = _last(journal, STANDING_KINDS[0], "equipment", fid.split(":", 1)[1])
+        elif fid in DEVICE_FAULTS:
+            record = _last(journal, STANDING_KINDS[1], "fault", fid)
         else:
             continue
         if record is not None:
@@ -113,18 +114,18 @@ def standing_since(journal: Journal, faults: Iterable[Mapping[str, Any]]) -> dic
     return since
 
 
-def _last(journal: Journal, kind: str, equipment: str | None = None) -> Record | None:
-    """The last record of ``kind`` (of ``equipment``'s, when given)."""
+def _last(journal: Journal, kind: str, field: str, value: str) -> Record | None:
+    """The last note of ``kind`` whose ``field`` is ``value``."""
     before = None
     for _ in range(LOOKED_BACK):
         try:
             record = journal.last_of_kind(kind, before=before)
         except JournalError:
             return None
-        if record is None or equipment is None or record.payload.get("equipment") == equipment:
+        if record is None or record.payload.get(field) == value:
             return record
         before = record.seq
     return None
 
 
-__all__ = ["PitReader", "standing_since"]
+__all__ = ["PitReader", "standing_since", "STANDING_KINDS"]

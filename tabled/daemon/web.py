@@ -57,6 +57,7 @@ from tabled.views.pit import pit_devices, pit_players, pit_view
 from tabled.views.screen import screen_view
 from tabled.views.slip import KINDS as SLIP_KINDS
 from tabled.views.slip import SlipError, awards_before, hand_pay_slip
+from tabled.views.slip import at as slip_at
 from tabled.web.access import SECURITY_HEADERS
 from tabled.web.assets import add_assets, page
 from tabled.web.guard import Guard
@@ -354,9 +355,10 @@ def _slip_of(path: Any, table_id: str, round_id: str, spot: int, heading: Screen
     try:
         records = [(r.seq, r.time_us // 1000, r.kind, r.payload) for r in journal.records_for_round(round_id)
                    if r.kind in SLIP_KINDS]
-        answer = next((seq for seq, _, kind, _ in records if kind == "pool.awards"), None)
-        earlier = [] if answer is None else [(r.round_id, r.payload) for r in
-                                             journal.records_between(1, answer - 1, kinds=["pool.awards"])]
+        answer = next((slip_at(seq, 0, p)[0] for seq, _, kind, p in records if kind == "progressive.awarded"), None)
+        earlier = [] if answer is None else [
+            (r.round_id, r.payload) for r in journal.records_between(1, journal.head[0], kinds=["progressive.awarded"])
+            if slip_at(r.seq, 0, r.payload)[0] < answer]
     finally:
         journal.close()
     slip = hand_pay_slip(table_id, round_id, spot, records, awards_before(earlier))

@@ -3,9 +3,8 @@ order, one record at a time (each record is read once: the floor keeps up increm
 
 For each table: the round in play and its phase, the mispays the board's check caught and those
 a supervisor closed a round over (alerted, 9.3, 9.4), the open faults and since when, the progressive
-awards not yet paid (until the panel confirms each: an ``award_paid`` action in a journal of an
-earlier tabled; in today's, a SETTLE DONE press, ``panel.button``, unless a ``panel.refused``
-follows), today's rounds and house win (from ``round.settled``), when its last record was shipped,
+awards not yet paid (``progressive.awarded`` until the table notes each paid,
+``progressive.award_paid``), today's rounds and house win (from ``round.settled``), when its last record was shipped,
 and whether the central copy's chain and seals verify. The chain is checked again here (each
 record follows the one before, links to its hash and hashes to the hash it carries), and the
 seals with the table's public keys (tabled.journal.seals), so a copy changed on the server by
@@ -25,7 +24,11 @@ from typing import Any
 from tabled.journal.store import GENESIS_HASH, record_hash
 from tabled.journal.seals import SealChecker
 from tabled.game.settlement import money
-from tabled.views.slip import PAYERS
+
+#: the records the floor reads for a table's state: the fold's notes, never an input
+KINDS = ("round.started", "round.dealt", "round.void", "round.settled", "round.finished", "fault.raised",
+         "fault.cleared", "progressive.awarded", "progressive.award_held", "progressive.award_released",
+         "progressive.award_paid", "payments.override", "payments.refused", "protection.alert")
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,6 @@ class TableWatch:
     phase: str = "no round yet"
     faults: dict[str, Fault] = field(default_factory=dict)
     pending: dict[str, dict[str, Any]] = field(default_factory=dict)   # "round/spot" -> award not yet paid
-    confirmed: tuple[str, dict[str, Any]] | None = None                # the award the last press confirmed
     days: dict[date, list[int]] = field(default_factory=dict)          # day -> [rounds, house win cents]
     mispays_caught: int = 0                # SETTLE DONE refused over a wrong area (9.3, 9.4)
     mispaid_cents: int = 0                 # left over (+) or under (-) what was due, in rounds closed over it
@@ -105,7 +107,7 @@ class TableWatch:
             payload = json.loads(row.payload)
         except ValueError:
             payload = None
-        if isinstance(payload, dict):
+        if isinstance(payload, dict) and row.kind in KINDS:
             alerts += self._fold(row, payload)
         return alerts
 
@@ -194,7 +196,7 @@ class TableWatch:
                           f"{equipment} failed ({p.get('reason', '')}) (14.13)", at)]
         elif kind == "fault.cleared":
             self.faults.pop(str(p.get("equipment", "")), None)
-        elif kind == "pool.awards":
+        elif kind == "progressive.awarded":
             hits = (p.get("result") or {}).get("awards") or []
             for h in hits:
                 self.pending[f"{rid}/{h.get('spot')}"] = {
@@ -227,18 +229,8 @@ class TableWatch:
         elif kind == "progressive.award_released":
             for key in [k for k in self.pending if k.startswith(f"{rid}/") and self.pending[k]["paid_by"] == "pool"]:
                 del self.pending[key]
-        elif kind == "panel" and p.get("action") == "award_paid" and p.get("key") in PAYERS:
+        elif kind == "progressive.award_paid":  # 9.5: confirmed paid at the panel
             self.pending.pop(f"{rid}/{p.get('spot')}", None)
-        elif kind == "panel.button" and p.get("button") == "settle_done" and p.get("key") in PAYERS:
-            # SETTLE DONE confirms the next award waiting, in the pool's order of payment (9.5, 12.2,
-            # 12.4: tabled/table/buttons.py); the panel refuses any other
-            waiting = [k for k, a in self.pending.items() if a["round_id"] == rid and a["paid_by"] == "dealer"]
-            self.confirmed = (waiting[0], self.pending.pop(waiting[0])) if waiting else None
-        elif kind == "panel.refused" and p.get("action") == "award_paid" and self.confirmed is not None:
-            key, award = self.confirmed  # the press was refused (its key): the award still waits, first
-            self.pending = {key: award, **self.pending}
-        if kind != "panel.button":
-            self.confirmed = None
         return []
 
     # -- what the page shows ------------------------------------------------------------------------

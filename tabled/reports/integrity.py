@@ -2,11 +2,10 @@
 panel's key actions and refusals by key, the table's closures (16.8), and the 14.13 periods (an
 equipment fault stops play until an inspector approves play with the progressive offline).
 
-The panel is journaled two ways: a journal of today's daemon holds each press (``panel.button``:
-the button and the key turned) and, for an action under the supervisor's or inspector's key, the
-action it became (``panel.approved``); earlier journals hold the action itself (``panel``), also
-followed by ``panel.approved``. A press is counted once: by its button, and its irregular action
-from the note that follows it (or, under the dealer's key, which gets no note, from the button).
+Every record read is a note of the fold (tabled/table/notes.py): an action under any key is its
+``panel.approved`` (the key, the person with a staff list, the action and its fields), whether
+the panel journaled a press or an action; a refusal its ``panel.refused``; a shuffling device's
+own fault its ``shuffle.fault``.
 
 Happenings count in the period in which they happened; a fault raised before the period and still
 standing counts from the period's start, one cleared after it up to the period's end.
@@ -32,10 +31,6 @@ IRREGULAR_ACTIONS = ("misdeal", "exposed_card", "hand_without_ante", "invalidate
                      "dead_hand", "resolve_past_posting", "count_cards", "use_card_source")
 #: the fault name of a shuffling device out of play until an inspector clears it (15.2)
 DEVICE_OUT = "shuffler out of play"
-#: buttons the dealer's key may press that are irregular actions (tabled/table/buttons.py): the
-#: dealer's actions get no ``panel.approved`` note
-DEALER_IRREGULAR_BUTTONS = {"misdeal": "misdeal", "exposed_card": "exposed_card", "no_ante_hand": "hand_without_ante",
-                            "verify_count": "count_cards"}
 
 
 @dataclass
@@ -123,7 +118,6 @@ def integrity(period: Period, events: Iterable[Event], rounds: list[PlayedRound]
     standing: dict[str, FaultSpell] = {}
     device_out: FaultSpell | None = None  # 15.2: not a 14.13 stop; play may go on with the shoe
     stop: Stop | None = None
-    pressed = ""        # how the last press was journaled: "panel.button" or "panel"
     closure: Closure | None = None
     for e in events:
         inside = period.holds(e.time_us)
@@ -156,38 +150,23 @@ def integrity(period: Period, events: Iterable[Event], rounds: list[PlayedRound]
             # 14.13, 9.5: the pool could not be reached when the round was decided
             for _ in p.get("spots") or [None]:
                 _count(out.irregularities, "14.13 progressive award held")
-        elif e.kind == "shuffler.fault" and inside:
-            _count(out.irregularities, f"15.1 shuffling device fault: {p.get('fault', '?')}")
+        elif e.kind == "shuffle.fault" and inside:
+            _count(out.irregularities, f"{p.get('rule', '15.1')} shuffling device fault: {p.get('fault', '?')}")
         elif e.kind == "shuffle.alarm" and inside:
             # the shuffle watch: the order left too much of the deck's previous order (15.1); again
             # and again of late, the device out of play (15.2)
             what = "deck reshuffled" if p.get("rule") == "15.1" else "device out of play"
             _count(out.irregularities, f"{p.get('rule', '?')} shuffle alarm, not intermixing: {what}")
-        elif e.kind in ("panel", "panel.button"):
-            pressed = e.kind
-            key = str(p.get("key", "?"))
-            action = str(p.get("action" if e.kind == "panel" else "button", "?"))
-            if e.kind == "panel" and action in ("open_table", "announce_closure"):
-                closure = _closing(out, closure, action, p, e.time_us, period)
-            if not inside:
-                continue
-            _count(out.keys.setdefault(key, {}), action)
-            if e.kind == "panel.button":
-                irregular = DEALER_IRREGULAR_BUTTONS.get(action) if key == keys.Key.DEALER else None
-                if irregular is not None:
-                    _count(out.irregularities, f"{keys.ACTIONS[irregular][1]} {irregular.replace('_', ' ')}")
-                continue
-            _action_done(out, action, stop)
         elif e.kind == "panel.approved":
-            if inside and (person := _person(p)):
-                _count(out.people.setdefault(person, {}), str(p.get("action", "?")))
-            if pressed != "panel.button":
-                continue
             action = str(p.get("action", "?"))
             if action in ("open_table", "announce_closure"):
                 closure = _closing(out, closure, action, p, e.time_us, period)
-            if inside:
-                _action_done(out, action, stop)
+            if not inside:
+                continue
+            _count(out.keys.setdefault(str(p.get("key", "?")), {}), action)
+            if person := _person(p):
+                _count(out.people.setdefault(person, {}), action)
+            _action_done(out, action, stop)
         elif e.kind == "panel.refused" and inside:
             if person := _person(p):
                 _count(out.people_refused.setdefault(person, {}), f"{p.get('action', '?')} ({p.get('rule', '?')})")

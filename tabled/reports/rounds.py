@@ -18,18 +18,26 @@ from typing import Any, NamedTuple, Protocol
 from tabled.game.cards import CardError, card_text, parse_card, parse_cards
 from tabled.game.round_facts import SpotStatus
 
-#: the happenings the integrity section reads, in time order
+#: the happenings the integrity section reads, in time order: the fold's notes
 EVENT_KINDS = frozenset({
-    "panel", "panel.button", "panel.approved", "panel.refused", "fault.raised", "fault.cleared", "equipment.fault",
-    "equipment.ok", "shuffler.fault", "shuffle.alarm", "progressive.award_held", "progressive.award_released",
-    "device.out_of_play", "device.cleared",
+    "panel.approved", "panel.refused", "fault.raised", "fault.cleared", "shuffle.fault", "shuffle.alarm",
+    "progressive.award_held", "progressive.award_released", "device.out_of_play", "device.cleared",
     "payments.checked", "payments.refused", "payments.override", "payments.removed_early",
 })
 
 
-#: every kind of record a report reads (tabled.journal.store reads no other)
+#: every kind of record a report reads (tabled.journal.store reads no other): notes only
 REPORT_KINDS = EVENT_KINDS | {"round.started", "round.dealt", "round.settled", "round.void", "round.finished",
-                              "pool.contributed", "pool.reversed", "config.started"}
+                              "progressive.contributed", "progressive.reversed", "config.in_force"}
+
+
+def placed(r: JournalRecord) -> tuple[int, int]:
+    """(record, time in µs) where a record belongs: its own, or for a note written late (when a
+    journal of an earlier version was first read by this one), the input it concludes from."""
+    late = r.payload.get("late")
+    if isinstance(late, Mapping) and isinstance(late.get("record"), int) and isinstance(late.get("time_us"), int):
+        return late["record"], late["time_us"]
+    return r.seq, r.time_us
 
 
 class SettlementError(ValueError):
@@ -254,22 +262,22 @@ def gather(records: Iterable[JournalRecord]) -> Gathered:
                                                       progressive_offline=bool(p.get("progressive_offline"))))
             continue
         if kind in EVENT_KINDS:
-            out.events.append(Event(r.seq, r.time_us, r.round_id, kind, p))
+            out.events.append(Event(*placed(r), r.round_id, kind, p))
             continue
-        if kind == "config.started":
+        if kind == "config.in_force":
             changes = p.get("changes")
             out.configs.append(ConfigStart(
-                r.seq, r.time_us, str(p.get("sha256", "?")), str(p.get("source", "?")), p.get("first") is True,
+                *placed(r), str(p.get("sha256", "?")), str(p.get("source", "?")), p.get("first") is True,
                 tuple(c for c in changes if isinstance(c, dict) and "key" in c) if isinstance(changes, list) else ()))
             continue
-        if kind in ("pool.contributed", "pool.reversed"):
+        if kind in ("progressive.contributed", "progressive.reversed"):
             rid = p.get("round_id") or r.round_id
             played = rounds.get(rid) if isinstance(rid, str) else None
             if played is None:
-                out.problems.append(Problem(r.time_us, None, f"record {r.seq}: {kind} for round {rid!r}, which "
+                out.problems.append(Problem(placed(r)[1], None, f"record {r.seq}: {kind} for round {rid!r}, which "
                                                                  "has no round.started in the records read"))
                 continue
-            (played.contributions if kind == "pool.contributed" else played.reversals).append(p)
+            (played.contributions if kind == "progressive.contributed" else played.reversals).append(p)
             continue
         if r.round_id is None or kind not in ("round.dealt", "round.settled", "round.void", "round.finished"):
             continue
@@ -291,4 +299,6 @@ def gather(records: Iterable[JournalRecord]) -> Gathered:
             except SettlementError as exc:
                 out.problems.append(Problem(r.time_us, r.round_id, f"record {r.seq}: round {r.round_id}: the "
                                                                    f"settlement cannot be read: {exc}"))
+    out.events.sort(key=lambda e: (e.time_us, e.seq))  # notes written late go where they belong
+    out.configs.sort(key=lambda c: (c.time_us, c.seq))
     return out

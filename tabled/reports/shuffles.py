@@ -1,6 +1,7 @@
 """The shuffling device's randomness over a period, from the journal: every shuffle whose order the
-device read (``shuffler.shuffled`` with its cards), judged again as the table judged it
-(tabled/game/shuffle_watch.py), and the alarms the table raised (``shuffle.alarm``, 15.1 / 15.2).
+device read, with the table's verdict on it (``shuffle.read``: tabled/game/shuffle_watch.py), and
+the alarms the table raised (``shuffle.alarm``, 15.1 / 15.2). Notes only: the report takes the
+table's judgement as the journal holds it.
 
 Per deck of each device (the table's first, then each one brought in under 15.2.2, judged from its
 own shuffles on; new cards, 3.6, start their deck's comparison again, as at the table): the
@@ -16,10 +17,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tabled.game.shuffle_watch import DECK, ShuffleWatch, check_order
+from tabled.game.shuffle_watch import DECK, check_order
 
 from .positions import MIN_SHUFFLES, PositionsTest, positions_test
-from .rounds import JournalRecord
+from .rounds import JournalRecord, placed
+
+#: the records the shuffle report reads
+KINDS = ("panel.approved", "shuffle.alarm", "shuffle.read")
 
 
 @dataclass
@@ -54,65 +58,41 @@ class DeckShuffles:
 
 def shuffles(records: Iterable[JournalRecord], start_us: int | None = None,
              end_us: int | None = None) -> dict[str, DeckShuffles]:
-    """Each deck's shuffles judged again in journal order, with the table's alarms; with a span
-    [start_us, end_us), only the shuffles and alarms in it (the order before it is still each
-    deck's first reference, and the watch's window runs on from before it, as the table's did)."""
+    """Each deck's shuffles as the table judged them, with its alarms, in journal order; with a span
+    [start_us, end_us), only the shuffles and alarms in it."""
     def inside(time_us: int) -> bool:
         return (start_us is None or time_us >= start_us) and (end_us is None or time_us < end_us)
 
     decks: dict[str, DeckShuffles] = {}
-    last: dict[str, list[int]] = {}
-    watches: dict[str, ShuffleWatch] = {}
-    device = 1
+    device, judged_before = 1, False
 
     def of(deck: str) -> DeckShuffles:
         return decks.setdefault(deck if device == 1 else f"{deck} (device {device})", DeckShuffles(deck, device))
 
-    for r in records:
-        p = r.payload
-        if r.kind in ("panel", "panel.approved") and p.get("action") in ("new_cards", "use_card_source",
-                                                                          "clear_device"):
-            # as the table does: new cards (3.6) have no order to compare with; another device
-            # (15.2.2) is judged from its own shuffles on, under its own name; the device an
-            # inspector cleared (15.2) keeps its name and starts again on new cards
-            if p["action"] == "new_cards":
-                last.pop(str(p.get("deck")), None)
-                watches.pop(str(p.get("deck")), None)
-            elif p["action"] == "clear_device":
-                last.clear()
-                watches.clear()
-            elif last or watches:
-                last.clear()
-                watches.clear()
-                device += 1
+    for seq, time_us, kind, p in sorted(((*placed(r), r.kind, r.payload) for r in records if r.kind in KINDS),
+                                        key=lambda x: x[0]):
+        if kind == "panel.approved":
+            # another device (15.2.2) is reported from its own shuffles on, under its own name
+            if p.get("action") == "use_card_source" and judged_before:
+                device, judged_before = device + 1, False
             continue
-        if r.kind == "shuffle.alarm":
-            if not inside(r.time_us):
-                watches.pop(str(p.get("deck")), None)
-                continue
-            found = of(str(p.get("deck")))
-            found.alarms.append({"seq": r.seq, "time_us": r.time_us, "rule": p.get("rule"), "why": p.get("why")})
-            watches.pop(str(p.get("deck")), None)  # the table starts the deck's window again
+        if not inside(time_us):
             continue
-        if r.kind != "shuffler.shuffled" or not isinstance(p.get("cards"), list):
+        if kind == "shuffle.alarm":
+            of(str(p.get("deck"))).alarms.append({"seq": seq, "time_us": time_us, "rule": p.get("rule"),
+                                                  "why": p.get("why")})
             continue
-        deck, cards, counted = str(p.get("deck")), p["cards"], inside(r.time_us)
-        if counted and not check_order(list(range(DECK)), cards):
+        deck, cards, judged = str(p.get("deck")), p.get("cards"), p.get("judged")
+        judged_before = True
+        if isinstance(cards, list) and not check_order(list(range(DECK)), cards):
             of(deck).orders.append(list(cards))
-        before = last.get(deck)
-        if before is None or check_order(before, cards):
-            last[deck] = list(cards)
-            continue
-        verdict = watches.setdefault(deck, ShuffleWatch()).judge(before, cards)
-        if not counted:
-            last[deck] = list(cards)
-            continue
-        found = of(deck)
-        found.judged += 1
-        found.rising_total += verdict.rising
-        found.kept_total += verdict.kept
-        found.least_p = min(found.least_p, verdict.p_rising, verdict.p_kept, verdict.p_window)
-        last[deck] = list(cards)
+        if isinstance(judged, dict):
+            found = of(deck)
+            found.judged += 1
+            found.rising_total += int(judged["rising"])
+            found.kept_total += int(judged["kept"])
+            found.least_p = min(found.least_p, float(judged["p_rising"]), float(judged["p_kept"]),
+                                float(judged["p_window"]))
     return dict(sorted(decks.items(), key=lambda item: (item[1].device, item[1].deck)))
 
 
@@ -149,4 +129,4 @@ def shuffles_data(decks: dict[str, DeckShuffles]) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["DeckShuffles", "shuffles", "shuffles_text", "shuffles_data"]
+__all__ = ["DeckShuffles", "shuffles", "shuffles_text", "shuffles_data", "KINDS"]

@@ -32,6 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from tabled.game.round_facts import SpotStatus
+from tabled.table.phase import Phase
 from tabled.game import keys
 from tabled.game.cards import DECK
 from tabled.table.felt import Felt
@@ -118,10 +120,10 @@ def nothing(what: str) -> Meaning:
 def reveal(core: TableCore, key: str | None, taken: Any) -> list[Input]:
     """8.3, 8.6: every spot still deciding with nothing on its bet area folds, then the reveal."""
     r = core.round
-    if r is None or r.phase != "deciding":
+    if r is None or r.phase != Phase.DECIDING:
         return [panel("reveal", key)]  # the round says why not
     folds = [panel("fold", key, spot=s.number) for s in r.spots.values()
-             if s.status == "playing" and core.felt.at(s.number, "bet").empty]
+             if s.status == SpotStatus.PLAYING and core.felt.at(s.number, "bet").empty]
     return [*folds, panel("reveal", key)]
 
 
@@ -129,7 +131,7 @@ def settle_done(core: TableCore, key: str | None, taken: Any) -> list[Input]:
     """9.5: the next held progressive award is confirmed paid, in the pool's order (12.2, 12.4);
     then, with the payments checked by the board, the dealer has paid and collected (9.3, 9.4)."""
     r = core.round
-    if r is not None and r.phase == "settling" and r.awards is not None:
+    if r is not None and r.phase == Phase.SETTLING and r.awards is not None:
         held = [a["spot"] for a in r.awards.get("awards", []) if r.spots[a["spot"]].award_held]
         if held:
             return [panel("award_paid", key, spot=held[0])]
@@ -144,7 +146,7 @@ def exposed_card(core: TableCore, key: str | None, spot: Any) -> list[Input]:
         return [panel("exposed_card", key, target=spot)]
     r = core.round
     card = {}
-    if r is not None and r.card_source == "shoe" and r.phase == "dealing" and r.dealer_cards:
+    if r is not None and r.card_source == "shoe" and r.phase == Phase.DEALING and r.dealer_cards:
         card = {"card": r.dealer_cards[-1]}
     return [panel("exposed_card", key, target=DEALER, **card)]  # without a card the round says why not
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from tabled.table.phase import Phase
 from tabled.table.effects import Deal, Effect, Shuffle
 from tabled.table.links import Links
 from tabled.table.state import RoundState
@@ -55,13 +56,13 @@ class TableCore(Protocol):
 def in_play(core: TableCore, deck: str) -> bool:
     """The deck the round deals from, once its cards are out of the device's hands (past preparing)."""
     r = core.round
-    return r is not None and r.deck == deck and r.phase != "preparing"
+    return r is not None and r.deck == deck and r.phase != Phase.PREPARING
 
 
 def dealing(core: TableCore) -> RoundState | None:
     """The round dealing from the shuffling device, if one is."""
     r = core.round
-    if r is None or r.phase != "dealing" or r.card_source != SHUFFLER:
+    if r is None or r.phase != Phase.DEALING or r.card_source != SHUFFLER:
         return None
     return r
 
@@ -150,10 +151,10 @@ class CardSource:
             if deck in ready or deck in self.requested:
                 continue
             if r is not None and in_play(core, deck):
-                dealt_from = r.deliveries > 0 or r.phase not in ("betting", "dealing")
+                dealt_from = r.deliveries > 0 or r.phase not in (Phase.BETTING, Phase.DEALING)
                 if not dealt_from:
                     out.append(("cycle_fail", deck))  # 15.1: no card dealt from it yet: reshuffle
-                elif r.phase == "dealing":
+                elif r.phase == Phase.DEALING:
                     out.append(("lost the deck in play", deck))  # 15.2: cards dealt from a deck it lost
             elif core.decks[deck]["shuffled"]:
                 out.append(("cycle_fail", deck))  # 15.1: a shuffled deck it no longer holds

@@ -53,7 +53,9 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from tabled.table import buttons
+from tabled.game.round_facts import SpotStatus
+from tabled.table.phase import Phase
+from tabled.table import buttons, notes
 from tabled.table.board import acceptance, lock, unlock
 from tabled.table.cardsource import DECKS, CardSource, read_status
 from tabled.table.effects import (Command, Effect, MeterShow, Note, PanelLamp, PoolOp, Say, Shuffle,
@@ -265,7 +267,9 @@ class TableCore:
         if kind == "shuffler.recognition":
             return self._recognition(p["on"])
         if kind == "shuffler.fault":
-            return self._shuffler_fault(p["fault"], p.get("deck"))
+            rule = "15.1" if p["fault"] in SHUFFLE_FAULTS else "15.2"
+            return [notes.shuffle_fault(p["fault"], p.get("deck"), rule, self.round_id),
+                    *self._shuffler_fault(p["fault"], p.get("deck"))]
         if kind == "deck.verified":
             return self._verified(p["deck"], p.get("cards"), p.get("count"), p.get("back"))
         if kind == "equipment.fault":
@@ -274,7 +278,9 @@ class TableCore:
             return self._equipment_ok(p["equipment"])
         if kind in POOL_ANSWERS:
             self._delivered(kind, p)
-        if kind in ("pool.contributed", "pool.reversed", "pool.balance"):
+        if kind in ("pool.contributed", "pool.reversed"):
+            return [notes.pool_answer(kind, p, self.round_id), *self._pool_balance(p.get("balance_cents"))]
+        if kind == "pool.balance":
             return self._pool_balance(p.get("balance_cents"))
         if kind == "pool.awards":
             return self._awards(p)
@@ -287,11 +293,13 @@ class TableCore:
             return self.integrity.take(kind, p, self.round_id)
         if kind == ENCLOSURE_INPUT:
             return self.enclosures.take(p, self.now, dict(self.staff.on), self.round_id)
+        if kind == "config.started":
+            return [notes.config_in_force(p)]
         if kind == "protection.evidence":
             return alert_note(p, self.round_id)
         if kind in PLAYER_INPUTS:
             return self.players.apply(kind, p, self.now, self.round_id)
-        if kind in ("tick", "config.started", "journal.loss_accepted"):
+        if kind in ("tick", "journal.loss_accepted"):
             return []  # what the daemon started with is evidence for people; the table plays on
         return [Say(f"unknown input {kind!r}", level="refused")]
 
@@ -331,11 +339,12 @@ class TableCore:
     def _offer_bets_held_back(self, r: Round) -> list[Effect]:
         """14.11.1: once the spot directed to play first has decided, the chips still on a playing
         spot's bet area are its bet (offered once per amount, tabled/table/felt.py)."""
-        if r.phase != "deciding" or r.first_to_play is None or r.spots[r.first_to_play].status == "playing":
+        if (r.phase != Phase.DECIDING or r.first_to_play is None
+                or r.spots[r.first_to_play].status == SpotStatus.PLAYING):
             return []
         effects: list[Effect] = []
         for s in r.spots.values():
-            wager = self.felt.bet_to_offer(r.round_id, s.number) if s.status == "playing" else None
+            wager = self.felt.bet_to_offer(r.round_id, s.number) if s.status == SpotStatus.PLAYING else None
             if wager is not None:
                 effects += r.handle("wager", wager)
         return effects
@@ -366,9 +375,10 @@ class TableCore:
                                            "reason": f"no {key} signed in"}, self.round_id)]
         if self.device_out is not None and brings_back(action, p):
             return self.device_out.refusal(action, key, person, self.round_id)  # 15.2: the inspector's
-        approved = Note("panel.approved", {"action": action, "key": key, "rule": rule, **person, **p},
-                        self.round_id) if key != keys.Key.DEALER else None
-        effects = [approved] if approved else []
+        effects: list[Effect] = [Note("panel.approved", {"action": action, "key": key, "rule": rule, **person, **p},
+                                      self.round_id)]
+        if action == "award_paid":
+            return effects + self._award_paid(p, key, person)
         if action in ROUND_ACTIONS:
             return effects + self._round_input(ROUND_ACTIONS[action], p)
         if action == "deck_checked":
@@ -383,6 +393,15 @@ class TableCore:
             return effects + self.payments.settle_done(key, person, self.staff.on.get(keys.Key.DEALER.value))
         handler: Callable[..., list[Effect]] = getattr(self, "_action_" + action)
         return effects + handler(**p)
+
+    def _award_paid(self, p: dict[str, Any], key: str, person: dict[str, Any]) -> list[Effect]:
+        """9.5: a progressive award confirmed paid; the note names the award, the key and the person."""
+        r, spot = self.round, p.get("spot")
+        effects = self._round_input("award_paid", p)
+        if r is not None and isinstance(spot, int) and spot in r.spots and not r.spots[spot].award_held \
+                and not any(isinstance(e, Say) and e.level == "refused" for e in effects):
+            effects.insert(0, notes.award_paid(r, spot, key, person))
+        return effects
 
     def _action_open_table(self) -> list[Effect]:
         if self.is_open:
@@ -491,6 +510,8 @@ class TableCore:
             return [Say(f"shuffler reported deck {deck!r}", level="refused")]
         effects = self._verified(deck, cards, None) if cards is not None and not self.decks[deck]["verified"] else []
         verdict = self.shuffles.judge(deck, cards) if isinstance(cards, list) else None
+        if isinstance(cards, list):
+            effects.append(notes.shuffle_read(deck, cards, verdict, self.round_id))
         if verdict is not None and verdict.alarm:
             return effects + self._not_intermixing(deck, verdict)
         self.decks[deck]["shuffled"] = True
@@ -527,10 +548,11 @@ class TableCore:
         self.decks[deck]["verified"] = ok
         if deck not in DECKS:  # 3.1: the shoe deck's colour, or the first back read after it is verified
             self.decks[deck]["back"] = back
+        judged = notes.deck_judged(deck, ok, n, distinct, self.round_id)
         if not ok:
-            return [Say(f"deck {deck} failed verification: {n} cards, {distinct} distinct: replace it",
-                        rule="3.7", level="flag")]
-        return [Say(f"deck {deck} verified: 52 cards", rule="3.4")]
+            return [judged, Say(f"deck {deck} failed verification: {n} cards, {distinct} distinct: replace it",
+                                rule="3.7", level="flag")]
+        return [judged, Say(f"deck {deck} verified: 52 cards", rule="3.4")]
 
     def _recognition(self, on: Any) -> list[Effect]:
         if not isinstance(on, bool):
@@ -578,7 +600,7 @@ class TableCore:
 
     def _shoe_dealing(self) -> Round | None:
         r = self.round
-        return r if r is not None and r.card_source == "shoe" and r.phase == "dealing" else None
+        return r if r is not None and r.card_source == "shoe" and r.phase == Phase.DEALING else None
 
     def _learn_back(self, back: Any) -> None:
         """3.1: the first back colour the reader reports for the shoe deck is its colour; every
@@ -611,6 +633,9 @@ class TableCore:
         if kind == "shoe.unreadable":
             self._learn_back(p.get("back"))
         effects = r.handle(kind.replace(".", "_"), p)
+        if kind in ("shoe.unreadable", "shoe.removed"):
+            fault = "unread" if kind == "shoe.unreadable" else "shoe_off"
+            effects.insert(0, notes.device_fault(fault, kind.split(".")[1], r.round_id))
         if kind == "shoe.empty" and isinstance(p.get("cards_read"), int):
             effects += self._verified("S", None, p["cards_read"], self.decks["S"].get("back"))
         return effects
@@ -623,16 +648,17 @@ class TableCore:
         was, self.door_open = self.door_open, opened
         if not opened:
             self.cards.door_closed()  # a shuffle it refused with the door open is asked again
+        noted = [notes.device_fault("door", "door open", self.round_id)] if opened and not was else []
         if opened and self._in_round():
-            return [Say("shuffling device door open during the round: close it; if the device can no longer "
+            return [*noted, Say("shuffling device door open during the round: close it; if the device can no longer "
                         "deliver, the round is void (15.2.1)", rule="15.2", level="flag")]
         if opened:
-            return [Say("shuffling device door open")]
+            return [*noted, Say("shuffling device door open")]
         return [Say("shuffling device door closed")] if was else []
 
     def _in_round(self) -> bool:
         r = self.round
-        return r is not None and r.phase not in ("preparing", "complete", "void")
+        return r is not None and r.phase not in (Phase.PREPARING, Phase.COMPLETE, Phase.VOID)
 
     def _wanted_fault_lamp(self) -> str:
         """FAULT flashes while the shoe's deal waits for the dealer or the device door is open in a round."""
@@ -651,7 +677,8 @@ class TableCore:
                     Shuffle(d)]
         # 15.2: the device can no longer operate as intended
         self.shuffler_failed = True
-        effects: list[Effect] = [Say(f"shuffling device failed ({fault}): continue with another device "
+        effects: list[Effect] = [notes.device_fault("shuffler", fault, self.round_id),
+                                 Say(f"shuffling device failed ({fault}): continue with another device "
                                      "or the card shoe and new cards", rule="15.2.2", level="flag")]
         if self.round and not self.round.finished and self.round.card_source == "shuffler":
             effects += self.round.handle("shuffler_failed", {"reason": fault})
@@ -750,9 +777,9 @@ class TableCore:
         accepts progressive wagers again on the spots with an ante (11.1)."""
         effects: list[Effect] = [MeterShow(self.pool_cents, self.progressive_offline)]
         r = self.round
-        if r is not None and r.progressive_offline and r.phase in ("preparing", "betting"):
+        if r is not None and r.progressive_offline and r.phase in (Phase.PREPARING, Phase.BETTING):
             r.progressive_offline = False
-            if r.phase == "betting":
+            if r.phase == Phase.BETTING:
                 effects += [acceptance(r, s.number) for s in r.spots.values() if s.ante]
         return effects
 
@@ -761,8 +788,10 @@ class TableCore:
     def _awards(self, p: dict[str, Any]) -> list[Effect]:
         if self.round is None or self.round.round_id != p.get("round_id"):
             return [Say(f"pool awards for round {p.get('round_id')} not in play", level="refused")]
-        rid = self.round.round_id
+        rid, first = self.round.round_id, self.round.awards is None
         effects = self.round.handle("awards_applied", {"result": p["result"]})
+        if first and self.round.awards is not None:
+            effects.insert(0, notes.awarded(rid, p.get("pool"), p["result"]))
         if rid in self.awards_held:  # 14.13: the held hit is paid now; both times are kept
             since = self.awards_held.pop(rid)
             effects.insert(0, Note("progressive.award_released", {
@@ -855,13 +884,13 @@ class TableCore:
         r = self.round
         if r is not None:
             effects += self._offer_bets_held_back(r)
-        if r is not None and r.phase == "settling" and r.settlement is None and (
+        if r is not None and r.phase == Phase.SETTLING and r.settlement is None and (
                 r.awards is not None or not any(s.award_held for s in r.spots.values())):
             effects += self._settlement_note(r)
-        if r is not None and r.settlement is not None and r.phase == "settling" \
+        if r is not None and r.settlement is not None and r.phase == Phase.SETTLING \
                 and self.payments.lets_finish(r.round_id):  # 9.3, 9.4: the board shows it paid (payout_check.py)
             r.try_finish()
-        if r is not None and r.phase == "settling" and r.awards is None and "pool" in self.faults \
+        if r is not None and r.phase == Phase.SETTLING and r.awards is None and "pool" in self.faults \
                 and r.round_id not in self.awards_held and any(s.award_held for s in r.spots.values()):
             effects += self._hold_awards(r)
         if r is not None and r.finished:
@@ -869,7 +898,7 @@ class TableCore:
         if self.round is None:
             effects += self._start_round()
         r = self.round
-        if r is not None and r.phase == "preparing" and r.deck is not None and self._cards_ready(r.deck):
+        if r is not None and r.phase == Phase.PREPARING and r.deck is not None and self._cards_ready(r.deck):
             if self.card_source == "shuffler":
                 self.decks[r.deck]["shuffled"] = False  # this deck is now in play
             else:
@@ -894,7 +923,7 @@ class TableCore:
 
     def _end_round(self, r: Round) -> list[Effect]:
         effects: list[Effect] = []
-        if r.phase == "void" and r.settlement is None:
+        if r.phase == Phase.VOID and r.settlement is None:
             st = settle(r.facts(self.pool_cents or 0), self.profile)
             r.settlement = dict(settlement_as_dict(st))
             effects.append(Note("round.settled", r.settlement, r.round_id))
@@ -972,9 +1001,9 @@ class TableCore:
         effects += self.cards.standing(self)  # 4.1, 7.4: the shuffles asked for, the deal in progress
         if r is None:
             return effects
-        if r.phase == "betting":
+        if r.phase == Phase.BETTING:
             effects.append(unlock(r))
-        elif r.phase != "preparing":
+        elif r.phase != Phase.PREPARING:
             effects.append(lock(r))
         return effects
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tabled.table.phase import Phase
 from tabled.game.keys import Key, required
 # EQUIPMENT, the electronic equipment of 14.13: the board records the progressive wagers (2.3), the
 # meter displays the pool (2.4.3)
@@ -68,8 +69,8 @@ class Links:
 
 #: the round's phases in which the bet-spot board reads wagers that are open (ante and progressive
 #: while betting, 7.2.1; the bet while players decide, 8.5) or being settled (9.3, 9.4)
-WAGERS_OPEN = ("betting", "deciding")
-WAGERS_SETTLED = ("revealed", "settling")
+WAGERS_OPEN = (Phase.BETTING, Phase.DECIDING)
+WAGERS_SETTLED = (Phase.REVEALED, Phase.SETTLING)
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def lost_while_needed(links: Links, phase: str | None, card_source: str | None) 
     """The devices whose link is lost while the round in play (its ``phase`` and ``card_source``,
     None between rounds) needs them, in the order of :data:`DEVICES`."""
     out: list[LostLink] = []
-    dealing = phase == "dealing"
+    dealing = phase == Phase.DEALING
     if dealing and card_source == "shuffler" and not links.is_up("shuffler"):
         out.append(_lost("shuffler", "shuffling device not answering while dealing", "15.2",
                          "leave the cards dealt where they lie and check the device's cable and power: the deal "

@@ -11,8 +11,8 @@ table sees them (:func:`pit_devices`); :func:`pit_view` puts them together with 
   with who let each clear: the inspector whose approval was in force (key and time), else the
   equipment itself, working again;
 - every panel action a supervisor's or inspector's key carried out or was refused, with the rule;
-- the pool as the meter shows it and its last :data:`HITS_KEPT` hits at this table (the pool's
-  answers, ``pool.awards``);
+- the pool as the meter shows it and its last :data:`HITS_KEPT` hits at this table (the awards as
+  the pool determined them, ``progressive.awarded``);
 - the devices and their links (14.13 for the meter and the bet-spot board);
 - the board's check of the payments (9.3, 9.4): each SETTLE DONE refused over a wrong area, each
   round a supervisor closed over a mismatch (due, left and the difference per area) and each
@@ -42,12 +42,12 @@ HITS_KEPT = 25
 DECISIONS_KEPT = 25
 CLEARED_KEPT = 25
 #: the journal records the pit reads
-KINDS = ("round.settled", "fault.raised", "fault.cleared", "panel.approved", "panel.refused", "pool.awards",
-         "payments.refused", "payments.override", "payments.removed_early",
-         "protection.alert")
+KINDS = ("round.settled", "fault.raised", "fault.cleared", "panel.approved", "panel.refused", "progressive.awarded",
+         "payments.refused", "payments.override", "payments.removed_early", "protection.alert")
 MISPAYS_KEPT = 25
 ALERTS_KEPT = 25
 APPROVE_PLAY = "approve_play"  # the inspector's approval under 14.13
+DEALER = "dealer"  # the dealer's own actions are the round's course, not the pit's decisions
 
 
 def _when(seq: int, time_ms: int) -> dict[str, int]:
@@ -78,11 +78,11 @@ class PitLog:
             self.rounds.append(_round(seq, time_ms, round_id, payload))
         elif kind == "protection.alert":
             self.alerts.append({**_when(seq, time_ms), "round_id": round_id, **payload})
-        elif kind == "pool.awards":
+        elif kind == "progressive.awarded":
             result = payload.get("result") or {}
             for a in result.get("awards") or []:
-                self.hits.append(_hit(seq, time_ms, payload, result, a))
-        elif kind in ("panel.approved", "panel.refused"):
+                self.hits.append(_hit(seq, time_ms, round_id, payload, result, a))
+        elif kind == "panel.refused" or (kind == "panel.approved" and payload.get("key") != DEALER):
             decision = {**_when(seq, time_ms), "round_id": round_id, "action": str(payload.get("action", "")),
                         "key": str(payload.get("key", "")), "rule": payload.get("rule"),
                         "verdict": "approved" if kind == "panel.approved" else "refused"}
@@ -144,10 +144,10 @@ def _mispay(seq: int, time_ms: int, round_id: str | None, kind: str, p: Mapping[
                        if diff < 0 else "no difference")}
 
 
-def _hit(seq: int, time_ms: int, payload: Mapping[str, Any], result: Mapping[str, Any],
+def _hit(seq: int, time_ms: int, round_id: str | None, payload: Mapping[str, Any], result: Mapping[str, Any],
          award: Mapping[str, Any]) -> dict[str, Any]:
     cents = int(award.get("amount_cents", 0))
-    return {**_when(seq, time_ms), "round_id": payload.get("round_id"), "pool": payload.get("pool"),
+    return {**_when(seq, time_ms), "round_id": round_id, "pool": payload.get("pool"),
             "spot": award.get("spot"), "category": award.get("category"), "amount_cents": cents,
             "amount": money(cents), "from_pool_cents": award.get("from_pool_cents"),
             "operator_topup_cents": award.get("operator_topup_cents"), "rule": award.get("rule"),

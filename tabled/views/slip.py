@@ -5,12 +5,12 @@ loop (tabled/daemon/web.py); every figure is the journal's, beside the record th
 On the slip: its number, unique at the table (the table's id and the award's place among every
 progressive award its journal holds, so the journal keeps it and it never changes), the round,
 the spot, its cards and hand (``round.settled``), the award and where it comes from: the pool and
-the operator's top-up (12.1; ``pool.awards``), the pool before and after this award (the round's
+the operator's top-up (12.1; ``progressive.awarded``), the pool before and after this award (the round's
 awards are taken in one step in the order of payment, 12.2 and 12.4, so each award's "before" is
 the round's "before" less the awards paid ahead of it), the pool after the round (with its reset
 when the jackpot was won), and who confirmed the payment (9.5): the key and, with a staff list
-(docs/staff.md), the person: the supervisor's from the ``panel.approved`` record, the dealer's
-from ``round.started`` (the dealer who dealt the round). The shell heads it with the property, the
+(docs/staff.md), the person signed in to it, as the fold noted them (``progressive.award_paid``).
+Every record read is a note (tabled/table/notes.py). The shell heads it with the property, the
 table's name and the award's time.
 """
 
@@ -23,37 +23,30 @@ from tabled.game.progressive import payment_order
 from tabled.game.round_facts import RoundError
 from tabled.game.settlement import money, settlement_from_dict
 
-#: the journal records a slip is made from (all of the round's)
-KINDS = ("round.started", "round.settled", "pool.awards", "panel", "panel.button", "panel.approved")
-PAYERS = ("dealer", "supervisor")  # the keys that may confirm a progressive payment (9.5)
+#: the journal records a slip is made from (all of the round's): notes only, the fold's conclusions
+KINDS = ("round.settled", "progressive.awarded", "progressive.award_paid")
 
 
 class SlipError(ValueError):
     """There is no slip to make: the round or the spot has no progressive award in the journal."""
 
 
+def at(seq: int, time_ms: int, payload: Mapping[str, Any]) -> tuple[int, int]:
+    """Where a note belongs: its own record, or for a note written late (when an older journal
+    was first read by this version), the input it concludes from."""
+    late = payload.get("late")
+    if isinstance(late, Mapping) and isinstance(late.get("record"), int) and isinstance(late.get("time_us"), int):
+        return late["record"], late["time_us"] // 1000
+    return seq, time_ms
+
+
 def _record(seq: int, time_ms: int) -> dict[str, int]:
     return {"record": seq, "time_ms": time_ms}
 
 
-def _confirmation(confirmations: list[tuple[int, int, dict[str, Any]]],
-                  order: list[int]) -> dict[int, tuple[int, int, dict[str, Any]]]:
-    """Spot -> the record that confirmed its payment: an award_paid names its spot; a press pays
-    the first award in the order of payment not yet paid (the panel refuses any other, 12.2)."""
-    paid: dict[int, tuple[int, int, dict[str, Any]]] = {}
-    for c in confirmations:
-        waiting = [s for s in order if s not in paid]
-        spot = c[2].get("spot")
-        if spot is None and waiting:
-            spot = waiting[0]
-        if waiting and spot == waiting[0]:
-            paid[int(spot)] = c
-    return paid
-
-
 def awards_before(answers: Iterable[tuple[str | None, Mapping[str, Any]]]) -> int:
-    """How many progressive awards the pool's answers (``pool.awards`` records as (round id,
-    payload), oldest first) paid: each round's first answer counts (a repeated one is the same)."""
+    """How many progressive awards the pool determined in ``answers`` (``progressive.awarded``
+    notes as (round id, payload), of the rounds before): one note per round."""
     seen: set[str | None] = set()
     count = 0
     for round_id, payload in answers:
@@ -69,25 +62,15 @@ def hand_pay_slip(table_id: str, round_id: str, spot: int, records: Iterable[tup
     (seq, time_ms, kind, payload), oldest first; ``awarded_before``: the awards of earlier rounds
     in the journal (:func:`awards_before`), which number the slip. Raises :class:`SlipError` when
     it has none."""
-    settled = awards = started = None
-    # the panel's award_paid (with its spot) and SETTLE/DONE presses after the pool's answer (each
-    # pays the next award waiting, in the order of payment: 9.5, 12.2), in journal order
-    confirmations: list[tuple[int, int, dict[str, Any]]] = []
-    approvals: list[tuple[int, int, Mapping[str, Any]]] = []
+    settled = awards = None
+    paid: tuple[int, int, Mapping[str, Any]] | None = None  # 9.5: the award confirmed paid, by whom
     for seq, time_ms, kind, payload in records:
-        if kind == "round.started":
-            started = payload
-        elif kind == "round.settled":
-            settled = (seq, time_ms, payload)
-        elif kind == "pool.awards":
-            awards = (seq, time_ms, payload)
-        elif kind == "panel" and payload.get("action") == "award_paid" and payload.get("key") in PAYERS:
-            confirmations.append((seq, time_ms, dict(payload)))
-        elif kind == "panel.button" and payload.get("button") == "settle_done" and awards is not None \
-                and payload.get("key") in PAYERS:
-            confirmations.append((seq, time_ms, {**payload, "spot": None}))
-        elif kind == "panel.approved" and payload.get("action") == "award_paid":
-            approvals.append((seq, time_ms, payload))
+        if kind == "round.settled":
+            settled = (*at(seq, time_ms, payload), payload)
+        elif kind == "progressive.awarded" and awards is None:
+            awards = (*at(seq, time_ms, payload), payload)
+        elif kind == "progressive.award_paid" and payload.get("spot") == spot:
+            paid = (*at(seq, time_ms, payload), payload)
     if settled is None or awards is None:
         raise SlipError(f"round {round_id} has no progressive award in the journal")
     try:
@@ -105,22 +88,12 @@ def hand_pay_slip(table_id: str, round_id: str, spot: int, records: Iterable[tup
     before -= sum(a.from_pool_cents for a in order[:place])
     after = before - award.from_pool_cents
     line: Mapping[str, Any] = next((s for s in settled[2].get("spots", []) if s.get("spot") == spot), {})
-    paid = _confirmation(confirmations, [a.spot for a in order]).get(spot)
     confirmed = None
     if paid is not None:
         seq, time_ms, p = paid
-        records_of = [seq]
-        # a supervisor's confirmation has its panel.approved note, naming the person, after it
-        approved = next((a for a in approvals if a[0] > seq and a[2].get("spot") == spot), None) \
-            if p.get("key") == "supervisor" else None
-        if approved is not None:
-            p = {**p, **approved[2]}
-            records_of.append(approved[0])
         key = str(p.get("key", ""))
         name, badge = p.get("name"), p.get("person")
-        if name is None and key == "dealer" and started:
-            name, badge = started.get("dealt_by_name"), started.get("dealt_by")
-        confirmed = {**_record(seq, time_ms), "key": key, "name": name, "badge": badge, "records": records_of,
+        confirmed = {**_record(seq, time_ms), "key": key, "name": name, "badge": badge, "records": [seq],
                      "text": f"{key} key" + (f": {name}" + (f" (badge {badge})" if badge else "") if name else "")}
     return {
         "table_id": table_id, "round_id": round_id, "spot": spot,
@@ -140,4 +113,4 @@ def hand_pay_slip(table_id: str, round_id: str, spot: int, records: Iterable[tup
     }
 
 
-__all__ = ["hand_pay_slip", "awards_before", "SlipError", "KINDS"]
+__all__ = ["hand_pay_slip", "awards_before", "at", "SlipError", "KINDS"]

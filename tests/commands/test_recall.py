@@ -205,7 +205,7 @@ def test_a_broken_chain_in_what_is_shown_is_a_warning_16_11(tmp_path, capsys):
     path = tmp_path / "journal.db"
     ids = record_session(path)
     with Journal.open(path, readonly=True, verify=False) as j:
-        (seq,) = [r.seq for r in j.records_after(0) if r.payload.get("action") == "misdeal"]
+        seq = next(r.seq for r in j.records_after(0) if r.payload.get("action") == "misdeal")  # the input
     change_only(path, seq, lambda p: {**p, "action": "mizdeal"})  # its hash left as it was
     code, out, err = recall(capsys, "--journal", str(path), "--round", ids[2])
     assert code == 1

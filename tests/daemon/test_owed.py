@@ -8,7 +8,7 @@ from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
 from tabled.table.core import op_key
 from tabled.journal.store import Journal
-from tabled.daemon.controller import Table
+from tabled.daemon.controller import NOTES_VERSION, Table
 
 
 def test_after_a_restart_an_operation_one_pool_answered_is_still_owed_to_the_other(tmp_path):
@@ -23,7 +23,7 @@ def test_after_a_restart_an_operation_one_pool_answered_is_still_owed_to_the_oth
         "op": "contribute", "round_id": rid, "spot": 1, "cents": 100, "reason": None, "hits": [], "done": []}}
     journal = Journal.open(tmp_path / "journal.db")
     try:
-        journal.checkpoint(snapshot)
+        journal.checkpoint({**snapshot, "notes": NOTES_VERSION})  # as today's daemon checkpoints
         journal.append("pool.contributed", {"round_id": rid, "spot": 1, "wager_cents": 100, "pool_cents": 70,
                                             "retained_cents": 30, "pool": cfg.primary_pool.name}, round_id=rid)
         core, _, _ = Table.replay(journal, lambda snap: make_core(cfg, snap))

@@ -65,14 +65,15 @@ def test_a_broken_record_after_the_last_verified_is_named(tmp_path, clock):
     reader.close()
 
 
-def test_a_standing_fault_is_dated_by_the_record_that_raised_it(tmp_path, clock):
+def test_a_standing_fault_is_dated_by_the_note_that_raised_it(tmp_path, clock):
     path = tmp_path / "journal.db"
     with Journal.open(path, clock) as journal:
         journal.append("fault.raised", {"equipment": "meter", "reason": "dark", "rule": "14.13"})
         clock.advance(60)
         journal.append("fault.raised", {"equipment": "betspots", "reason": "cable", "rule": "14.13"})
         clock.advance(60)
-        journal.append("shuffler.door", {"open": True})
+        journal.append("shuffler.door", {"open": True})  # the input: its note is what the pit reads
+        journal.append("device.fault", {"fault": "door", "what": "door open", "rule": "15.2"})
         clock.advance(3600)
         approvals(journal, 3)
         faults = [{"id": "equipment:meter"}, {"id": "equipment:betspots"}, {"id": "door"}, {"id": "past_posting:3"}]

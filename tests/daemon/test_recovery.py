@@ -179,7 +179,7 @@ def test_a_restart_writes_nothing_twice(tmp_path, capsys):
     assert main(["recall", "--journal", str(tmp_path / "journal.db"), "--json"]) == 0
     (shown,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     events = [r["kind"] for r in shown["records"] if r["kind"] != "tick"]
-    assert events == ["round.started", "deck.checked"]  # recall shows each event once
+    assert events == ["round.started", "panel.approved", "deck.checked"]  # recall shows each event once
 
 
 def test_a_note_a_crash_lost_is_written_once_on_restart(tmp_path):
@@ -193,7 +193,8 @@ def test_a_note_a_crash_lost_is_written_once_on_restart(tmp_path):
         asyncio.run(restart(tmp_path, clock))
     with Journal.open(tmp_path / "journal.db") as j:
         kinds = [r.kind for r in j.records_after(0)]
-    assert kinds[-5:] == ["panel", "deck.checked", "tick", "tick", "tick"]
+    # the lost notes, then a checkpoint: the journal holds this version's notes from here
+    assert kinds[-7:] == ["panel", "panel.approved", "deck.checked", "checkpoint", "tick", "tick", "tick"]
     assert kinds.count("deck.checked") == 1
 
 

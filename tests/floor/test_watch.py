@@ -42,8 +42,8 @@ def play(tmp_path: Path, key: SigningKey, clock=lambda: NOON) -> Path:
         j.append_many([
             ("round.started", {}, "T01-000001"), ("round.dealt", {}, "T01-000001"),
             ("fault.raised", {"equipment": "meter", "reason": "link lost", "rule": "14.13"}, "T01-000001"),
-            ("pool.awards", {"result": {"awards": [{"spot": 4, "category": "four of a kind",
-                                                   "amount_cents": 50000}]}}, "T01-000001"),
+            ("progressive.awarded", {"pool": "main", "result": {"awards": [{"spot": 4, "category": "four of a kind",
+                                                                            "amount_cents": 50000}]}}, "T01-000001"),
             ("round.settled", settled(2000, 16000), "T01-000001")])
         j.append_many([
             ("round.finished", {"phase": "complete"}, "T01-000001"),
@@ -115,30 +115,29 @@ def test_a_record_that_does_not_hash_breaks_the_chain_there(tmp_path):
     assert [a.id for a in alerts if a.kind == "chain"] == ["T01:chain:5"]
 
 
-def test_each_settle_done_press_pays_the_next_award_in_a_journal_of_today(journals):
-    """A journal recorded by today's table (tests/fixtures/journals/buttons): the dealer confirms
-    each progressive payment with SETTLE DONE (``panel.button``, 9.5), in the pool's order (12.2,
-    12.4). The floor takes each award off its pending list at its press, not at the round's end."""
+def test_each_award_noted_paid_leaves_the_pending_list_in_a_journal_of_today(journals):
+    """A journal recorded by today's table (tests/fixtures/journals/buttons), as today's daemon
+    upgraded it: the fold notes each progressive payment the dealer confirms with SETTLE DONE
+    (``progressive.award_paid``, 9.5), in the pool's order (12.2, 12.4). The floor takes each award
+    off its pending list at its note, not at the round's end."""
     watch = TableWatch("SIM01", {})
     checked, order = 0, []
     for row in rows(journals["buttons"]):
         watch.feed(row)
         payload = json.loads(row.payload)
-        if row.kind == "pool.awards":
+        if row.kind == "progressive.awarded":
             order = [a["spot"] for a in payload["result"]["awards"]]
             assert len(order) >= 2
-        elif row.kind == "panel.button" and payload["button"] == "settle_done" and order:
-            order.pop(0)
+        elif row.kind == "progressive.award_paid" and order:
+            assert payload["spot"] == order.pop(0)
             checked += 1
             pending = [p["spot"] for p in watch.view(NOON)["pending"] if p["round_id"] == row.round_id]
-            assert pending == order, f"after the press at record {row.seq}"
-        elif row.kind == "round.finished":
-            order = []
+            assert pending == order, f"after the note at record {row.seq}"
     assert checked >= 5  # the two rounds' awards, three and three
     assert watch.view(NOON)["pending"] == []
 
 
-def test_a_settle_done_press_refused_leaves_the_award_waiting():
+def test_the_floor_reads_no_input_a_refused_payment_leaves_the_award_waiting():
     watch = TableWatch("T01", {})
     head, seq = GENESIS_HASH, 0
 
@@ -150,15 +149,15 @@ def test_a_settle_done_press_refused_leaves_the_award_waiting():
         watch.feed(Row(seq, int(NOON * 1e6), "T01-000001", kind, text, head, digest, NOON))
         head = digest
 
-    feed("pool.awards", {"result": {"awards": [{"spot": 7, "category": "royal flush", "amount_cents": 10},
-                                               {"spot": 3, "category": "flush", "amount_cents": 5}]}})
-    feed("panel.button", {"button": "settle_done", "key": "supervisor"})
+    feed("progressive.awarded", {"pool": "main", "result": {"awards": [
+        {"spot": 7, "category": "royal flush", "amount_cents": 10},
+        {"spot": 3, "category": "flush", "amount_cents": 5}]}})
+    feed("panel.button", {"button": "settle_done", "key": "supervisor"})  # an input: what it meant is the fold's
+    feed("panel", {"action": "award_paid", "key": "dealer", "spot": 7})
     feed("panel.refused", {"action": "award_paid", "key": "supervisor", "rule": "9.5",
                            "reason": "no supervisor signed in"})
     assert [p["spot"] for p in watch.view(NOON)["pending"]] == [7, 3]
-    feed("panel.button", {"button": "settle_done", "key": "dealer"})
-    assert [p["spot"] for p in watch.view(NOON)["pending"]] == [3]
-    feed("panel.button", {"button": "settle_done", "key": "inspector"})  # not a key that pays (9.5)
+    feed("progressive.award_paid", {"spot": 7, "key": "dealer", "rule": "9.5"})
     assert [p["spot"] for p in watch.view(NOON)["pending"]] == [3]
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tabled.daemon.controller import NOTES_VERSION
+
 from tabled.table.core import TableCore
 from tabled.table.effects import MeterShow, Say
 from tabled.game.cards import parse_cards
@@ -382,7 +384,7 @@ async def test_a_rewound_round_counter_loses_no_contribution(tmp_path, pg_dsn):
     finally:
         await t.close()
     journal = Journal.open(tmp_path / "T01.db")
-    journal.checkpoint({**snapshot, "round_no": 0, "round": None, "rounds_finished": 0})
+    journal.checkpoint({**snapshot, "round_no": 0, "round": None, "rounds_finished": 0, "notes": NOTES_VERSION})
     journal.close()
     again = LinkedTable(tmp_path, "T01", t.proxy)
     try:

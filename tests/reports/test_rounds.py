@@ -67,7 +67,7 @@ def test_a_round_settled_twice_is_named():
 
 
 def test_a_pool_record_of_an_unknown_round_is_named():
-    gathered = gather([Rec(1, "pool.reversed", {"round_id": "T01-000099", "reversed_cents": 25})])
+    gathered = gather([Rec(1, "progressive.reversed", {"round_id": "T01-000099", "reversed_cents": 25})])
     assert "round 'T01-000099', which has no round.started" in gathered.problems[0].text
 
 

@@ -1,5 +1,6 @@
-"""`tabled report shuffles`'s figures: every shuffle with its cards judged again per deck, the
-table's alarms listed, and a device without card recognition reported as such."""
+"""`tabled report shuffles`'s figures: every shuffle the device read, as the table judged it
+(``shuffle.read`` notes, made here by the fold's own watch), per deck, the table's alarms listed,
+and a device without card recognition reported as such."""
 
 from __future__ import annotations
 
@@ -7,10 +8,26 @@ import random
 from types import SimpleNamespace
 
 from tabled.reports.shuffles import shuffles, shuffles_text
+from tabled.table import notes
+from tabled.table.shuffles import Shuffles
 
 
 def record(seq, kind, **payload):
     return SimpleNamespace(seq=seq, time_us=seq * 1000, kind=kind, payload=payload)
+
+
+WATCH: list[Shuffles] = []
+
+
+def read(seq, deck, cards, watch=None):
+    """The ``shuffle.read`` note the fold writes for an order the device read."""
+    watch = watch if watch is not None else WATCH[-1]
+    note = notes.shuffle_read(deck, cards, watch.judge(deck, cards), None)
+    return record(seq, note.kind, **note.payload)
+
+
+def setup_function():
+    WATCH.append(Shuffles())
 
 
 def test_each_deck_is_judged_again_and_its_alarms_listed():
@@ -19,7 +36,7 @@ def test_each_deck_is_judged_again_and_its_alarms_listed():
         deck = "AB"[seq % 2]
         new = list(range(52))
         rng.shuffle(new)
-        records.append(record(seq, "shuffler.shuffled", deck=deck, cards=new))
+        records.append(read(seq, deck, new))
     records.append(record(41, "shuffle.alarm", deck="A", rule="15.1", why="2 rising sequences"))
     decks = shuffles(records)
     # the first order of each deck is the reference of its next shuffle
@@ -30,7 +47,7 @@ def test_each_deck_is_judged_again_and_its_alarms_listed():
 
 
 def test_a_device_without_card_recognition_gives_nothing_to_judge():
-    records = [record(1, "shuffler.shuffled", deck="A"), record(2, "shuffler.shuffled", deck="A")]
+    records = [record(1, "shuffler.shuffled", deck="A"), record(2, "shuffler.shuffled", deck="A")]  # inputs
     assert shuffles(records) == {}
     assert "without card recognition" in shuffles_text({})
 
@@ -44,7 +61,7 @@ def test_every_card_equally_likely_at_every_position_and_a_device_that_leaves_ha
         order, records = list(range(52)), []
         for seq in range(1, 400):
             order = mixer(order, rng)
-            records.append(record(seq, "shuffler.shuffled", deck="A", cards=order))
+            records.append(read(seq, "A", order))
         found = shuffles(records)["A"].positions
         assert found is not None and found.shuffles == 399 and found.degrees == 51 * 51
         if random_device:
@@ -55,7 +72,7 @@ def test_every_card_equally_likely_at_every_position_and_a_device_that_leaves_ha
 
 
 def test_one_shuffle_gives_no_positions_figure():
-    records = [record(1, "shuffler.shuffled", deck="A", cards=list(range(52)))]
+    records = [read(1, "A", list(range(52)))]
     assert shuffles(records)["A"].positions is None
     assert "under 2 shuffles" in shuffles_text(shuffles(records))
 
@@ -65,7 +82,7 @@ def test_a_span_judges_only_its_shuffles_and_alarms_with_the_order_before_it_as_
     for seq in range(1, 21):
         new = list(range(52))
         rng.shuffle(new)
-        records.append(record(seq, "shuffler.shuffled", deck="A", cards=new))
+        records.append(read(seq, "A", new))
     records.append(record(21, "shuffle.alarm", deck="A", rule="15.1", why="cut"))
     records.insert(5, record(5.5, "shuffle.alarm", deck="A", rule="15.1", why="before the span"))
     span = shuffles(records, start_us=10_000, end_us=21_500)   # records 10 .. 21
@@ -83,7 +100,7 @@ def test_new_cards_start_again_and_another_device_is_reported_apart_15_2_2_3_6()
         seq += 1
         new = list(range(52))
         rng.shuffle(new)
-        records.append(record(seq, "shuffler.shuffled", deck=deck, cards=new))
+        records.append(read(seq, deck, new))
 
     def action(kind, **payload):
         nonlocal seq
@@ -93,10 +110,12 @@ def test_new_cards_start_again_and_another_device_is_reported_apart_15_2_2_3_6()
     for _ in range(4):
         shuffled("A")
     action("panel.approved", action="new_cards", deck="A", rule="3.6")
+    WATCH[-1].new_cards("A")
     for _ in range(3):
         shuffled("A")                                   # the first of the new cards is judged against nothing
-    action("panel", action="use_card_source", source="shuffler")       # an earlier journal: the action,
-    action("panel.approved", action="use_card_source", source="shuffler", rule="15.2.2")  # then its note
+    action("panel", action="use_card_source", source="shuffler")       # the input: not read
+    action("panel.approved", action="use_card_source", source="shuffler", rule="15.2.2")  # its note
+    WATCH[-1].device_replaced()
     for _ in range(5):
         shuffled("A")
     records.append(record(seq + 1, "shuffle.alarm", deck="A", rule="15.1", why="cut"))
@@ -109,8 +128,9 @@ def test_new_cards_start_again_and_another_device_is_reported_apart_15_2_2_3_6()
 
 
 def test_the_device_an_inspector_cleared_keeps_its_name_and_starts_again_on_new_cards_15_2():
-    records = [record(1, "shuffler.shuffled", deck="A", cards=list(range(52)))]
+    records = [read(1, "A", list(range(52)))]
     records.append(record(2, "panel.approved", action="clear_device", key="inspector", rule="15.2"))
-    records.append(record(3, "shuffler.shuffled", deck="A", cards=list(range(52))))  # new cards, as they came
+    WATCH[-1].device_replaced()
+    records.append(read(3, "A", list(range(52))))  # new cards, as they came
     decks = shuffles(records)
     assert list(decks) == ["A"] and decks["A"].judged == 0 and decks["A"].device == 1

@@ -115,7 +115,7 @@ def test_hits_are_bounded_and_the_newest_are_kept(awards_per_answer):
     for seq, count in enumerate(awards_per_answer, 1):
         awards = [{"spot": i + 1, "category": "flush", "amount_cents": (n := n + 1), "from_pool_cents": n,
                    "operator_topup_cents": 0, "rule": "11.8"} for i in range(count)]
-        log.take(seq, seq, f"R{seq}", "pool.awards", {"round_id": f"R{seq}", "result": {"awards": awards}})
+        log.take(seq, seq, f"R{seq}", "progressive.awarded", {"pool": "main", "result": {"awards": awards}})
     assert [x["amount_cents"] for x in log.hits] == list(range(1, n + 1))[-HITS_KEPT:]
 
 

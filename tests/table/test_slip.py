@@ -71,7 +71,7 @@ def test_each_award_s_slip_has_the_settlement_s_figures_and_the_pool_before_and_
     for spot in (6, 2, 5):  # 12.2 right to left; 12.4 the straight flush before the royal
         j.feed("panel", action="award_paid", key="dealer", spot=spot)
     settled = settlement_from_dict(next(p for _, _, k, p in j.of_round(rid) if k == "round.settled"))
-    result = next(p for _, _, k, p in j.of_round(rid) if k == "pool.awards")["result"]
+    result = next(p for _, _, k, p in j.of_round(rid) if k == "progressive.awarded")["result"]
     before = result["pool_before_cents"]
     for place, spot in enumerate((6, 2, 5), 1):
         slip = hand_pay_slip("T01", rid, spot, j.of_round(rid))
@@ -84,9 +84,10 @@ def test_each_award_s_slip_has_the_settlement_s_figures_and_the_pool_before_and_
         before = slip["pool_after_cents"]
         assert slip["cards"] == HITS[spot].split()
         assert slip["settled"]["record"] == j.seq("round.settled")
-        assert slip["awards"]["record"] == j.seq("pool.awards")
+        assert slip["awards"]["record"] == j.seq("progressive.awarded")
         assert slip["confirmed"]["key"] == "dealer" and slip["confirmed"]["name"] is None
-        assert slip["confirmed"]["records"] == [j.seq("panel", action="award_paid", spot=spot)]
+        assert slip["confirmed"]["records"] == [j.seq("progressive.award_paid", spot=spot)]
+        assert j.seq("progressive.award_paid", spot=spot) > j.seq("panel", action="award_paid", spot=spot)
     royal = hand_pay_slip("T01", rid, 5, j.of_round(rid))
     assert royal["hand"] == "royal flush" and royal["rule"] == "12.1.1"
     assert royal["operator_topup_cents"] > 0                     # 12.1.1: $10,000 or the whole pool
@@ -131,12 +132,12 @@ def test_with_a_staff_list_the_slip_names_the_supervisor_who_confirmed_it_and_th
     by_supervisor = hand_pay_slip("T01", rid, 6, j.of_round(rid))["confirmed"]
     assert by_supervisor["key"] == "supervisor" and by_supervisor["badge"] == 2001
     assert by_supervisor["text"] == "supervisor key: Sam Ortiz (badge 2001)"
-    assert by_supervisor["records"] == sorted({j.seq("panel", action="award_paid"),
-                                               j.seq("panel.approved", action="award_paid")})
+    assert by_supervisor["records"] == [j.seq("progressive.award_paid", spot=6, key="supervisor")]
     names = {p["badge"]: p["name"] for p in ROSTER["people"]}
     by_dealer = hand_pay_slip("T01", rid, 2, j.of_round(rid))["confirmed"]
     assert by_dealer["text"] == f"dealer key: {names[1001]} (badge 1001)"
-    assert by_dealer["records"] == [j.seq("panel.button", button="settle_done")]
+    assert by_dealer["records"] == [j.seq("progressive.award_paid", spot=2, key="dealer")]
+    assert by_dealer["records"][0] > j.seq("panel.button", button="settle_done")
 
 
 def test_a_round_or_spot_without_an_award_has_no_slip():
@@ -155,14 +156,14 @@ def test_a_slip_is_numbered_by_its_awards_place_among_the_tables_awards_and_keep
         j.feed("panel", action="award_paid", key="dealer", spot=spot)
 
     def answers(before_rid: str) -> list[tuple[str | None, dict[str, Any]]]:
-        upto = next(seq for seq, _, r, k, _ in j.records if r == before_rid and k == "pool.awards")
-        return [(r, p) for seq, _, r, k, p in j.records if k == "pool.awards" and seq < upto]
+        upto = next(seq for seq, _, r, k, _ in j.records if r == before_rid and k == "progressive.awarded")
+        return [(r, p) for seq, _, r, k, p in j.records if k == "progressive.awarded" and seq < upto]
 
     assert [hand_pay_slip("T01", first, spot, j.of_round(first), awards_before(answers(first)))["number"]
             for spot in (6, 2, 5)] == ["T01-000001", "T01-000002", "T01-000003"]   # in the order of payment
     second = j.round_to_settlement(spots=(2,))
     assert awards_before(answers(second)) == 3
     assert hand_pay_slip("T01", second, 2, j.of_round(second), 3)["number"] == "T01-000004"
-    # a pool's answer repeated for a round (sent again after a lost link) numbers nothing twice
+    # a round's awards noted twice (a journal that holds a note twice) number nothing twice
     repeated = answers(second) + answers(second)
     assert awards_before(repeated) == 3

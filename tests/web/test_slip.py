@@ -84,9 +84,10 @@ async def test_the_slip_opened_from_the_banner_shows_the_journals_figures(tmp_pa
 
             await feed("panel", action="award_paid", key="dealer", spot=5)
             settled = [r for r in journal.records_for_round(rid) if r.kind == "round.settled"]
-            awards = [r for r in journal.records_for_round(rid) if r.kind == "pool.awards"]
-            paid = [r for r in journal.records_for_round(rid)
-                    if r.kind == "panel" and r.payload.get("action") == "award_paid"]
+            # the slip's records are the fold's notes: the awards determined, each confirmed paid (9.5)
+            awards = [r for r in journal.records_for_round(rid) if r.kind == "progressive.awarded"]
+            paid = [r for r in journal.records_for_round(rid) if r.kind == "progressive.award_paid"]
+            assert [r.payload["spot"] for r in paid] == [2, 5]
             st = settlement_from_dict(settled[0].payload)
             order = list(payment_order(st.progressive.awards))
             assert [a.spot for a in order] == [2, 5]
