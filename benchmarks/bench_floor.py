@@ -87,7 +87,7 @@ def main() -> None:
     ap.add_argument("--failovers", type=int, default=10)
     ap.add_argument("--seconds", type=float, default=600.0, help="of play, the failovers among them")
     ap.add_argument("--workers", type=int, default=2, help="processes the tables play in")
-    ap.add_argument("--poll-ms", type=int, default=1000, help="the floor's poll")
+    ap.add_argument("--poll-ms", type=int, default=500, help="the floor's poll")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.CRITICAL))

@@ -3,7 +3,7 @@
     [floor]
     listen = "127.0.0.1:8760"     # this PC only; another address needs [[floor.viewers]] and TLS
     central = "postgresql://tabled_floor@127.0.0.1:5432/casino"   # no password: systemd's credential
-    poll_ms = 1000                # how often the central copy is read
+    poll_ms = 500                 # how often the central copy is read (three queries, whatever the tables)
     silent_after_s = 120          # a table with no record shipped for this long raises an alert
     recheck_s = 3600              # every table's copy checked again from its first record this often
     names = []                    # host names the page is opened by besides its address ("floor.casino.lan")
@@ -52,7 +52,7 @@ class FloorConfig:
     central: str
     host: str = "127.0.0.1"
     port: int = 8760
-    poll_s: float = 1.0
+    poll_s: float = 0.5
     silent_after_s: int = 120
     recheck_s: int = 3600    # every copy checked again from its first record this often
     keys: dict[str, tuple[Path, ...]] = field(default_factory=dict)   # table id -> public key files
@@ -83,7 +83,7 @@ def parse_floor_config(data: dict[str, Any], where: str, base: Path) -> FloorCon
     problem = dsn_problem(central, PASSWORD_CREDENTIAL)
     if problem:
         raise sec.fail("central", problem)
-    poll_ms = sec.integer("poll_ms", 50, 60_000, 1000)
+    poll_ms = sec.integer("poll_ms", 50, 60_000, 500)
     silent = sec.integer("silent_after_s", 1, 86_400, 120)
     recheck = sec.integer("recheck_s", 60, 7 * 86_400, 3600)
     keys: dict[str, tuple[Path, ...]] = {}

@@ -96,7 +96,8 @@ def test_bare_tabled_lists_every_command():
     assert done.returncode == 0 and done.stderr == ""
     listed = done.stdout.split("commands:")[1]
     for name in command_names():
-        assert f"\n    {name} " in listed, name
+        # a name longer than argparse's column stands on its own line, its help on the next
+        assert f"\n    {name} " in listed or f"\n    {name}\n" in listed, name
 
 
 def test_version_comes_from_the_package_metadata():
