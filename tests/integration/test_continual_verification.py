@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.mark.xfail(reason="known defect: on the merged table the worker's interval check does not report the "
-                          "changed byte within the wait (the door's check does); open in issue 24's note", strict=False)
+                          "changed byte within the wait, while the check after a door closes does", strict=False)
 async def test_a_byte_changed_while_playing_stops_new_rounds_until_the_inspector_clears_it_14_13(tmp_path):
     import tabled.game
     tree = tmp_path / "tree"
