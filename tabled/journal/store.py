@@ -91,6 +91,7 @@ import tempfile
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -423,6 +424,21 @@ def _reader(path: Path) -> sqlite3.Connection:
         return connect(f"{copy.as_uri()}?immutable=1")
 
 
+@contextmanager
+def _writing(path: Path, conn: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction, taken with the write lock at once: committed whole or rolled back, an
+    SQLite error told as the journal's storage error."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        yield
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        _roll_back(conn)
+        if isinstance(exc, sqlite3.Error):
+            raise storage_error(path, exc) from None
+        raise
+
+
 def _roll_back(conn: sqlite3.Connection) -> None:
     """Undo the transaction a failed write left open; SQLite has already rolled back one that failed
     for want of room or on an I/O error, and that error, not this, is the one to tell."""
@@ -700,8 +716,7 @@ class Journal:
             return []
         time_us = int(round(self._clock() * 1_000_000))
         conn = self._conn
-        try:
-            conn.execute("BEGIN IMMEDIATE")
+        with _writing(self.path, conn):
             seq, prev = self.head  # read inside the write lock: the head cannot move under us
             if self._signer is not None and (seq, prev) != self._known_head:
                 raise JournalUnsealed(self._moved(seq))
@@ -726,12 +741,6 @@ class Journal:
                 sealed = Record(seq, time_us, None, SEAL, json.loads(text), prev, digest)
                 prev = digest
             conn.executemany(self._fmt.insert, rows)
-            conn.execute("COMMIT")
-        except BaseException as exc:
-            _roll_back(conn)
-            if isinstance(exc, sqlite3.Error):
-                raise storage_error(self.path, exc) from None
-            raise
         if sealed is not None:
             self.last_seal, self._known_head = sealed, (seq, prev)
         return records
@@ -743,8 +752,7 @@ class Journal:
         if self.readonly:
             raise JournalError(f"{self.path}: opened read-only")
         conn = self._conn
-        try:
-            conn.execute("BEGIN IMMEDIATE")
+        with _writing(self.path, conn):
             seq, prev = self.head
             encoded, last_seal = [], None
             for r_seq, time_us, round_id, kind, text, r_prev, digest in rows:
@@ -759,12 +767,6 @@ class Journal:
                     last_seal = Record(r_seq, time_us, round_id, kind, json.loads(text), r_prev, digest)
                 seq, prev = r_seq, digest
             conn.executemany(self._fmt.insert, encoded)
-            conn.execute("COMMIT")
-        except BaseException as exc:
-            _roll_back(conn)
-            if isinstance(exc, sqlite3.Error):
-                raise storage_error(self.path, exc) from None
-            raise
         if last_seal is not None:
             self.last_seal = last_seal
         if self._known_head is not None:
