@@ -47,7 +47,7 @@ def make_core(cfg: Config, snapshot: dict[str, Any] | None) -> TableCore:
     else:
         limits = Limits(t.minimum_cents, t.maximum_cents, t.unit_cents, t.progressive_wager_cents)
         core = TableCore(t.id, t.spots, limits, t.profile, t.card_source)
-    core.pool_count = len(cfg.pools)  # the replay must know every pool an operation is owed to (11.5)
+    core.pool.count = len(cfg.pools)  # the replay must know every pool an operation is owed to (11.5)
     core.payments.enabled = t.check_payments  # 9.3, 9.4: the board checks what the dealer left
     return core
 

@@ -6,7 +6,7 @@ import dataclasses
 
 from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
-from tabled.table.core import op_key
+from tabled.table.poolbook import op_key
 from tabled.journal.store import Journal
 from tabled.daemon.controller import NOTES_VERSION, Table
 
@@ -29,5 +29,5 @@ def test_after_a_restart_an_operation_one_pool_answered_is_still_owed_to_the_oth
         core, _, _ = Table.replay(journal, lambda snap: make_core(cfg, snap))
     finally:
         journal.close()
-    assert [(op.op, op.round_id, op.spot) for op, done in core.pending_pool_ops()] == [("contribute", rid, 1)]
-    assert [done for _, done in core.pending_pool_ops()] == [[cfg.primary_pool.name]]
+    assert [(op.op, op.round_id, op.spot) for op, done in core.pool.pending()] == [("contribute", rid, 1)]
+    assert [done for _, done in core.pool.pending()] == [[cfg.primary_pool.name]]

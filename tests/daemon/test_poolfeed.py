@@ -115,7 +115,7 @@ async def test_awards_go_to_the_primary_pool_only_contributions_to_every_pool_11
     try:
         assert isinstance(main, ProgressivePool) and isinstance(side, ProgressivePool)
         f = Feeding(core, journal, main, [side])
-        assert core.pool_count == 2
+        assert core.pool.count == 2
         f.feed.start()
         f.feed.send([PoolOp("contribute", "T01-000001", 1, PROFILE.progressive_wager_cents),
                      PoolOp("contribute", "T01-000001", 2, PROFILE.progressive_wager_cents),
