@@ -19,8 +19,9 @@ def test_after_a_restart_an_operation_one_pool_answered_is_still_owed_to_the_oth
     cfg = dataclasses.replace(cfg, pools=(*cfg.pools, reserve))
     rid = f"{cfg.table.id}-000001"
     snapshot = make_core(cfg, None).snapshot()
-    snapshot["undelivered"] = {op_key("contribute", rid, 1): {
-        "op": "contribute", "round_id": rid, "spot": 1, "cents": 100, "reason": None, "hits": [], "done": []}}
+    snapshot["pool"]["undelivered"] = {op_key("contribute", rid, 1): {
+        "op": "contribute", "round_id": rid, "spot": 1, "cents": 100, "reason": None, "hits": [], "done": [],
+        "table_id": cfg.table.id, "hands": [], "held_since_ms": None}}
     journal = Journal.open(tmp_path / "journal.db")
     try:
         journal.checkpoint({**snapshot, "notes": NOTES_VERSION})  # as today's daemon checkpoints
