@@ -183,7 +183,7 @@ class PoolFeed:
 
     async def _work(self, link: PoolLink) -> None:
         while True:
-            ops = await link.ops.get()
+            ops = self._as_owed(await link.ops.get())
             link.busy = True
             parked = False
             try:

@@ -13,6 +13,8 @@ from typing import Any, TextIO
 
 import structlog
 
+from tabled.host.log import under_systemd
+
 from tabled.daemon.config import Config
 from tabled.game.settlement import money
 from tabled.table.core import TableCore
@@ -150,7 +152,6 @@ class Session:
 
 
 def terminal(out: TextIO) -> bool:
-    from tabled.host.log import under_systemd
     return getattr(out, "isatty", lambda: False)() and not under_systemd()
 
 

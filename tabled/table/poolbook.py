@@ -84,8 +84,10 @@ class PoolBook:
     # -- what the table owes ------------------------------------------------------------------------
 
     def owe(self, e: PoolOp, table_id: str) -> PoolOp:
-        """An operation the fold made, complete with the table's id, kept until every pool has it."""
-        e = replace(e, table_id=table_id)
+        """An operation the fold made, complete with the table's id (and, for awards held since
+        before it was made, the time they were held: 14.13), kept until every pool has it."""
+        held = self.awards_held.get(e.round_id) if e.op == "awards" else None
+        e = replace(e, table_id=table_id, held_since_ms=held)
         key = op_key(e.op, e.round_id, e.spot)
         if key not in self.undelivered:
             self.undelivered[key] = Owed(e)

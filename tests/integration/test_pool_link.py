@@ -293,7 +293,7 @@ async def _rounds(t: LinkedTable, n: int) -> None:
 
 
 def _owed(t: LinkedTable) -> int:
-    return sum(1 for e in t.core.pool.undelivered.values() if e["op"] == "contribute")
+    return sum(1 for e in t.core.pool.undelivered.values() if e.op.op == "contribute")
 
 
 async def test_two_tables_with_one_id_on_one_pool_lose_no_contribution(tmp_path, pg_dsn):
@@ -556,7 +556,7 @@ async def test_restarted_while_the_pool_is_unreachable_contributions_are_deliver
         proxy.cut()
         await t.dealt(PLAIN)                                       # no more bets: the contributions are journaled
         await t.until(lambda: "pool" in t.core.equipment.faults)
-        assert held in {e["round_id"] for e in t.core.pool.undelivered.values()}
+        assert held in {e.op.round_id for e in t.core.pool.undelivered.values()}
     finally:
         await t.close()                                            # the daemon stops with the link down
     t = LinkedTable(tmp_path, "T01", proxy)
@@ -572,7 +572,7 @@ async def test_restarted_while_the_pool_is_unreachable_contributions_are_deliver
         await t.feed("panel", action="approve_play", key="inspector")
         assert t.round.progressive_offline and t.meter_offline[-1]
         offline = await t.whole_round(progressive=False)
-        assert held in {e["round_id"] for e in t.core.pool.undelivered.values()}  # still waiting for the pool
+        assert held in {e.op.round_id for e in t.core.pool.undelivered.values()}  # still waiting for the pool
         proxy.restore()
         await t.until(lambda: not t.core.equipment.faults and not t.core.pool.undelivered)
         assert t.records("fault.cleared")[-1].payload == {"equipment": "pool"}

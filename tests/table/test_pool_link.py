@@ -127,3 +127,15 @@ def test_held_award_survives_a_snapshot():
     assert again.pool.awards_held == h.core.pool.awards_held and again.equipment.faults == {"pool": "down"}
     ops = [e for e in again.standing_effects() if isinstance(e, PoolOp) and e.op == "awards"]
     assert ops and ops[0].round_id == h.round.round_id
+
+
+def test_an_award_made_while_the_pool_is_down_goes_out_with_the_time_it_was_held_14_13_9_5():
+    h = Harness()
+    _to_reveal(h)
+    h.auto_pool = False
+    h.feed("equipment.fault", equipment="pool", reason="down")
+    h.t += 1000
+    (op,) = [e for e in h.panel("settle") if isinstance(e, PoolOp) and e.op == "awards"]
+    assert op.held_since_ms == h.t == h.core.pool.awards_held[op.round_id]
+    assert op.table_id == "T01" and op.schedule == h.profile.progressive_schedule and 3 in dict(op.hands)
+    assert h.core.standing_pool_ops()[-1] == op  # the same again after a restart
