@@ -1,4 +1,4 @@
-"""The panel's three vocabularies agree: every action a button may become is an action the keys
+"""The panel's three vocabularies agree, and the devices are named once: every action a button may become is an action the keys
 know (tabled/game/keys.py, with its rule), every key action is carried out by one entry of the
 fold's action table (tabled/table/handlers.py: the round's by its name, tabled/table/round.py, the
 others by the part that judges them); and the fold's handler table names exactly the input kinds
@@ -11,6 +11,8 @@ import pytest
 from tabled.game import keys
 from tabled.table import buttons, kinds
 from tabled.table.handlers import ACTIONS, HANDLERS, ROUND_ACTIONS
+from tabled.table.links import DEVICES
+from tabled.table.names import DEVICE_NAMES, NAMES, equipment_name, link_name
 from tabled.table.round import INPUTS as ROUND_INPUTS
 
 from .harness import Harness
@@ -47,3 +49,9 @@ def test_an_input_kind_the_registry_does_not_name_is_refused_by_name():
     h = Harness()
     said = [e for e in h.core.apply("shuffler.teleported", {}, 1) if getattr(e, "level", "") == "refused"]
     assert [e.text for e in said] == ["unknown input 'shuffler.teleported'"]
+
+
+def test_every_device_the_fold_watches_is_named_once_for_the_dealer_and_the_pit():
+    assert set(NAMES) == set(DEVICES) == set(DEVICE_NAMES)
+    assert link_name("shoe") == "card-reading shoe" and DEVICE_NAMES["shoe"] == "card shoe"
+    assert equipment_name("betspots") == "bet-spot board" and equipment_name("pool:reserve") == "pool:reserve"
