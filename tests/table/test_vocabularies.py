@@ -1,8 +1,8 @@
-"""The panel's three vocabularies agree, and the devices are named once: every action a button may become is an action the keys
+"""The panel's three vocabularies agree: every action a button may become is an action the keys
 know (tabled/game/keys.py, with its rule), every key action is carried out by one entry of the
 fold's action table (tabled/table/handlers.py: the round's by its name, tabled/table/round.py, the
-others by the part that judges them); and the fold's handler table names exactly the input kinds
-the registry names (tabled/table/kinds.py)."""
+others by the part that judges them); the fold's handler table names exactly the input kinds the
+registry names (tabled/table/kinds.py); and each device is named once (tabled/table/names.py)."""
 
 from __future__ import annotations
 
