@@ -109,7 +109,7 @@ class Table:
         else:
             from tabled.game.progressive import ProgressiveHit, award_progressive
             from tabled.game.ranking import Category as C
-            from tabled.table.core import result_as_dict
+            from tabled.table.poolbook import result_as_dict
             hits = [ProgressiveHit(spot, C[name]) for spot, name in op.hits]
             result = award_progressive(self.pool, hits, NSW.progressive_schedule)
             self.pool = result.pool_after_cents

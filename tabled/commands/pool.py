@@ -358,7 +358,7 @@ def _read_journal(path: Path | None, pool_name: str, table_id: str, args: argpar
 
 
 def _owed(journal: Any, pool_name: str, table_id: str, args: argparse.Namespace, view: _JournalView) -> None:
-    """Fill in what the journal's state still owes this pool (tabled.table.core: ``undelivered``)."""
+    """Fill in what the journal's state still owes this pool (tabled/table/poolbook.py: the operations owed)."""
     from tabled.daemon.assemble import make_core
     from tabled.daemon.controller import Table
     try:
@@ -368,10 +368,10 @@ def _owed(journal: Any, pool_name: str, table_id: str, args: argparse.Namespace,
     except Exception as exc:  # a report, not the daemon: say what could not be derived
         view.notes.append(f"what the table still owes could not be derived from the journal: {exc}")
         return
-    for entry in core.undelivered.values():
-        if pool_name in entry["done"] or "" in entry["done"]:
+    for op, done in core.pool.pending():
+        if pool_name in done or "" in done or op.spot is None:  # a contribution or reversal names its spot
             continue
-        if entry["op"] == "contribute":
-            view.owed.append((entry["round_id"], entry["spot"], entry["cents"]))
-        elif entry["op"] == "reverse":
-            view.owed_reversals.append((entry["round_id"], entry["spot"]))
+        if op.op == "contribute":
+            view.owed.append((op.round_id, op.spot, op.cents))
+        elif op.op == "reverse":
+            view.owed_reversals.append((op.round_id, op.spot))

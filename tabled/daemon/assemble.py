@@ -22,6 +22,8 @@ from tabled.daemon.devices import build_drivers
 from tabled.daemon.heads import HeadMark, lost_records
 from tabled.journal.store import Journal, JournalUnsealed
 from tabled.daemon.provenance import StartRefused, record_start
+from tabled.daemon.shipping import central_head_async, lost_against_central
+from tabled.host.dsn import server_said
 from tabled.journal.seals import SealError, SigningKey, find_signing_key
 from tabled.game.limits import Limits
 from tabled.pool.base import PoolError, PoolUnavailable, ProgressivePool
@@ -47,7 +49,7 @@ def make_core(cfg: Config, snapshot: dict[str, Any] | None) -> TableCore:
     else:
         limits = Limits(t.minimum_cents, t.maximum_cents, t.unit_cents, t.progressive_wager_cents)
         core = TableCore(t.id, t.spots, limits, t.profile, t.card_source)
-    core.pool_count = len(cfg.pools)  # the replay must know every pool an operation is owed to (11.5)
+    core.pool.count = len(cfg.pools)  # the replay must know every pool an operation is owed to (11.5)
     core.payments.enabled = t.check_payments  # 9.3, 9.4: the board checks what the dealer left
     return core
 
@@ -173,8 +175,6 @@ async def lost_against_central_copy(table_id: str, journal: Journal, journal_pat
     """What the journal lost against its central copy's head (tabled/daemon/shipping.py), or None.
     A central server out of reach for :data:`CENTRAL_CHECK_S` does not stop the start: the head
     kept beside the journal has been checked, and the shipper finds a difference when it connects."""
-    from tabled.daemon.shipping import central_head_async, lost_against_central
-    from tabled.host.dsn import server_said
     try:
         async with asyncio.timeout(CENTRAL_CHECK_S):
             conn = await central()

@@ -263,7 +263,7 @@ class TableDevices:
             again = device in self.boots
             self.boots[device] = event.boot_id
             self.up.add(device)
-            told = again or not self.core.links.is_up(device)  # a first link the table holds up is no news
+            told = again or not self.core.equipment.links.is_up(device)  # a first link the table holds up is no news
             if told:
                 self.table.submit("device.link", {"device": device, "up": True, "reason": ""})
             if device == "betspots":  # back after a loss the table knows of: its first reading is news

@@ -32,7 +32,8 @@ from tabled.game.ranking import Category
 from tabled.host.log import Trouble, scrub_secrets
 from tabled.pool.base import PoolError, PoolUnavailable, ProgressivePool
 from tabled.pool.rounds import ROUND_OPENED, check_table, round_key
-from tabled.table.core import TableCore, op_key, result_as_dict
+from tabled.table.core import TableCore
+from tabled.table.poolbook import op_key, result_as_dict
 from tabled.table.effects import PoolOp
 
 log = structlog.get_logger("tabled.daemon.poolfeed")
@@ -88,9 +89,9 @@ class PoolFeed:
         self.settled = settled
         self.retry_interval = retry_interval
         self.follow_meter = follow_meter
-        self.links = [PoolLink(primary, "pool", True, "pool" in core.faults)] + [
-            PoolLink(p, f"pool:{p.name}", False, f"pool:{p.name}" in core.faults) for p in others]
-        core.pool_count = len(self.links)
+        self.links = [PoolLink(primary, "pool", True, "pool" in core.equipment.faults)] + [
+            PoolLink(p, f"pool:{p.name}", False, f"pool:{p.name}" in core.equipment.faults) for p in others]
+        core.pool.count = len(self.links)
         self.pending = 0  # batches sent and not yet answered; one parked while its pool is down is not
         self._round_keys: dict[str, str] = {}  # round id -> round key, the last few rounds
 
@@ -146,7 +147,7 @@ class PoolFeed:
     def send(self, ops: list[PoolOp]) -> bool:
         """Queue ``ops`` for every pool that is owed them and has not answered them (awards: the
         primary's only, 12). True when anything was queued."""
-        done = {op_key(op.op, op.round_id, op.spot): pools for op, pools in self.core.pending_pool_ops()}
+        done = {op_key(op.op, op.round_id, op.spot): pools for op, pools in self.core.pool.pending()}
         sent = False
         for link in self.links:
             mine = [e for e in ops if (link.primary or e.op != "awards")
@@ -172,11 +173,17 @@ class PoolFeed:
             self._remember_key(round_id, key)
         return self._round_keys[round_id]
 
+    def _as_owed(self, ops: list[PoolOp]) -> list[PoolOp]:
+        """``ops`` as the table owes them now: awards held while the pool was down carry the time
+        they were held (14.13)."""
+        owed = {op_key(op.op, op.round_id, op.spot): op for op, _ in self.core.pool.pending()}
+        return [owed.get(op_key(e.op, e.round_id, e.spot), e) for e in ops]
+
     # -- the workers -----------------------------------------------------------------------------------
 
     async def _work(self, link: PoolLink) -> None:
         while True:
-            ops = await link.ops.get()
+            ops = self._as_owed(await link.ops.get())
             link.busy = True
             parked = False
             try:
@@ -196,6 +203,7 @@ class PoolFeed:
                                             will="send again")
                         await asyncio.sleep(self.retry_interval)
                         await self.folded()  # the fault (and a hold) is in the journal before the re-send
+                        ops = self._as_owed(ops)
             finally:
                 link.busy = False
                 if not parked:
@@ -266,7 +274,7 @@ class PoolFeed:
             await asyncio.sleep(self.retry_interval)
 
     async def _contribute_round(self, link: PoolLink, ops: list[PoolOp]) -> None:
-        t, rid = self.core.table_id, ops[0].round_id
+        t, rid = ops[0].table_id, ops[0].round_id
         try:
             done = await link.pool.contribute_round(t, rid, {spot_of(e): e.cents for e in ops},
                                                     round_key=self._round_key(rid))
@@ -283,7 +291,7 @@ class PoolFeed:
                                              "pool": link.name, **extra})
 
     async def _operate(self, link: PoolLink, e: PoolOp) -> None:
-        t, pool = self.core.table_id, link.pool
+        t, pool = e.table_id, link.pool
         extra = {}
         try:
             if e.op == "contribute":
@@ -317,15 +325,13 @@ class PoolFeed:
     async def _awards(self, link: PoolLink, e: PoolOp) -> None:
         """All of the round's awards in one step, from the pool as it stands now (never an earlier
         reading); a hit held while the pool was down (14.13) is sent with the time it was held."""
+        if e.schedule is None:
+            raise ValueError(f"pool awards of round {e.round_id} name no pay table")
         hits = [ProgressiveHit(s, Category[c]) for s, c in e.hits]
-        r = self.core.round
-        hands = {s.number: s.cards for s in r.spots.values() if s.cards} \
-            if r is not None and r.round_id == e.round_id else {}
-        since_ms = self.core.awards_held.get(e.round_id)
+        since_ms = e.held_since_ms
         held = datetime.fromtimestamp(since_ms / 1000, UTC) if since_ms is not None else None
         result = await link.pool.apply_awards(
-            self.core.table_id, e.round_id, hits, self.core.profile.progressive_schedule,
-            hands={h.spot: hands[h.spot] for h in hits if h.spot in hands}, held_since=held,
+            e.table_id, e.round_id, hits, e.schedule, hands=dict(e.hands), held_since=held,
             round_key=self._round_key(e.round_id))
         self.submit("pool.awards", {"round_id": e.round_id, "result": result_as_dict(result), "pool": link.name,
                                     "held_since_ms": since_ms})

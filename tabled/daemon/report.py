@@ -13,6 +13,8 @@ from typing import Any, TextIO
 
 import structlog
 
+from tabled.host.log import under_systemd
+
 from tabled.daemon.config import Config
 from tabled.game.settlement import money
 from tabled.table.core import TableCore
@@ -63,7 +65,7 @@ class MeterWatch:
 
     async def reading(self) -> str:
         from tabled_drivers.meter import MeterMessage
-        fault = self.core.faults.get("meter")
+        fault = self.core.equipment.faults.get("meter")
         if fault is not None:
             return f"meter: out of order ({fault}) (14.13)"
         if "meter" not in self.devices.up:
@@ -150,13 +152,12 @@ class Session:
 
 
 def terminal(out: TextIO) -> bool:
-    from tabled.host.log import under_systemd
     return getattr(out, "isatty", lambda: False)() and not under_systemd()
 
 
 def banner(cfg: Config, core: TableCore, journal_path: Path) -> list[str]:
     """The start banner: which table this is, by which rules and limits, from which files."""
-    t, lim = cfg.table, core.limits
+    t, lim = cfg.table, core.hours.limits
     return [f"tabled: table {t.id}, profile {t.profile.name}, {t.spots} spots, card source {t.card_source}",
             f"  limits  {money(lim.minimum_cents)} to {money(lim.maximum_cents)} in units of {money(lim.unit_cents)}"
             f" (6.1); progressive wager {money(lim.progressive_wager_cents)} (11.3)",
@@ -174,20 +175,20 @@ def pool_line(cfg: Config, core: TableCore) -> str:
     migrate, not a lost link)."""
     pool = cfg.primary_pool
     where = f" {pool.path}" if pool.path is not None else ""
-    if core.pool_cents is not None:
-        shown = money(core.pool_cents)
+    if core.pool.cents is not None:
+        shown = money(core.pool.cents)
     else:
-        reason = core.faults.get(POOL_EQUIPMENT)
+        reason = core.equipment.faults.get(POOL_EQUIPMENT)
         shown = f"not available (14.13): {reason}" if reason else "cannot be reached (14.13)"
     return f"  pool    {pool.name} ({pool.backend}{where}): {shown}"
 
 
 def open_faults(core: TableCore) -> list[str]:
     """Faults the journal holds open (they survive a restart, 14.13), in the dealer's words."""
-    approval = "play approved by an inspector, progressive offline" if core.approved \
+    approval = "play approved by an inspector, progressive offline" if core.equipment.approved \
         else "notify an inspector: no new round without approval"
     return [f"open fault: {equipment}: {reason} ({approval}) [14.13]"
-            for equipment, reason in sorted(core.faults.items())]
+            for equipment, reason in sorted(core.equipment.faults.items())]
 
 
 def rounds(n: int) -> str:
@@ -200,14 +201,14 @@ def summary(out: TextIO, human: bool, core: TableCore, session: Session) -> None
     the round in play stands in the journal (the next start resumes it)."""
     r = core.round
     if human:
-        pool = money(core.pool_cents) if core.pool_cents is not None else "unknown"
+        pool = money(core.pool.cents) if core.pool.cents is not None else "unknown"
         print(f"stopped: {rounds(session.rounds)} this run, house net win {money(session.house_net_cents)}, "
               f"pool {pool}" + (f"; round {r.round_id} {r.phase}: resumes on the next start" if r else ""),
               file=out)
         out.flush()
     else:
         log.info("table.stopped", rounds=session.rounds, house_net_cents=session.house_net_cents,
-                 pool_cents=core.pool_cents, round_id=r.round_id if r else None, phase=r.phase if r else None)
+                 pool_cents=core.pool.cents, round_id=r.round_id if r else None, phase=r.phase if r else None)
 
 
 class Status:
@@ -220,8 +221,8 @@ class Status:
         c = self.core
         text = (f"{rounds(c.rounds_finished)}; round {c.round_id} {c.round.phase}" if c.round
                 else f"{rounds(c.rounds_finished)}; no round in play")
-        if c.faults:
-            text += f"; fault: {', '.join(sorted(c.faults))}"
+        if c.equipment.faults:
+            text += f"; fault: {', '.join(sorted(c.equipment.faults))}"
         if text != self.last:
             self.last = text
             self.notifier.status(text)
@@ -230,13 +231,13 @@ class Status:
 def announce(cfg: Config, core: TableCore, journal_path: Path, replayed: int, out: TextIO, human: bool) -> None:
     """At the start: the banner (or the ``table.started`` record), what the journal's replay
     recovered, and the faults it holds open (14.13)."""
-    t = cfg.table
+    t, limits = cfg.table, core.hours.limits
     if human:
         print("\n".join(banner(cfg, core, journal_path)), file=out)
     else:
         log.info("table.started", table_id=t.id, profile=t.profile.name, spots=t.spots,
-                 minimum_cents=core.limits.minimum_cents, maximum_cents=core.limits.maximum_cents,
-                 unit_cents=core.limits.unit_cents, progressive_wager_cents=core.limits.progressive_wager_cents,
+                 minimum_cents=limits.minimum_cents, maximum_cents=limits.maximum_cents,
+                 unit_cents=limits.unit_cents, progressive_wager_cents=limits.progressive_wager_cents,
                  config=str(cfg.source) if cfg.source is not None else None, journal=str(journal_path),
                  pool=cfg.primary_pool.name, pool_backend=cfg.primary_pool.backend)
     if replayed:
@@ -251,5 +252,6 @@ def announce(cfg: Config, core: TableCore, journal_path: Path, replayed: int, ou
             print(line, file=out)
         out.flush()
     else:
-        for equipment, reason in sorted(core.faults.items()):
-            log.warning("fault.open", equipment=equipment, reason=reason, approved=core.approved, rule="14.13")
+        for equipment, reason in sorted(core.equipment.faults.items()):
+            log.warning("fault.open", equipment=equipment, reason=reason, approved=core.equipment.approved,
+                        rule="14.13")

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tabled.game.ranking import Category
+from tabled.profiles import load_profile
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,4 @@ class Paytable:
 
 def load_paytable(name: str) -> Paytable:
     """The paytable of a shipped profile name or a profile TOML path (tabled.game.profiles)."""
-    from tabled.profiles import load_profile
-
     return Paytable.from_profile(load_profile(name))

@@ -30,11 +30,12 @@ from functools import cache
 import numpy as np
 
 from tabled.game import ranking
+from tabled.game.batch import evaluate_batch
 from tabled.game.cards import ACE, EIGHT, JACK, KING, QUEEN, THREE, CardError, card_text, check_distinct
 from tabled.game.ranking import Category
 
 from . import counting
-from .paytable import Paytable
+from .paytable import Paytable, load_paytable
 from .situations import situations
 
 STRATEGIES: dict[str, str] = {
@@ -59,8 +60,6 @@ def check_strategy(name: str) -> str:
 
 @cache
 def _nsw_paytable() -> Paytable:
-    from .paytable import load_paytable
-
     return load_paytable("nsw")
 
 
@@ -138,8 +137,6 @@ def situations_of(hands: np.ndarray, up_cards: np.ndarray, values: np.ndarray | 
     hands = np.asarray(hands, dtype=np.int64)
     up_cards = np.asarray(up_cards, dtype=np.int64)
     if values is None:
-        from tabled.game.batch import evaluate_batch
-
         values = evaluate_batch(hands)
     same_suit = (hands & 3) == (up_cards[:, None] & 3)
     mask = np.where(same_suit, np.int64(1) << (hands >> 2), 0).sum(axis=1)

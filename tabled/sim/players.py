@@ -27,7 +27,8 @@ from typing import Any
 
 from tabled.sim.paying import SettlingDealer
 from tabled.sim.personas import Persona, informed_bet
-from tabled.table.core import DECKS, TableCore
+from tabled.table.cardsource import DECKS
+from tabled.table.core import TableCore
 from tabled.table.effects import Effect, Say
 from tabled.views.view import RoundView, TableView, dealer_view
 

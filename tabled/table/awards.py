@@ -28,7 +28,9 @@ def settle(r: RoundState) -> list[Effect]:
         r.spots[h.spot].award_held = True
     if not hits:
         return []
-    return [PoolOp("awards", r.round_id, hits=tuple((h.spot, h.category.name) for h in hits)),
+    return [PoolOp("awards", r.round_id, hits=tuple((h.spot, h.category.name) for h in hits),
+                   hands=tuple((h.spot, tuple(r.spots[h.spot].cards)) for h in hits if r.spots[h.spot].cards),
+                   schedule=r.profile.progressive_schedule),
             Say(f"progressive hands on spots {[h.spot for h in hits]}: leave the cards face up until paid",
                 rule="9.5")]
 

@@ -37,9 +37,11 @@ from tabled.table.phase import Phase
 from tabled.game import keys
 from tabled.game.cards import DECK
 from tabled.table.felt import Felt
-from tabled.table.links import Links
+from tabled.table.decks import Decks
+from tabled.table.equipment import Equipment
+from tabled.table.hours import Hours
 from tabled.table.names import EQUIPMENT
-from tabled.table.outofplay import CLEAR_ACTION, OutOfPlay
+from tabled.table.outofplay import CLEAR_ACTION
 from tabled.table.payout_check import PaymentCheck
 from tabled.table.round import DEALER, Round
 
@@ -49,15 +51,10 @@ class TableCore(Protocol):
 
     round: Round | None
     felt: Felt
-    faults: dict[str, str]
-    links: Links
-    is_open: bool
-    shuffler_failed: bool
-    device_out: OutOfPlay | None
-    card_source: str
+    hours: Hours
+    decks: Decks
+    equipment: Equipment
     payments: PaymentCheck
-
-    def deck_to_check(self) -> str | None: ...
 
 
 Input = tuple[str, dict[str, Any]]
@@ -158,16 +155,16 @@ def void_round(core: TableCore, key: str | None, spots: Any) -> list[Input]:
 
 def new_cards(core: TableCore, key: str | None, taken: Any) -> list[Input]:
     """3.6: every deck of the card source in use is replaced, each to be verified (3.4)."""
-    decks = ["S"] if core.card_source == "shoe" else ["A", "B"]
+    decks = ["S"] if core.decks.source == "shoe" else ["A", "B"]
     return [panel("new_cards", key, deck=d) for d in decks]
 
 
 def verify_deck(core: TableCore, key: str | None, taken: Any) -> list[Input]:
     """3.4: the shoe's deck counted by the dealer; the shuffling device's deck checked by the
     dealer when the device does not read its cards; else a count of a full deck (3.7)."""
-    if core.card_source == "shoe":
+    if core.decks.source == "shoe":
         return [("deck.verified", {"deck": "S", "count": DECK_SIZE})]
-    deck = core.deck_to_check()
+    deck = core.decks.deck_to_check(core.round)
     if deck is not None:
         return [panel("deck_checked", key, deck=deck)]
     return [panel("count_cards", key, count=DECK_SIZE)]
@@ -177,16 +174,17 @@ def approve(core: TableCore, key: str | None, taken: Any) -> list[Input]:
     """What the key allows and the table needs (see the module docstring)."""
     r = core.round
     if key == keys.Key.INSPECTOR:
-        back = [d for d in EQUIPMENT if d in core.faults and core.links.is_up(d)]
-        clear = [panel(CLEAR_ACTION, key)] if core.device_out is not None else []  # 15.2
-        approve_play = [panel("approve_play", key)] if core.faults or not clear else []
+        faults = core.equipment.faults
+        back = [d for d in EQUIPMENT if d in faults and core.equipment.links.is_up(d)]
+        clear = [panel(CLEAR_ACTION, key)] if core.decks.device_out is not None else []  # 15.2
+        approve_play = [panel("approve_play", key)] if faults or not clear else []
         return clear + approve_play + [("equipment.ok", {"equipment": d}) for d in back]  # 14.13
     if r is not None and any(s.past_posting for s in r.spots.values()):
         return [panel("resolve_past_posting", key, spot=s.number) for s in r.spots.values() if s.past_posting]
     if key == keys.Key.SUPERVISOR:
-        if not core.is_open:
+        if not core.hours.is_open:
             return [panel("open_table", key)]  # 16.8
-        if core.shuffler_failed:
+        if core.decks.shuffler_failed:
             return [panel("use_card_source", key, source="shuffler")]  # 15.2.2: another device, new cards
     return [panel("approve_play", key)]  # the table says why not
 

@@ -34,6 +34,24 @@ DECKS = {"A": "red", "B": "blue"}  # 3.2.2: the two decks' backs differ in colou
 SHUFFLER = "shuffler"
 
 
+class Cards(Protocol):
+    """What the card source reads of the table's cards (tabled.table.decks.Decks)."""
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def shuffler_failed(self) -> bool: ...
+
+    @property
+    def status(self) -> dict[str, dict[str, Any]]: ...
+
+
+class Equipment(Protocol):
+    @property
+    def links(self) -> Links: ...
+
+
 class TableCore(Protocol):
     """What the card source reads of the table (tabled.table.core.TableCore)."""
 
@@ -41,27 +59,19 @@ class TableCore(Protocol):
     def round(self) -> RoundState | None: ...
 
     @property
-    def card_source(self) -> str: ...
+    def decks(self) -> Cards: ...
 
     @property
-    def shuffler_failed(self) -> bool: ...
-
-    @property
-    def links(self) -> Links: ...
-
-    @property
-    def decks(self) -> dict[str, dict[str, Any]]: ...
+    def equipment(self) -> Equipment: ...
 
 
-def in_play(core: TableCore, deck: str) -> bool:
+def in_play(r: RoundState | None, deck: str) -> bool:
     """The deck the round deals from, once its cards are out of the device's hands (past preparing)."""
-    r = core.round
     return r is not None and r.deck == deck and r.phase != Phase.PREPARING
 
 
-def dealing(core: TableCore) -> RoundState | None:
-    """The round dealing from the shuffling device, if one is."""
-    r = core.round
+def dealing(r: RoundState | None) -> RoundState | None:
+    """The round, while it deals from the shuffling device."""
     if r is None or r.phase != Phase.DEALING or r.card_source != SHUFFLER:
         return None
     return r
@@ -95,22 +105,24 @@ class CardSource:
         return cs
 
     def usable(self, core: TableCore) -> bool:
-        return core.card_source == SHUFFLER and not core.shuffler_failed and core.links.is_up(SHUFFLER)
+        return core.decks.source == SHUFFLER and not core.decks.shuffler_failed \
+            and core.equipment.links.is_up(SHUFFLER)
 
     def wanted(self, core: TableCore) -> list[str]:
         """4.1: decks not shuffled and not in play (the deck in play is shuffled after its round)."""
-        if core.card_source != SHUFFLER or core.shuffler_failed:
+        if core.decks.source != SHUFFLER or core.decks.shuffler_failed:
             return []
-        return [d for d in DECKS if not core.decks[d]["shuffled"] and not in_play(core, d) and d not in self.refused]
+        return [d for d in DECKS
+                if not core.decks.status[d]["shuffled"] and not in_play(core.round, d) and d not in self.refused]
 
     # -- what the device reported ------------------------------------------------------------------
 
-    def shuffled(self, core: TableCore, deck: str) -> None:
+    def shuffled(self, deck: str, r: RoundState | None) -> None:
         """The need is met, and the device can take another shuffle; a deal that waited for this
         deck may go on."""
         self.requested.discard(deck)
         self.refused.clear()
-        r = dealing(core)
+        r = dealing(r)
         if r is not None and r.deck == deck:
             self.dealt_round = None
 
@@ -139,24 +151,23 @@ class CardSource:
         self.refused.clear()
         self.dealt_round = None
 
-    def judge_status(self, core: TableCore, ready: dict[str, int]) -> list[tuple[str, str]]:
+    def judge_status(self, cards: Cards, r: RoundState | None, ready: dict[str, int]) -> list[tuple[str, str]]:
         """(fault, deck) for each deck the device does not hold that the table needs it to:
         ``cycle_fail`` reshuffles (15.1), anything else is 15.2. A deck asked for and not yet
         reported is being shuffled: its absence says nothing."""
-        if core.card_source != SHUFFLER or core.shuffler_failed:
+        if cards.source != SHUFFLER or cards.shuffler_failed:
             return []
-        r = core.round
         out: list[tuple[str, str]] = []
         for deck in DECKS:
             if deck in ready or deck in self.requested:
                 continue
-            if r is not None and in_play(core, deck):
+            if r is not None and in_play(r, deck):
                 dealt_from = r.deliveries > 0 or r.phase not in (Phase.BETTING, Phase.DEALING)
                 if not dealt_from:
                     out.append(("cycle_fail", deck))  # 15.1: no card dealt from it yet: reshuffle
                 elif r.phase == Phase.DEALING:
                     out.append(("lost the deck in play", deck))  # 15.2: cards dealt from a deck it lost
-            elif core.decks[deck]["shuffled"]:
+            elif cards.status[deck]["shuffled"]:
                 out.append(("cycle_fail", deck))  # 15.1: a shuffled deck it no longer holds
         return out
 
@@ -180,7 +191,7 @@ class CardSource:
             if deck not in self.requested:
                 self.requested.add(deck)
                 out.append(Shuffle(deck))
-        r = dealing(core)
+        r = dealing(core.round)
         if r is not None and self.dealt_round != r.round_id:
             self.dealt_round = r.round_id
             out.append(self.deal(r))
@@ -192,10 +203,10 @@ class CardSource:
 
     def standing(self, core: TableCore) -> list[Effect]:
         """Safe to send again after a restart: the shuffles asked for, and the deal in progress."""
-        if core.card_source != SHUFFLER or core.shuffler_failed:
+        if core.decks.source != SHUFFLER or core.decks.shuffler_failed:
             return []
         effects: list[Effect] = [Shuffle(d) for d in sorted(self.requested)]
-        r = dealing(core)
+        r = dealing(core.round)
         if r is not None:
             effects.append(self.deal(r))
         return effects

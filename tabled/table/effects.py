@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, TypeAlias
 
+from tabled.game.progressive import ProgressiveSchedule
 from tabled.table.kinds import is_note
 
 #: what a note's payload holds: what JSON holds (the journal stores it as JSON)
@@ -115,7 +116,9 @@ Command = Shuffle | Deal | Unlock | ProgressiveAcceptance | Lock | StartShoe | P
 
 @dataclass(frozen=True)
 class PoolOp:
-    """A progressive pool operation, keyed by (table, round, spot) / (table, round) in the pool."""
+    """A progressive pool operation, keyed by (table, round, spot) / (table, round) in the pool,
+    with all the pool feed sends: the table fills in its id as it journals the operation, and
+    the time it held the round's awards while the pool could not be reached (14.13)."""
 
     op: str  # contribute | reverse | awards
     round_id: str
@@ -123,6 +126,10 @@ class PoolOp:
     cents: int = 0
     reason: str = ""
     hits: tuple[tuple[int, str], ...] = ()  # awards: (spot, Category name) of each qualifying hand
+    table_id: str = ""
+    hands: tuple[tuple[int, tuple[int, ...]], ...] = ()  # awards: each hit's cards, for the pool's record
+    schedule: ProgressiveSchedule | None = None  # awards: the pay table the pool pays them by (12.1 - 12.4)
+    held_since_ms: int | None = None  # awards: held while the pool could not be reached (14.13)
 
 
 @dataclass(frozen=True)

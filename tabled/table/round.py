@@ -279,6 +279,16 @@ class Round(RoundState):
         return r
 
 
+def in_round(r: Round | None) -> bool:
+    """A round is in play: past preparing and not yet over."""
+    return r is not None and r.phase not in (Phase.PREPARING, Phase.COMPLETE, Phase.VOID)
+
+
+def shoe_dealing(r: Round | None) -> Round | None:
+    """The round, while it deals from the card shoe (7.3)."""
+    return r if r is not None and r.card_source == "shoe" and r.phase == Phase.DEALING else None
+
+
 #: input kind -> what applies it; an input that is also a machine event is first placed in its phase
 INPUTS: dict[str, Callable[..., list[Effect]]] = {
     "wager": wagers.wager, "resolve_past_posting": wagers.resolve_past_posting,
@@ -295,4 +305,4 @@ INPUTS: dict[str, Callable[..., list[Effect]]] = {
     "void_player": Round.input_void_player,
 }
 
-__all__ = ["DEALER", "Round", "Refused", "INPUTS"]
+__all__ = ["DEALER", "Round", "Refused", "INPUTS", "in_round", "shoe_dealing"]

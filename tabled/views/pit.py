@@ -164,12 +164,12 @@ def pit_devices(core: Any) -> list[dict[str, Any]]:
     for device in DEVICES:
         if device == "cards" and not core.players.on:
             continue  # read only where player ratings are on
-        lost = core.links.lost.get(device)
-        fault = core.faults.get(device)
+        lost = core.equipment.links.lost.get(device)
+        fault = core.equipment.faults.get(device)
         rows.append({"device": device, "name": DEVICE_NAMES.get(device, device), "up": lost is None,
                      "link": "up" if lost is None else f"lost: {lost}", "equipment": device in EQUIPMENT,
                      "fault": fault})
-    pool_fault = core.faults.get("pool")
+    pool_fault = core.equipment.faults.get("pool")
     rows.append({"device": "pool", "name": "progressive pool", "up": pool_fault is None,
                  "link": "up" if pool_fault is None else f"cannot be reached: {pool_fault}", "equipment": True,
                  "fault": pool_fault})

@@ -39,7 +39,8 @@ from tabled.game.ranking import HandValue, evaluate
 from tabled.game.round_facts import RoundError
 from tabled.game.settlement import Outcome, money, settle, settlement_from_dict
 from tabled.game.settlement_text import wager_words
-from tabled.table.core import AWARD_PENDING_MS, fault_words
+from tabled.table.equipment import fault_words, needing
+from tabled.table.poolbook import AWARD_PENDING_MS
 from tabled.table.display import TOLD_WHEN_IT_HAPPENED
 from tabled.table.effects import Effect, Note, Say
 from tabled.table.enclosure import DOORS as ENCLOSURE_DOORS
@@ -254,7 +255,7 @@ def _settlement_shown(core: Any, effects: list[Effect], previous: Mapping[str, A
     if r is not None and r.phase == "revealed" and not r.past_posting_open():
         # what SETTLE/DONE will confirm: ante and bet do not depend on the pool; the progressive
         # payments come with the pool's answer once the dealer has settled
-        st = settle(r.facts(core.pool_cents or 0), core.profile)
+        st = settle(r.facts(core.pool.cents or 0), core.profile)
         cleared = [s.number for s in r.spots.values() if not s.ante]
         lines = [p for p in _payments(st, (), settled=False, cleared=cleared) if p["kind"] != "progressive"]
         return _shown(r.round_id, st, lines, finished=False, preview=True)
@@ -286,19 +287,19 @@ def _next_step(core: Any, settlement: Mapping[str, Any] | None = None) -> str:
     if settlement is not None and r is not None and settlement["round_id"] == r.round_id:
         now = next((p for p in settlement["payments"] if p["state"] == "next"), None)
     if r is None:
-        if not core.is_open:
+        if not core.hours.is_open:
             return "table closed: a supervisor opens it (16.8)"
-        if core.faults and not core.approved:
+        if core.equipment.faults and not core.equipment.approved:
             return "no new round: an inspector approves play (14.13)"
-        if core.shuffler_failed and core.device_out is not None and core.card_source == "shuffler":
+        if core.decks.shuffler_failed and core.decks.device_out is not None and core.decks.source == "shuffler":
             return (f"shuffling device out of play: inspector must clear it ({CLEAR_HOW}, 15.2), "
                     "or a supervisor continues with the card shoe (15.2.2)")
-        if core.shuffler_failed:
+        if core.decks.shuffler_failed:
             return "shuffling device failed: a supervisor chooses another device or the shoe (15.2.2)"
         return "waiting for the next round"
     phase = r.phase
     if phase == "preparing":
-        deck = core.decks.get(r.deck, {})
+        deck = core.decks.status.get(r.deck, {})
         if not deck.get("verified"):
             return f"verify deck {r.deck} (3.4)"
         if r.card_source == "shoe":
@@ -382,13 +383,13 @@ def _faults(core: Any, since: Mapping[str, int]) -> list[dict[str, Any]]:
                     "key": _keys(action) if action else None, "detail": detail,
                     "since_ms": at if at is not None else since.get(key, core.now)})
 
-    for equipment, reason in sorted(core.faults.items()):
-        if core.approved:
+    for equipment, reason in sorted(core.equipment.faults.items()):
+        if core.equipment.approved:
             does = "play goes on with the progressive offline until the equipment works again"
         else:
             does = "notify an inspector; the round in play may finish, no new round until approved"
         add(f"equipment:{equipment}", fault_words(equipment, reason), "14.13", does,
-            None if core.approved else "approve_play", detail=reason)
+            None if core.equipment.approved else "approve_play", detail=reason)
     for what, reason in sorted(core.integrity.faults.items()):  # tabled/table/selfcheck.py
         add(f"equipment:{what}", f"{INTEGRITY_NAMES[what]} failed verification: {reason}", INTEGRITY_RULE,
             "notify an inspector; the round in play may finish, no new round until the inspector clears it",
@@ -399,20 +400,20 @@ def _faults(core: Any, since: Mapping[str, int]) -> list[dict[str, Any]]:
     for door, at in sorted(core.enclosures.closed_unacknowledged.items()):
         add(f"enclosure:{door}", f"{ENCLOSURE_DOORS[door]} door was opened", ENCLOSURE_RULE,
             "the inspector approves before the next round", "approve_play", at)
-    for lost in core.lost_while_needed():  # the fold decides which lost link the round needs
+    for lost in needing(core.equipment.links, core.round):  # the fold decides which lost link the round needs
         out.append({"id": f"link:{lost.device}", "what": rule_once(lost.what, lost.rule), "rule": lost.rule,
                     "dealer_does": lost.dealer_does, "key": " or ".join(sorted(lost.keys)), "detail": "",
                     "since_ms": since.get(f"link:{lost.device}", core.now)})
-    out_of_play = core.device_out
+    out_of_play = core.decks.device_out
     if out_of_play is not None:  # the fold keeps when it was taken out (a restart shows the same)
         add("shuffler_out", f"shuffling device out of play: {out_of_play.reason}", out_of_play.rule,
             f"inspector must clear it ({CLEAR_HOW}); until then it is not used"
-            + (": a supervisor may continue with the card shoe (15.2.2)" if core.card_source == "shuffler" else ""),
+            + (": a supervisor may continue with the card shoe (15.2.2)" if core.decks.source == "shuffler" else ""),
             CLEAR_ACTION, out_of_play.since_ms)
-    elif core.shuffler_failed:
+    elif core.decks.shuffler_failed:
         add("shuffler", "shuffling device failed", "15.2.2",
             "continue with another shuffling device or the card shoe, with new cards", "use_card_source")
-    if core.door_open:
+    if core.decks.door_open:
         add("door", "shuffling device door open", "15.2", "close the door", None)
     r = core.round
     if r is not None:
@@ -439,24 +440,24 @@ def _messages(effects: Iterable[Effect], previous: list[dict[str, Any]]) -> list
 
 
 def _meter(core: Any) -> dict[str, Any]:
-    offline = core.progressive_offline
-    cents = core.pool_cents
+    offline = core.equipment.progressive_offline
+    cents = core.pool.cents
     if offline:
         text = "PROGRESSIVE OFFLINE"
-    elif "pool" in core.faults:
+    elif "pool" in core.equipment.faults:
         text = "pool cannot be reached"
     elif cents is None:
         text = "no reading yet"
     else:
         text = money(cents)
-    return {"cents": cents, "text": text, "offline": offline, "locked": offline or "pool" in core.faults,
-            "meter_fault": core.faults.get("meter"), "award_pending": _award_pending(core)}
+    return {"cents": cents, "text": text, "offline": offline, "locked": offline or "pool" in core.equipment.faults,
+            "meter_fault": core.equipment.faults.get("meter"), "award_pending": _award_pending(core)}
 
 
 def _award_pending(core: Any) -> dict[str, Any] | None:
     """Another linked table's hit, as the pool's reading told it, until the fold ends it (that
     table contributes again) or :data:`AWARD_PENDING_MS` has passed (it may have closed)."""
-    pending = core.award_pending
+    pending = core.pool.award_pending
     if pending is None or core.now - pending["since_ms"] >= AWARD_PENDING_MS:
         return None
     return {**pending, "text": f"progressive hit at table {pending['table_id']}, {money(pending['cents'])}: "
@@ -484,10 +485,10 @@ def screen_view(core: Any, effects: Iterable[Effect] = (), previous: Mapping[str
         dealer["cards"] = [card_text(c) for c in r.dealer_cards]
         dealer["hand"] = _hand(r.dealer_cards)
     held = [s.number for s in r.spots.values() if s.award_held] if r is not None else []
-    lim = core.limits
+    lim = core.hours.limits
     return {
         "table": {"id": core.table_id, "profile": core.profile.name, "spots": core.spot_count,
-                  "card_source": core.card_source, "open": core.is_open, "closing_at_ms": core.closing_at},
+                  "card_source": core.decks.source, "open": core.hours.is_open, "closing_at_ms": core.hours.closing_at},
         "limits": {"minimum_cents": lim.minimum_cents, "maximum_cents": lim.maximum_cents,
                    "unit_cents": lim.unit_cents, "progressive_cents": lim.progressive_wager_cents,
                    "text": f"{money(lim.minimum_cents)} to {money(lim.maximum_cents)}, units of "

@@ -25,7 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tabled.game.round_facts import Wager
-from tabled.table.core import DECKS, TableCore
+from tabled.table.cardsource import DECKS
+from tabled.table.core import TableCore
 from tabled.table.spot import Spot
 
 
@@ -142,12 +143,13 @@ def dealer_view(core: TableCore) -> TableView:
             tuple(r.dealt_to), r.deliveries,
             tuple(a["spot"] for a in awards if r.spots[a["spot"]].award_held), _payments(core))
     return TableView(
-        is_open=core.is_open, rounds_started=core.round_no, rounds_finished=core.rounds_finished,
-        spot_count=core.spot_count, card_source=core.card_source,
-        progressive_wager_cents=core.limits.progressive_wager_cents,
-        faults=tuple(sorted(core.faults)), approved=core.approved, shuffler_failed=core.shuffler_failed,
-        decks_shuffled=frozenset(d for d in DECKS if core.decks[d]["shuffled"]),
-        decks_verified=frozenset(d for d, state in core.decks.items() if state["verified"]),
-        deck_to_check=core.deck_to_check(), cut_done=core.cut_done, round=round_view,
+        is_open=core.hours.is_open, rounds_started=core.round_no, rounds_finished=core.rounds_finished,
+        spot_count=core.spot_count, card_source=core.decks.source,
+        progressive_wager_cents=core.hours.limits.progressive_wager_cents,
+        faults=tuple(sorted(core.equipment.faults)), approved=core.equipment.approved,
+        shuffler_failed=core.decks.shuffler_failed,
+        decks_shuffled=frozenset(d for d in DECKS if core.decks.status[d]["shuffled"]),
+        decks_verified=frozenset(d for d, state in core.decks.status.items() if state["verified"]),
+        deck_to_check=core.decks.deck_to_check(core.round), cut_done=core.decks.cut_done, round=round_view,
         staff_listed=core.staff.listed, signed_in=tuple(sorted(core.staff.on.items())),
-        shuffler_out=core.device_out is not None)
+        shuffler_out=core.decks.device_out is not None)

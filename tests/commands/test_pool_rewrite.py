@@ -13,7 +13,7 @@ from tabled.journal.store import Journal
 from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import Category
 from tabled.pool.local import LocalPool
-from tabled.table.core import result_as_dict
+from tabled.table.poolbook import result_as_dict
 
 from tests.pool.test_contract import MAIN, NSW
 

@@ -11,7 +11,7 @@ import random
 from typing import Any
 
 from tabled.sim.players import Player
-from tabled.table.core import DECKS
+from tabled.table.cardsource import DECKS
 from tabled.table.effects import Effect, Shuffle
 
 
@@ -87,7 +87,7 @@ class SimulatedFloor:
         if r is None:
             return False
         if r.phase == "preparing":
-            if core.card_source == "shoe" and not core.cut_done:
+            if core.decks.source == "shoe" and not core.decks.cut_done:
                 self.decks["S"] = self._shuffled_deck()
                 t.submit("panel", {"action": "shuffle_and_cut", "key": "dealer"})  # 4.2
                 return True
@@ -99,7 +99,7 @@ class SimulatedFloor:
                     t.submit("wager", {"spot": p.spot, "area": "ante", "cents": p.ante_cents})
                     if p.progressive:
                         t.submit("wager", {"spot": p.spot, "area": "progressive",
-                                           "cents": core.limits.progressive_wager_cents})
+                                           "cents": core.hours.limits.progressive_wager_cents})
                 return True
             t.submit("panel", {"action": "no_more_bets", "key": "dealer"})
             self.position = 0

@@ -6,7 +6,7 @@ import dataclasses
 
 from tabled.daemon.assemble import make_core
 from tabled.daemon.config import load_config
-from tabled.table.core import op_key
+from tabled.table.poolbook import op_key
 from tabled.journal.store import Journal
 from tabled.daemon.controller import NOTES_VERSION, Table
 
@@ -19,8 +19,9 @@ def test_after_a_restart_an_operation_one_pool_answered_is_still_owed_to_the_oth
     cfg = dataclasses.replace(cfg, pools=(*cfg.pools, reserve))
     rid = f"{cfg.table.id}-000001"
     snapshot = make_core(cfg, None).snapshot()
-    snapshot["undelivered"] = {op_key("contribute", rid, 1): {
-        "op": "contribute", "round_id": rid, "spot": 1, "cents": 100, "reason": None, "hits": [], "done": []}}
+    snapshot["pool"]["undelivered"] = {op_key("contribute", rid, 1): {
+        "op": "contribute", "round_id": rid, "spot": 1, "cents": 100, "reason": None, "hits": [], "done": [],
+        "table_id": cfg.table.id, "hands": [], "held_since_ms": None}}
     journal = Journal.open(tmp_path / "journal.db")
     try:
         journal.checkpoint({**snapshot, "notes": NOTES_VERSION})  # as today's daemon checkpoints
@@ -29,5 +30,5 @@ def test_after_a_restart_an_operation_one_pool_answered_is_still_owed_to_the_oth
         core, _, _ = Table.replay(journal, lambda snap: make_core(cfg, snap))
     finally:
         journal.close()
-    assert [(op.op, op.round_id, op.spot) for op, done in core.pending_pool_ops()] == [("contribute", rid, 1)]
-    assert [done for _, done in core.pending_pool_ops()] == [[cfg.primary_pool.name]]
+    assert [(op.op, op.round_id, op.spot) for op, done in core.pool.pending()] == [("contribute", rid, 1)]
+    assert [done for _, done in core.pool.pending()] == [[cfg.primary_pool.name]]

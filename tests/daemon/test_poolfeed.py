@@ -85,7 +85,8 @@ async def test_an_operation_that_cannot_reach_the_pool_waits_under_the_fault_the
         f.feed.start()
         pool.down = True
         with capture_logs() as logged:
-            assert f.feed.send([PoolOp("contribute", "T01-000001", 3, PROFILE.progressive_wager_cents)])
+            assert f.feed.send([PoolOp("contribute", "T01-000001", 3, PROFILE.progressive_wager_cents,
+                                       table_id="T01")])
             await f.until(lambda: "equipment.fault" in f.kinds() and pool.calls >= 3)   # sent again and again
         # said once when it starts, not at every re-send
         assert [e["event"] for e in logged if e["event"].startswith("pool.unreachable")] == ["pool.unreachable"]
@@ -115,11 +116,12 @@ async def test_awards_go_to_the_primary_pool_only_contributions_to_every_pool_11
     try:
         assert isinstance(main, ProgressivePool) and isinstance(side, ProgressivePool)
         f = Feeding(core, journal, main, [side])
-        assert core.pool_count == 2
+        assert core.pool.count == 2
         f.feed.start()
-        f.feed.send([PoolOp("contribute", "T01-000001", 1, PROFILE.progressive_wager_cents),
-                     PoolOp("contribute", "T01-000001", 2, PROFILE.progressive_wager_cents),
-                     PoolOp("awards", "T01-000001", hits=((1, "FLUSH"),))])
+        f.feed.send([PoolOp("contribute", "T01-000001", 1, PROFILE.progressive_wager_cents, table_id="T01"),
+                     PoolOp("contribute", "T01-000001", 2, PROFILE.progressive_wager_cents, table_id="T01"),
+                     PoolOp("awards", "T01-000001", hits=((1, "FLUSH"),), table_id="T01",
+                            schedule=PROFILE.progressive_schedule)])
         await f.until(lambda: f.feed.pending == 0 and len(f.answers) == 5)
         by_pool = sorted((p["pool"], k) for k, p in f.answers)
         assert by_pool == [("main", "pool.awards"), ("main", "pool.contributed"), ("main", "pool.contributed"),
@@ -129,4 +131,29 @@ async def test_awards_go_to_the_primary_pool_only_contributions_to_every_pool_11
         f.feed.stop()
         await main.close()
         await side.close()
+        journal.close()
+
+
+async def test_an_award_goes_to_the_pool_as_the_operation_carries_it_hands_and_held_time_9_5_14_13(tmp_path):
+    # the feed reads nothing of the table for an award: the table, the hands, the pay table and
+    # the time the table held it while the pool was down are the operation's own
+    local = await open_pool(tmp_path, "main")
+    core, journal = fresh(tmp_path)
+    held_ms = 1_700_000_000_000
+    try:
+        f = Feeding(core, journal, local)
+        f.feed.start()
+        f.feed.send([PoolOp("awards", "T01-000001", hits=((3, "ROYAL_FLUSH"),), table_id="T01",
+                            hands=((3, (51, 47, 43, 39, 35)),), schedule=PROFILE.progressive_schedule,
+                            held_since_ms=held_ms)])
+        await f.until(lambda: f.feed.pending == 0 and f.answers)
+        (kind, answer), = f.answers
+        assert kind == "pool.awards" and answer["held_since_ms"] == held_ms
+        (hit,) = await local.history()
+        assert (hit.table_id, hit.round_id, hit.spot, hit.category) == ("T01", "T01-000001", 3, "ROYAL_FLUSH")
+        assert hit.hand is not None and len(hit.hand.split()) == 5 and hit.held_since is not None
+        assert hit.held_since.startswith("2023-11-14T22:13:20")
+    finally:
+        f.feed.stop()
+        await local.close()
         journal.close()

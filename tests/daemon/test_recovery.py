@@ -50,7 +50,7 @@ async def session(tmp, clock, floor, stop_after=None):
         await table.resume(missing)
         consumer = asyncio.create_task(table.run())
         table.submit("pool.balance", {"balance_cents": await pool.balance()})
-        if not core.is_open:
+        if not core.hours.is_open:
             table.submit("panel", {"action": "open_table", "key": "supervisor"})
         while core.rounds_finished < ROUNDS:
             idle = asyncio.create_task(table.idle.wait())
@@ -168,7 +168,7 @@ def test_a_restart_writes_nothing_twice(tmp_path, capsys):
     assert [r.kind for r in before].count("deck.checked") == 1
     for _ in range(5):
         core = asyncio.run(restart(tmp_path, clock))
-        assert core.decks["A"]["verified"]
+        assert core.decks.status["A"]["verified"]
     with Journal.open(tmp_path / "journal.db") as j:
         after = list(j.records_after(0))
         assert j.verify().ok
@@ -206,7 +206,7 @@ def test_an_input_folded_with_the_round_that_finished_is_in_the_checkpoint(tmp_p
     live = asyncio.run(restart(tmp_path, clock, [
         ("panel", {"action": "invalidate_round", "key": "supervisor", "reason": "commotion"}),  # 16.4: ends it
         ("shuffler.shuffled", {"deck": "B"})]))
-    assert live.rounds_finished == 1 and live.decks["B"]["shuffled"]
+    assert live.rounds_finished == 1 and live.decks.status["B"]["shuffled"]
     with Journal.open(tmp_path / "journal.db") as j:
         kinds = [r.kind for r in j.records_after(0)]
         assert kinds.index("checkpoint") > kinds.index("round.finished")  # a checkpoint was written

@@ -15,10 +15,10 @@ async def test_without_card_recognition_the_dealers_check_on_the_panel_verifies_
     sims = await SimulatedTable(tmp_path / "dev", seed=1, timing=FAST, scripts={"shuffler": str(script)}).start()
 
     async def scenario(run):
-        await run.until(lambda: run.core.recognition is False, act=False)
+        await run.until(lambda: run.core.decks.recognition is False, act=False)
         run.floor.press("approve", key="supervisor")  # 16.8: the table opens
-        await run.until(lambda: run.core.round is not None and run.core.decks["A"]["shuffled"], act=False)
-        assert run.core.round.phase == "preparing" and not run.core.decks["A"]["verified"]  # no round yet
+        await run.until(lambda: run.core.round is not None and run.core.decks.status["A"]["shuffled"], act=False)
+        assert run.core.round.phase == "preparing" and not run.core.decks.status["A"]["verified"]  # no round yet
         run.floor.press("verify_deck", key="inspector")  # 3.4 names the dealer or a game supervisor
         await run.until(lambda: run.said("3.4", "needs the dealer or supervisor key", level="refused"), act=False)
         assert run.core.round.phase == "preparing"

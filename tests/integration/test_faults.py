@@ -51,7 +51,7 @@ async def test_shuffler_failing_mid_round_voids_it_15_2_1_and_play_continues_15_
         await run.sims.unplug("shuffler")
         await run.sims.replug("shuffler")
         await run.until(lambda: run.core.round is None, act=False)
-        assert run.core.shuffler_failed
+        assert run.core.decks.shuffler_failed
         run.floor.spare_shuffler = True  # 15.2.2: a supervisor brings another device, new cards
         await run.rounds(2)
 
@@ -101,7 +101,7 @@ async def test_meter_stops_answering_no_new_round_until_an_inspector_approves_14
         await run.rounds(1)
         await run.phase("deciding")
         await run.sims.control("meter").call("silent", on=True)  # "the meter stops answering"
-        await run.until(lambda: "meter" in run.core.faults, act=False)
+        await run.until(lambda: "meter" in run.core.equipment.faults, act=False)
         rid = run.core.round_id
         await run.until(lambda: run.core.round is None)  # the round in play may finish...
         assert run.core.rounds_finished == 2 and journal_records_count(run, rid)
@@ -113,7 +113,7 @@ async def test_meter_stops_answering_no_new_round_until_an_inspector_approves_14
         assert run.core.round.progressive_offline  # the meter is still down: progressive offline
         await run.rounds(1)
         await run.sims.control("meter").call("silent", on=False)  # the meter answers again
-        await run.until(lambda: not run.core.faults, act=False)
+        await run.until(lambda: not run.core.equipment.faults, act=False)
         await run.rounds(2)
         assert not run.core.round.progressive_offline
 
@@ -140,7 +140,7 @@ async def test_bet_spot_board_lost_is_a_14_13_fault_and_play_recovers_when_it_is
         await run.phase("betting", act=False)  # before the players put their chips down
         rid = run.core.round_id
         await run.sims.unplug("betspots")  # SIGKILL: the board's power is cut
-        await run.until(lambda: "betspots" in run.core.faults, act=False)
+        await run.until(lambda: "betspots" in run.core.equipment.faults, act=False)
         # what the board reported before it died (on a loaded machine a chip may be read first)
         read_before = {n: s.ante for n, s in run.core.round.spots.items()}
         await run.until(lambda: (rid, "wager") in run.floor.done)  # the players put their chips down
@@ -150,7 +150,7 @@ async def test_bet_spot_board_lost_is_a_14_13_fault_and_play_recovers_when_it_is
         assert {n: s.ante for n, s in r.spots.items()} == read_before  # nothing read from a board that is gone
         await run.sims.replug("betspots")  # a new board over the same chips
         await run.until(lambda: run.core.rounds_finished >= int(rid[-6:]))
-        await run.until(lambda: "betspots" not in run.core.faults)
+        await run.until(lambda: "betspots" not in run.core.equipment.faults)
         await run.rounds(2)
 
     run = await play(tmp_path, scenario)

@@ -156,14 +156,14 @@ async def test_closure_announced_takes_effect_only_20_minutes_later_16_8(tmp_pat
         run.floor.press("announce-closure", "supervisor", value=19)  # too short a notice: refused
         await run.until(lambda: run.said("16.8", "closure refused"), act=False)
         run.floor.press("announce-closure", "supervisor", value=20)
-        await run.until(lambda: run.core.closing_at is not None, act=False)
+        await run.until(lambda: run.core.hours.closing_at is not None, act=False)
         await run.rounds(1)
         clock.advance(19.9)               # not yet: the table stays open
         await run.rounds(1)
-        assert run.core.is_open and run.core.round is not None
+        assert run.core.hours.is_open and run.core.round is not None
         clock.advance(0.1)                # the sign has been up 20 minutes
         await run.rounds(1)               # the round in play finishes; no new one starts
-        assert not run.core.is_open and run.core.round is None
+        assert not run.core.hours.is_open and run.core.round is None
 
     run = await play_at(tmp_path, scenario, clock=clock)
     assert run.said("16.8", "table closed")

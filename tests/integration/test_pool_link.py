@@ -72,7 +72,7 @@ class LinkedTable:
         for e in effects:
             if isinstance(e, MeterShow):
                 # a "show" while 14.13 play is approved shows "progressive offline"
-                assert e.offline == self.core.progressive_offline  # told complete, as the table stands
+                assert e.offline == self.core.equipment.progressive_offline  # told complete, as the table stands
                 self.meter_offline.append(e.offline)
                 if e.cents is not None:
                     self.meter_shown.append(e.cents)
@@ -157,7 +157,7 @@ async def _delivered_once(t: LinkedTable) -> None:
                                                             for r in t.records("pool.reversed")])
     assert report.ok, report
     assert (await t.pool.verify()).ok
-    assert not t.core.undelivered
+    assert not t.core.pool.undelivered
 
 
 STEPS = ("betting", "dealing", "deciding", "revealed", "between rounds")
@@ -176,9 +176,9 @@ async def test_link_lost_in_every_state_of_a_round_and_back_14_13(tmp_path, pg_d
         for name, step in steps:
             if name == cut_in:
                 t.proxy.cut()
-                await t.until(lambda: "pool" in t.core.faults)    # 14.13: the link is lost
+                await t.until(lambda: "pool" in t.core.equipment.faults)    # 14.13: the link is lost
             await step()
-        await t.until(lambda: "pool" in t.core.faults)
+        await t.until(lambda: "pool" in t.core.equipment.faults)
         assert [r.payload["phase"] for r in t.records("round.finished") if r.round_id == rid] == ["complete"]
         await t.next_deck_shuffled()
         assert t.round is None                                     # no new round without the inspector
@@ -187,19 +187,19 @@ async def test_link_lost_in_every_state_of_a_round_and_back_14_13(tmp_path, pg_d
         await t.feed("panel", action="approve_play", key="inspector")
         assert t.round is not None and t.round.progressive_offline  # progressive acceptance locked
         await t.whole_round(progressive=False)                      # round 3 plays, progressive offline
-        assert t.meter_shown[-1] == t.core.pool_cents
+        assert t.meter_shown[-1] == t.core.pool.cents
         t.proxy.restore()                                           # the link returns
-        await t.until(lambda: not t.core.faults)
+        await t.until(lambda: not t.core.equipment.faults)
         assert t.records("fault.raised")[-1].payload["equipment"] == "pool"
         assert t.records("fault.cleared")[-1].payload == {"equipment": "pool"}
         assert t.round is not None and not t.round.progressive_offline
         await t.whole_round()                                       # round 4: progressive again
-        await t.until(lambda: not t.core.undelivered)
+        await t.until(lambda: not t.core.pool.undelivered)
         await _delivered_once(t)
         contributed = {(r.payload["round_id"], r.payload["spot"]) for r in t.records("pool.contributed")}
         assert (rid, 1) in contributed and (rid, 3) in contributed  # round 2's, delivered after the cut
         balance = await t.pool.balance()
-        await t.until(lambda: t.core.pool_cents == balance)          # the meter shows the pool
+        await t.until(lambda: t.core.pool.cents == balance)          # the meter shows the pool
     finally:
         await t.close()
         await t.proxy.close()
@@ -217,7 +217,7 @@ async def test_hits_held_during_link_loss_are_paid_once_in_the_pools_order_14_13
             t.proxy.cut()
         for t in (t2, t1):                                          # both hit while their links are down
             await t.settled()
-            await t.until(lambda t=t: t.round.round_id in t.core.awards_held)
+            await t.until(lambda t=t: t.round.round_id in t.core.pool.awards_held)
             assert t.round.phase == "settling" and t.round.spots[3].award_held  # 9.5: cards face up
             assert [r.payload["spots"] for r in t.records("progressive.award_held")] == [[3]]
         await t2.next_deck_shuffled()
@@ -228,7 +228,7 @@ async def test_hits_held_during_link_loss_are_paid_once_in_the_pools_order_14_13
         await t1.until(lambda: t1.round.awards is not None)
         for t in (t1, t2):
             await t.feed("panel", action="award_paid", spot=3, key="dealer")
-            await t.until(lambda t=t: not t.core.faults and not t.core.undelivered)
+            await t.until(lambda t=t: not t.core.equipment.faults and not t.core.pool.undelivered)
         hits = list(reversed(await t1.pool.history()))
         assert [(h.table_id, h.spot) for h in hits] == [("T02", 3), ("T01", 3)]  # the pool's order
         assert all(h.held_since is not None for h in hits)
@@ -250,7 +250,7 @@ async def test_hits_held_during_link_loss_are_paid_once_in_the_pools_order_14_13
         await _delivered_once(t2)
         # every linked table's meter shows the pool; neither ever went down but for the awards
         balance = await t1.pool.balance()
-        await t1.until(lambda: t1.core.pool_cents == balance and t2.core.pool_cents == balance)
+        await t1.until(lambda: t1.core.pool.cents == balance and t2.core.pool.cents == balance)
     finally:
         for t in (t1, t2):
             await t.close()
@@ -264,10 +264,10 @@ async def test_two_tables_sharing_one_pool_show_the_same_meter_2_4_3(tmp_path, p
         for _ in range(2):
             await t1.whole_round()
             await t2.whole_round()
-        await t1.until(lambda: not t1.core.undelivered and not t2.core.undelivered)
+        await t1.until(lambda: not t1.core.pool.undelivered and not t2.core.pool.undelivered)
         balance = await t1.pool.balance()
         assert balance == SETTINGS.reset_cents + 8 * (WAGER * PROFILE.contribution_basis_points // 10_000)
-        await t1.until(lambda: t1.core.pool_cents == balance and t2.core.pool_cents == balance)
+        await t1.until(lambda: t1.core.pool.cents == balance and t2.core.pool.cents == balance)
         for t in (t1, t2):
             assert t.meter_shown == sorted(t.meter_shown)           # never down without a hit
             assert t.meter_shown[-1] == balance
@@ -293,7 +293,7 @@ async def _rounds(t: LinkedTable, n: int) -> None:
 
 
 def _owed(t: LinkedTable) -> int:
-    return sum(1 for e in t.core.undelivered.values() if e["op"] == "contribute")
+    return sum(1 for e in t.core.pool.undelivered.values() if e.op.op == "contribute")
 
 
 async def test_two_tables_with_one_id_on_one_pool_lose_no_contribution(tmp_path, pg_dsn):
@@ -306,10 +306,10 @@ async def test_two_tables_with_one_id_on_one_pool_lose_no_contribution(tmp_path,
     second = await _open(tmp_path / "b", pg_dsn, "T01")
     try:
         await _rounds(first, 2)
-        await first.until(lambda: not first.core.undelivered)
+        await first.until(lambda: not first.core.pool.undelivered)
         await second.whole_round()                                 # its lock: refused by the pool
-        await second.until(lambda: "pool" in second.core.faults)
-        assert "already plays here with another journal" in second.core.faults["pool"]
+        await second.until(lambda: "pool" in second.core.equipment.faults)
+        assert "already plays here with another journal" in second.core.equipment.faults["pool"]
         assert not second.records("pool.contributed")              # nothing answered as a "repeat"
         counts = await _contribution_count(first.pool)
         assert counts == {("T01", rid, spot): 1 for rid in first.played for spot in (1, 3)}
@@ -334,13 +334,13 @@ async def test_a_journal_restored_from_a_backup_loses_no_contribution(tmp_path, 
     path = t.journal.path
     try:
         await _rounds(t, 2)
-        await t.until(lambda: not t.core.undelivered)
+        await t.until(lambda: not t.core.pool.undelivered)
         live, copy = sqlite3.connect(path), sqlite3.connect(tmp_path / "backup.db")
         live.backup(copy)                                          # docs/operations.md: the backup
         live.close()
         copy.close()
         await _rounds(t, 2)
-        await t.until(lambda: not t.core.undelivered)
+        await t.until(lambda: not t.core.pool.undelivered)
     finally:
         await t.close()
     for leftover in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
@@ -361,8 +361,8 @@ async def test_a_journal_restored_from_a_backup_loses_no_contribution(tmp_path, 
         await again.start(setup=False)                             # as if the pool had been out of reach
         played = await again.whole_round()
         assert played == "T01-000003"                              # the id the pool already has
-        await again.until(lambda: "pool" in again.core.faults)
-        assert "holds round T01-000004 of table T01" in again.core.faults["pool"]
+        await again.until(lambda: "pool" in again.core.equipment.faults)
+        assert "holds round T01-000004 of table T01" in again.core.equipment.faults["pool"]
         assert not [r for r in again.records("pool.contributed") if r.payload["round_id"] == played]
         assert _owed(again) == 2                                   # owed, not swallowed
         counts = await _contribution_count(again.pool)
@@ -379,7 +379,7 @@ async def test_a_rewound_round_counter_loses_no_contribution(tmp_path, pg_dsn):
     t = await _open(tmp_path, pg_dsn, "T01")
     try:
         await _rounds(t, 2)
-        await t.until(lambda: not t.core.undelivered)
+        await t.until(lambda: not t.core.pool.undelivered)
         snapshot = t.core.snapshot()
     finally:
         await t.close()
@@ -393,8 +393,8 @@ async def test_a_rewound_round_counter_loses_no_contribution(tmp_path, pg_dsn):
         await again.feed("shuffler.shuffled", deck="B")
         played = await again.whole_round()
         assert played == "T01-000001"                              # an id the pool already has
-        await again.until(lambda: "pool" in again.core.faults)
-        assert "the pool holds another round with this id" in again.core.faults["pool"]
+        await again.until(lambda: "pool" in again.core.equipment.faults)
+        assert "the pool holds another round with this id" in again.core.equipment.faults["pool"]
         assert not [r for r in again.records("pool.contributed")
                     if r.payload["round_id"] == played and r.seq > journal_head(again, played)]
         assert _owed(again) == 2
@@ -416,15 +416,15 @@ async def test_the_link_back_after_an_outage_raises_no_second_fault_14_13(tmp_pa
     t = await _open(tmp_path, pg_dsn, "T01")
     try:
         await t.whole_round()
-        await t.until(lambda: not t.core.undelivered)
+        await t.until(lambda: not t.core.pool.undelivered)
         t.proxy.cut()                                              # between operations: only the feed sees it
-        await t.until(lambda: "pool" in t.core.faults)
+        await t.until(lambda: "pool" in t.core.equipment.faults)
         t.proxy.restore()
-        await t.until(lambda: not t.core.faults)
+        await t.until(lambda: not t.core.equipment.faults)
         await t.whole_round()                                      # its contributions on the pool
-        await t.until(lambda: not t.core.undelivered)
+        await t.until(lambda: not t.core.pool.undelivered)
         assert [r.payload["equipment"] for r in t.records("fault.raised")] == ["pool"]   # once
-        assert not t.core.faults
+        assert not t.core.equipment.faults
         await _delivered_once(t)
     finally:
         await t.close()
@@ -445,12 +445,12 @@ async def test_reconcile_lists_owed_and_in_flight_contributions_and_the_next_sta
     t = await _open(tmp_path, pg_dsn, "T01")
     try:
         await t.whole_round()
-        await t.until(lambda: not t.core.undelivered)
+        await t.until(lambda: not t.core.pool.undelivered)
         await t.bets_placed()
         held = t.round.round_id
         t.proxy.cut()
         await t.dealt(PLAIN)                                       # the lock: both contributions owed
-        await t.until(lambda: "pool" in t.core.faults)
+        await t.until(lambda: "pool" in t.core.equipment.faults)
         key = round_key(t.journal, held)
     finally:
         await t.close()
@@ -473,7 +473,7 @@ async def test_reconcile_lists_owed_and_in_flight_contributions_and_the_next_sta
     t.proxy.restore()
     try:
         await again.start(setup=False)                             # the next start delivers both, once
-        await again.until(lambda: not again.core.undelivered and not again.core.faults)
+        await again.until(lambda: not again.core.pool.undelivered and not again.core.equipment.faults)
         counts = await _contribution_count(again.pool)
         assert counts[("T01", held, 1)] == counts[("T01", held, 3)] == 1
     finally:
@@ -502,7 +502,7 @@ async def test_started_with_the_pool_unreachable_it_runs_under_14_13_until_it_co
     t = LinkedTable(tmp_path, "T01", proxy)
     try:
         await t.start(pool_up=False)                              # the daemon starts all the same
-        assert not t.pool.ready and "pool" in t.core.faults
+        assert not t.pool.ready and "pool" in t.core.equipment.faults
         raised = t.records("fault.raised")
         assert [r.payload["equipment"] for r in raised] == ["pool"]  # journaled, once
         assert "cannot reach the pool database" in raised[0].payload["reason"]
@@ -522,23 +522,23 @@ async def test_started_with_the_pool_unreachable_it_runs_under_14_13_until_it_co
         for _ in range(2):                                          # two rounds played, progressive offline
             rid = await t.whole_round(progressive=False)
             assert [r.payload["progressive_offline"] for r in t.records("round.started") if r.round_id == rid] == [True]
-        assert not t.records("pool.contributed") and not t.core.undelivered
-        assert t.core.pool_cents is None and not t.meter_shown     # never a number the pool did not give
+        assert not t.records("pool.contributed") and not t.core.pool.undelivered
+        assert t.core.pool.cents is None and not t.meter_shown     # never a number the pool did not give
         proxy.restore()                                             # the link comes up
-        await t.until(lambda: not t.core.faults)
+        await t.until(lambda: not t.core.equipment.faults)
         assert t.pool.ready                                         # schema created, pool opened at its reset
         assert t.records("fault.cleared")[-1].payload == {"equipment": "pool"}
-        await t.until(lambda: t.core.pool_cents == SETTINGS.reset_cents)  # the meter shows the pool
+        await t.until(lambda: t.core.pool.cents == SETTINGS.reset_cents)  # the meter shows the pool
         assert t.meter_shown[-1] == SETTINGS.reset_cents and not t.meter_offline[-1]
         assert t.round is not None and not t.round.progressive_offline
         rid = await t.whole_round()                                 # progressive wagers again
-        await t.until(lambda: not t.core.undelivered)
+        await t.until(lambda: not t.core.pool.undelivered)
         await _delivered_once(t)
         share = WAGER * PROFILE.contribution_basis_points // 10_000
         assert await _contribution_count(t.pool) == {("T01", rid, 1): 1, ("T01", rid, 3): 1}
         balance = await t.pool.balance()
         assert balance == SETTINGS.reset_cents + 2 * share
-        await t.until(lambda: t.core.pool_cents == balance)
+        await t.until(lambda: t.core.pool.cents == balance)
     finally:
         await t.close()
         await proxy.close()
@@ -555,14 +555,14 @@ async def test_restarted_while_the_pool_is_unreachable_contributions_are_deliver
         held = t.round.round_id
         proxy.cut()
         await t.dealt(PLAIN)                                       # no more bets: the contributions are journaled
-        await t.until(lambda: "pool" in t.core.faults)
-        assert held in {e["round_id"] for e in t.core.undelivered.values()}
+        await t.until(lambda: "pool" in t.core.equipment.faults)
+        assert held in {e.op.round_id for e in t.core.pool.undelivered.values()}
     finally:
         await t.close()                                            # the daemon stops with the link down
     t = LinkedTable(tmp_path, "T01", proxy)
     try:
         await t.start(pool_up=False, setup=False)                  # ...and starts again, still down
-        assert "pool" in t.core.faults and not t.pool.ready
+        assert "pool" in t.core.equipment.faults and not t.pool.ready
         assert len(t.records("fault.raised")) == 1                 # the standing fault, not a second one
         await t.decided()                                          # the round in play finishes
         await t.revealed()
@@ -572,9 +572,9 @@ async def test_restarted_while_the_pool_is_unreachable_contributions_are_deliver
         await t.feed("panel", action="approve_play", key="inspector")
         assert t.round.progressive_offline and t.meter_offline[-1]
         offline = await t.whole_round(progressive=False)
-        assert held in {e["round_id"] for e in t.core.undelivered.values()}  # still waiting for the pool
+        assert held in {e.op.round_id for e in t.core.pool.undelivered.values()}  # still waiting for the pool
         proxy.restore()
-        await t.until(lambda: not t.core.faults and not t.core.undelivered)
+        await t.until(lambda: not t.core.equipment.faults and not t.core.pool.undelivered)
         assert t.records("fault.cleared")[-1].payload == {"equipment": "pool"}
         await _delivered_once(t)
         counts = await _contribution_count(t.pool)
@@ -583,7 +583,7 @@ async def test_restarted_while_the_pool_is_unreachable_contributions_are_deliver
         balance = await t.pool.balance()
         share = WAGER * PROFILE.contribution_basis_points // 10_000
         assert balance == SETTINGS.reset_cents + 4 * share
-        await t.until(lambda: t.core.pool_cents == balance)        # the meter shows the pool again
+        await t.until(lambda: t.core.pool.cents == balance)        # the meter shows the pool again
         assert t.meter_shown[-1] == balance and not t.meter_offline[-1]
     finally:
         await t.close()
@@ -605,8 +605,8 @@ async def test_tabled_run_starts_with_the_pool_unreachable_plays_once_an_inspect
 
     async def scenario(run: Run) -> None:
         core, meter = run.core, run.devices.drivers["meter"]
-        assert "pool" in core.faults and not run.table.feed.primary.ready   # started, under 14.13
-        await run.until(lambda: core.is_open and core.decks["A"]["shuffled"] and core.decks["B"]["shuffled"])
+        assert "pool" in core.equipment.faults and not run.table.feed.primary.ready   # started, under 14.13
+        await run.until(lambda: core.hours.is_open and all(core.decks.status[d]["shuffled"] for d in "AB"))
         assert core.round is None                                   # ready to deal: no round
         run.floor.press("approve", key="inspector")                 # 14.13: the inspector approves
         await run.until(lambda: core.round is not None, act=False)
@@ -615,12 +615,12 @@ async def test_tabled_run_starts_with_the_pool_unreachable_plays_once_an_inspect
         assert (await meter.showing()).message is MeterMessage.PROGRESSIVE_OFFLINE
         assert not [r for r in run.table.journal.records_after(0) if r.kind == "pool.contributed"]
         proxy.restore()                                             # the pool answers
-        await run.until(lambda: not core.faults, act=False)
+        await run.until(lambda: not core.equipment.faults, act=False)
         await run.rounds(2)                                         # progressive wagers again
-        await run.until(lambda: not core.undelivered and core.round is not None, act=False)
+        await run.until(lambda: not core.pool.undelivered and core.round is not None, act=False)
         pool = run.table.feed.primary
         balance = await pool.balance()
-        await run.until(lambda: core.pool_cents == balance, act=False)
+        await run.until(lambda: core.pool.cents == balance, act=False)
         display = await meter.showing()
         assert display.message is MeterMessage.AMOUNTS and display.amounts == (balance,)
         records = list(run.table.journal.records_after(0))

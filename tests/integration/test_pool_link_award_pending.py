@@ -30,7 +30,7 @@ async def test_table_b_s_screen_says_award_pending_after_table_a_s_hit_until_a_p
         await a.until(lambda: a.round.awards is not None)
         award = a.round.awards["awards"][0]["amount_cents"]
         balance = await a.pool.balance()
-        await b.until(lambda: b.core.pool_cents == balance and b.core.award_pending is not None)
+        await b.until(lambda: b.core.pool.cents == balance and b.core.pool.award_pending is not None)
         shown = screen_view(b.core)["meter"]
         assert shown["text"] == money(balance)
         assert shown["award_pending"]["text"] == f"progressive hit at table T01, {money(award)}: award pending"
@@ -45,7 +45,7 @@ async def test_table_b_s_screen_says_award_pending_after_table_a_s_hit_until_a_p
         await a.next_deck_shuffled()
         await a.bets_placed()
         await a.feed("panel", action="no_more_bets", key="dealer")     # T01's next contributions
-        await b.until(lambda: b.core.award_pending is None)
+        await b.until(lambda: b.core.pool.award_pending is None)
         assert screen_view(b.core)["meter"]["award_pending"] is None
     finally:
         for t in tables:

@@ -15,8 +15,8 @@ async def test_normal_rounds_settle_and_feed_the_pool_7_2_1_11_6_9(tmp_path):
         # 2.4.3: the meter (its own process) shows what the pool holds (once its command is through)
         await run.until(lambda: True, act=False)
         shown = await eventually(lambda: run.sims.control("meter").call("showing"),
-                                 lambda v: v["amounts"] == [run.core.pool_cents])
-        assert shown["amounts"] == [run.core.pool_cents]
+                                 lambda v: v["amounts"] == [run.core.pool.cents])
+        assert shown["amounts"] == [run.core.pool.cents]
         # 7.2.1, 11.2: after "no more bets" the board is locked and the lamps of the spots whose
         # progressive wager was accepted are lit
         await run.phase("deciding", act=True)
@@ -41,7 +41,7 @@ async def test_normal_rounds_settle_and_feed_the_pool_7_2_1_11_6_9(tmp_path):
     assert len(contributions) >= 15 and all(c.payload["pool_cents"] == 25 for c in contributions)
     pool = await LocalPool.open(tmp_path / "pool.db", "main", "SIM01")
     try:
-        assert await pool.balance() == run.core.pool_cents
+        assert await pool.balance() == run.core.pool.cents
     finally:
         await pool.close()
     assert run.said("9.1") or run.said("9.2")

@@ -89,7 +89,7 @@ class FakeMeter:
 
 def watch(shown, up=("meter",), faults=None) -> MeterWatch:
     devices = SimpleNamespace(up=set(up), drivers={"meter": FakeMeter(shown)})
-    return MeterWatch(devices, SimpleNamespace(faults=faults or {}), out=None)
+    return MeterWatch(devices, SimpleNamespace(equipment=SimpleNamespace(faults=faults or {})), out=None)
 
 
 async def test_the_meter_line_is_what_the_meter_shows_or_that_it_is_down():

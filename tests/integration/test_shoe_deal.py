@@ -91,7 +91,7 @@ async def test_shoe_lifted_and_put_back_between_cards_deal_goes_on_emptied_mid_d
         for _ in range(3):
             run.sims.shoe.draw()                         # a short deck: the shoe runs out
         await run.until(lambda: run.said("14.1", "the shoe ran out after 3 cards"), act=False)
-        await run.until(lambda: not run.core.decks["S"]["verified"], act=False)  # 3.7: replace it
+        await run.until(lambda: not run.core.decks.status["S"]["verified"], act=False)  # 3.7: replace it
         run.floor.press("misdeal")
         await run.until(lambda: run.core.round is None or run.core.round.phase != "dealing", act=False)
 

@@ -24,7 +24,7 @@ async def test_a_device_that_cuts_instead_of_shuffling_is_caught_and_the_deck_re
     assert len(alarms) == 1 and alarms[0].payload["rule"] == "15.1"
     assert alarms[0].payload["rising_sequences"] <= 2  # one cut leaves two runs of the old order
     assert run.said("15.1", "not intermixing")
-    assert not run.core.shuffler_failed
+    assert not run.core.decks.shuffler_failed
     deck = alarms[0].payload["deck"]
     seq = alarms[0].seq
     later = [r for r in journal_records(tmp_path, "shuffler.shuffled") if r.seq > seq and r.payload["deck"] == deck]
@@ -43,13 +43,13 @@ async def test_a_device_that_goes_on_cutting_is_out_of_play_until_an_inspector_c
         shuffler = run.sims.control("shuffler")
         for _ in range(2):  # the next two shuffles only cut: 15.1, then 15.2
             await shuffler.call("plan_shuffle", mixing="cut")
-        await run.until(lambda: run.core.device_out is not None, act=True)
-        assert run.core.shuffler_failed
+        await run.until(lambda: run.core.decks.device_out is not None, act=True)
+        assert run.core.decks.shuffler_failed
         run.floor.press("approve", key="supervisor")  # 15.2.2's "another device": not this one
         await run.until(lambda: bool(run.said("15.2", "until an inspector clears it", "refused")), act=False)
-        assert run.core.device_out is not None and run.core.round is None
+        assert run.core.decks.device_out is not None and run.core.round is None
         run.floor.inspector = True  # the inspector comes and clears it (APPROVE, inspector key)
-        await run.until(lambda: run.core.device_out is None)
+        await run.until(lambda: run.core.decks.device_out is None)
         await run.rounds(2)  # play goes on with the device, on new cards it verifies as it shuffles
 
     run = await play_staffed(tmp_path, scenario)  # with the staff list: the inspector is named
@@ -67,4 +67,4 @@ async def test_a_device_that_goes_on_cutting_is_out_of_play_until_an_inspector_c
     assert later and all(r.payload["card_source"] == "shuffler" for r in later)
     settled = [r for r in journal_records(tmp_path, "round.settled") if r.seq > cleared.seq]
     assert len(settled) >= 2 and not any(r.payload.get("void") for r in settled)
-    assert not run.core.shuffler_failed and run.core.device_out is None
+    assert not run.core.decks.shuffler_failed and run.core.decks.device_out is None

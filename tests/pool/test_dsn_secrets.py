@@ -146,7 +146,7 @@ async def test_a_connection_error_that_repeats_the_password_reaches_no_log_line_
         assert await table.feed.meter_shown(2) is False
 
         async def faulted() -> None:
-            while "pool" not in table.core.faults:
+            while "pool" not in table.core.equipment.faults:
                 await asyncio.sleep(0.01)
         await asyncio.wait_for(faulted(), 10)
     finally:

@@ -249,11 +249,11 @@ async def test_a_table_whose_pool_database_has_no_schema_plays_under_14_13_until
     try:
         await table.resume([])
         async with asyncio.timeout(20):
-            while "pool" not in table.core.faults:
+            while "pool" not in table.core.equipment.faults:
                 await asyncio.sleep(0.01)
         await asyncio.to_thread(migrate_as_admin, pg_empty_dsn)
         async with asyncio.timeout(20):
-            while "pool" in table.core.faults:
+            while "pool" in table.core.equipment.faults:
                 await asyncio.sleep(0.01)
         assert pool.ready and await pool.balance() == MAIN.reset_cents
     finally:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabled.table.core import TableCore, result_as_dict
+from tabled.table.core import TableCore
+from tabled.table.poolbook import result_as_dict
 from tabled.table.effects import Command, Note, PoolOp, Say
 from tabled.game.cards import parse_cards
 from tabled.profiles import load_profile
@@ -101,7 +102,7 @@ class Harness:
             for n in range(1, self.core.spot_count + 1)])
 
     def prepare_cards(self) -> None:
-        if self.core.card_source == "shuffler":
+        if self.core.decks.source == "shuffler":
             for d in ("A", "B"):
                 self.feed("deck.verified", deck=d, cards=list(range(52)))
                 self.feed("shuffler.shuffled", deck=d)

@@ -79,9 +79,9 @@ def test_settle_done_settles_a_revealed_round_9_4():
 def test_approve_with_the_supervisors_key_opens_the_table_16_8_the_dealers_does_not():
     h = Harness(ready=False)
     eff = h.press("approve")
-    assert refused(eff)[0].rule == "14.13" and not h.core.is_open    # the dealer: approve play, refused
+    assert refused(eff)[0].rule == "14.13" and not h.core.hours.is_open    # the dealer: approve play, refused
     eff = h.press("approve", key="supervisor")
-    assert approved(eff) == ["open_table"] and "16.8" in rules_said(eff) and h.core.is_open
+    assert approved(eff) == ["open_table"] and "16.8" in rules_said(eff) and h.core.hours.is_open
     assert refused(h.press("approve", key="supervisor"))[0].rule == "14.13"  # open: nothing more to do
 
 
@@ -100,12 +100,12 @@ def test_approve_resolves_past_posting_with_the_dealers_or_supervisors_key_5_6()
 def test_approve_with_the_supervisors_key_continues_after_a_shuffler_failure_15_2_2():
     h = Harness()
     h.feed("shuffler.fault", fault="motor stalled")                  # 15.2: the device failed
-    assert h.core.shuffler_failed
-    assert refused(h.press("approve"))[0].rule == "14.13" and h.core.shuffler_failed
+    assert h.core.decks.shuffler_failed
+    assert refused(h.press("approve"))[0].rule == "14.13" and h.core.decks.shuffler_failed
     eff = h.press("approve", key="supervisor")
     assert approved(eff) == ["use_card_source"] and "15.2.2" in rules_said(eff)
-    assert not h.core.shuffler_failed and h.core.card_source == "shuffler"
-    assert not h.core.decks["A"]["verified"]                           # 3.6: new cards, verified again
+    assert not h.core.decks.shuffler_failed and h.core.decks.source == "shuffler"
+    assert not h.core.decks.status["A"]["verified"]                           # 3.6: new cards, verified again
 
 
 def test_approve_with_the_inspectors_key_approves_play_and_clears_equipment_that_is_back_14_13():
@@ -113,32 +113,32 @@ def test_approve_with_the_inspectors_key_approves_play_and_clears_equipment_that
     h.feed("device.link", device="betspots", up=False)
     h.feed("equipment.fault", equipment="betspots", reason="link lost: no answer")
     h.feed("equipment.fault", equipment="meter", reason="display fault")
-    assert refused(h.press("approve"))[0].rule == "14.13" and not h.core.approved  # the dealer's key
+    assert refused(h.press("approve"))[0].rule == "14.13" and not h.core.equipment.approved  # the dealer's key
     h.panel("invalidate_round", key="supervisor", reason="test: next round")
     assert h.round is None                                             # no new round without the inspector
     eff = h.press("approve", key="inspector")
     # the meter never lost its link: it is back; the board's link is still down: its fault stands
     assert approved(eff) == ["approve_play"] and [n.payload["equipment"] for n in notes(eff, "fault.cleared")] == \
         ["meter"]
-    assert h.core.faults.keys() == {"betspots"} and h.core.approved
+    assert h.core.equipment.faults.keys() == {"betspots"} and h.core.equipment.approved
     assert h.round is not None and h.round.progressive_offline       # play goes on, progressive offline
     eff = h.feed("device.link", device="betspots", up=True)
     # back while the inspector's approval stands: its fault clears by itself (14.13)
     assert [n.payload["equipment"] for n in notes(eff, "fault.cleared")] == ["betspots"]
-    assert not h.core.faults
+    assert not h.core.equipment.faults
 
 
 def test_approve_with_the_inspectors_key_and_no_fault_is_refused_14_13():
     h = Harness()
     eff = h.press("approve", key="inspector")
-    assert refused(eff)[0].text == "no equipment fault to approve" and not h.core.approved
+    assert refused(eff)[0].text == "no equipment fault to approve" and not h.core.equipment.approved
 
 
 def test_a_device_link_report_that_is_not_one_is_refused():
     h = Harness()
     assert "malformed input" in refused(h.feed("device.link", device="meter", up="yes"))[0].text
     assert "malformed input" in refused(h.feed("device.link", device="toaster", up=False))[0].text
-    assert h.core.links.lost == {}
+    assert h.core.equipment.links.lost == {}
 
 
 # -- cards: exposed, verified, new, the cut, the shoe -------------------------------------------------
@@ -169,18 +169,18 @@ def test_new_cards_replace_every_deck_of_the_card_source_3_6():
     assert refused(h.press("new_cards"))[0].rule == "3.6"
     eff = h.press("new_cards", key="supervisor")
     assert approved(eff) == ["new_cards", "new_cards"]
-    assert not h.core.decks["A"]["verified"] and not h.core.decks["B"]["verified"]
+    assert not h.core.decks.status["A"]["verified"] and not h.core.decks.status["B"]["verified"]
     shoe = Harness(card_source="shoe")
     shoe.press("new_cards", key="supervisor")
-    assert not shoe.core.decks["S"]["verified"] and shoe.core.decks["A"]["verified"] is False
+    assert not shoe.core.decks.status["S"]["verified"] and shoe.core.decks.status["A"]["verified"] is False
 
 
 def test_switch_to_shoe_needs_the_supervisor_and_new_cards_15_2_2():
     h = Harness()
-    assert refused(h.press("switch_to_shoe"))[0].rule == "15.2.2" and h.core.card_source == "shuffler"
+    assert refused(h.press("switch_to_shoe"))[0].rule == "15.2.2" and h.core.decks.source == "shuffler"
     eff = h.press("switch_to_shoe", key="supervisor")
-    assert "15.2.2" in rules_said(eff) and h.core.card_source == "shoe"
-    assert not h.core.decks["S"]["verified"]
+    assert "15.2.2" in rules_said(eff) and h.core.decks.source == "shoe"
+    assert not h.core.decks.status["S"]["verified"]
 
 
 def test_confirm_cut_starts_the_shoe_only_when_the_dealers_cut_is_taken_4_2_4_3():
@@ -188,7 +188,7 @@ def test_confirm_cut_starts_the_shoe_only_when_the_dealers_cut_is_taken_4_2_4_3(
     h.panel("open_table", key="supervisor")
     h.feed("deck.verified", deck="S", count=52)
     eff = h.press("confirm_cut", key="supervisor")                   # 4.3: nobody but the dealer cuts
-    assert refused(eff)[0].rule == "4.3" and not commands(eff, "shoe") and not h.core.cut_done
+    assert refused(eff)[0].rule == "4.3" and not commands(eff, "shoe") and not h.core.decks.cut_done
     eff = h.press("confirm_cut")
     assert "4.2" in rules_said(eff) and [c.name for c in commands(eff, "shoe")] == ["start_shoe"]
     assert h.round.phase == "betting"
@@ -200,7 +200,7 @@ def test_confirm_cut_starts_the_shoe_only_when_the_dealers_cut_is_taken_4_2_4_3(
 def test_verify_deck_with_the_shoe_counts_a_full_deck_3_4():
     h = Harness(card_source="shoe", ready=False)
     eff = h.press("verify_deck")
-    assert "3.4" in rules_said(eff) and h.core.decks["S"]["verified"]
+    assert "3.4" in rules_said(eff) and h.core.decks.status["S"]["verified"]
 
 
 # -- numbers keyed ----------------------------------------------------------------------------------------
@@ -212,9 +212,9 @@ def test_numbers_keyed_on_the_panel_3_7_16_8_6_2_7_3():
     assert says(eff, "flag")[0].rule == "3.7"                          # 51 cards: replace them
     assert refused(h.press("announce_closure", key="supervisor", value=19))[0].rule == "16.8"
     h.press("announce_closure", key="supervisor", value=20)
-    assert h.core.closing_at == h.t + 20 * MINUTE                     # from the input's own time (16.8)
+    assert h.core.hours.closing_at == h.t + 20 * MINUTE                     # from the input's own time (16.8)
     h.press("announce_minimum", key="supervisor", value=1000)
-    assert h.core.pending_minimum == (1000, h.t + 20 * MINUTE)       # 6.2: the earliest 20 minutes allow
+    assert h.core.hours.pending_minimum == (1000, h.t + 20 * MINUTE)       # 6.2: the earliest 20 minutes allow
     assert refused(h.press("announce_minimum", value=1000))[0].rule == "6.2"  # the dealer's key
     eff = h.press("enter_card", value=7)                               # no unreadable card waits
     assert refused(eff)[0].rule == "7.3"

@@ -80,7 +80,7 @@ def test_no_shuffle_is_asked_while_the_shufflers_link_is_lost_and_every_need_is_
     h, out = fresh()
     assert sorted(shuffles(out)) == ["A", "B"]
     out = h.feed("device.link", device="shuffler", up=False, reason="port closed")
-    assert not h.core.faults and not notes(out, "fault.raised")  # the shuffler's link is not itself a fault
+    assert not h.core.equipment.faults and not notes(out, "fault.raised")  # the shuffler's link is not itself a fault
     out += h.feed("tick")
     assert shuffles(out) == []
     out = h.feed("device.link", device="shuffler", up=True, reason="") + h.feed("tick")
@@ -116,7 +116,7 @@ def test_the_deck_in_play_lost_before_any_card_is_dealt_is_reshuffled_once_15_1(
     other = "B" if deck == "A" else "A"
     out = h.feed("shuffler.status", ready={other: 52}, recognition=True)
     assert "15.1" in rules_said(out) and shuffles(out) == [deck]
-    assert h.round.phase == "dealing" and not h.core.shuffler_failed
+    assert h.round.phase == "dealing" and not h.core.decks.shuffler_failed
     # the device says so again while the reshuffle runs: no second shuffle for the one need
     assert shuffles(h.feed("shuffler.status", ready={other: 52}, recognition=True)) == []
     out = h.feed("shuffler.shuffled", deck=deck)
@@ -129,7 +129,7 @@ def test_the_deck_in_play_lost_after_a_card_was_dealt_voids_the_round_15_2():
     to_dealing(h)
     one_hand(h)
     out = h.feed("shuffler.status", ready={}, recognition=True)
-    assert h.core.shuffler_failed and "15.2.2" in rules_said(out)
+    assert h.core.decks.shuffler_failed and "15.2.2" in rules_said(out)
     assert [n.payload["rule"] for n in notes(out, "round.void")] == ["15.2.1"]
     assert shuffles(out) == [] and deck not in shuffles(h.core.standing_effects())
 
@@ -138,7 +138,7 @@ def test_a_shuffled_deck_the_device_no_longer_holds_is_reshuffled_15_1():
     h = Harness()
     deck = h.round.deck
     other = "B" if deck == "A" else "A"
-    assert h.core.decks[other]["shuffled"]
+    assert h.core.decks.status[other]["shuffled"]
     out = h.feed("shuffler.status", ready={deck: 52}, recognition=True)
     assert "15.1" in rules_said(out) and shuffles(out) == [other] and h.round.phase == "betting"
 
@@ -154,7 +154,7 @@ def test_a_status_that_matches_the_table_changes_nothing():
 def test_the_devices_card_recognition_says_who_verifies_a_new_deck_3_4():
     h = Harness()
     out = h.feed("shuffler.status", ready={"A": 52, "B": 52}, recognition=False)
-    assert h.core.recognition is False and rules_said(out) == {"3.4"}
+    assert h.core.decks.recognition is False and rules_said(out) == {"3.4"}
 
 
 def test_a_status_that_makes_no_sense_is_refused_clearly():
@@ -173,7 +173,7 @@ def test_a_hand_refused_with_device_fault_voids_the_round_at_once_15_2():
     one_hand(h)
     out = h.feed("shuffler.refused", command="deliver_hand", deck=deck, status="DEVICE_FAULT",
                  reason="card transport jammed")
-    assert h.core.shuffler_failed
+    assert h.core.decks.shuffler_failed
     assert [n.payload["rule"] for n in notes(out, "round.void")] == ["15.2.1"]
 
 
@@ -182,7 +182,7 @@ def test_a_hand_refused_for_another_reason_is_shown_and_the_round_waits():
     deck = h.round.deck
     to_dealing(h)
     out = h.feed("shuffler.refused", command="deliver_hand", deck=deck, status="REFUSED", reason="door open")
-    assert not h.core.shuffler_failed and h.round.phase == "dealing"
+    assert not h.core.decks.shuffler_failed and h.round.phase == "dealing"
     assert [s.level for s in says(out)] == ["flag"] and "door open" in says(out)[0].text
 
 
@@ -267,5 +267,5 @@ def test_a_shuffle_is_asked_again_only_after_the_device_answered_it_and_a_replay
             assert deck not in asked, (kind, payload, deck)
             asked.add(deck)
     standing = shuffles(h.core.standing_effects())
-    assert all(not h.core.decks[d]["shuffled"] for d in standing)
+    assert all(not h.core.decks.status[d]["shuffled"] for d in standing)
     assert shuffles(replayed(h).standing_effects()) == standing

@@ -23,11 +23,11 @@ def press_verify(h: Harness, key: str = "dealer") -> list:
 def test_without_recognition_the_dealers_check_verifies_the_deck_3_4():
     h = opened(recognition=False)
     eff = h.panel("deck_checked", deck="A")
-    assert "3.4" in rules_said(eff) and h.core.decks["A"]["verified"]
+    assert "3.4" in rules_said(eff) and h.core.decks.status["A"]["verified"]
     (note,) = notes(eff, "deck.checked")
     assert note.payload == {"deck": "A", "key": "dealer", "rule": "3.4"}  # journaled with the round's record
     assert h.round.phase == "betting"  # the round's deck is checked and shuffled: betting opens
-    assert not h.core.decks["B"]["verified"]  # each deck is checked on its own
+    assert not h.core.decks.status["B"]["verified"]  # each deck is checked on its own
     assert refused(h.panel("deck_checked", deck="A"))[0].text == "deck A is already verified"
 
 
@@ -35,7 +35,7 @@ def test_a_supervisor_may_check_the_deck_an_inspector_may_not_3_4():
     h = opened(recognition=False)
     no = h.panel("deck_checked", key="inspector", deck="A")
     assert refused(no)[0].rule == "3.4" and "needs the dealer or supervisor key" in refused(no)[0].text
-    assert not h.core.decks["A"]["verified"] and h.round.phase == "preparing"
+    assert not h.core.decks.status["A"]["verified"] and h.round.phase == "preparing"
     eff = h.panel("deck_checked", key="supervisor", deck="A")
     assert notes(eff, "panel.approved")[0].payload["action"] == "deck_checked"
     assert notes(eff, "deck.checked")[0].payload["key"] == "supervisor" and h.round.phase == "betting"
@@ -45,7 +45,7 @@ def test_with_recognition_on_only_the_devices_order_verifies_3_4():
     h = opened(recognition=True)
     no = refused(h.panel("deck_checked", deck="A"))
     assert no[0].rule == "3.4" and "reads the cards it shuffles" in no[0].text
-    assert not h.core.decks["A"]["verified"] and h.round.phase == "preparing"
+    assert not h.core.decks.status["A"]["verified"] and h.round.phase == "preparing"
     h.feed("deck.verified", deck="A", cards=list(range(52)))  # the device's order, 52 distinct cards
     assert h.round.phase == "betting"
 
@@ -79,7 +79,7 @@ def test_recognition_on_the_verify_button_stays_a_count_3_7():
     h = opened(recognition=True)
     h.feed("deck.verified", deck="A", cards=list(range(52)))
     eff = press_verify(h)
-    assert not notes(eff, "deck.checked") and not h.core.decks["B"]["verified"]
+    assert not notes(eff, "deck.checked") and not h.core.decks.status["B"]["verified"]
 
 
 def test_a_deck_checked_survives_a_checkpoint():
@@ -87,5 +87,6 @@ def test_a_deck_checked_survives_a_checkpoint():
     h = opened(recognition=False)
     h.panel("deck_checked", deck="B")
     snap = TableCore.from_snapshot(h.core.snapshot(), 7, h.core.profile)
-    assert snap.recognition is False and snap.decks["B"]["verified"] and not snap.decks["A"]["verified"]
+    decks = snap.decks
+    assert decks.recognition is False and decks.status["B"]["verified"] and not decks.status["A"]["verified"]
     assert says(h.panel("deck_checked", deck="A"))

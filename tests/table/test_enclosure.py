@@ -15,7 +15,7 @@ from .test_staff import ROSTER
 
 def between_rounds() -> Harness:
     h = Harness(ready=False)
-    h.core.is_open = True
+    h.core.hours.is_open = True
     return h
 
 
@@ -80,7 +80,7 @@ def test_the_checkpoint_and_replay_hold_the_doors(steps):
     restored = TableCore.from_snapshot(h.core.snapshot(), 7, h.profile)
     assert restored.enclosures.snapshot() == h.core.enclosures.snapshot()
     replayed = Harness(ready=False)
-    replayed.core.is_open = True
+    replayed.core.hours.is_open = True
     for kind, payload, t in h.inputs:
         replayed.core.apply(kind, payload, t)
     assert replayed.core.enclosures.snapshot() == h.core.enclosures.snapshot()

@@ -33,7 +33,8 @@ def test_equipment_whose_link_is_lost_is_a_fault_and_no_round_opens_without_an_i
     finish_round(h)
     assert h.round is None  # no new round before an inspector approves
     out = h.feed("device.link", device=device, up=False, reason="again")
-    assert not notes(out, "fault.raised") and h.core.faults == {device: "link lost: port closed"}  # raised once
+    assert not notes(out, "fault.raised")  # raised once
+    assert h.core.equipment.faults == {device: "link lost: port closed"}
 
 
 @pytest.mark.parametrize("device", ["meter", "betspots"])
@@ -41,28 +42,28 @@ def test_equipment_back_clears_its_fault_only_with_an_inspectors_approval_in_for
     h = Harness()
     h.feed("device.link", device=device, up=False, reason="unplugged")
     out = h.feed("device.link", device=device, up=True)
-    assert device in h.core.faults and not notes(out, "fault.cleared")  # no inspector yet: it stands
+    assert device in h.core.equipment.faults and not notes(out, "fault.cleared")  # no inspector yet: it stands
     h.feed("device.link", device=device, up=False, reason="unplugged")
     h.panel("approve_play", key="inspector")
     out = h.feed("device.link", device=device, up=True)
-    assert notes(out, "fault.cleared") and not h.core.faults and "14.13" in rules_said(out)
+    assert notes(out, "fault.cleared") and not h.core.equipment.faults and "14.13" in rules_said(out)
 
 
 def test_the_meter_saying_its_fault_is_over_clears_it_only_with_an_inspectors_approval_14_13():
     h = Harness()
     h.feed("equipment.fault", equipment="meter", reason="display failed")
     out = h.feed("equipment.back", equipment="meter")
-    assert "meter" in h.core.faults and not notes(out, "fault.cleared") and "14.13" in rules_said(out)
+    assert "meter" in h.core.equipment.faults and not notes(out, "fault.cleared") and "14.13" in rules_said(out)
     h.panel("approve_play", key="inspector")
     out = h.feed("equipment.back", equipment="meter")
-    assert notes(out, "fault.cleared") and not h.core.faults
+    assert notes(out, "fault.cleared") and not h.core.equipment.faults
 
 
 @pytest.mark.parametrize("device", ["shuffler", "shoe"])
 def test_a_lost_link_of_a_device_that_is_not_equipment_is_no_fault(device):
     h = Harness()
     out = h.feed("device.link", device=device, up=False, reason="unplugged")
-    assert not h.core.faults and not notes(out, "fault.raised") and not refused(out)
+    assert not h.core.equipment.faults and not notes(out, "fault.raised") and not refused(out)
     assert "link lost (unplugged)" in says(out)[0].text
 
 
@@ -86,7 +87,7 @@ def test_a_link_input_that_makes_no_sense_is_refused_clearly(payload, words):
     h = Harness()
     out = h.feed("device.link", **payload)
     assert [s.level for s in says(out)] == ["refused"] and words in says(out)[0].text
-    assert not h.core.faults
+    assert not h.core.equipment.faults
 
 
 # -- what the board and the meter are told ----------------------------------------------------------
@@ -124,9 +125,9 @@ def test_equipment_lost_before_a_checkpoint_clears_when_it_is_back_after_the_res
     h.feed("device.link", device="betspots", up=False, reason="unplugged")
     h.panel("approve_play", key="inspector")
     restored = TableCore.from_snapshot(h.core.snapshot(), 7, h.profile)
-    assert not restored.links.is_up("betspots") and restored.links.is_up("shuffler")
+    assert not restored.equipment.links.is_up("betspots") and restored.equipment.links.is_up("shuffler")
     out = restored.apply("device.link", {"device": "betspots", "up": True}, h.t)
-    assert notes(out, "fault.cleared") and not restored.faults
+    assert notes(out, "fault.cleared") and not restored.equipment.faults
 
 
 def link_faults(h: Harness) -> dict[str, dict]:
@@ -140,7 +141,7 @@ def test_the_shuffling_device_lost_while_dealing_is_a_standing_fault_with_its_ru
     h.panel("no_more_bets")
     h.feed("shuffler.hand", cards=[0, 5, 10, 15, 20], back=h.round.back)  # one hand of two dealt
     out = h.feed("device.link", device="shuffler", up=False, reason="port closed")
-    assert h.round.phase == "dealing" and not h.core.faults  # not 14.13 equipment: the deal waits
+    assert h.round.phase == "dealing" and not h.core.equipment.faults  # not 14.13 equipment: the deal waits
     (said,) = says(out, "flag")
     assert said.rule == "15.2" and "shuffling device not answering while dealing" in said.text
     fault = link_faults(h)["shuffler"]
@@ -194,7 +195,7 @@ def test_the_panel_lost_is_a_fault_at_any_time_even_between_rounds():
     h = Harness(ready=False)
     assert h.round is None
     out = h.feed("device.link", device="panel", up=False, reason="unplugged")
-    assert not h.core.faults and says(out, "flag")[0].rule == "1.1"
+    assert not h.core.equipment.faults and says(out, "flag")[0].rule == "1.1"
     fault = link_faults(h)["panel"]
     assert fault["key"] == "supervisor" and "no button or key acts" in fault["what"]
     h.feed("device.link", device="panel", up=True)

@@ -49,7 +49,7 @@ def test_repeated_alarms_take_the_device_out_of_play_and_say_the_inspector_must_
                             "deck": "A", "since_ms": 7 * MINUTE, "rule": "15.2"}
     flag = [s for s in says(out, "flag") if s.rule == "15.2"]
     assert flag and "an inspector must clear it (APPROVE with the inspector key)" in flag[0].text
-    assert h.core.shuffler_failed and h.core.device_out is not None
+    assert h.core.decks.shuffler_failed and h.core.decks.device_out is not None
 
 
 def test_the_supervisor_cannot_bring_the_device_back_refused_and_journaled_15_2():
@@ -63,7 +63,7 @@ def test_the_supervisor_cannot_bring_the_device_back_refused_and_journaled_15_2(
     # the supervisor's APPROVE, which continues after a failure with another device, is the same refusal
     out = h.press("approve", key="supervisor")
     assert [n.payload["action"] for n in notes(out, "panel.refused")] == ["use_card_source"]
-    assert h.core.shuffler_failed and h.core.device_out is not None and h.core.round is None
+    assert h.core.decks.shuffler_failed and h.core.decks.device_out is not None and h.core.round is None
     cards_again(h)
     assert h.core.round is None  # 15.2.2: no round from the device out of play
 
@@ -85,8 +85,8 @@ def test_no_dealer_or_supervisor_press_returns_the_device_15_2(presses):
             h.press(button, key, **{b.takes: taken if isinstance(taken, int) else 1})
         else:
             h.press(button, key)
-        assert h.core.device_out is not None
-        assert h.core.card_source == "shoe" or h.core.shuffler_failed  # never the device out of play
+        assert h.core.decks.device_out is not None
+        assert h.core.decks.source == "shoe" or h.core.decks.shuffler_failed  # never the device out of play
         r = h.core.round
         assert r is None or r.card_source == "shoe"
 
@@ -100,9 +100,9 @@ def test_the_inspectors_approve_clears_it_and_play_goes_on_with_it_and_new_cards
     (cleared,) = notes(out, "device.cleared")
     assert cleared.payload["out_minutes"] == 35 and cleared.payload["rule"] == "15.2"
     assert not notes(out, "panel.refused")  # no equipment fault: no approval of play asked for
-    assert h.core.device_out is None and not h.core.shuffler_failed and h.core.card_source == "shuffler"
-    assert not any(d["verified"] for d in h.core.decks.values())  # 15.2.2, 3.6: new cards
-    assert not h.core.shuffles  # its history starts again
+    assert h.core.decks.device_out is None and not h.core.decks.shuffler_failed and h.core.decks.source == "shuffler"
+    assert not any(d["verified"] for d in h.core.decks.status.values())  # 15.2.2, 3.6: new cards
+    assert not h.core.decks.shuffles  # its history starts again
     cards_again(h)
     assert h.core.round is not None and h.core.round.card_source == "shuffler"
 
@@ -112,7 +112,7 @@ def test_with_a_staff_list_the_inspector_who_cleared_it_is_named_15_2():
     h.feed("staff.roster", **ROSTER)
     out = h.press("approve", key="inspector")
     assert notes(out, "panel.refused")[0].payload["reason"] == "no inspector signed in"
-    assert h.core.device_out is not None
+    assert h.core.decks.device_out is not None
     h.feed("staff.sign_in", badge=3001, role="inspector", pin_ok=True)
     out = h.press("approve", key="inspector")
     (cleared,) = notes(out, "device.cleared")
@@ -123,12 +123,12 @@ def test_with_a_staff_list_the_inspector_who_cleared_it_is_named_15_2():
 def test_on_the_shoe_meanwhile_the_device_stays_out_until_cleared_then_the_supervisor_may_bring_it_15_2_2():
     h = out_of_play()
     h.press("switch_to_shoe", key="supervisor")
-    assert h.core.card_source == "shoe" and h.core.device_out is not None
+    assert h.core.decks.source == "shoe" and h.core.decks.device_out is not None
     assert notes(h.panel("use_card_source", key="supervisor", source="shuffler"), "panel.refused")
     out = h.press("approve", key="inspector")
-    assert notes(out, "device.cleared") and h.core.card_source == "shoe"  # the shoe's play goes on
+    assert notes(out, "device.cleared") and h.core.decks.source == "shoe"  # the shoe's play goes on
     out = h.panel("use_card_source", key="supervisor", source="shuffler")
-    assert notes(out, "panel.approved") and h.core.card_source == "shuffler"
+    assert notes(out, "panel.approved") and h.core.decks.source == "shuffler"
 
 
 def test_clearing_nothing_is_refused_15_2():
@@ -142,15 +142,15 @@ def test_clearing_nothing_is_refused_15_2():
 def test_a_checkpoint_and_a_replay_keep_the_device_out_of_play_15_2():
     h = out_of_play()
     restored = TableCore.from_snapshot(h.core.snapshot(), h.core.spot_count, h.profile)
-    assert restored.device_out == h.core.device_out and restored.shuffler_failed
+    assert restored.decks.device_out == h.core.decks.device_out and restored.decks.shuffler_failed
     out = restored.apply("panel", {"action": "use_card_source", "key": "supervisor", "source": "shuffler"}, h.t)
-    assert notes(out, "panel.refused") and restored.device_out is not None
+    assert notes(out, "panel.refused") and restored.decks.device_out is not None
     replayed = TableCore("T01", h.core.spot_count, h.limits, h.profile)
     for kind, payload, t in h.inputs:
         replayed.apply(kind, payload, t)
     assert replayed.snapshot() == h.core.snapshot()
     out = restored.apply("panel.button", {"button": "approve", "key": "inspector"}, h.t)
-    assert notes(out, "device.cleared") and restored.device_out is None
+    assert notes(out, "device.cleared") and restored.decks.device_out is None
     assert "device_out" not in restored.snapshot()
 
 
@@ -175,4 +175,4 @@ def test_one_approve_of_the_inspector_clears_the_device_and_approves_play_after_
     out = h.press("approve", key="inspector")
     assert [n.payload["action"] for n in notes(out, "panel.approved")] == ["clear_device", "approve_play"]
     assert notes(out, "device.cleared") and notes(out, "fault.cleared")  # the meter's link is up: it is back
-    assert h.core.device_out is None and not h.core.faults and not refused(out)
+    assert h.core.decks.device_out is None and not h.core.equipment.faults and not refused(out)

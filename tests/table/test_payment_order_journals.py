@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from tabled.table.core import TableCore, result_as_dict
+from tabled.table.core import TableCore
+from tabled.table.poolbook import result_as_dict
 from tabled.game.progressive import ProgressiveHit, award_progressive
 from tabled.game.ranking import Category
 from tabled.journal.store import Journal

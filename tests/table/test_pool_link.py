@@ -19,7 +19,7 @@ def _to_reveal(h: Harness) -> None:
 def test_standing_effects_never_shuffle_the_deck_in_play_4_1_2_3_2_1():
     h = Harness()
     deck = h.round.deck
-    assert h.round.phase == "betting" and not h.core.decks[deck]["shuffled"]  # in play since cards_ready
+    assert h.round.phase == "betting" and not h.core.decks.status[deck]["shuffled"]  # in play since cards_ready
     for phase_step in ("betting", "dealing"):
         shuffles = [c.deck for c in commands(h.core.standing_effects(), "shuffler") if c.name == "shuffle"]
         assert deck not in shuffles, phase_step
@@ -59,7 +59,7 @@ def test_a_hit_while_the_pool_is_down_is_held_face_up_then_paid_once_14_13_9_5()
     released = notes(eff, "progressive.award_released")
     assert released and released[0].payload["held_since_ms"] == 6_000 and released[0].payload["paid_ms"] == 60_000
     assert released[0].payload["hits"][0]["spot"] == 3
-    assert h.core.awards_held == {}
+    assert h.core.pool.awards_held == {}
     h.feed("equipment.ok", equipment="pool")
     assert not refused(h.panel("award_paid", spot=3))
     assert notes(h.log, "round.finished")[-1].round_id == rid
@@ -86,7 +86,7 @@ def test_link_loss_then_inspector_approval_then_link_back_14_13():
     assert not [c for c in commands(eff, "betspots") if c.name == "progressive_acceptance"]  # locked
     # the link returns during betting: the fault clears, acceptance and the meter come back
     eff = h.feed("equipment.ok", equipment="pool")
-    assert notes(eff, "fault.cleared") and not h.core.faults and not h.round.progressive_offline
+    assert notes(eff, "fault.cleared") and not h.core.equipment.faults and not h.round.progressive_offline
     # 11.1: every spot with an ante accepts again
     assert ProgressiveAcceptance(h.round.round_id, 2, True, (2,)) in eff
     assert commands(eff, "meter")
@@ -111,7 +111,7 @@ def test_the_meter_shows_the_pools_readings_in_ledger_order_and_never_goes_down_
     # a separate balance read after an operation never overrides the feed
     assert commands(h.feed("pool.contributed", round_id="x", spot=1, balance_cents=5), "meter") == []
     assert shown == [1_000_000, 1_000_025, 1_000_050, 900_000]
-    assert h.core.pool_cents == 900_000 and h.core.pool_seq == 15
+    assert h.core.pool.cents == 900_000 and h.core.pool.seq == 15
     assert refused(h.feed("pool.meter", balance_cents=-1, seq=16))
 
 
@@ -124,6 +124,18 @@ def test_held_award_survives_a_snapshot():
     snap = h.core.snapshot()
     from tabled.table.core import TableCore
     again = TableCore.from_snapshot(snap, 7, h.profile)
-    assert again.awards_held == h.core.awards_held and again.faults == {"pool": "down"}
+    assert again.pool.awards_held == h.core.pool.awards_held and again.equipment.faults == {"pool": "down"}
     ops = [e for e in again.standing_effects() if isinstance(e, PoolOp) and e.op == "awards"]
     assert ops and ops[0].round_id == h.round.round_id
+
+
+def test_an_award_made_while_the_pool_is_down_goes_out_with_the_time_it_was_held_14_13_9_5():
+    h = Harness()
+    _to_reveal(h)
+    h.auto_pool = False
+    h.feed("equipment.fault", equipment="pool", reason="down")
+    h.t += 1000
+    (op,) = [e for e in h.panel("settle") if isinstance(e, PoolOp) and e.op == "awards"]
+    assert op.held_since_ms == h.t == h.core.pool.awards_held[op.round_id]
+    assert op.table_id == "T01" and op.schedule == h.profile.progressive_schedule and 3 in dict(op.hands)
+    assert h.core.standing_pool_ops()[-1] == op  # the same again after a restart

@@ -309,7 +309,7 @@ def test_closure_and_minimum_raise_need_20_minutes_16_8_6_2():
     assert "6.1" in rules_said(h.ante(1, 500))
     h.t = 41 * MINUTE
     h.panel("invalidate_round", key="supervisor", reason="test")
-    assert h.round is None and not h.core.is_open          # 16.8: closed at the announced time
+    assert h.round is None and not h.core.hours.is_open          # 16.8: closed at the announced time
 
 
 def test_notice_rule_helper():

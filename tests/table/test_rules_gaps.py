@@ -18,18 +18,18 @@ def finish_round(h: Harness) -> None:
 
 def test_new_cards_need_the_supervisor_and_are_not_used_until_verified_and_shuffled_3_6_3_4_4_1():
     h = Harness()                                           # round 1 plays deck A; B is verified and shuffled
-    assert h.round.deck == "A" and h.core.decks["B"] == {"shuffled": True, "verified": True}
+    assert h.round.deck == "A" and h.core.decks.status["B"] == {"shuffled": True, "verified": True}
     eff = h.panel("new_cards", deck="B")                    # the dealer's key: refused (3.6 is a supervisor's)
-    assert refused(eff)[0].rule == "3.6" and h.core.decks["B"]["verified"]
+    assert refused(eff)[0].rule == "3.6" and h.core.decks.status["B"]["verified"]
     eff = h.panel("new_cards", key="supervisor", deck="B")
     assert "3.6" in rules_said(eff) and notes(eff, "panel.approved")
-    assert h.core.decks["B"] == {"shuffled": False, "verified": False}
+    assert h.core.decks.status["B"] == {"shuffled": False, "verified": False}
     finish_round(h)
     assert h.round.deck == "B" and h.round.phase == "preparing"   # the new deck is not used as it is
     h.feed("shuffler.shuffled", deck="B")
     assert h.round.phase == "preparing"                           # 3.4: shuffled but not checked
     h.feed("deck.verified", deck="B", cards=list(range(51)) + [0])  # a duplicate: fails the check
-    assert h.round.phase == "preparing" and not h.core.decks["B"]["verified"]
+    assert h.round.phase == "preparing" and not h.core.decks.status["B"]["verified"]
     h.feed("deck.verified", deck="B", cards=list(range(52)))
     assert h.round.phase == "betting"                             # checked (3.4) and shuffled (4.1)
 

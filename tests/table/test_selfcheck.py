@@ -21,7 +21,7 @@ SOUND = {"result": "verified", "against": "manifest", "release": "1.4.0", "files
 def opened() -> Harness:
     """A table between rounds: open, no round in preparation yet (the first comes with the next input)."""
     h = Harness(ready=False)
-    h.core.is_open = True
+    h.core.hours.is_open = True
     return h
 
 

@@ -62,7 +62,7 @@ def restarted(h: Harness, tmp_path, checkpoint: bool) -> TableCore:
 def test_a_card_with_another_back_through_the_shoe_voids_the_round_3_1_3_2_2_16_4_2():
     h = dealing()
     h.feed("shoe.card", card=0, back="red", reader_seq=1)  # the first back read: the deck's colour
-    assert h.core.decks["S"]["back"] == "red" and h.round.back == "red"
+    assert h.core.decks.status["S"]["back"] == "red" and h.round.back == "red"
     eff = h.feed("shoe.card", card=1, back="blue", reader_seq=2)
     void = notes(eff, "round.void")[0].payload
     assert void["rule"] == "3.1" and "blue back" in void["reason"]  # 16.4.2: integrity fault, no supervisor
@@ -82,7 +82,7 @@ def test_the_shoe_deck_colour_from_verification_new_cards_learn_it_again_3_1_3_6
     assert notes(eff, "round.void")[0].payload["rule"] == "3.1"
     # new cards: the colour is learned again from the first back read
     h.panel("new_cards", key="supervisor", deck="S")
-    assert "back" not in h.core.decks["S"]
+    assert "back" not in h.core.decks.status["S"]
     h.feed("deck.verified", deck="S", count=52)
     h.panel("shuffle_and_cut")
     h.ante(1, 500)
@@ -150,7 +150,7 @@ def test_shoe_lifted_put_back_goes_on_drawn_while_off_or_run_out_stops_the_deal_
     h.panel("no_more_bets")
     eff = h.feed("shoe.empty", cards_read=3)
     assert "the shoe ran out after 3 cards" in says(eff, "flag")[0].text
-    assert "3.7" in rules_said(eff) and not h.core.decks["S"]["verified"]   # replace the cards (3.6)
+    assert "3.7" in rules_said(eff) and not h.core.decks.status["S"]["verified"]   # replace the cards (3.6)
 
 
 def test_shoe_happenings_with_no_deal_are_shown_and_nonsense_is_refused_7_3():
@@ -174,7 +174,7 @@ def test_shuffler_door_open_in_a_round_is_shown_lights_fault_and_survives_a_rest
     assert says(eff, "flag")[0].rule == "15.2" and fault_lamp(eff) == ["FLASHING"]
     snap = json.loads(json.dumps(h.core.snapshot()))
     again = TableCore.from_snapshot(snap, 7, h.profile)
-    assert again.door_open and again.fault_lamp == "FLASHING"
+    assert again.decks.door_open and again.equipment.fault_lamp == "FLASHING"
     eff = h.feed("shuffler.door", open=False)
     assert says(eff)[0].text == "shuffling device door closed" and fault_lamp(eff) == ["OFF"]
     assert refused(h.feed("shuffler.door", open="yes"))
@@ -205,10 +205,11 @@ def test_announcements_count_minutes_from_the_inputs_journal_time_16_8_6_2(tmp_p
     h = Harness()
     h.t = 7 * MINUTE + 12_345                                # not on a whole minute: no rounding
     h.panel("announce_closure", key="supervisor", minutes=20)
-    assert h.core.closing_at == h.t + 20 * MINUTE
+    assert h.core.hours.closing_at == h.t + 20 * MINUTE
     h.panel("announce_minimum", key="supervisor", cents=1000)  # 6.2: the earliest the 20 minutes allow
-    assert h.core.pending_minimum == (1000, h.t + 20 * MINUTE)
+    assert h.core.hours.pending_minimum == (1000, h.t + 20 * MINUTE)
     assert refused(h.panel("announce_closure", key="supervisor", minutes=-5))
     assert refused(h.panel("announce_closure", key="supervisor"))
     core = restarted(h, tmp_path, checkpoint=False)          # the journal's times give the same table
-    assert core.closing_at == h.core.closing_at and core.pending_minimum == h.core.pending_minimum
+    before, after = h.core.hours, core.hours
+    assert (after.closing_at, after.pending_minimum) == (before.closing_at, before.pending_minimum)

@@ -124,7 +124,7 @@ async def test_what_the_table_reports_is_shown_as_text_never_as_markup(tmp_path)
             await page.wait_for_selector("body[data-link=up]")
             await run.phase("betting")
             run.table.submit("equipment.fault", {"equipment": "meter", "reason": hostile})
-            await run.until(lambda: "meter" in run.core.faults, act=False)
+            await run.until(lambda: "meter" in run.core.equipment.faults, act=False)
             await shows(page, screen_of(run).seq)
             assert await page.text_content("#faults .what") == f"meter failed: {hostile}"
             assert "14.13" in await page.text_content("#faults")

@@ -23,14 +23,14 @@ async def test_the_device_out_of_play_is_on_screen_across_a_restart_until_the_in
         shuffler = run.sims.control("shuffler")
         for _ in range(2):  # two shuffles that only cut: 15.1, then 15.2
             await shuffler.call("plan_shuffle", mixing="cut")
-        await run.until(lambda: run.core.device_out is not None)
+        await run.until(lambda: run.core.decks.device_out is not None)
         await run.until(lambda: bool(out_of_play(screen_of(run).view)), act=False)
 
     await play(tmp_path, before)
     (out,) = journal_records(tmp_path, "device.out_of_play")
 
     async def after(run):  # the same journal: the device is still out, nobody cleared it
-        assert run.core.device_out is not None and run.core.shuffler_failed and run.core.round is None
+        assert run.core.decks.device_out is not None and run.core.decks.shuffler_failed and run.core.round is None
         (fault,) = out_of_play(screen_of(run).view)
         assert fault["key"] == "inspector" and fault["since_ms"] == out.payload["since_ms"]
         async with browser() as b:
@@ -43,7 +43,7 @@ async def test_the_device_out_of_play_is_on_screen_across_a_restart_until_the_in
             assert "inspector must clear it (APPROVE with the inspector key)" in text and "key: inspector" in text
             assert await row.get_attribute("data-since") == str(out.payload["since_ms"])
             run.floor.inspector = True  # the inspector comes and clears it
-            await run.until(lambda: run.core.device_out is None)
+            await run.until(lambda: run.core.decks.device_out is None)
             await row.wait_for(state="detached")
         await run.rounds(1)  # play goes on with the device
 
@@ -51,4 +51,4 @@ async def test_the_device_out_of_play_is_on_screen_across_a_restart_until_the_in
     (cleared,) = journal_records(tmp_path, "device.cleared")
     later = [r for r in journal_records(tmp_path, "round.started") if r.seq > cleared.seq]
     assert later and all(r.payload["card_source"] == "shuffler" for r in later)
-    assert run.core.device_out is None
+    assert run.core.decks.device_out is None

@@ -26,7 +26,7 @@ async def test_a_fault_stands_since_its_record_also_after_a_restart(tmp_path):
     async def before(run):
         await run.rounds(1)
         run.table.submit("equipment.fault", {"equipment": "meter", "reason": "display dark"})
-        await run.until(lambda: "meter" in run.core.faults, act=False)
+        await run.until(lambda: "meter" in run.core.equipment.faults, act=False)
         await run.until(lambda: screen_of(run).view["faults"], act=False)
         seen["live"] = meter_fault(screen_of(run).view)["since_ms"]
         run.floor.paused = True
@@ -40,7 +40,7 @@ async def test_a_fault_stands_since_its_record_also_after_a_restart(tmp_path):
     async def after(run):  # the same journal: the fault stands (14.13), no inspector came
         started = journal_records(tmp_path)[last_before]  # the first record of this start
         server = screen_of(run)
-        assert "meter" in run.core.faults
+        assert "meter" in run.core.equipment.faults
         assert meter_fault(server.view)["since_ms"] == raised.time_us // 1000 < started.time_us // 1000
         async with asyncio.timeout(5):
             while server.pit is None:

@@ -53,7 +53,7 @@ def test_the_floor_shows_twenty_tables_a_fault_an_acknowledged_alert_and_a_broke
     async def on_the_floor(run: Run) -> None:
         await run.rounds(2)
         await run.sims.control("meter").call("silent", on=True)   # the meter stops answering: 14.13
-        await run.until(lambda: "meter" in run.core.faults, act=False)
+        await run.until(lambda: "meter" in run.core.equipment.faults, act=False)
         async with asyncio.timeout(60):
             while not any(w.faults for w in floor.tables.values()):
                 await floor.polled()

@@ -43,7 +43,7 @@ async def test_the_shuffling_device_killed_mid_deal_is_a_fault_on_screen_with_it
                 finally:
                     run.table.listeners.remove(at_the_deal)
                 t_kill = killed.result()
-                await run.until(lambda: not run.core.links.is_up("shuffler"), act=False)
+                await run.until(lambda: not run.core.equipment.links.is_up("shuffler"), act=False)
                 if run.core.round is not None and run.core.round.phase == "dealing":
                     break  # caught mid-deal
                 await run.sims.unplug("shuffler")  # the deal was done before the kill: again

@@ -76,7 +76,7 @@ async def test_the_pit_shows_the_last_rounds_a_fault_and_who_cleared_it_and_the_
             # the inspector approves play (14.13); the meter works again and its fault clears
             run.table.submit("panel", {"action": "approve_play", "key": "inspector"})
             run.table.submit("equipment.ok", {"equipment": "meter"})
-            await run.until(lambda: "meter" not in run.core.faults, act=False)
+            await run.until(lambda: "meter" not in run.core.equipment.faults, act=False)
             await run.rounds(1)
             run.floor.paused = True
             await caught_up(run, page)

@@ -253,7 +253,7 @@ def test_every_screen_of_a_recorded_journal_is_json_and_shows_no_card_too_early(
             if phase not in ("revealed", "settling", "complete"):
                 assert all(not spot["cards"] for spot in view["spots"]) and not view["dealer"]["cards"]
             equipment = {f["id"].split(":", 1)[1] for f in view["faults"] if f["id"].startswith("equipment:")}
-            assert equipment == set(core.faults)
+            assert equipment == set(core.equipment.faults)
             shown += bool(view["settlement"])
     assert shown > 100
 

@@ -143,7 +143,7 @@ async def test_a_person_deals_a_round_on_the_keys(tmp_path):
 
         try:
             await asyncio.sleep(0.2)
-            assert not run.core.is_open
+            assert not run.core.hours.is_open
             os.write(master, b"SaD")  # 16.8: the supervisor's key opens the table
             await until(lambda: run.core.round is not None and run.core.round.phase == "betting"
                         and all(s.ante for s in run.core.round.spots.values()))
