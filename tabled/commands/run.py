@@ -206,6 +206,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
         table.commands = devices.command
         consumer = asyncio.create_task(table.run(), name="table")
         dog = _watchdog(cfg, table, seams)
+        await dog.begin()  # the files the table starts with, before any round
         table.listeners.append(dog.after)  # a door closed: the files checked again at once
         verifying = asyncio.create_task(dog.run(), name="verification")
         await devices.start()
