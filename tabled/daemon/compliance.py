@@ -149,6 +149,28 @@ def doors(journal: Journal) -> Finding:
                    evidence + f"; closed record {closed.seq}, acknowledged by {by}")
 
 
+def clock(cfg: Config, journal: Journal) -> Finding:
+    """The clock's offset measured (tabled/daemon/clock.py), within its bound, the last measurement
+    within 24 hours of the journal's last record, and no clock error condition standing."""
+    requirement = "every clock synchronised at least every 24 hours; its offset measured and journaled"
+    source = "13 Miss. Code R. 8-4.5"
+    last = _last(journal, "clock.offset")
+    if last is None:
+        return Finding(requirement, source, "technical", False,
+                       f"no clock offset measured in the journal (measured every {cfg.clock.check_every_s} s "
+                       "against the central database, or NTP where the kernel is synchronised)")
+    newest = journal.record(journal.head[0])
+    gap_s = ((newest.time_us if newest is not None else last.time_us) - last.time_us) / 1e6
+    fault = _last(journal, "clock.fault")
+    standing = fault is not None and bool(fault.payload.get("standing"))
+    p = last.payload
+    ok = bool(p.get("ok")) and gap_s <= 86_400 and not standing
+    return Finding(requirement, source, "technical", ok,
+                   f"last: record {last.seq} at {_when(last.time_us)}: {p.get('offset_ms', 0):+d} ms against "
+                   f"{p.get('against')} (bound {p.get('bound_ms')} ms), {gap_s:.0f} s before the journal's last record"
+                   + (f"; error condition standing: {fault.payload.get('reason')}" if standing and fault else ""))
+
+
 def not_built(requirement: str, source: str, nature: str, evidence: str) -> Finding:
     return Finding(requirement, source, nature, False, evidence)
 
@@ -225,13 +247,12 @@ def check(cfg: Config, journal_path: Path, *, public_keys_given: list[Path] | No
                          chain_and_seals(journal, journal_path, keys),
                          background_journal_check(journal),
                          retention(journal),
-                         doors(journal)]
+                         doors(journal),
+                         clock(cfg, journal)]
     except (JournalError, OSError, SealError) as exc:
         findings.append(Finding("the journal readable and intact", "13 Miss. Code R. 8-2.9", "technical", False,
                                 str(exc)))
     findings += [
-        not_built("every clock synchronised at least every 24 hours; its offset measured and journaled",
-                  "13 Miss. Code R. 8-4.5", "technical", "no clock offset measured in the journal"),
         not_built("a change of the pool's settings approved by two people of different departments; a reset keyed",
                   "N.J.A.C. 13:69D-1.52; Pennsylvania 605a.7", "procedural",
                   "one pool administrator's approval changes the pool's settings"),

@@ -291,6 +291,15 @@ class SoftwareConfig:
 
 
 @dataclass(frozen=True)
+class ClockConfig:
+    """The table's clock measured against the central database's (tabled/daemon/clock.py)."""
+
+    check_every_s: int = 3600         # measured at start and this often
+    max_offset_ms: int = 1000         # an offset beyond it is an error condition (tabled/table/clock.py)
+    dsn: str | None = None            # the central PostgreSQL; None: journal.ship_to, else the primary linked pool
+
+
+@dataclass(frozen=True)
 class ReportsConfig:
     time_zone: str = "UTC"
     day_start: str = "06:00"
@@ -347,6 +356,7 @@ class Config:
     staff: StaffConfig | None = None
     protection: ProtectionConfig = ProtectionConfig()
     ratings: RatingsConfig = RatingsConfig()
+    clock: ClockConfig = ClockConfig()
 
     @property
     def primary_pool(self) -> PoolConfig:
@@ -645,6 +655,20 @@ def _software(sec: Section, base: Path) -> SoftwareConfig:
     return SoftwareConfig(manifest, signature, key, development, every)
 
 
+def _clock(sec: Section) -> ClockConfig:
+    every = sec.integer("check_every_s", 10, 86_400, 3600)
+    bound = sec.integer("max_offset_ms", 1, 3_600_000, 1000)
+    dsn: str | None = None
+    if sec.get("dsn", None) is not None:  # read with the central journal's password (tabled/daemon/clock.py)
+        from tabled.daemon.shipping import dsn_problem as central_dsn_problem
+        problem = central_dsn_problem(sec.get("dsn"))
+        if problem is not None:
+            raise sec.fail("dsn", problem)
+        dsn = sec.text("dsn")
+    sec.finish()
+    return ClockConfig(every, bound, dsn)
+
+
 def _reports(sec: Section) -> ReportsConfig:
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -722,9 +746,10 @@ def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     protection = ProtectionConfig(protection_sec.flag("live", True))
     protection_sec.finish()
     ratings = _ratings(top.section("ratings", {}))
+    clock = _clock(top.section("clock", {}))
     top.finish()
     return Config(None, table, journal, pools, devices, simulation, log, software, reports, screen, staff,
-                  protection, ratings)
+                  protection, ratings, clock)
 
 
 SYSTEM_CONFIG = Path("/etc/tabled/tabled.toml")

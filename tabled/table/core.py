@@ -60,6 +60,7 @@ from tabled.table.board import acceptance, lock, unlock
 from tabled.table.cardsource import DECKS, CardSource, read_status
 from tabled.table.effects import (Command, Effect, MeterShow, Note, PanelLamp, PoolOp, Say, Shuffle,
                                    StartShoe)
+from tabled.table.clock import INPUT as CLOCK_INPUT, ClockWatch
 from tabled.table.enclosure import INPUT as ENCLOSURE_INPUT
 from tabled.table.enclosure import Enclosures
 from tabled.table.felt import Felt, parse_reading
@@ -191,6 +192,7 @@ class TableCore:
         self.staff = Staff()                        # who is signed in at the panel (staff.py)
         self.integrity = Integrity()                # the software and journal checked while running
         self.enclosures = Enclosures()              # the enclosures' doors (enclosure.py)
+        self.clock_watch = ClockWatch()                 # the clock's measured offset (clock.py)
         self.payments = PaymentCheck()              # payments checked by the board (payout_check.py)
         self.players = Players(table_id, spots)     # who sits where, for ratings (players.py)
 
@@ -293,6 +295,8 @@ class TableCore:
             return self.integrity.take(kind, p, self.round_id)
         if kind == ENCLOSURE_INPUT:
             return self.enclosures.take(p, self.now, dict(self.staff.on), self.round_id)
+        if kind == CLOCK_INPUT:
+            return self.clock_watch.take(p, self.now, self.round_id)
         if kind == "config.started":
             return [notes.config_in_force(p)]
         if kind == "protection.evidence":
@@ -1037,6 +1041,7 @@ class TableCore:
             **({"device_out": self.device_out.snapshot()} if self.device_out else {}),
             **({"integrity": self.integrity.snapshot()} if self.integrity else {}),
             **({"enclosures": self.enclosures.snapshot()} if self.enclosures else {}),
+            **({"clock": self.clock_watch.snapshot()} if self.clock_watch else {}),
             **({"payments": self.payments.snapshot()} if self.payments else {}),
             **({"players": self.players.snapshot()} if self.players else {}),
         }
@@ -1063,6 +1068,7 @@ class TableCore:
         core.device_out = OutOfPlay.from_snapshot(snap.get("device_out"))
         core.integrity = Integrity.from_snapshot(snap.get("integrity"))
         core.enclosures = Enclosures.from_snapshot(snap.get("enclosures"))
+        core.clock_watch = ClockWatch.from_snapshot(snap.get("clock"))
         core.payments = PaymentCheck.from_snapshot(snap.get("payments"))
         core.players = Players.from_snapshot(snap.get("players"), core.table_id, spots)
         if snap["round"]:

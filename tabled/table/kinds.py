@@ -73,6 +73,7 @@ INPUTS: dict[str, Kind] = _kinds(False, {
     "software.checked": "the installed software checked against the signed release manifest (or, on a development "
                         "install, the files it started with): at start, at an interval and after significant events",
     "journal.checked": "the whole journal's chain and seals checked in the background: after each start and daily",
+    "clock.measured": "the table's clock measured against the central database's (or NTP's): offset, bound, NTP state",
     "enclosure.door": "an enclosure's door switch (the table PC's, the pool server's) opened or closed",
     "software.answered": "an inspector's request on the pit page for the software's answer (SHA-1, HMAC): who, "
                          "the method, the seed, the answer or why it was refused",
@@ -99,6 +100,8 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "fault.raised": "a fault that stops play until it is cleared",
     "shuffle.alarm": "a shuffle's order left too much of the deck's previous order (15.1)",
     "fault.cleared": "a fault cleared",
+    "clock.offset": "the table clock's offset as measured, against what, the bound and whether it is within it",
+    "clock.fault": "the clock's error condition began (beyond its bound, or unmeasured 24 h) or ended",
     "enclosure.opened": "an enclosure's door opened, with the people signed in: no new round until the inspector",
     "enclosure.closed": "an enclosure's door closed, with how long it was open and the people signed in",
     "enclosure.acknowledged": "the inspector acknowledged an enclosure's door closed: play may go on",
