@@ -15,7 +15,7 @@ import shutil
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, UTC
+from datetime import date, datetime, UTC
 from pathlib import Path
 from typing import Any
 
@@ -175,7 +175,7 @@ def not_built(requirement: str, source: str, nature: str, evidence: str) -> Find
     return Finding(requirement, source, nature, False, evidence)
 
 
-def staff_badges(cfg: Config) -> list[Finding]:
+def staff_badges(cfg: Config, today: date | None = None) -> list[Finding]:
     people = cfg.staff.people if cfg.staff is not None else ()
     names: dict[str, list[int]] = {}
     for person in people:
@@ -183,13 +183,29 @@ def staff_badges(cfg: Config) -> list[Finding]:
     twice = {n: b for n, b in names.items() if len(b) > 1}
     one_badge = Finding("one active user id (badge) per person", "Nevada table games systems checklist", "technical",
                         bool(people) and not twice,
-                        (f"{len(people)} people, each with one badge" if people and not twice else
+                        (f"{len(people)} people, each with one badge (a second is refused when the staff file "
+                         "is read)" if people and not twice else
                          "no staff list: the key alone acts" if not people else
                          "more than one badge: " + "; ".join(f"{n}: {b}" for n, b in sorted(twice.items()))))
-    ageing = not_built("PINs changed at least quarterly: a PIN past its maximum age must be changed at the panel",
-                       "Nevada table games systems checklist", "technical",
-                       f"{len(people)} PINs in the staff file carry no date set: their age cannot be shown")
-    return [one_badge, ageing]
+    return [one_badge, pin_ages(cfg, today or datetime.now(UTC).date())]
+
+
+def pin_ages(cfg: Config, today: date) -> Finding:
+    """Every PIN dated (the staff file's pin_set, or its change at the panel) and none past the
+    maximum age (one past it signs in once more and must be changed at the panel: tabled/table/staff.py)."""
+    requirement = "PINs changed at least quarterly: a PIN past its maximum age must be changed at the panel"
+    source = "Nevada table games systems checklist"
+    staff = cfg.staff
+    if staff is None or not staff.people:
+        return Finding(requirement, source, "technical", False, "no staff list: the key alone acts, no PIN ages")
+    undated = [p.badge for p in staff.people if p.pin_set is None]
+    expired = [p.badge for p in staff.people if staff.expired(p.badge, today)]
+    oldest = max((a for p in staff.people if (a := staff.pin_age_days(p.badge, today)) is not None), default=None)
+    evidence = (f"{len(staff.people)} PINs, at most {staff.max_pin_age_days} days"
+                + (f"; the oldest {oldest} days" if oldest is not None else "")
+                + (f"; no pin_set for badges {undated}: their age cannot be shown" if undated else "")
+                + (f"; past it (changed at the next sign-in): badges {expired}" if expired else ""))
+    return Finding(requirement, source, "technical", not undated and not expired, evidence)
 
 
 def pages(cfg: Config) -> Finding:

@@ -75,7 +75,7 @@ from tabled.profiles import load_profile
 from tabled.pool.base import PoolError
 from tabled.pool.settings import PoolSettings, check_pool_name
 from tabled.game.seats import MAX_SPOTS, MIN_SPOTS
-from tabled.daemon.staff import StaffConfig, StaffError, read_staff
+from tabled.daemon.staff import CHANGED_PINS, MAX_PIN_AGE_DAYS, StaffConfig, StaffError, read_staff
 from tabled.table.names import SERIAL_DEVICES, USB_DEVICES
 from tabled.web.settings import (MAX_CONNECTIONS, Tls, Viewer, exposure_refused, listen_address, listen_of,
                                  max_connections_of, names_of, tls_of, viewers_of)
@@ -712,16 +712,17 @@ def _ratings(sec: Section) -> RatingsConfig:
     return RatingsConfig(enabled, minutes)
 
 
-def _staff(sec: Section, base: Path) -> StaffConfig:
+def _staff(sec: Section, base: Path, journal: Path) -> StaffConfig:
     text = sec.text("file")
     if "\0" in text:
         raise sec.fail("file", "must not contain a NUL character")
     attempts = sec.integer("attempts", 1, 20, 5)
     minutes = sec.integer("lockout_minutes", 1, 24 * 60, 15)
+    max_age = sec.integer("max_pin_age_days", 1, 3660, MAX_PIN_AGE_DAYS)
     sec.finish()
     path = Path(text) if Path(text).is_absolute() else Path(os.path.normpath(base / text))
     try:
-        return read_staff(path, attempts, minutes)
+        return read_staff(path, attempts, minutes, max_age, journal.parent / CHANGED_PINS)
     except StaffError as exc:
         raise sec.fail("file", str(exc)) from None
 
@@ -741,7 +742,7 @@ def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     reports = _reports(top.section("reports", {}))
     screen = replace(_screen(top.section("screen", {}), base), property_name=table.property_name, table_name=table.name,
                      time_zone=reports.time_zone)
-    staff = _staff(top.section("staff"), base) if "staff" in data else None
+    staff = _staff(top.section("staff"), base, journal.path) if "staff" in data else None
     protection_sec = top.section("protection", {})
     protection = ProtectionConfig(protection_sec.flag("live", True))
     protection_sec.finish()

@@ -105,7 +105,7 @@ MINUTE_MS = 60_000
 #: another linked table's hit is shown as "award pending" until that table contributes again (its
 #: award paid, its next round under way) or this long after the reading (it may have closed)
 AWARD_PENDING_MS = 15 * MINUTE_MS
-STAFF_INPUTS = ("staff.roster", "staff.sign_in", "staff.sign_out")
+STAFF_INPUTS = ("staff.roster", "staff.sign_in", "staff.sign_out", "staff.pin_change")
 
 
 def clock_text(t_ms: int) -> str:
@@ -358,7 +358,7 @@ class TableCore:
     def _staff(self, kind: str, p: dict[str, Any]) -> list[Effect]:
         """The staff list a start runs with, and sign-ins and sign-outs at the panel (staff.py)."""
         judge = {"staff.roster": self.staff.roster, "staff.sign_in": self.staff.sign_in,
-                 "staff.sign_out": self.staff.sign_out}[kind]
+                 "staff.sign_out": self.staff.sign_out, "staff.pin_change": self.staff.pin_change}[kind]
         return judge(p, self.now, self.round_id)
 
     def _panel(self, p: dict[str, Any]) -> list[Effect]:

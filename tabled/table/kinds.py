@@ -73,6 +73,7 @@ INPUTS: dict[str, Kind] = _kinds(False, {
     "software.checked": "the installed software checked against the signed release manifest (or, on a development "
                         "install, the files it started with): at start, at an interval and after significant events",
     "journal.checked": "the whole journal's chain and seals checked in the background: after each start and daily",
+    "staff.pin_change": "a step of changing an expired PIN at the panel (first, differ, changed): never the PIN",
     "clock.measured": "the table's clock measured against the central database's (or NTP's): offset, bound, NTP state",
     "enclosure.door": "an enclosure's door switch (the table PC's, the pool server's) opened or closed",
     "software.answered": "an inspector's request on the pit page for the software's answer (SHA-1, HMAC): who, "
@@ -122,6 +123,8 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "staff.signed_in": "a person signed in at the panel to a role (a dealer replacing the one before)",
     "staff.signed_out": "a person left a role at the panel, or the staff list no longer gives it",
     "staff.refused": "a sign-in refused: unknown badge, wrong PIN (counted), role not held or taken, locked",
+    "staff.pin_expired": "a PIN past its maximum age signed in once more: it must be changed at the panel",
+    "staff.pin_changed": "a PIN changed at the panel (the new one keyed twice): who, never the PIN or its hash",
     "staff.locked": "a badge locked after wrong PINs in a row, until when",
     "payments.due": "what every betting area must hold when the dealer has paid and collected, as read then",
     "payments.area": "an area's payment verdict changed on a board reading: done, to pay, over, short, not collected",

@@ -98,3 +98,17 @@ def test_the_clock_passes_on_a_recent_offset_within_its_bound_and_fails_on_a_sta
         journal.append("clock.fault", {"standing": True, "reason": "the clock is +1500 ms off"})
         found = compliance.clock(cfg, journal)
         assert not found.passed and found.evidence.endswith("error condition standing: the clock is +1500 ms off")
+
+
+def test_pin_ages_pass_when_every_pin_is_dated_and_none_is_past_its_age(tmp_path):
+    from datetime import date
+    cfg = load_config(None)
+    people = (Person(1001, "Alex Morgan", ("dealer",), pin_set=date(2026, 1, 10)),
+              Person(1002, "Bo Chen", ("supervisor",), pin_set=date(2026, 3, 1)))
+    staffed = dataclasses.replace(cfg, staff=StaffConfig(tmp_path / "staff.toml", people, max_pin_age_days=90))
+    found = compliance.pin_ages(staffed, date(2026, 4, 10))
+    assert found.passed and found.evidence == "2 PINs, at most 90 days; the oldest 90 days"
+    late = compliance.pin_ages(staffed, date(2026, 4, 11))
+    assert not late.passed and late.evidence.endswith("past it (changed at the next sign-in): badges [1001]")
+    undated = dataclasses.replace(staffed, staff=StaffConfig(tmp_path / "s.toml", (Person(7, "Ana", ("dealer",)),)))
+    assert "no pin_set for badges [7]" in compliance.pin_ages(undated, date(2026, 4, 11)).evidence
