@@ -28,10 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "/etc/tabled/tabled.toml)")
 
 
-def read_pin(confirm: bool = False) -> str:
+def read_pin(confirm: bool = False, prompt: str = "PIN: ") -> str:
     """A PIN typed at the terminal without echo (twice when ``confirm``), else one line of stdin."""
     if sys.stdin.isatty():
-        pin = getpass.getpass("PIN: ")
+        pin = getpass.getpass(prompt)
         if confirm and getpass.getpass("PIN again: ") != pin:
             raise UserError("the two PINs differ")
         return pin

@@ -10,6 +10,7 @@ key) is listed as physical or procedural, and fails until its evidence exists he
 
 from __future__ import annotations
 
+import asyncio
 import re
 import shutil
 import subprocess
@@ -171,6 +172,43 @@ def clock(cfg: Config, journal: Journal) -> Finding:
                    + (f"; error condition standing: {fault.payload.get('reason')}" if standing and fault else ""))
 
 
+def pool_settings(cfg: Config) -> Finding:
+    """Each pool's settings in force, and any pending, recorded with a second person's approval
+    (``tabled pool propose --approved-by``: "...; approved by ..." in the version's who)."""
+    requirement = "a change of the pool's settings approved by two people of different departments; a reset keyed"
+    source = "N.J.A.C. 13:69D-1.52; Pennsylvania 605a.7"
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tabled.pool import PoolError, open_pool
+
+    async def versions(entry: Any) -> Any:
+        pool = await open_pool(entry, cfg.table.id, create=False)
+        try:
+            return await pool.settings_history()
+        finally:
+            await pool.close()
+    said, ok = [], True
+    for entry in cfg.pools:
+        if entry.backend == "local" and (entry.path is None or not Path(entry.path).is_file()):
+            said.append(f"pool {entry.name}: no pool database at {entry.path}")
+            ok = False
+            continue
+        try:  # in a thread of its own: the caller may be running an event loop already
+            with ThreadPoolExecutor(1) as one:
+                history = one.submit(asyncio.run, versions(entry)).result(timeout=60)
+        except (PoolError, OSError, TimeoutError) as exc:
+            said.append(f"pool {entry.name}: cannot be read: {exc}")
+            ok = False
+            continue
+        shown = [v for v in history if v.active or v.pending]
+        for v in shown:
+            approved = "; approved by " in v.who
+            ok = ok and approved
+            said.append(f"pool {entry.name} version {v.version} ({'in force' if v.active else 'pending'}) recorded "
+                        f"by {v.who}" + ("" if approved else ": no second person's approval"))
+    return Finding(requirement, source, "procedural", ok, "; ".join(said) or "no pool configured")
+
+
 def not_built(requirement: str, source: str, nature: str, evidence: str) -> Finding:
     return Finding(requirement, source, nature, False, evidence)
 
@@ -269,9 +307,7 @@ def check(cfg: Config, journal_path: Path, *, public_keys_given: list[Path] | No
         findings.append(Finding("the journal readable and intact", "13 Miss. Code R. 8-2.9", "technical", False,
                                 str(exc)))
     findings += [
-        not_built("a change of the pool's settings approved by two people of different departments; a reset keyed",
-                  "N.J.A.C. 13:69D-1.52; Pennsylvania 605a.7", "procedural",
-                  "one pool administrator's approval changes the pool's settings"),
+        pool_settings(cfg),
         not_built("installs and upgrades logged: start, end, components, versions, verification, who",
                   "25 CFR 547.12", "procedural", "packaging/install.sh does not journal the install"),
         *staff_badges(cfg),

@@ -39,9 +39,10 @@ from tabled.table.effects import Effect, Note, Say
 
 #: the roles a staff list gives; the panel's key switch has the first three. ``pool_admin`` is the
 #: operator's authority over the progressive pool's settings (``tabled pool propose``): neither a
-#: floor role nor the regulator's inspector
+#: floor role nor the regulator's inspector; ``accounting`` approves such a change as the second
+#: person, of another department (N.J.A.C. 13:69D-1.52)
 PANEL_ROLES = (Key.DEALER.value, Key.SUPERVISOR.value, Key.INSPECTOR.value)
-ROLES = (*PANEL_ROLES, "pool_admin")
+ROLES = (*PANEL_ROLES, "pool_admin", "accounting")
 MINUTE_MS = 60_000
 MAX_ATTEMPTS = 20
 MAX_LOCKOUT_MINUTES = 24 * 60

@@ -112,3 +112,24 @@ def test_pin_ages_pass_when_every_pin_is_dated_and_none_is_past_its_age(tmp_path
     assert not late.passed and late.evidence.endswith("past it (changed at the next sign-in): badges [1001]")
     undated = dataclasses.replace(staffed, staff=StaffConfig(tmp_path / "s.toml", (Person(7, "Ana", ("dealer",)),)))
     assert "no pin_set for badges [7]" in compliance.pin_ages(undated, date(2026, 4, 11)).evidence
+
+
+def test_the_pools_settings_pass_only_with_a_second_persons_approval(tmp_path, capsys):
+    import asyncio
+    from tabled.pool.local import LocalPool
+    from tabled.pool.settings import PoolSettings
+    path = tmp_path / "pool.db"
+
+    async def create() -> None:
+        pool = await LocalPool.open(path, "main", "T01", PoolSettings(5000, 1_000_000))
+        await pool.close()
+    asyncio.run(create())
+    cfg = load_config(None)
+    cfg = dataclasses.replace(cfg, pools=tuple(dataclasses.replace(p, path=path) for p in cfg.pools))
+    first = compliance.pool_settings(cfg)
+    assert not first.passed and first.evidence.endswith("no second person's approval")
+    assert main(["pool", "propose", "--path", str(path), "--contribution-bp", "6000", "--who", "manager Ng",
+                 "--approved-by", "controller Ito", "--why", "promotion"]) == 0
+    found = compliance.pool_settings(cfg)
+    assert "version 2 (pending) recorded by manager Ng; approved by controller Ito" in found.evidence
+    assert not found.passed  # the version in force still has no approval, until the jackpot is won

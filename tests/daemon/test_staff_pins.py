@@ -98,7 +98,7 @@ def test_staff_settings_are_checked_and_a_missing_file_named(tmp_path):
     config.write_text(base + 'file = "staff.toml"\nlockout_minutes = 3\n')
     cfg = load_config(config)
     assert cfg.staff is not None and (cfg.staff.attempts, cfg.staff.lockout_minutes) == (5, 3)
-    assert [p.badge for p in cfg.staff.people] == [1001, 2001, 3001, 4001]
+    assert [p.badge for p in cfg.staff.people] == [1001, 2001, 3001, 4001, 6001]
     assert "pin_hash" not in repr(cfg.staff.people[0]) and "scrypt" not in repr(cfg.staff)
     assert load_config(None).staff is None  # no [staff]: the key alone acts
 
