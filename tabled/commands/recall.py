@@ -51,6 +51,7 @@ CARD_KEYS = {"card", "cards", "hand", "player_cards", "dealer_cards", "dealer_ha
 SETTLED = "round.settled"
 CONFIG_STARTED = "config.started"  # tabled/daemon/config_record.py
 CLOCK_OFFSET = "clock.offset"  # tabled/table/clock.py
+INSTALL = "software.install"  # tabled/table/selfcheck.py: an install or upgrade (25 CFR 547.12)
 WIDTH = 200  # a longer record is shown one field a line
 
 
@@ -159,6 +160,7 @@ class Recalled:
     warnings: dict[str, str | None]       # round id -> what is wrong with its chain, or None
     configs: dict[str, Record | None]     # round id -> the start's configuration it was played under
     clocks: dict[str, Record | None] = dataclasses.field(default_factory=dict)  # round id -> the last clock offset
+    installs: dict[str, Record | None] = dataclasses.field(default_factory=dict)  # round id -> the install before it
 
     @property
     def warning(self) -> str | None:
@@ -188,6 +190,7 @@ def read(path: Path, wanted: list[str] | None, last: int) -> Recalled:
     warnings: dict[str, str | None] = {}
     configs: dict[str, Record | None] = {}
     clocks: dict[str, Record | None] = {}
+    installed: dict[str, Record | None] = {}
     try:
         with Journal.open(path, readonly=True, verify=False) as journal:
             selected = select_rounds(journal, wanted, last)
@@ -205,12 +208,13 @@ def read(path: Path, wanted: list[str] | None, last: int) -> Recalled:
                 config = journal.last_of_kind(CONFIG_STARTED, before=seqs[0], after=searched_to - 1) or config
                 configs[rid], searched_to = config, seqs[0]
                 clocks[rid] = journal.last_of_kind(CLOCK_OFFSET, before=seqs[-1] + 1)
+                installed[rid] = journal.last_of_kind(INSTALL, before=seqs[0])
     except sqlite3.Error as exc:
         raise storage_error(path, exc) from None
     except JournalError as exc:
         problem = str(exc)
         raise UserError(problem if problem.startswith(str(path)) else f"{path}: {problem}") from None
-    return Recalled(rounds, warnings, configs, clocks)
+    return Recalled(rounds, warnings, configs, clocks, installed)
 
 
 # -- the settlement ----------------------------------------------------------------------------------
@@ -284,6 +288,15 @@ def clock_lines(clock: Record | None) -> list[str]:
             f"(record #{clock.seq}; bound {p.get('bound_ms')} ms{'' if p.get('ok') else ': BEYOND IT'})"]
 
 
+def install_lines(install: Record | None) -> list[str]:
+    """The install or upgrade the round was played after (25 CFR 547.12); none journaled: nothing."""
+    if install is None:
+        return []
+    p = install.payload
+    return [f"  software: tabled {p.get('version')} ({p.get('what')} {p.get('result')} by {p.get('by')}, ended "
+            f"{p.get('ended')}; record #{install.seq})"]
+
+
 def people_lines(records: list[Record]) -> list[str]:
     """Who dealt the round and who acted in it with a privileged key, by name, from the round's own
     records (a table with a staff list journals the names with them: docs/staff.md)."""
@@ -304,11 +317,13 @@ def people_lines(records: list[Record]) -> list[str]:
 
 
 def show_round(rid: str, records: list[Record], config: Record | None = None,
-               config_before: Record | None = None, clock: Record | None = None) -> list[str]:
+               config_before: Record | None = None, clock: Record | None = None,
+               install: Record | None = None) -> list[str]:
     first, last = records[0], records[-1]
     out = [f"round {rid}: {len(records)} records (#{first.seq} to #{last.seq}), "
            f"{first.time:%Y-%m-%d %H:%M:%S} to {last.time:%H:%M:%S} UTC, last: {last.kind}"]
     out += config_lines(config, config_before)
+    out += install_lines(install)
     out += clock_lines(clock)
     out += people_lines(records)
     tables = []
@@ -372,7 +387,8 @@ def run(args: argparse.Namespace) -> int:
         print(warning)
     config_before: Record | None = None
     for rid, records in rounds.items():
-        print("\n".join(show_round(rid, records, recalled.configs[rid], config_before, recalled.clocks.get(rid))))
+        print("\n".join(show_round(rid, records, recalled.configs[rid], config_before, recalled.clocks.get(rid),
+                                   recalled.installs.get(rid))))
         print()
         config_before = recalled.configs[rid]
     print(warning or "hash chain intact over every record shown and the records on either side "

@@ -249,6 +249,8 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
         if devices is not None:
             await devices.stop()
         if consumer is not None:
+            if not consumer.done():  # the clean stop's mark: a start that does not find it says so (restart.py)
+                table.submit("table.stopped", {"rounds_finished": core.rounds_finished})
             table.stop()  # what is queued is journaled first; what was not acknowledged a device sends again
             done, _ = await asyncio.wait({consumer}, timeout=STOP_WAIT_S)
             if not done:

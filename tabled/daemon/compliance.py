@@ -209,8 +209,34 @@ def pool_settings(cfg: Config) -> Finding:
     return Finding(requirement, source, "procedural", ok, "; ".join(said) or "no pool configured")
 
 
-def not_built(requirement: str, source: str, nature: str, evidence: str) -> Finding:
-    return Finding(requirement, source, nature, False, evidence)
+def installs_logged(journal: Journal) -> Finding:
+    """The last install or upgrade journaled (packaging/install.sh's record, tabled/daemon/installs.py)."""
+    requirement = "installs and upgrades logged: start, end, components, versions, verification, who"
+    last = _last(journal, "software.install")
+    if last is None:
+        return Finding(requirement, "25 CFR 547.12", "procedural", False,
+                       "no install journaled: packaging/install.sh leaves its record in the install spool, which the "
+                       "daemon journals at its next start (a table run from a checkout was never installed)")
+    p = last.payload
+    return Finding(requirement, "25 CFR 547.12", "procedural", p.get("result") == "installed",
+                   f"last: record {last.seq}: {p.get('what')} of tabled {p.get('version')} {p.get('result')} by "
+                   f"{p.get('by')}, {p.get('started')} to {p.get('ended')}, {len(p.get('components') or {})} "
+                   f"components, manifest {str(p.get('manifest_sha256') or 'none')[:16]}")
+
+
+def restarts_logged(journal: Journal) -> Finding:
+    """Power loss and restart journaled as such: the clean stop's mark and the restarts after none."""
+    requirement = "power loss and restart journaled as such (a start after an unclean stop says so)"
+    source = "13 Miss. Code R. 8-2.9 (power-up a significant event)"
+    stopped, restarted = _last(journal, "table.stopped"), _last(journal, "power.restored")
+    if stopped is None and restarted is None:
+        return Finding(requirement, source, "technical", False, "no stop or restart journaled yet")
+    evidence = (f"last clean stop: record {stopped.seq} at {_when(stopped.time_us)}" if stopped else
+                "no clean stop journaled")
+    if restarted is not None:
+        evidence += (f"; last restart after an unclean stop: record {restarted.seq} at {_when(restarted.time_us)}, "
+                     f"down {restarted.payload.get('down_s')} s")
+    return Finding(requirement, source, "technical", True, evidence)
 
 
 def staff_badges(cfg: Config, today: date | None = None) -> list[Finding]:
@@ -247,12 +273,19 @@ def pin_ages(cfg: Config, today: date) -> Finding:
 
 
 def pages(cfg: Config) -> Finding:
+    """The pages off the loopback address only over TLS (tabled/web/tls.py; a config serving them
+    in plain HTTP off it is refused at start), a viewer's token exchanged for a cookie at once."""
     screen = cfg.screen
     local = not screen.enabled or (screen.loopback and not screen.viewers)
+    if local:
+        evidence = "the pages are served on the loopback address only: nothing leaves the table PC"
+    elif screen.tls is not None:
+        evidence = (f"the pages are served on {screen.host} over TLS; a viewer's token is exchanged for an HttpOnly, "
+                    "Secure cookie on the first request and never put in a URL after it")
+    else:
+        evidence = f"the pages are served on {screen.host} over plain HTTP"
     return Finding("what leaves the table PC travels encrypted; no credential in a URL", "AGCO 6.1.7, 12.1.3",
-                   "technical", local,
-                   "the pages are served on the loopback address only: nothing leaves the table PC" if local else
-                   f"the pages are served on {screen.host} over plain HTTP with a viewer's token in the first URL")
+                   "technical", local or screen.tls is not None, evidence)
 
 
 def hardening(unit: Path = UNIT) -> Finding:
@@ -302,14 +335,14 @@ def check(cfg: Config, journal_path: Path, *, public_keys_given: list[Path] | No
                          background_journal_check(journal),
                          retention(journal),
                          doors(journal),
-                         clock(cfg, journal)]
+                         clock(cfg, journal),
+                         installs_logged(journal),
+                         restarts_logged(journal)]
     except (JournalError, OSError, SealError) as exc:
         findings.append(Finding("the journal readable and intact", "13 Miss. Code R. 8-2.9", "technical", False,
                                 str(exc)))
     findings += [
         pool_settings(cfg),
-        not_built("installs and upgrades logged: start, end, components, versions, verification, who",
-                  "25 CFR 547.12", "procedural", "packaging/install.sh does not journal the install"),
         *staff_badges(cfg),
         pages(cfg),
         hardening(unit),

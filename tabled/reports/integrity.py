@@ -100,6 +100,8 @@ class Integrity:
     closures: list[Closure] = field(default_factory=list)
     mispays: Mispays = field(default_factory=Mispays)  # the board's check of the payments (9.3, 9.4)
     clock: ClockOffsets = field(default_factory=ClockOffsets)  # Mississippi 8-4.5
+    installs: list[dict[str, Any]] = field(default_factory=list)   # 25 CFR 547.12: each install or upgrade
+    restarts: list[dict[str, Any]] = field(default_factory=list)   # each start after an unclean stop
 
     @property
     def fault_minutes(self) -> float:
@@ -173,6 +175,11 @@ def integrity(period: Period, events: Iterable[Event], rounds: list[PlayedRound]
             # 14.13, 9.5: the pool could not be reached when the round was decided
             for _ in p.get("spots") or [None]:
                 _count(out.irregularities, "14.13 progressive award held")
+        elif e.kind == "software.install" and inside:
+            out.installs.append({k: p.get(k) for k in ("what", "result", "version", "started", "ended", "by",
+                                                        "manifest_sha256")})
+        elif e.kind == "power.restored" and inside:
+            out.restarts.append({"at_us": e.time_us, "last_seq": p.get("last_seq"), "down_s": p.get("down_s")})
         elif e.kind == "clock.offset" and inside:
             out.clock.take(p)
         elif e.kind == "clock.fault" and inside and p.get("standing"):

@@ -88,6 +88,12 @@ def text(r: Report, zone: tzinfo) -> str:
     else:
         out.append("  faults: none")
     out.append("  " + clock_line(ig.clock))
+    for done in ig.installs:  # 25 CFR 547.12
+        out.append(f"  software {done['what']} {done['result']}: tabled {done['version']} by {done['by']}, "
+                   f"{done['started']} to {done['ended']}, manifest {str(done['manifest_sha256'] or 'none')[:16]}")
+    for restart in ig.restarts:
+        out.append(f"  restarted after an unclean stop (power lost or a crash) at {_when(restart['at_us'], zone)}: "
+                   f"down {restart['down_s']} s, last record #{restart['last_seq']}")
     if ig.closures:
         for c in ig.closures:
             out.append(f"  table closed (16.8): announced {_when(c.announced_us, zone)}, closed from "
@@ -260,6 +266,7 @@ def data(r: Report) -> dict[str, Any]:
                       "closures_16_8": [{"announced_us": c.announced_us, "closes_us": c.closes_us,
                                          "opened_us": c.opened_us, "minutes": c.minutes} for c in ig.closures],
                       "people": ig.people, "people_refusals": ig.people_refused,
+                      "installs": ig.installs, "restarts_after_unclean_stops": ig.restarts,
                       "clock": {"measured": ig.clock.measured, "least_offset_ms": ig.clock.least_ms,
                                 "most_offset_ms": ig.clock.most_ms, "beyond_bound": ig.clock.beyond,
                                 "against": sorted(ig.clock.against), "error_conditions": ig.clock.conditions},

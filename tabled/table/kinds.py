@@ -74,6 +74,9 @@ INPUTS: dict[str, Kind] = _kinds(False, {
                         "install, the files it started with): at start, at an interval and after significant events",
     "journal.checked": "the whole journal's chain and seals checked in the background: after each start and daily",
     "staff.pin_change": "a step of changing an expired PIN at the panel (first, differ, changed): never the PIN",
+    "software.installed": "an install or upgrade of the table's software: start, end, versions, manifest digest, who",
+    "table.stopped": "the daemon stopped cleanly (the mark a start looks for)",
+    "table.restarted": "a start found no clean stop: power lost or a crash; the last record and how long down",
     "clock.measured": "the table's clock measured against the central database's (or NTP's): offset, bound, NTP state",
     "enclosure.door": "an enclosure's door switch (the table PC's, the pool server's) opened or closed",
     "software.answered": "an inspector's request on the pit page for the software's answer (SHA-1, HMAC): who, "
@@ -101,6 +104,8 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "fault.raised": "a fault that stops play until it is cleared",
     "shuffle.alarm": "a shuffle's order left too much of the deck's previous order (15.1)",
     "fault.cleared": "a fault cleared",
+    "software.install": "an install or upgrade, as recorded by the installer: start, end, versions, manifest, who",
+    "power.restored": "the table started again after an unclean stop (power loss or crash): the last record, down",
     "clock.offset": "the table clock's offset as measured, against what, the bound and whether it is within it",
     "clock.fault": "the clock's error condition began (beyond its bound, or unmeasured 24 h) or ended",
     "enclosure.opened": "an enclosure's door opened, with the people signed in: no new round until the inspector",

@@ -133,3 +133,17 @@ def test_the_pools_settings_pass_only_with_a_second_persons_approval(tmp_path, c
     found = compliance.pool_settings(cfg)
     assert "version 2 (pending) recorded by manager Ng; approved by controller Ito" in found.evidence
     assert not found.passed  # the version in force still has no approval, until the jackpot is won
+
+
+def test_installs_and_restarts_are_read_from_the_journal(tmp_path):
+    with Journal.open(tmp_path / "journal.db", clock=lambda: 1_000_000.0) as journal:
+        assert not compliance.installs_logged(journal).passed and not compliance.restarts_logged(journal).passed
+        journal.append("software.install", {"what": "install", "result": "installed", "version": "1.4.0",
+                                            "by": "ops-lee", "started": "s", "ended": "e", "components": {"a": "1"},
+                                            "manifest_sha256": "ab" * 32})
+        journal.append("table.stopped", {"rounds_finished": 0})
+        journal.append("power.restored", {"last_seq": 2, "down_s": 95})
+        found = compliance.installs_logged(journal)
+        assert found.passed and "install of tabled 1.4.0 installed by ops-lee, s to e, 1 components" in found.evidence
+        restarts = compliance.restarts_logged(journal)
+        assert restarts.passed and restarts.evidence.endswith("down 95 s")

@@ -101,3 +101,14 @@ def test_the_clocks_offsets_and_error_conditions_of_the_period_mississippi_8_4_5
     assert clock_line(clock) == ("clock: 3 offsets measured against central, ntp, -4 to +1200 ms, 1 beyond the "
                                  "bound; error conditions: the clock is +1200 ms off the central database's clock")
     assert clock_line(integrity(PERIOD, [], []).clock) == "clock: no offset measured in the period"
+
+
+def test_installs_and_restarts_after_an_unclean_stop_of_the_period_25_cfr_547_12():
+    events = [at(3, "software.install", what="upgrade", result="installed", version="1.4.0", by="ops-lee",
+                 started="2026-12-03T07:00:00Z", ended="2026-12-03T07:02:10Z", manifest_sha256="ab" * 32),
+              at(9, "power.restored", last_seq=41, down_s=95, clean_stop=False)]
+    ig = integrity(PERIOD, events, [])
+    assert ig.installs == [{"what": "upgrade", "result": "installed", "version": "1.4.0", "started":
+                            "2026-12-03T07:00:00Z", "ended": "2026-12-03T07:02:10Z", "by": "ops-lee",
+                            "manifest_sha256": "ab" * 32}]
+    assert ig.restarts == [{"at_us": 9 * MINUTE, "last_seq": 41, "down_s": 95}]
