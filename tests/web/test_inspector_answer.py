@@ -118,8 +118,8 @@ async def test_the_inspector_asks_on_the_pit_page_over_tls_and_nothing_secret_is
     async def scenario(run: harness.Run) -> None:
         port = int(screen_of(run).url.rsplit(":", 1)[1].split("/")[0])
         async with async_playwright() as p:
-            b = await p.chromium.launch(executable_path=CHROMIUM,
-                                        args=[*CHROMIUM_ARGS, f"--ignore-certificate-errors-spki-list={ca.spki_sha256}"])
+            pinned = f"--ignore-certificate-errors-spki-list={ca.spki_sha256}"
+            b = await p.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, pinned])
             try:
                 context = await b.new_context(bypass_csp=True, viewport={"width": 1600, "height": 1000})
                 page = await context.new_page()
