@@ -208,7 +208,7 @@ def read(path: Path, wanted: list[str] | None, last: int) -> Recalled:
                 config = journal.last_of_kind(CONFIG_STARTED, before=seqs[0], after=searched_to - 1) or config
                 configs[rid], searched_to = config, seqs[0]
                 clocks[rid] = journal.last_of_kind(CLOCK_OFFSET, before=seqs[-1] + 1)
-                installed[rid] = journal.last_of_kind(INSTALL, before=seqs[0])
+                installed[rid] = journal.last_of_kind(INSTALL, before=seqs[-1] + 1)
     except sqlite3.Error as exc:
         raise storage_error(path, exc) from None
     except JournalError as exc:
@@ -289,7 +289,7 @@ def clock_lines(clock: Record | None) -> list[str]:
 
 
 def install_lines(install: Record | None) -> list[str]:
-    """The install or upgrade the round was played after (25 CFR 547.12); none journaled: nothing."""
+    """The install or upgrade last journaled by the round's end (25 CFR 547.12); none: nothing."""
     if install is None:
         return []
     p = install.payload
