@@ -16,7 +16,9 @@ STOPPED = "table.stopped"
 RESTARTED = "table.restarted"
 #: a start that was refused, or stopped before anything was played, ends with these: not a loss of power
 START_KINDS = ("config.started", "software.checked")
-#: journal records (seals, checkpoints) the search passes over, at most this many
+#: what the search passes over, at most :data:`LOOK_BACK` of them: journal records (seals,
+#: checkpoints) and the stop's own tick, which wakes the table to end after the mark
+PASSED_OVER = frozenset({*JOURNAL_RECORDS, "tick"})
 LOOK_BACK = 100
 
 
@@ -30,7 +32,7 @@ def after_unclean_stop(journal: Journal, now_us: int) -> dict[str, Any] | None:
         record = journal.record(seq)
         if record is None:
             return None
-        if record.kind not in JOURNAL_RECORDS:
+        if record.kind not in PASSED_OVER:
             break
         seq -= 1
     else:

@@ -77,6 +77,7 @@ def test_a_journal_that_does_not_end_with_a_clean_stop_is_a_restart_after_one(tm
         assert restarted == {"clean_stop": False, "last_seq": 2, "last_kind": "wager",
                              "last_time_us": int(T0 * 1e6), "down_s": 95}
         journal.append("table.stopped", {"rounds_finished": 0})
+        journal.append("tick", {})  # the stop's own, after the mark
         assert after_unclean_stop(journal, int((T0 + 95) * 1e6)) is None
 
 
