@@ -6,15 +6,33 @@
 # every wheel checked against requirements.txt's hashes), the system user, the config template
 # (kept when one is there already), the udev rules and the unit. It starts nothing: edit
 # /etc/tabled/tabled.toml and the udev rules' serial numbers, then `systemctl enable --now tabled`.
+# Each run, an upgrade too, leaves its record (start, end, versions, the manifest's digest, who, and
+# whether it succeeded) in the install spool beside the journal ($TABLED_INSTALL_SPOOL, default
+# /var/lib/tabled/installs): the daemon journals it at its next start (tabled install-record).
 set -euo pipefail
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 here=$(cd "$(dirname "$0")" && pwd)
 root=/
 if [ "${1:-}" = --root ]; then root=${2:?--root needs a folder}; fi
 root=$(cd "$root" && pwd)
 python=${PYTHON:-python3.11}
 venv="$root/opt/tabled/.venv"
+spool="$root${TABLED_INSTALL_SPOOL:-/var/lib/tabled/installs}"
+what=install
+if [ -x "$venv/bin/tabled" ]; then what=upgrade; fi
 
 fail() { echo "install.sh: $*" >&2; exit 1; }
+
+# the install's record, whatever the outcome, once the code that writes it is there
+record() {
+    local result=$1
+    if [ -x "$venv/bin/tabled" ]; then
+        "$venv/bin/tabled" install-record --spool "$spool" --started "$started" --result "$result" --what "$what" \
+            --manifest "$root/opt/tabled/manifest.json" || echo "install.sh: warning: the install record was not written" >&2
+        if [ "$(id -u)" -eq 0 ] && [ -n "${gid:-}" ]; then chgrp -R "$gid" "$spool" && chmod 2770 "$spool"; fi
+    fi
+}
+trap 'status=$?; if [ $status -ne 0 ]; then record failed; fi' EXIT
 
 command -v "$python" >/dev/null || fail "$python not found: install Python 3.11 (Debian/Ubuntu: python3.11 python3.11-venv)"
 "$python" -c 'import ensurepip, venv' 2>/dev/null || fail "$python cannot make a virtualenv: install python3.11-venv"
@@ -97,6 +115,7 @@ if [ "$root" = / ]; then
     udevadm control --reload && udevadm trigger
     systemctl daemon-reload
 fi
+record installed
 echo "installed tabled $("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("tabled"))') in $venv"
 echo "next: edit $root/etc/tabled/tabled.toml and the serial numbers in $root/etc/udev/rules.d/99-tabled.rules,"
 echo "      then: systemctl enable --now tabled"

@@ -8,6 +8,8 @@ refused, and the installed ``tabled`` checks the installed config as a start doe
 
 from __future__ import annotations
 
+import json
+import hashlib
 import os
 import shutil
 import stat
@@ -181,6 +183,12 @@ def test_install_again_keeps_the_edited_config(wheelhouse, installed):
     config.write_text(config.read_text() + "\n# edited on the table PC\n")
     run(["bash", str(wheelhouse / "install.sh"), "--root", str(installed)], env=offline_env(), cwd=installed)
     assert config.read_text().endswith("# edited on the table PC\n")
+    # each run left its record for the journal (25 CFR 547.12): the install, then this upgrade
+    spool = installed / "var" / "lib" / "tabled" / "installs"
+    records = sorted((json.loads(p.read_text()) for p in spool.glob("*.json")), key=lambda r: r["what"])
+    assert [(r["what"], r["result"]) for r in records] == [("install", "installed"), ("upgrade", "installed")]
+    manifest = hashlib.sha256((installed / "opt" / "tabled" / "manifest.json").read_bytes()).hexdigest()
+    assert all(r["manifest_sha256"] == manifest and r["version"] and r["by"] and r["components"] for r in records)
 
 
 def test_the_linked_pins_match_their_hashes(tmp_path):

@@ -103,9 +103,12 @@ def effective_toml(cfg: Config) -> str:
     out.insert(len(out) - 1, "viewers = [" + "".join(
         f"\n    {_value({'name': v.name, 'token': '***'})}," for v in sc.viewers) + ("\n]" if sc.viewers else "]"))
     out += _table("[protection]", {"live": cfg.protection.live})
+    out += _table("[clock]", {"check_every_s": cfg.clock.check_every_s, "max_offset_ms": cfg.clock.max_offset_ms,
+                              "dsn": cfg.clock.dsn})
     if cfg.staff is not None:  # the people are in the staff file (their PINs' hashes stay there)
         out += _table("[staff]", {"file": cfg.staff.file, "attempts": cfg.staff.attempts,
-                                  "lockout_minutes": cfg.staff.lockout_minutes})
+                                  "lockout_minutes": cfg.staff.lockout_minutes,
+                                  "max_pin_age_days": cfg.staff.max_pin_age_days})
     return "\n".join(out)
 
 

@@ -45,7 +45,9 @@ ACTIONS = {
               " pool: every row is the row chained and sealed (--public-key)",
     "reconcile": "compare this table's journal (pool.contributed / pool.reversed, what it still owes) with the"
                  " pool's ledger",
-    "propose": "record new settings (--contribution-bp ... --who --why); they apply after the jackpot is won",
+    "propose": "record new settings (--contribution-bp ... --who --approved-by --why); they apply after the jackpot "
+               "is won",
+    "reset": "reset the meter to its reset value by hand (--who --approved-by --why)",
 }
 ADMIN_ACTIONS = {
     "migrate": "the administrator (--dsn): create or bring up to date the pool's and the central journal's"
@@ -91,6 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "on the command line; without it the role logs in by certificate or pg_hba)")
     new.add_argument("--who", help="the person making the change (recorded); with a staff list their badge "
                      "number (role pool_admin; the PIN is read from stdin)")
+    new.add_argument("--approved-by", metavar="WHO", help="the second person, of another department, approving the "
+                     "change (recorded); with a staff list their badge number (role accounting; the PIN is read "
+                     "from stdin after the proposer's)")
     new.add_argument("--staff", metavar="FILE", help="the staff list --who is checked against (default: the "
                      "config's [staff], when the pool comes from the config)")
     new.add_argument("--why", help="the reason (recorded)")
@@ -142,8 +147,8 @@ async def _main(args: argparse.Namespace) -> int:
         from tabled.commands._pool_admin import administer
         return await administer(args)
     entries, table_id, journal = _targets(args)
-    if args.action == "propose" and args.who and args.who.strip():
-        args.who = _authority(args)  # once, whatever the number of pools
+    if args.action in TWO_PEOPLE:
+        args.who = _two_people(args)  # once, whatever the number of pools
     status, out = 0, []
     for entry in entries:
         try:
@@ -195,6 +200,8 @@ async def _act(args: argparse.Namespace, pool: LedgerPool, table_id: str,
         return 0, {"pool": pool.name, "ledger": [dataclasses.asdict(r) for r in rows]}, "\n".join(lines)
     if args.action == "propose":
         return await _propose(args, pool)
+    if args.action == "reset":
+        return await _reset(args, pool)
     if args.action == "verify":
         v = await (pool.verify(_public_keys(args.public_key)) if isinstance(pool, LocalPool) else pool.verify())
         chained = "; every row is the row chained" if isinstance(pool, LocalPool) else ""
@@ -243,15 +250,26 @@ async def _reconcile(args: argparse.Namespace, pool: LedgerPool, table_id: str,
 #: progressive (contribution, reset value, limits), neither a floor supervisor's nor the
 #: regulator's inspector's (tabled/table/staff.py)
 POOL_AUTHORITY = "pool_admin"
+#: the role of the second person, of another department, who approves the change (N.J.A.C.
+#: 13:69D-1.52: two keys held by different departments; Pennsylvania 605a.7: a reset is keyed)
+APPROVER = "accounting"
+#: the actions that need the two of them
+TWO_PEOPLE = ("propose", "reset")
 
 
-def _authority(args: argparse.Namespace) -> str:
-    """Who proposes, as the settings version records them: with a staff list, the badge's person
-    holding ``pool_admin`` who typed their PIN; without one, --who as given."""
-    from tabled.commands.staff import read_pin
+def _two_people(args: argparse.Namespace) -> str:
+    """Who changes the pool, as its ledger records them: the proposer and the approver, two people.
+    With a staff list, the proposer is a badge holding ``pool_admin`` and the approver another
+    person's badge holding ``accounting``, each with their PIN typed (stdin, in that order);
+    without one, --who and --approved-by as given, two different names."""
     from tabled.daemon.staff import StaffConfig, StaffError, read_staff
 
-    who = args.who.strip()
+    if not (args.who and args.who.strip() and args.why and args.why.strip()):
+        raise UserError(f"{args.action} needs --who (the person) and --why (the reason): both are recorded")
+    if not (args.approved_by and args.approved_by.strip()):
+        raise UserError(f"{args.action} needs --approved-by: a second person, of another department ({APPROVER}), "
+                        "approves a change of the pool (N.J.A.C. 13:69D-1.52); nothing recorded")
+    who, approver = args.who.strip(), args.approved_by.strip()
     staff: StaffConfig | None
     try:
         if args.staff:
@@ -261,24 +279,42 @@ def _authority(args: argparse.Namespace) -> str:
     except StaffError as exc:
         raise UserError(str(exc)) from None
     if staff is None:
-        return who
-    if not who.isdigit():
-        raise UserError(f"--who {who!r}: with a staff list, --who is the badge number of a {POOL_AUTHORITY}")
-    person = staff.person(int(who))
+        if who.casefold() == approver.casefold():
+            raise UserError(f"--approved-by {approver!r}: the same person as --who: two people change the pool; "
+                            "nothing recorded")
+        return f"{who}; approved by {approver}"
+    proposer = _signed(staff, "--who", who, POOL_AUTHORITY, None)
+    second = _signed(staff, "--approved-by", approver, APPROVER, proposer)
+    return (f"{proposer.name} (badge {proposer.badge}, {POOL_AUTHORITY}); approved by {second.name} "
+            f"(badge {second.badge}, {APPROVER})")
+
+
+def _signed(staff: Any, flag: str, badge_text: str, role: str, other: Any) -> Any:
+    """The person of ``badge_text`` holding ``role``, who typed their PIN; not ``other``, and, as the
+    approver, not of the proposer's role alone."""
+    from tabled.commands.staff import read_pin
+    if not badge_text.isdigit():
+        raise UserError(f"{flag} {badge_text!r}: with a staff list, {flag} is the badge number of a {role}")
+    person = staff.person(int(badge_text))
     if person is None:
-        raise UserError(f"--who {who}: no badge {who} on the staff list ({staff.file}): nothing recorded")
-    if POOL_AUTHORITY not in person.roles:
-        raise UserError(f"--who {who}: {person.name} (badge {who}) is not a {POOL_AUTHORITY} on the staff list "
-                        f"(roles: {', '.join(person.roles)}): only a {POOL_AUTHORITY} changes the pool's settings; "
+        raise UserError(f"{flag} {badge_text}: no badge {badge_text} on the staff list ({staff.file}): "
                         "nothing recorded")
-    if not staff.check(person.badge, read_pin()):
-        raise UserError(f"--who {who}: wrong PIN for {person.name} (badge {who}): nothing recorded")
-    return f"{person.name} (badge {person.badge}, {POOL_AUTHORITY})"
+    if other is not None and person.badge == other.badge:
+        raise UserError(f"{flag} {badge_text}: {person.name} proposed the change: a second person approves it; "
+                        "nothing recorded")
+    if role not in person.roles:
+        same = other is not None and POOL_AUTHORITY in person.roles
+        raise UserError(f"{flag} {badge_text}: {person.name} (badge {badge_text}) is not a {role} on the staff list "
+                        f"(roles: {', '.join(person.roles)})"
+                        + (f": a second {POOL_AUTHORITY} is the same department, not another" if same else
+                           f": only a {role} {'approves' if other is not None else 'proposes'} a change of the pool")
+                        + "; nothing recorded")
+    if not staff.check(person.badge, read_pin(prompt=f"PIN of {person.name}: ")):
+        raise UserError(f"{flag} {badge_text}: wrong PIN for {person.name} (badge {badge_text}): nothing recorded")
+    return person
 
 
 async def _propose(args: argparse.Namespace, pool: LedgerPool) -> tuple[int, dict, str]:
-    if not (args.who and args.who.strip() and args.why and args.why.strip()):
-        raise UserError("propose needs --who (the person) and --why (the reason): both are recorded")
     changes = {k: getattr(args, k) for k in SETTING_FLAGS if getattr(args, k) is not None}
     if not changes:
         raise UserError("propose needs at least one of --contribution-bp --reset-cents --limit-cents"
@@ -292,12 +328,31 @@ async def _propose(args: argparse.Namespace, pool: LedgerPool) -> tuple[int, dic
     settings = dataclasses.replace(latest.settings, **changes)  # validated by PoolSettings itself
     version = await pool.propose_settings(settings, args.who, args.why)
     if version == latest.version:
-        text = f"pool {pool.name}: these are already the settings of version {version}; nothing recorded"
+        text, notice = f"pool {pool.name}: these are already the settings of version {version}; nothing recorded", None
     else:
         text = (f"pool {pool.name}: settings version {version} recorded by {args.who.strip()}; it takes effect"
                 f" after the current jackpot is won")
+        before, after = latest.settings.as_dict(), settings.as_dict()
+        changed = "; ".join(f"{k} {before.get(k)} -> {after.get(k)}" for k in after if before.get(k) != after.get(k))
+        notice = (f"ACCOUNTING NOTICE: pool {pool.name} settings version {latest.version} -> {version}: {changed}; "
+                  f"by {args.who.strip()}; why: {args.why.strip()}; takes effect after the current jackpot is won")
+        text += "\n" + notice
     return 0, {"pool": pool.name, "version": version, "recorded": version != latest.version,
-               "settings": settings.as_dict()}, text
+               "settings": settings.as_dict(), "notice": notice}, text
+
+
+async def _reset(args: argparse.Namespace, pool: LedgerPool) -> tuple[int, dict, str]:
+    """The meter brought back to its reset value by hand: a correction signed by the two."""
+    status = await pool.status()
+    delta = status.reset_cents - status.balance_cents
+    if delta == 0:
+        return 0, {"pool": pool.name, "balance_cents": status.balance_cents, "recorded": False}, (
+            f"pool {pool.name}: the meter is at its reset value {money(status.reset_cents)} already; nothing recorded")
+    balance = await pool.correct(delta, f"manual reset of the meter: {args.why.strip()}", args.who)
+    notice = (f"ACCOUNTING NOTICE: pool {pool.name} meter reset by hand from {money(status.balance_cents)} to "
+              f"{money(balance)} ({money(delta)}); by {args.who}; why: {args.why.strip()}")
+    return 0, {"pool": pool.name, "balance_cents": balance, "delta_cents": delta, "recorded": True,
+               "notice": notice}, notice
 
 
 @dataclasses.dataclass

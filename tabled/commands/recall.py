@@ -16,6 +16,7 @@ shown, and of its neighbours, is checked: a broken chain is a warning and exit s
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sqlite3
 import sys
@@ -49,6 +50,8 @@ HELP = "show the last rounds (default 10), or one round by id, in full from the 
 CARD_KEYS = {"card", "cards", "hand", "player_cards", "dealer_cards", "dealer_hand", "up_card", "exposed"}
 SETTLED = "round.settled"
 CONFIG_STARTED = "config.started"  # tabled/daemon/config_record.py
+CLOCK_OFFSET = "clock.offset"  # tabled/table/clock.py
+INSTALL = "software.install"  # tabled/table/selfcheck.py: an install or upgrade (25 CFR 547.12)
 WIDTH = 200  # a longer record is shown one field a line
 
 
@@ -156,6 +159,8 @@ class Recalled:
     rounds: dict[str, list[Record]]       # round id -> its records, in the order to show
     warnings: dict[str, str | None]       # round id -> what is wrong with its chain, or None
     configs: dict[str, Record | None]     # round id -> the start's configuration it was played under
+    clocks: dict[str, Record | None] = dataclasses.field(default_factory=dict)  # round id -> the last clock offset
+    installs: dict[str, Record | None] = dataclasses.field(default_factory=dict)  # round id -> the install before it
 
     @property
     def warning(self) -> str | None:
@@ -184,6 +189,8 @@ def read(path: Path, wanted: list[str] | None, last: int) -> Recalled:
     rounds: dict[str, list[Record]] = {}
     warnings: dict[str, str | None] = {}
     configs: dict[str, Record | None] = {}
+    clocks: dict[str, Record | None] = {}
+    installed: dict[str, Record | None] = {}
     try:
         with Journal.open(path, readonly=True, verify=False) as journal:
             selected = select_rounds(journal, wanted, last)
@@ -200,12 +207,14 @@ def read(path: Path, wanted: list[str] | None, last: int) -> Recalled:
             for rid, seqs in sorted(((r, s) for r, s in selected.items() if s), key=lambda item: item[1][0]):
                 config = journal.last_of_kind(CONFIG_STARTED, before=seqs[0], after=searched_to - 1) or config
                 configs[rid], searched_to = config, seqs[0]
+                clocks[rid] = journal.last_of_kind(CLOCK_OFFSET, before=seqs[-1] + 1)
+                installed[rid] = journal.last_of_kind(INSTALL, before=seqs[-1] + 1)
     except sqlite3.Error as exc:
         raise storage_error(path, exc) from None
     except JournalError as exc:
         problem = str(exc)
         raise UserError(problem if problem.startswith(str(path)) else f"{path}: {problem}") from None
-    return Recalled(rounds, warnings, configs)
+    return Recalled(rounds, warnings, configs, clocks, installed)
 
 
 # -- the settlement ----------------------------------------------------------------------------------
@@ -268,6 +277,26 @@ def config_lines(config: Record | None, before: Record | None) -> list[str]:
     return [line + f": CHANGED since the round before: {shown}"]
 
 
+def clock_lines(clock: Record | None) -> list[str]:
+    """The clock's offset last measured by the round's end (Mississippi 8-4.5); none before it: nothing
+    (a journal from before the clock was measured)."""
+    if clock is None:
+        return []
+    p = clock.payload
+    against = "the central database's clock" if p.get("against") == "central" else "NTP time"
+    return [f"  clock: {p.get('offset_ms', 0):+d} ms off {against} at {clock.time:%Y-%m-%d %H:%M:%S} UTC "
+            f"(record #{clock.seq}; bound {p.get('bound_ms')} ms{'' if p.get('ok') else ': BEYOND IT'})"]
+
+
+def install_lines(install: Record | None) -> list[str]:
+    """The install or upgrade last journaled by the round's end (25 CFR 547.12); none: nothing."""
+    if install is None:
+        return []
+    p = install.payload
+    return [f"  software: tabled {p.get('version')} ({p.get('what')} {p.get('result')} by {p.get('by')}, ended "
+            f"{p.get('ended')}; record #{install.seq})"]
+
+
 def people_lines(records: list[Record]) -> list[str]:
     """Who dealt the round and who acted in it with a privileged key, by name, from the round's own
     records (a table with a staff list journals the names with them: docs/staff.md)."""
@@ -288,11 +317,14 @@ def people_lines(records: list[Record]) -> list[str]:
 
 
 def show_round(rid: str, records: list[Record], config: Record | None = None,
-               config_before: Record | None = None) -> list[str]:
+               config_before: Record | None = None, clock: Record | None = None,
+               install: Record | None = None) -> list[str]:
     first, last = records[0], records[-1]
     out = [f"round {rid}: {len(records)} records (#{first.seq} to #{last.seq}), "
            f"{first.time:%Y-%m-%d %H:%M:%S} to {last.time:%H:%M:%S} UTC, last: {last.kind}"]
     out += config_lines(config, config_before)
+    out += install_lines(install)
+    out += clock_lines(clock)
     out += people_lines(records)
     tables = []
     for record in records:
@@ -340,11 +372,13 @@ def run(args: argparse.Namespace) -> int:
         return status
     if args.json:
         for rid, records in rounds.items():
-            config = recalled.configs[rid]
+            config, clock = recalled.configs[rid], recalled.clocks.get(rid)
             print(json.dumps({"round_id": rid, "records": [r.as_dict() for r in records],
                               "chain_intact": recalled.warnings[rid] is None,
                               "config_sha256": config.payload.get("sha256") if config else None,
-                              "config_record": config.seq if config else None}, ensure_ascii=False))
+                              "config_record": config.seq if config else None,
+                              "clock_offset": clock.payload if clock is not None else None},
+                             ensure_ascii=False))
         return status
     if not rounds:
         print(f"journal {path}: no rounds yet")
@@ -353,7 +387,8 @@ def run(args: argparse.Namespace) -> int:
         print(warning)
     config_before: Record | None = None
     for rid, records in rounds.items():
-        print("\n".join(show_round(rid, records, recalled.configs[rid], config_before)))
+        print("\n".join(show_round(rid, records, recalled.configs[rid], config_before, recalled.clocks.get(rid),
+                                   recalled.installs.get(rid))))
         print()
         config_before = recalled.configs[rid]
     print(warning or "hash chain intact over every record shown and the records on either side "

@@ -162,7 +162,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
     table.shipping_waits = shipping_waits
     session = report.Session()
     sims, timing = seams.sims, seams.timing or LinkTiming()
-    tmp = devices = consumer = watchdog = meter = shipping = shipper = screen = verifying = watch = None
+    tmp = devices = consumer = watchdog = meter = shipping = shipper = screen = verifying = watch = timing_task = None
     screen_line: str | None = None
     try:
         if central is not None:  # the journal shipped to the central server, beside play
@@ -206,8 +206,10 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
         table.commands = devices.command
         consumer = asyncio.create_task(table.run(), name="table")
         dog = _watchdog(cfg, table, seams)
+        await dog.begin()  # the files the table starts with, before any round
         table.listeners.append(dog.after)  # a door closed: the files checked again at once
         verifying = asyncio.create_task(dog.run(), name="verification")
+        timing_task = asyncio.create_task(_clock_check(cfg, table, seams).run(), name="clock-check")
         await devices.start()
         if sims is not None:
             notifier.status("waiting for the devices")
@@ -237,7 +239,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
             await until_done(table.idle.wait(), consumer, stop)
     finally:
         notifier.stopping("stopping")
-        for task in (watchdog, meter, verifying):
+        for task in (watchdog, meter, verifying, timing_task):
             if task is not None:
                 task.cancel()
         if screen is not None:
@@ -247,6 +249,8 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
         if devices is not None:
             await devices.stop()
         if consumer is not None:
+            if not consumer.done():  # the clean stop's mark: a start that does not find it says so (restart.py)
+                table.submit("table.stopped", {"rounds_finished": core.rounds_finished})
             table.stop()  # what is queued is journaled first; what was not acknowledged a device sends again
             done, _ = await asyncio.wait({consumer}, timeout=STOP_WAIT_S)
             if not done:
@@ -274,6 +278,20 @@ def _watchdog(cfg: Config, table: Table, seams: Seams) -> Any:
     every = seams.verify_every_s if seams.verify_every_s is not None else cfg.software.verify_every_s
     return Watchdog(Scope(cfg.software, seams.watch_tree, configs), table.submit, every,
                     journal=(seams.journal_path or cfg.journal.path, public))
+
+
+def _clock_check(cfg: Config, table: Table, seams: Seams) -> Any:
+    """The journal's clock measured against the central database's (tabled/daemon/clock.py): the
+    config's [clock] dsn or the shipping's central server, with the central journal's password,
+    else the primary linked pool's, with the pool's."""
+    from tabled.daemon.clock import ClockCheck, central_connect
+    from tabled.daemon.shipping import PASSWORD_CREDENTIAL as CENTRAL_CREDENTIAL
+    dsn, credential = cfg.clock.dsn or cfg.journal.ship_to, CENTRAL_CREDENTIAL
+    if dsn is None and cfg.primary_pool.dsn is not None:
+        from tabled.pool.postgresql import PASSWORD_CREDENTIAL as POOL_CREDENTIAL
+        dsn, credential = cfg.primary_pool.dsn, POOL_CREDENTIAL
+    connect = central_connect(dsn, credential) if dsn is not None else None
+    return ClockCheck(cfg.clock, connect, table.submit, now=seams.clock)
 
 
 async def _ship_before_stopping(shipper: Any, shipping: asyncio.Task[None], out: TextIO, human: bool) -> None:

@@ -21,6 +21,8 @@ from tabled.daemon.controller import Table
 from tabled.daemon.devices import build_drivers
 from tabled.daemon.heads import HeadMark, lost_records
 from tabled.journal.store import Journal, JournalUnsealed
+from tabled.daemon.installs import journal_waiting, journaled_ids, spool_of
+from tabled.daemon.restart import RESTARTED, after_unclean_stop
 from tabled.daemon.provenance import StartRefused, record_start
 from tabled.daemon.shipping import central_head_async, lost_against_central
 from tabled.host.dsn import server_said
@@ -139,7 +141,11 @@ async def open_table(cfg: Config, journal_path: Path, *, clock: Callable[[], flo
         found = journal.count()
         # what this start runs with, journaled before play and folded: its notes go with the lost ones
         head = journal.head[0]
+        restarted = after_unclean_stop(journal, int(clock() * 1_000_000))
+        if restarted is not None:  # a power loss or a crash: said before anything else of this start
+            journal.append(RESTARTED, restarted)
         record_start(journal, cfg)
+        journal_waiting(spool_of(journal_path), lambda kind, p: journal.append(kind, p), journaled_ids(journal))
         for rec in journal.records_after(head):
             missing += [e for e in core.apply(rec.kind, rec.payload, rec.time_us // 1000) if isinstance(e, Note)]
         HeadMark(journal, journal_path).mark()

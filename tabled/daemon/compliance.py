@@ -10,12 +10,13 @@ key) is listed as physical or procedural, and fails until its evidence exists he
 
 from __future__ import annotations
 
+import asyncio
 import re
 import shutil
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, UTC
+from datetime import date, datetime, UTC
 from pathlib import Path
 from typing import Any
 
@@ -149,11 +150,96 @@ def doors(journal: Journal) -> Finding:
                    evidence + f"; closed record {closed.seq}, acknowledged by {by}")
 
 
-def not_built(requirement: str, source: str, nature: str, evidence: str) -> Finding:
-    return Finding(requirement, source, nature, False, evidence)
+def clock(cfg: Config, journal: Journal) -> Finding:
+    """The clock's offset measured (tabled/daemon/clock.py), within its bound, the last measurement
+    within 24 hours of the journal's last record, and no clock error condition standing."""
+    requirement = "every clock synchronised at least every 24 hours; its offset measured and journaled"
+    source = "13 Miss. Code R. 8-4.5"
+    last = _last(journal, "clock.offset")
+    if last is None:
+        return Finding(requirement, source, "technical", False,
+                       f"no clock offset measured in the journal (measured every {cfg.clock.check_every_s} s "
+                       "against the central database, or NTP where the kernel is synchronised)")
+    newest = journal.record(journal.head[0])
+    gap_s = ((newest.time_us if newest is not None else last.time_us) - last.time_us) / 1e6
+    fault = _last(journal, "clock.fault")
+    standing = fault is not None and bool(fault.payload.get("standing"))
+    p = last.payload
+    ok = bool(p.get("ok")) and gap_s <= 86_400 and not standing
+    return Finding(requirement, source, "technical", ok,
+                   f"last: record {last.seq} at {_when(last.time_us)}: {p.get('offset_ms', 0):+d} ms against "
+                   f"{p.get('against')} (bound {p.get('bound_ms')} ms), {gap_s:.0f} s before the journal's last record"
+                   + (f"; error condition standing: {fault.payload.get('reason')}" if standing and fault else ""))
 
 
-def staff_badges(cfg: Config) -> list[Finding]:
+def pool_settings(cfg: Config) -> Finding:
+    """Each pool's settings in force, and any pending, recorded with a second person's approval
+    (``tabled pool propose --approved-by``: "...; approved by ..." in the version's who)."""
+    requirement = "a change of the pool's settings approved by two people of different departments; a reset keyed"
+    source = "N.J.A.C. 13:69D-1.52; Pennsylvania 605a.7"
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tabled.pool import PoolError, open_pool
+
+    async def versions(entry: Any) -> Any:
+        pool = await open_pool(entry, cfg.table.id, create=False)
+        try:
+            return await pool.settings_history()
+        finally:
+            await pool.close()
+    said, ok = [], True
+    for entry in cfg.pools:
+        if entry.backend == "local" and (entry.path is None or not Path(entry.path).is_file()):
+            said.append(f"pool {entry.name}: no pool database at {entry.path}")
+            ok = False
+            continue
+        try:  # in a thread of its own: the caller may be running an event loop already
+            with ThreadPoolExecutor(1) as one:
+                history = one.submit(asyncio.run, versions(entry)).result(timeout=60)
+        except (PoolError, OSError, TimeoutError) as exc:
+            said.append(f"pool {entry.name}: cannot be read: {exc}")
+            ok = False
+            continue
+        shown = [v for v in history if v.active or v.pending]
+        for v in shown:
+            approved = "; approved by " in v.who
+            ok = ok and approved
+            said.append(f"pool {entry.name} version {v.version} ({'in force' if v.active else 'pending'}) recorded "
+                        f"by {v.who}" + ("" if approved else ": no second person's approval"))
+    return Finding(requirement, source, "procedural", ok, "; ".join(said) or "no pool configured")
+
+
+def installs_logged(journal: Journal) -> Finding:
+    """The last install or upgrade journaled (packaging/install.sh's record, tabled/daemon/installs.py)."""
+    requirement = "installs and upgrades logged: start, end, components, versions, verification, who"
+    last = _last(journal, "software.install")
+    if last is None:
+        return Finding(requirement, "25 CFR 547.12", "procedural", False,
+                       "no install journaled: packaging/install.sh leaves its record in the install spool, which the "
+                       "daemon journals at its next start (a table run from a checkout was never installed)")
+    p = last.payload
+    return Finding(requirement, "25 CFR 547.12", "procedural", p.get("result") == "installed",
+                   f"last: record {last.seq}: {p.get('what')} of tabled {p.get('version')} {p.get('result')} by "
+                   f"{p.get('by')}, {p.get('started')} to {p.get('ended')}, {len(p.get('components') or {})} "
+                   f"components, manifest {str(p.get('manifest_sha256') or 'none')[:16]}")
+
+
+def restarts_logged(journal: Journal) -> Finding:
+    """Power loss and restart journaled as such: the clean stop's mark and the restarts after none."""
+    requirement = "power loss and restart journaled as such (a start after an unclean stop says so)"
+    source = "13 Miss. Code R. 8-2.9 (power-up a significant event)"
+    stopped, restarted = _last(journal, "table.stopped"), _last(journal, "power.restored")
+    if stopped is None and restarted is None:
+        return Finding(requirement, source, "technical", False, "no stop or restart journaled yet")
+    evidence = (f"last clean stop: record {stopped.seq} at {_when(stopped.time_us)}" if stopped else
+                "no clean stop journaled")
+    if restarted is not None:
+        evidence += (f"; last restart after an unclean stop: record {restarted.seq} at {_when(restarted.time_us)}, "
+                     f"down {restarted.payload.get('down_s')} s")
+    return Finding(requirement, source, "technical", True, evidence)
+
+
+def staff_badges(cfg: Config, today: date | None = None) -> list[Finding]:
     people = cfg.staff.people if cfg.staff is not None else ()
     names: dict[str, list[int]] = {}
     for person in people:
@@ -161,22 +247,45 @@ def staff_badges(cfg: Config) -> list[Finding]:
     twice = {n: b for n, b in names.items() if len(b) > 1}
     one_badge = Finding("one active user id (badge) per person", "Nevada table games systems checklist", "technical",
                         bool(people) and not twice,
-                        (f"{len(people)} people, each with one badge" if people and not twice else
+                        (f"{len(people)} people, each with one badge (a second is refused when the staff file "
+                         "is read)" if people and not twice else
                          "no staff list: the key alone acts" if not people else
                          "more than one badge: " + "; ".join(f"{n}: {b}" for n, b in sorted(twice.items()))))
-    ageing = not_built("PINs changed at least quarterly: a PIN past its maximum age must be changed at the panel",
-                       "Nevada table games systems checklist", "technical",
-                       f"{len(people)} PINs in the staff file carry no date set: their age cannot be shown")
-    return [one_badge, ageing]
+    return [one_badge, pin_ages(cfg, today or datetime.now(UTC).date())]
+
+
+def pin_ages(cfg: Config, today: date) -> Finding:
+    """Every PIN dated (the staff file's pin_set, or its change at the panel) and none past the
+    maximum age (one past it signs in once more and must be changed at the panel: tabled/table/staff.py)."""
+    requirement = "PINs changed at least quarterly: a PIN past its maximum age must be changed at the panel"
+    source = "Nevada table games systems checklist"
+    staff = cfg.staff
+    if staff is None or not staff.people:
+        return Finding(requirement, source, "technical", False, "no staff list: the key alone acts, no PIN ages")
+    undated = [p.badge for p in staff.people if p.pin_set is None]
+    expired = [p.badge for p in staff.people if staff.expired(p.badge, today)]
+    oldest = max((a for p in staff.people if (a := staff.pin_age_days(p.badge, today)) is not None), default=None)
+    evidence = (f"{len(staff.people)} PINs, at most {staff.max_pin_age_days} days"
+                + (f"; the oldest {oldest} days" if oldest is not None else "")
+                + (f"; no pin_set for badges {undated}: their age cannot be shown" if undated else "")
+                + (f"; past it (changed at the next sign-in): badges {expired}" if expired else ""))
+    return Finding(requirement, source, "technical", not undated and not expired, evidence)
 
 
 def pages(cfg: Config) -> Finding:
+    """The pages off the loopback address only over TLS (tabled/web/tls.py; a config serving them
+    in plain HTTP off it is refused at start), a viewer's token exchanged for a cookie at once."""
     screen = cfg.screen
     local = not screen.enabled or (screen.loopback and not screen.viewers)
+    if local:
+        evidence = "the pages are served on the loopback address only: nothing leaves the table PC"
+    elif screen.tls is not None:
+        evidence = (f"the pages are served on {screen.host} over TLS; a viewer's token is exchanged for an HttpOnly, "
+                    "Secure cookie on the first request and never put in a URL after it")
+    else:
+        evidence = f"the pages are served on {screen.host} over plain HTTP"
     return Finding("what leaves the table PC travels encrypted; no credential in a URL", "AGCO 6.1.7, 12.1.3",
-                   "technical", local,
-                   "the pages are served on the loopback address only: nothing leaves the table PC" if local else
-                   f"the pages are served on {screen.host} over plain HTTP with a viewer's token in the first URL")
+                   "technical", local or screen.tls is not None, evidence)
 
 
 def hardening(unit: Path = UNIT) -> Finding:
@@ -225,18 +334,15 @@ def check(cfg: Config, journal_path: Path, *, public_keys_given: list[Path] | No
                          chain_and_seals(journal, journal_path, keys),
                          background_journal_check(journal),
                          retention(journal),
-                         doors(journal)]
+                         doors(journal),
+                         clock(cfg, journal),
+                         installs_logged(journal),
+                         restarts_logged(journal)]
     except (JournalError, OSError, SealError) as exc:
         findings.append(Finding("the journal readable and intact", "13 Miss. Code R. 8-2.9", "technical", False,
                                 str(exc)))
     findings += [
-        not_built("every clock synchronised at least every 24 hours; its offset measured and journaled",
-                  "13 Miss. Code R. 8-4.5", "technical", "no clock offset measured in the journal"),
-        not_built("a change of the pool's settings approved by two people of different departments; a reset keyed",
-                  "N.J.A.C. 13:69D-1.52; Pennsylvania 605a.7", "procedural",
-                  "one pool administrator's approval changes the pool's settings"),
-        not_built("installs and upgrades logged: start, end, components, versions, verification, who",
-                  "25 CFR 547.12", "procedural", "packaging/install.sh does not journal the install"),
+        pool_settings(cfg),
         *staff_badges(cfg),
         pages(cfg),
         hardening(unit),

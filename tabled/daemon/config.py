@@ -75,7 +75,7 @@ from tabled.profiles import load_profile
 from tabled.pool.base import PoolError
 from tabled.pool.settings import PoolSettings, check_pool_name
 from tabled.game.seats import MAX_SPOTS, MIN_SPOTS
-from tabled.daemon.staff import StaffConfig, StaffError, read_staff
+from tabled.daemon.staff import CHANGED_PINS, MAX_PIN_AGE_DAYS, StaffConfig, StaffError, read_staff
 from tabled.table.names import SERIAL_DEVICES, USB_DEVICES
 from tabled.web.settings import (MAX_CONNECTIONS, Tls, Viewer, exposure_refused, listen_address, listen_of,
                                  max_connections_of, names_of, tls_of, viewers_of)
@@ -291,6 +291,15 @@ class SoftwareConfig:
 
 
 @dataclass(frozen=True)
+class ClockConfig:
+    """The table's clock measured against the central database's (tabled/daemon/clock.py)."""
+
+    check_every_s: int = 3600         # measured at start and this often
+    max_offset_ms: int = 1000         # an offset beyond it is an error condition (tabled/table/clock.py)
+    dsn: str | None = None            # the central PostgreSQL; None: journal.ship_to, else the primary linked pool
+
+
+@dataclass(frozen=True)
 class ReportsConfig:
     time_zone: str = "UTC"
     day_start: str = "06:00"
@@ -347,6 +356,7 @@ class Config:
     staff: StaffConfig | None = None
     protection: ProtectionConfig = ProtectionConfig()
     ratings: RatingsConfig = RatingsConfig()
+    clock: ClockConfig = ClockConfig()
 
     @property
     def primary_pool(self) -> PoolConfig:
@@ -645,6 +655,20 @@ def _software(sec: Section, base: Path) -> SoftwareConfig:
     return SoftwareConfig(manifest, signature, key, development, every)
 
 
+def _clock(sec: Section) -> ClockConfig:
+    every = sec.integer("check_every_s", 10, 86_400, 3600)
+    bound = sec.integer("max_offset_ms", 1, 3_600_000, 1000)
+    dsn: str | None = None
+    if sec.get("dsn", None) is not None:  # read with the central journal's password (tabled/daemon/clock.py)
+        from tabled.daemon.shipping import dsn_problem as central_dsn_problem
+        problem = central_dsn_problem(sec.get("dsn"))
+        if problem is not None:
+            raise sec.fail("dsn", problem)
+        dsn = sec.text("dsn")
+    sec.finish()
+    return ClockConfig(every, bound, dsn)
+
+
 def _reports(sec: Section) -> ReportsConfig:
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -688,16 +712,17 @@ def _ratings(sec: Section) -> RatingsConfig:
     return RatingsConfig(enabled, minutes)
 
 
-def _staff(sec: Section, base: Path) -> StaffConfig:
+def _staff(sec: Section, base: Path, journal: Path) -> StaffConfig:
     text = sec.text("file")
     if "\0" in text:
         raise sec.fail("file", "must not contain a NUL character")
     attempts = sec.integer("attempts", 1, 20, 5)
     minutes = sec.integer("lockout_minutes", 1, 24 * 60, 15)
+    max_age = sec.integer("max_pin_age_days", 1, 3660, MAX_PIN_AGE_DAYS)
     sec.finish()
     path = Path(text) if Path(text).is_absolute() else Path(os.path.normpath(base / text))
     try:
-        return read_staff(path, attempts, minutes)
+        return read_staff(path, attempts, minutes, max_age, journal.parent / CHANGED_PINS)
     except StaffError as exc:
         raise sec.fail("file", str(exc)) from None
 
@@ -717,14 +742,15 @@ def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     reports = _reports(top.section("reports", {}))
     screen = replace(_screen(top.section("screen", {}), base), property_name=table.property_name, table_name=table.name,
                      time_zone=reports.time_zone)
-    staff = _staff(top.section("staff"), base) if "staff" in data else None
+    staff = _staff(top.section("staff"), base, journal.path) if "staff" in data else None
     protection_sec = top.section("protection", {})
     protection = ProtectionConfig(protection_sec.flag("live", True))
     protection_sec.finish()
     ratings = _ratings(top.section("ratings", {}))
+    clock = _clock(top.section("clock", {}))
     top.finish()
     return Config(None, table, journal, pools, devices, simulation, log, software, reports, screen, staff,
-                  protection, ratings)
+                  protection, ratings, clock)
 
 
 SYSTEM_CONFIG = Path("/etc/tabled/tabled.toml")

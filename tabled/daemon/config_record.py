@@ -9,6 +9,7 @@ Secrets never reach the journal: a pool's connection string is kept with its pas
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import hashlib
 import json
 from collections.abc import Mapping
@@ -47,6 +48,8 @@ def _flatten(value: Any, prefix: str, into: dict[str, Any]) -> None:
 def _scalar(value: Any, key: str) -> Any:
     if isinstance(value, Enum):
         return value.value
+    if isinstance(value, datetime.date):  # a PIN's day set (never the PIN)
+        return value.isoformat()
     if isinstance(value, Path):
         return str(value)
     if isinstance(value, float):

@@ -46,6 +46,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import datetime as dt
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol, cast
@@ -68,7 +69,7 @@ from tabled_drivers.shoe import (BackColour, CardDrawn, CardUnreadable, ShoeDriv
 from tabled_drivers.shuffler import (DECK_SIZE, CardCountWrong, DeckColour, DoorClosed, DoorOpen, HandDelivered,
                               NotIntermixing, ShuffleComplete, ShuffleCycleFailed, ShufflerDriver, ShufflerJam,
                               ShufflerStatus)
-from tabled.daemon.staff import StaffConfig
+from tabled.daemon.staff import StaffConfig, StaffError, hash_pin, pin_matches
 from tabled.host.log import Trouble
 from tabled.table.core import TableCore
 from tabled.table.effects import (Command, Deal, Lock, MeterShow, Note, PanelLamp, ProgressiveAcceptance, Shuffle,
@@ -178,10 +179,13 @@ class TableDevices:
     """Joins the drivers to a :class:`tabled.daemon.controller.Table` (whose ``commands`` sink is :meth:`command`)."""
 
     def __init__(self, table: Table, make_drivers: Callable[[Callable[[str], Consumer]], dict[str, Driver]],
-                 staff: StaffConfig | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+                 staff: StaffConfig | None = None, clock: Callable[[], float] = time.monotonic,
+                 today: Callable[[], dt.date] = lambda: dt.datetime.now(dt.UTC).date()) -> None:
         self.table = table
         self.staff = staff  # whose PINs a sign-in is checked against (none: no staff list)
         self.clock = clock  # seconds, for the panel's sign-ins a second
+        self.today = today  # the day a PIN's age is counted to
+        self._new_pins: dict[int, str] = {}  # badge -> the hash of the new PIN keyed once (a change under way)
         self._sign_ins: collections.deque[float] = collections.deque()  # when the last ones were checked
         self.drivers = make_drivers(self._consumer_for)
         self.boots: dict[str, int] = {}
@@ -299,7 +303,30 @@ class TableDevices:
         recent.append(now)
         staff = self.staff
         pin_ok = staff is not None and await asyncio.to_thread(staff.check, e.badge, e.pin)
-        return [("staff.sign_in", {"badge": e.badge, "role": role, "pin_ok": pin_ok})]
+        if staff is not None and not pin_ok and e.badge in self.core.staff.must_change \
+                and self.core.staff.on.get(role) == e.badge:
+            return [("staff.pin_change", {"badge": e.badge, "role": role, "step": await self._new_pin(staff, e)})]
+        signed: dict[str, Any] = {"badge": e.badge, "role": role, "pin_ok": pin_ok}
+        if pin_ok and staff is not None and staff.expired(e.badge, self.today()):
+            signed.update(pin_expired=True, age_days=staff.pin_age_days(e.badge, self.today()),
+                          max_days=staff.max_pin_age_days)
+        return [("staff.sign_in", signed)]
+
+    async def _new_pin(self, staff: StaffConfig, e: SignIn) -> str:
+        """A new PIN keyed by a person whose expired PIN must be changed: the first time its hash is
+        held here, the second must agree, and then the changed-PINs file keeps it (tabled/daemon/staff.py)."""
+        held = self._new_pins.pop(e.badge, None)
+        if held is None:
+            self._new_pins[e.badge] = await asyncio.to_thread(hash_pin, e.pin)
+            return "first"
+        if not await asyncio.to_thread(pin_matches, e.pin, held):
+            return "differ"
+        try:
+            self.staff = await asyncio.to_thread(staff.with_pin, e.badge, held, self.today())
+        except (StaffError, OSError) as exc:
+            log.error("staff.pin_not_kept", badge=e.badge, error=str(exc))
+            return "not_kept"
+        return "changed"
 
     def _frame_key(self, device: str, ack: Ack) -> tuple[str, int, bool] | None:
         """(src, frame number, is a repeat) for a device frame; None for polled readings."""

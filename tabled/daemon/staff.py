@@ -8,6 +8,13 @@ The list is a TOML file named by the daemon config's ``[staff] file``::
     name = "Alex Morgan"
     roles = ["dealer"]            # dealer, supervisor, inspector, pool_admin (one or more)
     pin = "scrypt$n=16384,r=8,p=1$<salt>$<hash>"   # tabled staff hash-pin
+    pin_set = 2026-09-01          # the day the PIN was set (its age: [staff] max_pin_age_days)
+
+One person has one active badge: a name listed under two badges is refused. A PIN past its
+maximum age signs in once more and must then be changed at the panel (tabled/table/staff.py); a
+PIN changed there is kept, hashed, with the day it was set, in the changed-PINs file beside the
+journal (``staff-pins.json``, written by the daemon: the staff file itself is the operator's), which
+overrides the staff file's PIN for that badge unless the staff file's is newer.
 
 A PIN is kept only as ``hashlib.scrypt`` of its digits with a random salt of its own, the
 parameters written in the string, so a stronger setting later still checks the old hashes. The
@@ -18,8 +25,11 @@ only whether it was right (``staff.sign_in``: badge, role, pin_ok).
 from __future__ import annotations
 
 import base64
+import dataclasses
+import datetime as dt
 import hashlib
 import hmac
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -36,6 +46,10 @@ SALT_BYTES = 16
 HASH_BYTES = 32
 MIN_PIN_DIGITS, MAX_PIN_DIGITS = 4, 8
 MAX_BADGE = 999_999
+#: a PIN older than this many days must be changed (Nevada's checklist: at least quarterly)
+MAX_PIN_AGE_DAYS = 90
+#: the changed-PINs file, beside the journal
+CHANGED_PINS = "staff-pins.json"
 _HASH = re.compile(r"scrypt\$n=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9+/=]+)\$([A-Za-z0-9+/=]+)\Z")
 
 
@@ -89,6 +103,7 @@ class Person:
     roles: tuple[str, ...]
     # never journaled (tabled/daemon/config_record.py leaves it out) nor shown
     pin_hash: str = field(default="", repr=False)
+    pin_set: dt.date | None = None    # None: the staff file does not say (its age cannot be shown)
 
 
 @dataclass(frozen=True)
@@ -100,9 +115,38 @@ class StaffConfig:
     people: tuple[Person, ...]
     attempts: int = 5
     lockout_minutes: int = 15
+    max_pin_age_days: int = MAX_PIN_AGE_DAYS
+    changed_pins: Path | None = None  # the changed-PINs file (None: a PIN cannot be changed at the panel)
 
     def person(self, badge: int) -> Person | None:
         return next((p for p in self.people if p.badge == badge), None)
+
+    def pin_age_days(self, badge: int, today: dt.date) -> int | None:
+        person = self.person(badge)
+        return None if person is None or person.pin_set is None else (today - person.pin_set).days
+
+    def expired(self, badge: int, today: dt.date) -> bool:
+        """Whether the PIN of ``badge`` is past its maximum age (a PIN of no known date is not)."""
+        age = self.pin_age_days(badge, today)
+        return age is not None and age > self.max_pin_age_days
+
+    def with_pin(self, badge: int, pin_hash: str, on: dt.date) -> StaffConfig:
+        """The list with ``badge``'s PIN changed, kept in the changed-PINs file first (written whole,
+        then renamed over the old one: a crash leaves the one or the other)."""
+        if self.changed_pins is None:
+            raise StaffError("no changed-PINs file: a PIN cannot be changed at the panel")
+        kept = read_changed_pins(self.changed_pins)
+        kept[str(badge)] = {"pin": pin_hash, "pin_set": on.isoformat()}
+        partial = self.changed_pins.with_name(self.changed_pins.name + ".new")
+        with open(partial, "w", encoding="utf-8") as f:
+            json.dump(kept, f, indent=1, sort_keys=True)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(partial, 0o600)
+        os.replace(partial, self.changed_pins)
+        people = tuple(dataclasses.replace(p, pin_hash=pin_hash, pin_set=on) if p.badge == badge else p
+                       for p in self.people)
+        return dataclasses.replace(self, people=people)
 
     def check(self, badge: int, pin: str) -> bool:
         """Whether ``pin`` is the PIN of ``badge`` (an unknown badge has none)."""
@@ -124,8 +168,42 @@ def roster_input(staff: StaffConfig | None, listed: bool) -> dict[str, Any] | No
     return {"people": []} if listed else None
 
 
-def read_staff(path: Path, attempts: int, lockout_minutes: int) -> StaffConfig:
-    """Read and check a staff file; every problem is a :class:`StaffError` naming the file and the key."""
+def read_changed_pins(path: Path) -> dict[str, dict[str, str]]:
+    """The changed-PINs file: badge -> {pin: its hash, pin_set: ISO date}; none yet: empty."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise StaffError(f"{path}: the changed-PINs file cannot be read: {exc}") from None
+    if not isinstance(data, dict) or not all(isinstance(v, dict) and isinstance(v.get("pin"), str)
+                                             and isinstance(v.get("pin_set"), str) for v in data.values()):
+        raise StaffError(f"{path}: the changed-PINs file is not badge -> {{pin, pin_set}}")
+    return data
+
+
+def _changed(people: list[Person], path: Path) -> list[Person]:
+    """Each PIN changed at the panel in place of the staff file's, unless the staff file's is newer."""
+    changed = read_changed_pins(path)
+    out = []
+    for person in people:
+        kept = changed.get(str(person.badge))
+        if kept is not None:
+            try:
+                parse_pin_hash(kept["pin"])
+                on = dt.date.fromisoformat(kept["pin_set"])
+            except (StaffError, ValueError) as exc:
+                raise StaffError(f"{path}: badge {person.badge}: {exc}") from None
+            if person.pin_set is None or on >= person.pin_set:
+                person = dataclasses.replace(person, pin_hash=kept["pin"], pin_set=on)
+        out.append(person)
+    return out
+
+
+def read_staff(path: Path, attempts: int, lockout_minutes: int, max_pin_age_days: int = MAX_PIN_AGE_DAYS,
+               changed_pins: Path | None = None) -> StaffConfig:
+    """Read and check a staff file (and the PINs changed at the panel since); every problem is a
+    :class:`StaffError` naming the file and the key."""
     problem = lambda text: StaffError(f"{path}: {text}")  # noqa: E731
     data = parse_toml(read_text(path, problem, missing="no such staff file"), problem)
     top = Section(data, lambda key, text: StaffError(f"{path}: {key}: {text}"))
@@ -148,13 +226,23 @@ def read_staff(path: Path, attempts: int, lockout_minutes: int) -> StaffConfig:
             parse_pin_hash(pin)
         except StaffError as exc:
             raise sec.fail("pin", str(exc).removeprefix("pin: ")) from None
+        pin_set = sec.get("pin_set", None)
+        if pin_set is not None and (not isinstance(pin_set, dt.date) or isinstance(pin_set, dt.datetime)):
+            raise sec.fail("pin_set", f"must be the day the PIN was set, a TOML date like 2026-09-01, got {pin_set!r}")
         sec.finish()
         if any(p.badge == badge for p in people):
             raise sec.fail("badge", f"{badge} is listed twice")
-        people.append(Person(badge, name, tuple(roles), pin))
+        same = next((p for p in people if p.name.casefold() == name.casefold()), None)
+        if same is not None:
+            raise sec.fail("badge", f"{name!r} already has badge {same.badge}: one active badge per person "
+                                    "(Nevada's checklist); remove the old one")
+        people.append(Person(badge, name, tuple(roles), pin, pin_set))
     top.finish()
-    return StaffConfig(path, tuple(people), attempts, lockout_minutes)
+    if changed_pins is not None:
+        people = _changed(people, changed_pins)
+    return StaffConfig(path, tuple(people), attempts, lockout_minutes, max_pin_age_days, changed_pins)
 
 
-__all__ = ["StaffError", "StaffConfig", "Person", "hash_pin", "pin_matches", "parse_pin_hash", "read_staff",
+__all__ = ["StaffError", "StaffConfig", "Person", "read_changed_pins", "MAX_PIN_AGE_DAYS", "CHANGED_PINS",
+           "hash_pin", "pin_matches", "parse_pin_hash", "read_staff",
            "check_pin_digits", "roster_input", "MIN_PIN_DIGITS", "MAX_PIN_DIGITS"]

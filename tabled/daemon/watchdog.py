@@ -6,8 +6,11 @@ the table plays, in a worker process that never holds the table's event loop.
   once the table is up (within :data:`FIRST_CHECK_S`; the start's own check came before play),
   every ``[software] verify_every_s`` and after each significant event (:meth:`Watchdog.wake`:
   a door closed, a configuration change). With a release manifest it is checked against the
-  manifest; a development install, which has none, is checked against the files as its first
-  check found them. A file changed, missing or not in the release (one added) is named. The
+  manifest; a development install, which has none, is checked against the files as they were
+  when the table started (:class:`AtStart`): the table's own files are read before play, and any
+  other file written after that is named changed (the worker's first reading of it may come after
+  play began, on a busy machine many rounds after). A file changed, missing or not in the release
+  (one added) is named. The
   configuration files are hashed beside them and each change among them named in the record.
   Every file is listed and stamped at each check (its inode, size, modification and change
   times, which every write changes); its contents are read again when its stamp changed, and in
@@ -75,6 +78,34 @@ def tree_files(root: Path) -> list[software.InstalledFile]:
                    if p.is_file() and "__pycache__" not in p.parts), key=lambda f: f.name)
 
 
+#: the kernel stamps a file's change time from a clock that may lag the one read here by a tick:
+#: a file whose change time is this close before the start counts as written after it
+CLOCK_TICK_NS = 50_000_000
+#: the digest of a file written after the start whose contents at start are not known: no file has it
+UNKNOWN = "unknown: written after the table started"
+
+
+@dataclass(frozen=True)
+class AtStart:
+    """The files as the table started with them, where there is no release manifest: when it started
+    (the kernel's clock, in ns), the digests of the table's own files, read before play, and what
+    their names begin with (a file of its own not among them was added after the start)."""
+
+    since_ns: int
+    digests: dict[str, str]
+    own: str
+
+
+def at_start(scope: Scope) -> AtStart:
+    """Read before play (the checked folder, or the ``tabled`` distribution's packages: a few
+    hundred small files): the start's moment first, so a file written while they are read counts
+    as written after it."""
+    since_ns = time.time_ns() - CLOCK_TICK_NS
+    if scope.tree is not None:
+        return AtStart(since_ns, digests(tree_files(scope.tree))[0], "")
+    return AtStart(since_ns, digests(software.installed_files(dependencies=()))[0], software.OWN_DISTRIBUTION + "/")
+
+
 #: a file is stamped by what the kernel changes on every write: its inode, size, modification and
 #: change times (the change time cannot be set back by a user)
 Stamp = tuple[int, int, int, int]
@@ -131,11 +162,14 @@ Known = dict[str, tuple[Stamp, str]]
 
 
 def check_software(scope: Scope, baseline: Mapping[str, str] | None, config_baseline: Mapping[str, str] | None,
-                   known: Known | None = None,
-                   turn: int = 0) -> tuple[dict[str, Any], dict[str, str], dict[str, str], Known]:
-    """One check (run in the worker): the ``software.checked`` payload, the files' digests, the
-    configuration files' digests (the baselines of the next check) and what the next may take as
-    known (:func:`digests`)."""
+                   known: Known | None = None, turn: int = 0,
+                   start: AtStart | None = None) -> tuple[dict[str, Any], dict[str, str], dict[str, str], Known]:
+    """One check (run in the worker): the ``software.checked`` payload, the files' digests to check
+    the next against (the manifest's files as found; without a manifest, the files at start), the
+    configuration files' digests (the next check's baseline) and what the next may take as known
+    (:func:`digests`). Without a manifest or a ``baseline``, the files at start are ``start``'s and,
+    for the others, those found now unless written after ``start.since_ns``; with neither, the
+    files as found now."""
     began = time.monotonic()
     cfg = scope.software
     files = tree_files(scope.tree) if scope.tree is not None else software.installed_files()
@@ -149,6 +183,14 @@ def check_software(scope: Scope, baseline: Mapping[str, str] | None, config_base
             payload.update(against="manifest", release=release)
         else:
             expected = dict(found if baseline is None else baseline)
+            if baseline is None and start is not None:
+                for f in files:
+                    if f.name in found and f.name not in start.digests and _written_since(f.path, start.since_ns):
+                        if f.name.startswith(start.own):
+                            del expected[f.name]  # added after the start: not in the release
+                        else:
+                            expected[f.name] = UNKNOWN  # its contents at start were not read
+                expected.update(start.digests)
             payload["against"] = "the files at start"
     except (software.SoftwareError, OSError) as exc:
         payload.update(result="untrusted", against="manifest", detail=str(exc), problems=[], problem_count=0)
@@ -162,7 +204,14 @@ def check_software(scope: Scope, baseline: Mapping[str, str] | None, config_base
         payload["configs_changed"] = sorted(n for n in set(configs) | set(config_baseline)
                                             if configs.get(n) != config_baseline.get(n))
     payload["duration_ms"] = round((time.monotonic() - began) * 1000)
-    return payload, found, configs, kept
+    return payload, expected if payload.get("against") == "the files at start" else found, configs, kept
+
+
+def _written_since(path: Path, since_ns: int) -> bool:
+    try:
+        return stamp_of(path)[3] >= since_ns
+    except OSError:
+        return False  # gone: reported missing
 
 
 def check_journal(path: Path, public_raw: bytes | None) -> dict[str, Any]:
@@ -275,9 +324,17 @@ class Watchdog:
         self.baseline: dict[str, str] | None = None
         self.config_baseline: dict[str, str] | None = None
         self.known: Known | None = None  # each file's stamp and digest as the last check found them
+        self.start: AtStart | None = None  # the files at start, where no release manifest is the baseline
         self._reasons: list[str] = []
         self._woken = asyncio.Event()
         self.checks = 0  # software checks carried out (the benchmark counts them)
+
+    async def begin(self) -> None:
+        """Before play: without a release manifest, the files as the table starts with them
+        (:func:`at_start`, in a thread: the table is not playing yet)."""
+        cfg = self.scope.software
+        if cfg.manifest is None or cfg.signature is None or cfg.release_key is None:
+            self.start = await asyncio.to_thread(at_start, self.scope)
 
     def wake(self, reason: str) -> None:
         """A significant event (a door closed, a configuration change): check again now."""
@@ -293,7 +350,7 @@ class Watchdog:
     async def check_software(self, reason: str) -> dict[str, Any]:
         assert self.runner is not None
         payload, found, configs, self.known = await self.runner.run(
-            check_software, self.scope, self.baseline, self.config_baseline, self.known, self.checks)
+            check_software, self.scope, self.baseline, self.config_baseline, self.known, self.checks, self.start)
         if self.baseline is None and payload.get("against") == "the files at start":
             self.baseline = found
         if self.config_baseline is None:
@@ -361,6 +418,7 @@ class Watchdog:
                 self.runner = None
 
 
-__all__ = ["Watchdog", "Scope", "stamp_of", "SLICES", "RACY_NS", "Known", "Stamp", "check_software",
+__all__ = ["Watchdog", "Scope", "AtStart", "at_start", "UNKNOWN", "CLOCK_TICK_NS",
+           "stamp_of", "SLICES", "RACY_NS", "Known", "Stamp", "check_software",
            "check_journal", "tree_files", "digests", "overall", "Worker", "InThread", "Runner", "JOURNAL_EVERY_S",
            "FIRST_CHECK_S"]

@@ -28,7 +28,7 @@ from tabled.game.settlement import money
 #: the records the floor reads for a table's state: the fold's notes, never an input
 KINDS = ("round.started", "round.dealt", "round.void", "round.settled", "round.finished", "fault.raised",
          "fault.cleared", "progressive.awarded", "progressive.award_held", "progressive.award_released",
-         "progressive.award_paid", "payments.override", "payments.refused", "protection.alert")
+         "progressive.award_paid", "payments.override", "payments.refused", "protection.alert", "clock.fault")
 
 
 @dataclass(frozen=True)
@@ -196,6 +196,13 @@ class TableWatch:
                           f"{equipment} failed ({p.get('reason', '')}) (14.13)", at)]
         elif kind == "fault.cleared":
             self.faults.pop(str(p.get("equipment", "")), None)
+        elif kind == "clock.fault":  # an error condition that does not stop play (tabled/table/clock.py)
+            if not p.get("standing"):
+                self.faults.pop("clock", None)
+                return []
+            self.faults["clock"] = Fault("clock", str(p.get("reason", "")), at, row.seq)
+            return [Alert(f"{self.table_id}:clock:{row.seq}", self.table_id, "fault",
+                          f"clock error: {p.get('reason', '')} (Miss. 8-4.5)", at)]
         elif kind == "progressive.awarded":
             hits = (p.get("result") or {}).get("awards") or []
             for h in hits:

@@ -65,6 +65,28 @@ class Closure:
 
 
 @dataclass
+class ClockOffsets:
+    """The clock's measured offsets in the period (tabled/table/clock.py) and its error conditions."""
+
+    measured: int = 0
+    least_ms: int | None = None
+    most_ms: int | None = None
+    beyond: int = 0                                         # measurements beyond their bound
+    against: set[str] = field(default_factory=set)
+    conditions: list[str] = field(default_factory=list)     # each error condition's reason as it began
+
+    def take(self, p: Mapping[str, Any]) -> None:
+        offset = p.get("offset_ms")
+        if not isinstance(offset, int):
+            return
+        self.measured += 1
+        self.least_ms = offset if self.least_ms is None else min(self.least_ms, offset)
+        self.most_ms = offset if self.most_ms is None else max(self.most_ms, offset)
+        self.beyond += not p.get("ok", True)
+        self.against.add(str(p.get("against", "?")))
+
+
+@dataclass
 class Integrity:
     void_rounds: dict[str, int] = field(default_factory=dict)       # rule -> rounds
     irregularities: dict[str, int] = field(default_factory=dict)    # "rule what" -> count
@@ -77,6 +99,9 @@ class Integrity:
     stops: list[Stop] = field(default_factory=list)
     closures: list[Closure] = field(default_factory=list)
     mispays: Mispays = field(default_factory=Mispays)  # the board's check of the payments (9.3, 9.4)
+    clock: ClockOffsets = field(default_factory=ClockOffsets)  # Mississippi 8-4.5
+    installs: list[dict[str, Any]] = field(default_factory=list)   # 25 CFR 547.12: each install or upgrade
+    restarts: list[dict[str, Any]] = field(default_factory=list)   # each start after an unclean stop
 
     @property
     def fault_minutes(self) -> float:
@@ -150,6 +175,15 @@ def integrity(period: Period, events: Iterable[Event], rounds: list[PlayedRound]
             # 14.13, 9.5: the pool could not be reached when the round was decided
             for _ in p.get("spots") or [None]:
                 _count(out.irregularities, "14.13 progressive award held")
+        elif e.kind == "software.install" and inside:
+            out.installs.append({k: p.get(k) for k in ("what", "result", "version", "started", "ended", "by",
+                                                        "manifest_sha256")})
+        elif e.kind == "power.restored" and inside:
+            out.restarts.append({"at_us": e.time_us, "last_seq": p.get("last_seq"), "down_s": p.get("down_s")})
+        elif e.kind == "clock.offset" and inside:
+            out.clock.take(p)
+        elif e.kind == "clock.fault" and inside and p.get("standing"):
+            out.clock.conditions.append(str(p.get("reason", "?")))
         elif e.kind == "shuffle.fault" and inside:
             _count(out.irregularities, f"{p.get('rule', '15.1')} shuffling device fault: {p.get('fault', '?')}")
         elif e.kind == "shuffle.alarm" and inside:

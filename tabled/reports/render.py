@@ -15,6 +15,7 @@ from typing import Any
 from tabled.game.settlement import money
 
 from .figures import WAGERS, ConfigChange, Progressive, Report, WagerMoney
+from .integrity import ClockOffsets
 
 
 def _cents_text(value: Fraction | int) -> str:
@@ -86,6 +87,13 @@ def text(r: Report, zone: tzinfo) -> str:
                        f"{f.minutes:.2f} minutes in the period: {f.reason}")
     else:
         out.append("  faults: none")
+    out.append("  " + clock_line(ig.clock))
+    for done in ig.installs:  # 25 CFR 547.12
+        out.append(f"  software {done['what']} {done['result']}: tabled {done['version']} by {done['by']}, "
+                   f"{done['started']} to {done['ended']}, manifest {str(done['manifest_sha256'] or 'none')[:16]}")
+    for restart in ig.restarts:
+        out.append(f"  restarted after an unclean stop (power lost or a crash) at {_when(restart['at_us'], zone)}: "
+                   f"down {restart['down_s']} s, last record #{restart['last_seq']}")
     if ig.closures:
         for c in ig.closures:
             out.append(f"  table closed (16.8): announced {_when(c.announced_us, zone)}, closed from "
@@ -118,6 +126,16 @@ def text(r: Report, zone: tzinfo) -> str:
     for p in r.problems:
         out.append(f"PROBLEM: {p}")
     return "\n".join(out)
+
+
+def clock_line(c: ClockOffsets) -> str:
+    """The clock's offsets in the period (Mississippi 8-4.5), in one line."""
+    if not c.measured:
+        line = "clock: no offset measured in the period"
+    else:
+        line = (f"clock: {c.measured} offsets measured against {', '.join(sorted(c.against))}, "
+                f"{c.least_ms:+d} to {c.most_ms:+d} ms, {c.beyond} beyond the bound")
+    return line + ("; error conditions: " + "; ".join(c.conditions) if c.conditions else "")
 
 
 def setting_text(key: str, value: Any) -> str:
@@ -248,6 +266,10 @@ def data(r: Report) -> dict[str, Any]:
                       "closures_16_8": [{"announced_us": c.announced_us, "closes_us": c.closes_us,
                                          "opened_us": c.opened_us, "minutes": c.minutes} for c in ig.closures],
                       "people": ig.people, "people_refusals": ig.people_refused,
+                      "installs": ig.installs, "restarts_after_unclean_stops": ig.restarts,
+                      "clock": {"measured": ig.clock.measured, "least_offset_ms": ig.clock.least_ms,
+                                "most_offset_ms": ig.clock.most_ms, "beyond_bound": ig.clock.beyond,
+                                "against": sorted(ig.clock.against), "error_conditions": ig.clock.conditions},
                       "mispays": {"over_cents": ig.mispays.over_cents, "short_cents": ig.mispays.short_cents,
                                   "removed_early": ig.mispays.removed_early,
                                   "by_dealer": {k: vars(v) for k, v in ig.mispays.by_dealer.items()}},

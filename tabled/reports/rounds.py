@@ -23,6 +23,7 @@ EVENT_KINDS = frozenset({
     "panel.approved", "panel.refused", "fault.raised", "fault.cleared", "shuffle.fault", "shuffle.alarm",
     "progressive.award_held", "progressive.award_released", "device.out_of_play", "device.cleared",
     "payments.checked", "payments.refused", "payments.override", "payments.removed_early",
+    "clock.offset", "clock.fault", "software.install", "power.restored",
 })
 
 

@@ -35,6 +35,7 @@ from tabled.game.settlement import settle, settlement_as_dict
 from tabled.table import buttons, notes
 from tabled.table.board import lock, unlock
 from tabled.table.cardsource import CardSource, read_status
+from tabled.table.clock import ClockWatch
 from tabled.table.decks import SHOE, Decks
 from tabled.table.display import settlement_lines
 from tabled.table.effects import Command, Effect, MeterShow, Note, PanelLamp, PoolOp, Say, Shuffle
@@ -73,6 +74,7 @@ class TableCore:
         self.staff: Staff = Staff()                           # who is signed in at the panel (staff.py)
         self.integrity: Integrity = Integrity()               # the software and journal checked while running
         self.enclosures: Enclosures = Enclosures()            # the enclosures' doors (enclosure.py)
+        self.clock_watch: ClockWatch = ClockWatch()           # the clock's measured offset (clock.py)
         self.payments: PaymentCheck = PaymentCheck()          # payments checked by the board (payout_check.py)
         self.players: Players = Players(table_id, spots)      # who sits where, for ratings (players.py)
 
@@ -365,6 +367,7 @@ class TableCore:
             **({"staff": self.staff.snapshot()} if self.staff else {}),
             **({"integrity": self.integrity.snapshot()} if self.integrity else {}),
             **({"enclosures": self.enclosures.snapshot()} if self.enclosures else {}),
+            **({"clock": self.clock_watch.snapshot()} if self.clock_watch else {}),
             **({"payments": self.payments.snapshot()} if self.payments else {}),
             **({"players": self.players.snapshot()} if self.players else {}),
         }
@@ -384,6 +387,7 @@ class TableCore:
         core.staff = Staff.from_snapshot(snap.get("staff"))
         core.integrity = Integrity.from_snapshot(snap.get("integrity"))
         core.enclosures = Enclosures.from_snapshot(snap.get("enclosures"))
+        core.clock_watch = ClockWatch.from_snapshot(snap.get("clock"))
         core.payments = PaymentCheck.from_snapshot(snap.get("payments"))
         core.players = Players.from_snapshot(snap.get("players"), core.table_id, spots)
         if snap["round"]:

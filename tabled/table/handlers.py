@@ -16,6 +16,8 @@ from typing import Any, Protocol
 
 from tabled.game.keys import Key
 from tabled.table import notes
+from tabled.table.clock import INPUT as CLOCK_INPUT
+from tabled.table.clock import ClockWatch
 from tabled.table.decks import Decks
 from tabled.table.effects import Effect, Say
 from tabled.table.enclosure import INPUT as ENCLOSURE_INPUT
@@ -47,6 +49,7 @@ class TableCore(Protocol):
     staff: Staff
     integrity: Integrity
     enclosures: Enclosures
+    clock_watch: ClockWatch
     payments: PaymentCheck
     players: Players
 
@@ -180,8 +183,10 @@ HANDLERS: dict[str, Handler] = {
     "staff.roster": lambda core, p: core.staff.roster(p, core.now, core.round_id),
     "staff.sign_in": lambda core, p: core.staff.sign_in(p, core.now, core.round_id),
     "staff.sign_out": lambda core, p: core.staff.sign_out(p, core.now, core.round_id),
+    "staff.pin_change": lambda core, p: core.staff.pin_change(p, core.now, core.round_id),
     **{kind: _integrity(kind) for kind in INTEGRITY_INPUTS},
     ENCLOSURE_INPUT: lambda core, p: core.enclosures.take(p, core.now, dict(core.staff.on), core.round_id),
+    CLOCK_INPUT: lambda core, p: core.clock_watch.take(p, core.now, core.round_id),
     "config.started": lambda core, p: [notes.config_in_force(p)],
     "protection.evidence": lambda core, p: alert_note(p, core.round_id),
     **{kind: _players(kind) for kind in PLAYER_INPUTS},

@@ -12,6 +12,12 @@ Inputs: ``software.checked`` (result verified | mismatch | untrusted | developme
 check names what it compared against in ``against``: a start's check does not, and keeps deciding
 the start as tabled/daemon/provenance.py says) and ``journal.checked`` (result intact | broken);
 ``software.answered``, an inspector's answer asked on the pit page, is evidence only.
+
+The table's life around the software is noted here too: ``software.installed`` (an install or
+upgrade, tabled/daemon/installs.py: start, end, versions, the manifest's digest, who) as the note
+``software.install``; ``table.restarted`` (a start after no clean stop: a power loss or a crash,
+tabled/daemon/restart.py) as ``power.restored``; ``table.stopped``, the clean stop's mark, needs no
+note.
 """
 
 from __future__ import annotations
@@ -21,7 +27,11 @@ from typing import Any
 from tabled.table.effects import Effect, Note, Say
 
 #: the journal inputs judged here (tabled/table/kinds.py)
-INPUTS = ("software.checked", "journal.checked", "software.answered")
+INPUTS = ("software.checked", "journal.checked", "software.answered", "software.installed", "table.stopped",
+          "table.restarted")
+#: what an install record's note keeps (tabled/daemon/installs.py)
+INSTALL_FIELDS = ("id", "what", "result", "started", "ended", "version", "components", "manifest_sha256", "by",
+                  "host", "detail")
 #: what each check is called on the screen and the pit
 NAMES = {"software": "installed software", "journal": "journal"}
 #: the rule the table applies: a fault of the table's equipment stops new rounds (14.13)
@@ -43,8 +53,18 @@ class Integrity:
         return bool(self.faults)
 
     def take(self, kind: str, p: dict[str, Any], round_id: str | None) -> list[Effect]:
-        if kind == "software.answered":
-            return []  # an inspector's answer, asked on the pit page: evidence for people
+        if kind in ("software.answered", "table.stopped"):
+            return []  # an inspector's answer, asked on the pit page: evidence for people; a clean stop's mark
+        if kind == "software.installed":
+            fields = {k: p[k] for k in INSTALL_FIELDS if k in p}
+            return [Note("software.install", fields, round_id),
+                    Say(f"software {fields.get('what', 'install')} {fields.get('result', '?')}: tabled "
+                        f"{fields.get('version', '?')} by {fields.get('by', '?')}, ended {fields.get('ended', '?')}")]
+        if kind == "table.restarted":
+            down = p.get("down_s")
+            return [Note("power.restored", dict(p), round_id),
+                    Say(f"the table restarts after an unclean stop (power lost or a crash): its last record "
+                        f"#{p.get('last_seq')} ({p.get('last_kind')}), down {down} s", level="flag")]
         what = "software" if kind == "software.checked" else "journal"
         if what == "software" and "against" not in p:
             return []  # the start's own check: the start was refused or allowed by it already

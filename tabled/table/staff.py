@@ -17,6 +17,13 @@ tabled/daemon/staff.py). This module decides what they mean:
   than a person keys) is refused and journaled, and counts as no wrong PIN;
 * ``staff.sign_out`` (badge, role): the person leaves that role (the key turned to it is the
   authority: no PIN).
+* a PIN past its maximum age (``pin_expired`` with ``age_days`` and ``max_days``, judged by the shell
+  from the staff file's ``pin_set``) signs in once more (``staff.pin_expired``), and must then be
+  changed at the panel (Nevada's table games systems checklist: at least quarterly); a later
+  sign-in with it is refused. The change, on the keypad as it is: with the key still at the role
+  signed in to, key the badge and the new PIN and press SIGN IN, then the same again; the shell
+  checks the two agree and keeps the new PIN's hash (``staff.pin_change``: badge, role, step first |
+  differ | not_kept | changed; never the PIN nor its hash), and the table notes ``staff.pin_changed``.
 
 Without a roster there is no staff list and the table acts on the key alone.
 """
@@ -32,12 +39,15 @@ from tabled.table.effects import Effect, Note, Say
 
 #: the roles a staff list gives; the panel's key switch has the first three. ``pool_admin`` is the
 #: operator's authority over the progressive pool's settings (``tabled pool propose``): neither a
-#: floor role nor the regulator's inspector
+#: floor role nor the regulator's inspector; ``accounting`` approves such a change as the second
+#: person, of another department (N.J.A.C. 13:69D-1.52)
 PANEL_ROLES = (Key.DEALER.value, Key.SUPERVISOR.value, Key.INSPECTOR.value)
-ROLES = (*PANEL_ROLES, "pool_admin")
+ROLES = (*PANEL_ROLES, "pool_admin", "accounting")
 MINUTE_MS = 60_000
 MAX_ATTEMPTS = 20
 MAX_LOCKOUT_MINUTES = 24 * 60
+#: the steps of a PIN's change at the panel (``staff.pin_change``)
+PIN_CHANGE_STEPS = ("first", "differ", "not_kept", "changed")
 
 
 def _clock(t_ms: int) -> str:
@@ -64,6 +74,7 @@ class Staff:
         self.on: dict[str, int] = {}            # role -> the badge signed in to it
         self.wrong: dict[int, int] = {}         # badge -> wrong PINs in a row
         self.locked_until: dict[int, int] = {}  # badge -> ms
+        self.must_change: dict[int, int] = {}   # badge -> when its expired PIN signed in once more (ms)
 
     @property
     def listed(self) -> bool:
@@ -162,12 +173,42 @@ class Staff:
         if before is not None and role != Key.DEALER.value:
             return refused("role taken", f"{self.called(before)} is signed in as {role}: they sign out first "
                            "(one at a time)", signed_in=before)
+        expired: list[Effect] = []
+        if p.get("pin_expired") is True:
+            if badge in self.must_change:
+                return refused("PIN expired", f"the PIN of {self.called(badge)} is past its maximum age and signed "
+                               "in once more already: a new PIN from the staff list's keeper")
+            self.must_change[badge] = now
+            age, most = p.get("age_days"), p.get("max_days")
+            expired = [Say(f"the PIN of {self.called(badge)} is {age} days old, more than {most}: signed in this "
+                           "once; change it now: key your badge and a new PIN, SIGN IN, and the same again",
+                           level="flag"),
+                       Note("staff.pin_expired", {"badge": badge, "name": person["name"], "role": role,
+                                                  "age_days": age, "max_days": most}, round_id)]
         self.on[role] = badge
         replaced = {"replaces": before, "replaces_name": self.name(before)} if before is not None else {}
         return [Say(f"{role} {self.called(badge)} signed in"
                     + (f", taking over from {self.called(before)}" if before is not None else "")),
                 Note("staff.signed_in", {"badge": badge, "name": person["name"], "role": role, **replaced},
-                     round_id)]
+                     round_id), *expired]
+
+    def pin_change(self, p: dict[str, Any], now: int, round_id: str | None) -> list[Effect]:
+        """A step of changing an expired PIN at the panel, as the shell found it."""
+        badge, role, step = _badge(p["badge"]), _role(p["role"]), p.get("step")
+        if step not in PIN_CHANGE_STEPS:
+            raise ValueError(f"step={step!r}: one of {', '.join(PIN_CHANGE_STEPS)}")
+        if badge not in self.must_change or self.on.get(role) != badge:
+            return [Say(f"PIN change: {self.called(badge)} has no PIN to change signed in as {role}", level="refused")]
+        if step == "first":
+            return [Say(f"{self.called(badge)}: new PIN keyed once: key the badge and the same PIN again, SIGN IN")]
+        if step == "differ":
+            return [Say(f"{self.called(badge)}: the two new PINs differ: key the new PIN twice again", level="refused")]
+        if step == "not_kept":
+            return [Say(f"{self.called(badge)}: the new PIN could not be kept (the technician sees why in the log): "
+                        "the old PIN stays until it is", level="refused")]
+        del self.must_change[badge]
+        return [Say(f"{self.called(badge)}: PIN changed"),
+                Note("staff.pin_changed", {"badge": badge, "name": self.name(badge), "role": role}, round_id)]
 
     def sign_out(self, p: dict[str, Any], now: int, round_id: str | None) -> list[Effect]:
         badge, role = _badge(p["badge"]), _role(p["role"])
@@ -187,7 +228,8 @@ class Staff:
         return {"people": None if self.people is None else {str(b): v for b, v in self.people.items()},
                 "attempts": self.attempts, "lockout_ms": self.lockout_ms, "on": self.on,
                 "wrong": {str(b): n for b, n in self.wrong.items()},
-                "locked_until": {str(b): t for b, t in self.locked_until.items()}}
+                "locked_until": {str(b): t for b, t in self.locked_until.items()},
+                **({"must_change": {str(b): t for b, t in self.must_change.items()}} if self.must_change else {})}
 
     @classmethod
     def from_snapshot(cls, snap: dict[str, Any] | None) -> Staff:
@@ -199,11 +241,12 @@ class Staff:
             staff.on = dict(snap["on"])
             staff.wrong = {int(b): n for b, n in snap["wrong"].items()}
             staff.locked_until = {int(b): t for b, t in snap["locked_until"].items()}
+            staff.must_change = {int(b): t for b, t in (snap.get("must_change") or {}).items()}
         return staff
 
     def __bool__(self) -> bool:
         """Anything to keep: a journal without staff checkpoints the same table state as before."""
-        return self.people is not None or bool(self.on or self.wrong or self.locked_until)
+        return self.people is not None or bool(self.on or self.wrong or self.locked_until or self.must_change)
 
 
-__all__ = ["Staff", "ROLES", "PANEL_ROLES"]
+__all__ = ["Staff", "ROLES", "PANEL_ROLES", "PIN_CHANGE_STEPS"]

@@ -43,6 +43,7 @@ from tabled.table.equipment import fault_words, needing
 from tabled.table.poolbook import AWARD_PENDING_MS
 from tabled.table.display import TOLD_WHEN_IT_HAPPENED
 from tabled.table.effects import Effect, Note, Say
+from tabled.table.clock import REQUIREMENT as CLOCK_REQUIREMENT
 from tabled.table.enclosure import DOORS as ENCLOSURE_DOORS
 from tabled.table.enclosure import RULE as ENCLOSURE_RULE
 from tabled.table.selfcheck import NAMES as INTEGRITY_NAMES
@@ -400,6 +401,9 @@ def _faults(core: Any, since: Mapping[str, int]) -> list[dict[str, Any]]:
     for door, at in sorted(core.enclosures.closed_unacknowledged.items()):
         add(f"enclosure:{door}", f"{ENCLOSURE_DOORS[door]} door was opened", ENCLOSURE_RULE,
             "the inspector approves before the next round", "approve_play", at)
+    if core.clock_watch.fault is not None:  # tabled/table/clock.py: shown, play goes on
+        add("clock", f"clock error: {core.clock_watch.fault}", CLOCK_REQUIREMENT,
+            "notify the technician; play goes on", None, core.clock_watch.fault_since_ms)
     for lost in needing(core.equipment.links, core.round):  # the fold decides which lost link the round needs
         out.append({"id": f"link:{lost.device}", "what": rule_once(lost.what, lost.rule), "rule": lost.rule,
                     "dealer_does": lost.dealer_does, "key": " or ".join(sorted(lost.keys)), "detail": "",

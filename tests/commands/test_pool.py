@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tabled.cli import main
+from tabled.daemon.staff import hash_pin
 from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import Category
 from tabled.journal.store import Journal
@@ -146,10 +147,15 @@ def test_status_of_a_linked_pool(pg_dsn, capsys):
 
 def test_propose_records_a_version_that_waits_for_the_jackpot(local_db, capsys):
     base = ["pool", "propose", "--path", str(local_db)]
-    assert main(base + ["--contribution-bp", "6000", "--who", "manager Ng", "--why", "new promotion"]) == 0
-    assert "settings version 2 recorded by manager Ng; it takes effect after the current jackpot" \
-        in capsys.readouterr().out
-    assert main(base + ["--contribution-bp", "6000", "--who", "manager Ng", "--why", "again"]) == 0
+    two = ["--who", "manager Ng", "--approved-by", "controller Ito"]
+    assert main(base + ["--contribution-bp", "6000", *two, "--why", "new promotion"]) == 0
+    out = capsys.readouterr().out
+    assert "settings version 2 recorded by manager Ng; approved by controller Ito; it takes effect after the " \
+           "current jackpot" in out
+    # the accounting notice is a report of the change
+    assert ("ACCOUNTING NOTICE: pool main settings version 1 -> 2: contribution_bp 7000 -> 6000; by manager Ng; "
+            "approved by controller Ito; why: new promotion") in out
+    assert main(base + ["--contribution-bp", "6000", *two, "--why", "again"]) == 0
     assert "nothing recorded" in capsys.readouterr().out
     assert main(["pool", "status", "--path", str(local_db), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -158,8 +164,13 @@ def test_propose_records_a_version_that_waits_for_the_jackpot(local_db, capsys):
     assert "needs --who" in capsys.readouterr().err
     assert main(base + ["--contribution-bp", "20000", "--who", "a", "--why", "b"]) == 2
     assert "argument --contribution-bp: must be an integer from 0 to 10000, got 20000" in capsys.readouterr().err
-    assert main(base + ["--who", "a", "--why", "b"]) == 2
+    assert main(base + ["--who", "a", "--approved-by", "c", "--why", "b"]) == 2
     assert "at least one of" in capsys.readouterr().err
+    # one person alone, or the same person twice, changes nothing (N.J.A.C. 13:69D-1.52)
+    assert main(base + ["--contribution-bp", "7000", "--who", "a", "--why", "b"]) == 2
+    assert "needs --approved-by: a second person" in capsys.readouterr().err
+    assert main(base + ["--contribution-bp", "7000", "--who", "Ng", "--approved-by", "ng", "--why", "b"]) == 2
+    assert "the same person as --who" in capsys.readouterr().err
 
 
 # -- with a staff list: an authority's act (docs/staff.md) ----------------------------------------------
@@ -174,7 +185,7 @@ def _typed(monkeypatch, text: str) -> None:
 
 def test_propose_with_a_staff_list_needs_a_pool_admin_with_the_right_pin(local_db, capsys, monkeypatch):
     base = ["pool", "propose", "--path", str(local_db), "--staff", str(SIM_STAFF), "--contribution-bp", "6000",
-            "--why", "new promotion"]
+            "--why", "new promotion", "--approved-by", "6001"]
     # the dealer, the supervisor and the inspector are no authority over the pool's settings
     for badge, name in ((1001, "Sim Dealer"), (2001, "Sim Supervisor"), (3001, "Sim Inspector")):
         _typed(monkeypatch, "2468\n")
@@ -192,11 +203,69 @@ def test_propose_with_a_staff_list_needs_a_pool_admin_with_the_right_pin(local_d
     assert "wrong PIN for Sim Pool Admin (badge 4001): nothing recorded" in capsys.readouterr().err
     assert main(["pool", "status", "--path", str(local_db), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["pending_settings_version"] is None  # nothing was recorded
-    _typed(monkeypatch, "8642\n")
+    _typed(monkeypatch, "8642\n3579\n")
     assert main(base + ["--who", "4001"]) == 0
-    assert "settings version 2 recorded by Sim Pool Admin (badge 4001, pool_admin)" in capsys.readouterr().out
+    assert ("settings version 2 recorded by Sim Pool Admin (badge 4001, pool_admin); approved by Sim Accountant "
+            "(badge 6001, accounting)") in capsys.readouterr().out
     assert main(["pool", "ledger", "--path", str(local_db)]) == 0
-    assert "by Sim Pool Admin (badge 4001, pool_admin)" in capsys.readouterr().out
+    assert "by Sim Pool Admin (badge 4001, pool_admin); approved by Sim Accountant" in capsys.readouterr().out
+
+
+def test_the_second_person_is_of_another_department_with_their_own_pin(tmp_path, local_db, capsys, monkeypatch):
+    staff = tmp_path / "staff.toml"
+    staff.write_text(SIM_STAFF.read_text() + '\n[[person]]\nbadge = 4002\nname = "Pat Admin"\nroles = ["pool_admin"]'
+                     f'\npin = "{hash_pin("2222")}"\n'
+                     '\n[[person]]\nbadge = 4003\nname = "Both Hats"\nroles = ["pool_admin", "accounting"]'
+                     f'\npin = "{hash_pin("3333")}"\n')
+    base = ["pool", "propose", "--path", str(local_db), "--staff", str(staff), "--contribution-bp", "6000",
+            "--why", "new promotion"]
+    for who, approver, typed, said in (
+            ("4001", "4002", "8642\n2222\n", "Pat Admin (badge 4002) is not a accounting on the staff list "
+                                                "(roles: pool_admin): a second pool_admin is the same department"),
+            ("4003", "4003", "3333\n3333\n", "Both Hats proposed the change: a second person approves it"),
+            ("4001", "6001", "8642\n1111\n", "wrong PIN for Sim Accountant (badge 6001): nothing recorded"),
+            ("6001", "4001", "3579\n8642\n", "Sim Accountant (badge 6001) is not a pool_admin")):
+        _typed(monkeypatch, typed)
+        assert main(base + ["--who", who, "--approved-by", approver]) == 2
+        assert said in capsys.readouterr().err
+    assert main(["pool", "status", "--path", str(local_db), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["pending_settings_version"] is None  # nothing was recorded
+    # approved, the change waits for the jackpot and then applies
+    _typed(monkeypatch, "8642\n3579\n")
+    assert main(base + ["--who", "4001", "--approved-by", "6001"]) == 0
+    capsys.readouterr()
+
+    async def jackpot() -> None:  # the table opens the pool with the settings it has (those proposed, here)
+        pool = await LocalPool.open(local_db, "main", "T01", PoolSettings(6000, MAIN.reset_cents))
+        try:
+            await pool.contribute("T01", "R9", 1, 100)
+            await pool.apply_awards("T01", "R9", [ProgressiveHit(1, Category.ROYAL_FLUSH)], NSW,
+                                    hands={1: "Ah Kh Qh Jh Th"})
+        finally:
+            await pool.close()
+    assert main(["pool", "status", "--path", str(local_db), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["settings_version"] == 1
+    asyncio.run(jackpot())
+    assert main(["pool", "status", "--path", str(local_db), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert (status["settings_version"], status["pending_settings_version"]) == (2, None)
+
+
+def test_a_manual_reset_of_the_meter_needs_the_same_two(local_db, capsys, monkeypatch):
+    base = ["pool", "reset", "--path", str(local_db), "--staff", str(SIM_STAFF), "--why", "meter fault"]
+    _typed(monkeypatch, "8642\n")
+    assert main(base + ["--who", "4001"]) == 2
+    assert "needs --approved-by" in capsys.readouterr().err
+    _typed(monkeypatch, "8642\n3579\n")
+    assert main(base + ["--who", "4001", "--approved-by", "6001"]) == 0
+    out = capsys.readouterr().out
+    assert "ACCOUNTING NOTICE: pool main meter" in out and "approved by Sim Accountant (badge 6001, accounting)" in out
+    assert main(["pool", "status", "--path", str(local_db), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["balance_cents"] == status["reset_cents"]
+    _typed(monkeypatch, "8642\n3579\n")
+    assert main(base + ["--who", "4001", "--approved-by", "6001"]) == 0
+    assert capsys.readouterr().out.endswith("at its reset value $10,000.00 already; nothing recorded\n")
 
 
 def test_propose_checks_the_configs_staff_list(tmp_path, local_db, capsys, monkeypatch):
@@ -206,7 +275,7 @@ def test_propose_checks_the_configs_staff_list(tmp_path, local_db, capsys, monke
                       f'[staff]\nfile = "{SIM_STAFF}"\n')
     _typed(monkeypatch, "1357\n")
     assert main(["pool", "propose", "--config", str(config), "--contribution-bp", "6000", "--who", "2001",
-                 "--why", "x"]) == 2
+                 "--approved-by", "6001", "--why", "x"]) == 2
     assert "Sim Supervisor (badge 2001) is not a pool_admin" in capsys.readouterr().err
 
 

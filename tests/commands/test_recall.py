@@ -333,3 +333,28 @@ def test_a_settlement_journaled_in_the_earlier_payment_order_is_recalled_as_the_
             "(12.2, 12.4), journaled as 4, 2, 1, 3") in out
     code, out, _ = recall(capsys, "--journal", str(old), "--round", rid, "--round-json")
     assert settle_stdin(capsys, monkeypatch, out) == payload
+
+
+def test_a_round_shows_the_install_before_it_and_the_clock_offset_last_measured_by_its_end(tmp_path, capsys):
+    path = tmp_path / "journal.db"
+    h = JournaledHarness(path)
+    h.feed("clock.measured", offset_ms=-37, against="central", bound_ms=1000, ntp={"synchronized": "yes"})
+    h.feed("software.installed", what="upgrade", result="installed", version="1.4.0", by="ops-lee",
+           started="2026-12-03T07:00:00Z", ended="2026-12-03T07:02:10Z")
+    first = h.round.round_id
+    h.ante(1, 500)
+    h.panel("no_more_bets")
+    h.deal({1: "2c 7d 9h Js Kd", "dealer": DEALER_QUALIFIES})
+    h.feed("clock.measured", offset_ms=1400, against="central", bound_ms=1000, ntp={"synchronized": "yes"})
+    h.bet(1)
+    h.panel("reveal")
+    h.panel("settle")
+    h.journal.close()
+    code, out, _ = recall(capsys, "--journal", str(path), "--round", first)
+    assert code == 0
+    assert "  software: tabled 1.4.0 (upgrade installed by ops-lee, ended 2026-12-03T07:02:10Z; record #" in out
+    (line,) = [x for x in out.splitlines() if x.startswith("  clock: ")]
+    assert line.startswith("  clock: +1400 ms off the central database's clock at ") and line.endswith(
+        "bound 1000 ms: BEYOND IT)")
+    code, out, _ = recall(capsys, "--journal", str(path), "--round", first, "--json")
+    assert json.loads(out)["clock_offset"]["offset_ms"] == 1400

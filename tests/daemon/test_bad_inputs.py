@@ -170,7 +170,7 @@ def test_the_pool_command_refuses_a_reset_too_large_for_sqlite(capsys, tmp_path)
         await pool.close()
     asyncio.run(create())
     line = refused(capsys, "pool", "propose", "--path", str(path), "--reset-cents", str(10**30),
-                   "--who", "tester", "--why", "too much")
+                   "--who", "tester", "--approved-by", "auditor", "--why", "too much")
     assert "reset_cents" in line
 
 

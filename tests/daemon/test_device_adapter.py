@@ -266,6 +266,9 @@ class SlowStaff:
         self.checked.append(badge)
         return pin == "2468"
 
+    def expired(self, badge: int, today) -> bool:  # its PINs are new
+        return False
+
 
 async def signed_in_adapter(clock):
     h = Harness()

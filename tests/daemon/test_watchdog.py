@@ -64,6 +64,45 @@ def test_any_single_byte_changed_is_named(tmp_path_factory, which, at, bit):
     assert later["problems"] == [f"changed: {victim.name}"]
 
 
+def test_a_file_changed_after_the_start_and_before_the_first_check_is_named_and_verifies_once_restored(tmp_path):
+    # the worker's first check may come rounds after play began (a busy machine): what it reads then
+    # is not the files at start; the table's own files were read before play, the others by stamp
+    root = tree(tmp_path)
+    scope = Scope(DEVELOPMENT, root)
+    start = watchdog.at_start(scope)
+    victim = root / "tabled/game/cards.py"
+    original = victim.read_bytes()
+    flip(victim, 3)
+    (root / "tabled/game/backdoor.py").write_text("import os\n")
+    first, baseline, _, _ = check_software(scope, None, None, start=start)
+    assert first["result"] == "mismatch"
+    assert first["problems"] == ["changed: tabled/game/cards.py", "not in the release: tabled/game/backdoor.py"]
+    victim.write_bytes(original)
+    (root / "tabled/game/backdoor.py").unlink()
+    assert check_software(scope, baseline, None)[0]["result"] == "verified"
+
+
+def test_a_file_not_read_at_start_and_written_after_it_is_named_changed_for_good(tmp_path):
+    root = tree(tmp_path)
+    scope = Scope(DEVELOPMENT, root)
+    whole = watchdog.at_start(scope)  # the tree's files all read at start, but structlog's
+    start = watchdog.AtStart(whole.since_ns, {n: d for n, d in whole.digests.items() if n.startswith("tabled/")},
+                             "tabled/")
+    victim = root / "structlog/_base.py"
+    flip(victim, 0)
+    first, baseline, _, _ = check_software(scope, None, None, start=start)
+    assert first["problems"] == ["changed: structlog/_base.py"]  # what it held at start is not known
+    flip(victim, 0)
+    assert check_software(scope, baseline, None)[0]["problems"] == ["changed: structlog/_base.py"]
+
+
+def test_a_file_written_before_the_start_is_the_files_at_start(tmp_path):
+    root = tree(tmp_path)
+    scope = Scope(DEVELOPMENT, root)
+    start = watchdog.AtStart(watchdog.at_start(scope).since_ns + 10 ** 12, {}, "tabled/")  # a start after the writes
+    assert check_software(scope, None, None, start=start)[0]["result"] == "verified"
+
+
 def test_against_the_signed_manifest_and_an_untrusted_manifest(tmp_path):
     root = tree(tmp_path)
     private, public = key_pair(tmp_path, "release")

@@ -211,3 +211,20 @@ def test_an_unsealed_tail_is_flagged_once_the_table_says_its_journal_ends_there(
     assert [(a.id, a.kind) for a in alerts] == [("T01:seal:12", "seal")]
     assert alerts[0].text.startswith("records 12 to 12 are not sealed and the table's journal ends there")
     assert watch.unsealed_tail() == []  # raised once
+
+
+def test_a_clock_error_condition_is_shown_and_alerted_until_it_ends_mississippi_8_4_5(tmp_path):
+    path = tmp_path / "journal.db"
+    with Journal.open(path, lambda: NOON) as j:
+        j.append_many([("clock.offset", {"offset_ms": 1500, "against": "central", "bound_ms": 1000, "ok": False}, None),
+                       ("clock.fault", {"standing": True, "reason": "the clock is +1500 ms off"}, None)])
+    watch = TableWatch("T01", {})
+    alerts = [a for r in rows(path) for a in watch.feed(r)]
+    assert [(a.kind, a.text) for a in alerts] == [("fault", "clock error: the clock is +1500 ms off (Miss. 8-4.5)")]
+    assert watch.view(NOON + 60)["faults"] == [{"equipment": "clock", "reason": "the clock is +1500 ms off",
+                                                "since_s": NOON, "stood_s": 60}]
+    with Journal.open(path, lambda: NOON + 60) as j:
+        j.append("clock.fault", {"standing": False, "reason": "the clock is +1500 ms off", "offset_ms": 4})
+    for r in rows(path)[2:]:
+        watch.feed(r)
+    assert watch.view(NOON + 120)["faults"] == []

@@ -16,8 +16,6 @@ from .harness import FAST, HANG_BOUND_S, POLL, Discard, Run, config, journal_rec
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.xfail(reason="known defect: on the merged table the worker's interval check does not report the "
-                          "changed byte within the wait, while the check after a door closes does", strict=False)
 async def test_a_byte_changed_while_playing_stops_new_rounds_until_the_inspector_clears_it_14_13(tmp_path):
     import tabled.game
     tree = tmp_path / "tree"

@@ -84,3 +84,31 @@ def test_a_device_out_of_play_is_a_fault_until_the_inspector_clears_it_not_a_14_
     assert abs(first.minutes - 20.01) < 1e-9
     assert second.cleared_us is None and abs(second.minutes - 10) < 1e-9  # still out at the period's end
     assert ig.stops == []  # play may go on with the shoe: not a 14.13 stop
+
+
+def test_the_clocks_offsets_and_error_conditions_of_the_period_mississippi_8_4_5():
+    from tabled.reports.render import clock_line
+    events = [
+        at(-5, "clock.offset", offset_ms=900, against="central", bound_ms=1000, ok=True),  # before the period
+        at(1, "clock.offset", offset_ms=-4, against="central", bound_ms=1000, ok=True),
+        at(61, "clock.offset", offset_ms=1200, against="central", bound_ms=1000, ok=False),
+        at(61, "clock.fault", standing=True, reason="the clock is +1200 ms off the central database's clock"),
+        at(121, "clock.offset", offset_ms=3, against="ntp", bound_ms=1000, ok=True),
+        at(121, "clock.fault", standing=False, reason="the clock is +1200 ms off the central database's clock"),
+    ]
+    clock = integrity(PERIOD, events, []).clock
+    assert (clock.measured, clock.least_ms, clock.most_ms, clock.beyond) == (3, -4, 1200, 1)
+    assert clock_line(clock) == ("clock: 3 offsets measured against central, ntp, -4 to +1200 ms, 1 beyond the "
+                                 "bound; error conditions: the clock is +1200 ms off the central database's clock")
+    assert clock_line(integrity(PERIOD, [], []).clock) == "clock: no offset measured in the period"
+
+
+def test_installs_and_restarts_after_an_unclean_stop_of_the_period_25_cfr_547_12():
+    events = [at(3, "software.install", what="upgrade", result="installed", version="1.4.0", by="ops-lee",
+                 started="2026-12-03T07:00:00Z", ended="2026-12-03T07:02:10Z", manifest_sha256="ab" * 32),
+              at(9, "power.restored", last_seq=41, down_s=95, clean_stop=False)]
+    ig = integrity(PERIOD, events, [])
+    assert ig.installs == [{"what": "upgrade", "result": "installed", "version": "1.4.0", "started":
+                            "2026-12-03T07:00:00Z", "ended": "2026-12-03T07:02:10Z", "by": "ops-lee",
+                            "manifest_sha256": "ab" * 32}]
+    assert ig.restarts == [{"at_us": 9 * MINUTE, "last_seq": 41, "down_s": 95}]

@@ -253,3 +253,46 @@ def test_a_sign_in_the_shell_did_not_check_is_refused_and_counts_no_wrong_pin():
     h.feed("staff.sign_in", badge=1001, role="dealer", pin_ok=True)  # keyed again, checked: signs in
     assert h.core.staff.on == {"dealer": 1001}
     assert refused(h.feed("staff.sign_in", badge=1001, role="dealer", checked="no"))  # malformed: refused
+
+
+def test_an_expired_pin_signs_in_once_more_and_is_refused_after_until_changed_at_the_panel():
+    # Nevada's table games systems checklist: PINs changed at least quarterly
+    h = staffed()
+    expired = {"pin_ok": True, "pin_expired": True, "age_days": 91, "max_days": 90}
+    out = h.feed("staff.sign_in", badge=1002, role="dealer", **expired)
+    assert h.core.staff.on["dealer"] == 1002
+    (note,) = notes(out, "staff.pin_expired")
+    assert note.payload == {"badge": 1002, "name": "Bo Chen", "role": "dealer", "age_days": 91, "max_days": 90}
+    assert "91 days old, more than 90: signed in this once; change it now" in says(out, "flag")[0].text
+    h.feed("staff.sign_out", badge=1002, role="dealer")
+    out = h.feed("staff.sign_in", badge=1002, role="dealer", **expired)
+    assert "past its maximum age and signed in once more already" in refused(out)[0].text
+    assert notes(out, "staff.refused")[0].payload["reason"] == "PIN expired"
+    assert h.core.staff.on.get("dealer") != 1002
+
+
+def test_the_pin_change_keyed_twice_is_noted_without_the_pin():
+    h = staffed()
+    h.feed("staff.sign_in", badge=1002, role="dealer", pin_ok=True, pin_expired=True, age_days=100, max_days=90)
+    assert "key the badge and the same PIN again" in says(h.feed("staff.pin_change", badge=1002, role="dealer",
+                                                                  step="first"))[0].text
+    assert "the two new PINs differ" in refused(h.feed("staff.pin_change", badge=1002, role="dealer",
+                                                       step="differ"))[0].text
+    assert "could not be kept" in refused(h.feed("staff.pin_change", badge=1002, role="dealer",
+                                                 step="not_kept"))[0].text
+    assert 1002 in h.core.staff.must_change
+    again = TableCore.from_snapshot(h.core.snapshot(), 7, h.core.profile)
+    assert again.staff.must_change == h.core.staff.must_change
+    (changed,) = notes(h.feed("staff.pin_change", badge=1002, role="dealer", step="changed"), "staff.pin_changed")
+    assert changed.payload == {"badge": 1002, "name": "Bo Chen", "role": "dealer"}
+    assert 1002 not in h.core.staff.must_change
+    # a fresh PIN signs in as any other
+    h.feed("staff.sign_out", badge=1002, role="dealer")
+    h.feed("staff.sign_in", badge=1002, role="dealer", pin_ok=True)
+    assert h.core.staff.on["dealer"] == 1002
+
+
+def test_a_pin_change_from_someone_with_nothing_to_change_is_refused():
+    h = staffed()
+    out = h.feed("staff.pin_change", badge=1001, role="dealer", step="changed")
+    assert "has no PIN to change" in refused(out)[0].text and not notes(out, "staff.pin_changed")

@@ -98,3 +98,58 @@ async def test_the_pit_page_asks_and_shows_the_answer_in_a_browser(tmp_path):
     expected = hmac.new(b"NSW-7", stream(), hashlib.sha1).hexdigest()
     assert facts["shown"].endswith(f"hmac-sha1 seed NSW-7: {expected}")
     assert facts["pin_left"] == "" and "9753" not in facts["url"]
+
+
+async def test_the_inspector_asks_on_the_pit_page_over_tls_and_nothing_secret_is_in_a_url(tmp_path):
+    """Off the table PC (AGCO 6.1.7, 12.1.3): Debian's chromium, pinned to the certificate of the
+    test's own authority, opens the pit page with a viewer's token, which becomes a cookie; the
+    inspector's badge and PIN go in the request's body over TLS, the answer is shown and journaled."""
+    from playwright.async_api import async_playwright
+
+    from tabled.daemon.config import ScreenConfig
+    from tests.web.certificates import make_authority
+    from tests.web.daemon import CHROMIUM, CHROMIUM_ARGS
+    from tests.web.test_access import own_address
+    from tests.web.test_tls import PIT
+    address = own_address()
+    ca = make_authority(tmp_path / "tls", addresses=(address,))
+    facts: dict = {}
+
+    async def scenario(run: harness.Run) -> None:
+        port = int(screen_of(run).url.rsplit(":", 1)[1].split("/")[0])
+        async with async_playwright() as p:
+            pinned = f"--ignore-certificate-errors-spki-list={ca.spki_sha256}"
+            b = await p.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, pinned])
+            try:
+                context = await b.new_context(bypass_csp=True, viewport={"width": 1600, "height": 1000})
+                page = await context.new_page()
+                requested: list[str] = []
+                page.on("request", lambda request: requested.append(request.url))
+                await page.goto(f"https://{address}:{port}/pit?token={PIT.token}")
+                facts["url"] = page.url
+                await page.fill("#answer-badge", "3001")
+                await page.fill("#answer-pin", "9753")
+                await page.select_option("#answer-method", "sha1")
+                await page.click("#answer-form button")
+                await page.wait_for_function("document.getElementById('answer').dataset.state === 'answered'",
+                                             timeout=60_000)  # bounds a hang: the files are read on a busy machine
+                facts["shown"] = await page.text_content("#answer")
+                facts["requested"] = requested
+                facts["cookies"] = await context.cookies()
+            finally:
+                await b.close()
+        run.floor.paused = True
+
+    run = harness.Run(scenario)
+    cfg = dataclasses.replace(harness.config(tmp_path), staff=read_staff(STAFF_FILE, 5, 15),
+                              screen=ScreenConfig(True, "0.0.0.0", 0, (PIT,), tls=ca.tls))
+    await run_table(cfg, 0, out=io.StringIO(), human=True,
+                    seams=Seams(state_dir=tmp_path / "dev", timing=harness.FAST, poll_interval=harness.POLL, hooks=run))
+    assert facts["url"] == f"https://{address}:{facts['url'].split(':')[2].split('/')[0]}/pit"
+    assert facts["shown"].endswith(f"sha1: {hashlib.sha1(stream()).hexdigest()}")
+    assert all(u.startswith("https://") for u in facts["requested"])
+    assert [u for u in facts["requested"] if PIT.token in u] == [facts["requested"][0]]
+    assert not [u for u in facts["requested"] if "9753" in u or "3001" in u]
+    assert [(c["name"], c["httpOnly"], c["secure"]) for c in facts["cookies"]] == [("tabled_screen", True, True)]
+    (answered,) = harness.journal_records(tmp_path, "software.answered")
+    assert answered.payload["result"] == "answered" and answered.payload["name"] == "Sim Inspector"
