@@ -22,6 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--card", metavar="NUMBER",
                         help="print this player card's rated sessions at every table, then exit")
     parser.add_argument("--json", action="store_true", help="with --card: one JSON object per session per line")
+    parser.add_argument("--whole-cards", action="store_true",
+                        help="with --card --json: the card number whole (default: masked to its last four)")
 
 
 async def serve(args: argparse.Namespace) -> int:
@@ -59,6 +61,8 @@ def player(args: argparse.Namespace) -> int:
     from tabled.profiles import load_profile
     from tabled.reports.ratings import rating_data, rating_line
     from tabled.table.players import masked
+    if args.whole_cards and not args.json:
+        raise UserError("--whole-cards goes with --json: the text shows the card number masked")
     cfg = load_floor_config(args.config)
     password = credential_password(PASSWORD_CREDENTIAL)
     extra: dict[str, Any] = {"password": password} if password is not None else {}
@@ -69,7 +73,7 @@ def player(args: argparse.Namespace) -> int:
         raise UserError(f"{args.config}: floor.central: {str(exc).strip().splitlines()[0]}") from None
     if args.json:
         for r in ratings:
-            print(json.dumps(rating_data(r, cards=True)))
+            print(json.dumps(rating_data(r, cards=args.whole_cards)))
         return 0
     when = lambda ms: datetime.fromtimestamp(ms / 1000, UTC).strftime("%m-%d %H:%M")  # noqa: E731
     tables = sorted({r.table for r in ratings})
@@ -83,8 +87,8 @@ def player(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.card is not None:
         return player(args)
-    if args.json:
-        raise UserError("--json goes with --card")
+    if args.json or args.whole_cards:
+        raise UserError("--json and --whole-cards go with --card")
     try:
         return asyncio.run(serve(args))
     except KeyboardInterrupt:

@@ -129,6 +129,7 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "protection.alert": "a spot whose decisions follow cards it should not have seen: the evidence, for people",
     "player.seated": "a player card took a spot, or play without a card began an anonymous seat session",
     "player.rating": "a player's session ended: its rounds, wagers, result and the rounds it played",
+    "player.round": "each open session's running figures after a round, and whether it played, sat out or was void",
 })
 
 JOURNAL_RECORDS: dict[str, Kind] = {

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from structlog.testing import capture_logs
 
 from tabled.commands.run import Seams, run_table
 from tabled.daemon.config import RatingsConfig
@@ -36,3 +37,33 @@ async def test_a_card_read_at_a_spot_seats_the_player_and_taking_it_out_rates_th
     assert card.payload["spot"] == 2 and card.payload["card"] == CARD and card.payload["src"].startswith("cards@")
     (rating,) = [r for r in harness.journal_records(tmp_path, "player.rating") if r.payload["card"] == CARD]
     assert rating.payload["rounds_played"] >= 2 and rating.payload["reason"] == "left"
+
+
+@pytest.mark.slow
+async def test_no_log_line_carries_a_whole_card_number(tmp_path):
+    """The log (journald's copy) shows a card masked, whatever carried it there: the seat, the
+    rating, the running figures, a card refused; the journal keeps the number whole."""
+    misread = "4000-1000-1000-7007"
+
+    async def scenario(run):
+        run.sims.cards.insert(2, CARD)
+        await run.until(lambda: run.core.players.at(2) is not None)
+        await run.rounds(2)
+        run.table.submit("player.card", {"spot": 3, "card": misread})   # a reader that sends the dashes
+        run.sims.cards.remove(2)
+        await run.until(lambda: run.core.players.with_card(CARD) is None)
+
+    run = harness.Run(scenario)
+    cfg = dataclasses.replace(harness.config(tmp_path), ratings=RatingsConfig(enabled=True))
+    with capture_logs() as logs:
+        await run_table(cfg, 0, out=harness.Discard(), human=False,   # the rounds logged as the service logs them
+                        seams=Seams(state_dir=tmp_path / "dev", timing=harness.FAST, poll_interval=harness.POLL,
+                                    hooks=run))
+    lines = [repr(entry) for entry in logs]
+    events = {entry["event"] for entry in logs}
+    assert {"player.seated", "player.round", "player.rating"} <= events     # the player's records were logged
+    assert any("\u2022\u2022\u2022\u20227007" in line for line in lines)
+    assert any("player card refused" in line and "letters and digits" in line for line in lines)
+    assert [line for line in lines if CARD in line or misread in line or CARD[:12] in line] == []
+    (rating,) = [r for r in harness.journal_records(tmp_path, "player.rating") if r.payload["card"] == CARD]
+    assert rating.payload["rounds_played"] >= 2                            # the journal keeps it whole
