@@ -113,8 +113,11 @@ class PaymentCheck:
 
     # -- the fold's hooks -------------------------------------------------------------------------
 
-    def expect(self, round_id: str, settlement: dict[str, Any], felt: Felt, spot_count: int) -> list[Effect]:
-        """The round settled: every area's due, judged at once against the felt as it lies."""
+    def expect(self, round_id: str, settlement: dict[str, Any], felt: Felt, spot_count: int,
+               void: bool = False) -> list[Effect]:
+        """The round settled: every area's due, judged at once against the felt as it lies. An area
+        with no wager of the round must stay empty (a payment there is the wrong spot's); in a void
+        round it keeps what lies there (a bet not yet locked is the player's, returned as it lies)."""
         if not self.enabled:
             return []
         lines = {s["spot"]: s for s in settlement["spots"]}
@@ -124,11 +127,33 @@ class PaymentCheck:
             for area in AREAS:
                 placed = felt.at(n, area)
                 line = lines.get(n, {}).get(area)
-                # an area with no wager of the round must stay empty (a payment there is the wrong spot's)
-                wagered = line is not None and line["outcome"] != "none"
-                self.due[(n, area)] = due_from(line, placed) if line is not None and wagered else Due(placed, 0, 0)
-        return [Note("payments.due", {"areas": [self._row(k, felt) for k in self.due]}, round_id),
+                if line is not None and line["outcome"] != "none":
+                    self.due[(n, area)] = due_from(line, placed)
+                else:
+                    self.due[(n, area)] = Due(placed, placed.chips, placed.tokens) if void else Due(placed, 0, 0)
+        return [Note("payments.due", {"areas": [self._row(k, felt) for k in self.due], **({"void": True} if void
+                                                                                          else {})}, round_id),
                 *self.reading(felt, initial=True)]
+
+    def void(self, round_id: str, settlement: dict[str, Any], felt: Felt, spot_count: int) -> list[Effect]:
+        """A round voided whole (14.4, 15.2.1, 16.4) ends at once, every wager returned (1.1): each
+        area must hold its wager as it lies, a token too where the profile gives it back. The felt is
+        judged as it lies at the void; an area that does not hold its wager is flagged with the
+        amount to give back (or take back), and noted. Nothing waits for SETTLE DONE: the round is
+        over, and the players take their wagers back with the next round's betting."""
+        effects = self.expect(round_id, settlement, felt, spot_count, void=True)
+        if not effects:
+            return []
+        self.passed = True
+        wrong = [(k, s) for k, s in self.states.items() if s[0] != "done"]
+        for (n, area), (_, off) in wrong:
+            effects.append(Note("payments.area", self._row((n, area), felt), round_id))
+            effects.append(Say(f"void round: {words(n, area, 'to pay' if off < 0 else 'over', off)}: every wager "
+                               "goes back as it was placed", n, "1.1, 16.4", "flag"))
+        if not wrong:
+            effects.append(Note("payments.checked", {"areas": sum(1 for d in self.due.values() if d.cents),
+                                                     "dealer": None, "void": True}, round_id))
+        return effects
 
     def reading(self, felt: Felt, initial: bool = False) -> list[Effect]:
         """A board reading while the payments are checked: each area whose verdict changed is noted."""

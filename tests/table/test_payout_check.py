@@ -237,3 +237,37 @@ def test_the_log_names_only_the_areas_to_settle_not_every_area_of_every_spot():
     [due] = notes(h.log, "payments.due")
     assert loggable(due) == {"to_settle": ["spot 1 ante: to pay", "spot 1 bet: to pay", "spot 2 ante: not collected",
                                            "spot 2 bet: not collected"]}
+
+
+def test_a_void_round_is_checked_every_wager_returned_as_it_lies_a_token_too_1_1_16_4():
+    h = checked()
+    board(h, {1: {"ante": (500, 500), "progressive": 100}, 2: {"ante": 1000}})
+    h.panel("no_more_bets")
+    h.deal({1: FLUSH, 2: LOSER, "dealer": DEALER_QUALIFIES})
+    board(h, {1: {"ante": (500, 500), "progressive": 100, "bet": 2000}, 2: {"ante": 1000}})
+    eff = h.panel("invalidate_round", key="supervisor", reason="test: cards exposed")   # 16.4: the round void
+    [due] = notes(eff, "payments.due")
+    row = {(r["spot"], r["area"]): r for r in due.payload["areas"]}
+    # the wager alone, the token given back (the profile's tokens_returned_on_stand_off), the progressive too
+    assert (row[(1, "ante")]["due_cents"], row[(1, "ante")]["due_tokens"]) == (1000, 500)
+    assert row[(1, "progressive")]["due_cents"] == 100 and row[(1, "bet")]["due_cents"] == 2000
+    assert row[(2, "ante")]["due_cents"] == 1000 and row[(3, "ante")]["due_cents"] == 0
+    assert {r["state"] for r in due.payload["areas"]} == {"done"}
+    [ok] = notes(eff, "payments.checked")
+    assert ok.payload["void"] is True and h.core.rounds_finished == 1
+    assert not [s for s in says(eff, "flag") if s.rule == "1.1, 16.4"]               # nothing to give back
+
+
+def test_a_void_round_whose_felt_does_not_hold_its_wagers_is_flagged_with_the_amount_1_1():
+    h = checked()
+    board(h, {1: {"ante": 500, "progressive": 100}})
+    h.panel("no_more_bets")
+    h.deal({1: FLUSH, "dealer": DEALER_QUALIFIES})
+    board(h, {1: {"ante": 500}})                       # the progressive wager taken to the drop early
+    eff = h.panel("invalidate_round", key="supervisor", reason="test: misdeal")
+    assert h.core.payments.states[(1, "progressive")] == ("to pay", -100)
+    [area] = notes(eff, "payments.area")
+    assert (area.payload["spot"], area.payload["area"], area.payload["due_cents"]) == (1, "progressive", 100)
+    [flag] = [s for s in says(eff, "flag") if s.rule == "1.1, 16.4"]
+    assert "void round: spot 1 progressive: still to pay $1.00" in flag.text
+    assert not notes(eff, "payments.checked") and h.core.rounds_finished == 1   # over: nothing waits
