@@ -12,7 +12,9 @@ dealer has paid and collected, before SETTLE DONE (docs/settlement.md, "The deal
 While the round settles, every board reading is judged against that: per area ``done``; still at
 work between the wager and what is due, ``to pay`` or ``not collected``; an error beyond both,
 ``over`` or ``short`` (flagged as read); or ``removed early`` (chips taken off an area seen paid
-before SETTLE DONE). SETTLE DONE is refused while an area is not done,
+before SETTLE DONE; an area left as it was wagered, a stand off say, is never "paid": emptied, it
+is short, since the board cannot tell a player's early pick-up there from the dealer's mistaken
+collection). SETTLE DONE is refused while an area is not done,
 naming the spot, the area and the amount, unless a supervisor's key overrides it: the round is
 then settled by what was left on the felt, and the override note keeps both amounts.
 
@@ -52,6 +54,12 @@ class Due:
     @property
     def cents(self) -> int:
         return self.chips + self.tokens
+
+    @property
+    def paid(self) -> bool:
+        """The dealer pays this area: it must end other than it was wagered. A stand off, a void or
+        a returned wager is not paid: emptied before SETTLE DONE it is short, whoever took it."""
+        return (self.chips, self.tokens) != (self.placed.chips, self.placed.tokens)
 
 
 def due_from(line: dict[str, Any], placed: Area) -> Due:
@@ -163,8 +171,8 @@ class PaymentCheck:
         for key, due in self.due.items():
             read = felt.at(*key)
             state = verdict(due, read, key in self.seen_done)
-            if state[0] == "done" and due.cents:
-                self.seen_done.add(key)
+            if state[0] == "done" and due.cents and due.paid:
+                self.seen_done.add(key)  # seen paid: emptied now, the player picked up early
             was = self.states.get(key)
             self.states[key] = state
             if state == was or (initial and state[0] == "done"):
