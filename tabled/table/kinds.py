@@ -121,7 +121,7 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "staff.refused": "a sign-in refused: unknown badge, wrong PIN (counted), role not held or taken, locked",
     "staff.locked": "a badge locked after wrong PINs in a row, until when",
     "payments.due": "what every betting area must hold when the dealer has paid and collected, as read then",
-    "payments.area": "an area's payment verdict changed on a board reading: done, to pay, over, short, not collected",
+    "payments.area": "an area's payment verdict became an error (over, short, removed early), or stopped being one",
     "payments.removed_early": "chips taken off an area seen paid before SETTLE DONE",
     "payments.refused": "SETTLE DONE refused while areas hold other than the settlement says, each with the amount",
     "payments.override": "a supervisor's SETTLE DONE over a mismatch: settled as left on the felt, due and left",

@@ -20,8 +20,10 @@ then settled by what was left on the felt, and the override note keeps both amou
 
 The verdicts are notes (``payments.due``, ``payments.area``, ``payments.removed_early``,
 ``payments.refused``, ``payments.override``, ``payments.checked``): the screen, the pit, the
-reports and the floor read them. The board reads amounts, not who put them there: what it cannot
-tell apart is said in docs/settlement.md.
+reports and the floor read them. ``payments.area`` is written for an error (over, short, removed
+early) and for how it ended; the dealer's work in progress is the screen's alone (it reads the
+fold's state), so an honest pass of the dealer journals its reading and nothing more. The board
+reads amounts, not who put them there: what it cannot tell apart is said in docs/settlement.md.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ RULE = "9.3, 9.4"
 SETTLED = ("done", "removed early")
 #: verdicts that are an error, not work still to do: flagged as they are read
 WRONG = ("over", "short")
+#: verdicts noted as they are read (payments.area), and the next verdict of an area that had one
+NOTED = (*WRONG, "removed early")
 
 Key = tuple[int, str]
 
@@ -164,7 +168,8 @@ class PaymentCheck:
         return effects
 
     def reading(self, felt: Felt, initial: bool = False) -> list[Effect]:
-        """A board reading while the payments are checked: each area whose verdict changed is noted."""
+        """A board reading while the payments are checked: every area judged again; an area whose
+        verdict becomes an error (over, short, removed early), or stops being one, is noted."""
         if not self.waiting(self.round_id):
             return []
         effects: list[Effect] = []
@@ -183,7 +188,9 @@ class PaymentCheck:
                                                                "rule": "9.4"}, self.round_id))
                 effects.append(Say(f"{words(n, area, *state)}: players pick up after SETTLE DONE", n, "9.4",
                                    "flag"))
-            if not initial:
+            # a reader needs every error and how it ended; the dealer's work in progress (to pay, not
+            # collected, done) is the screen's, from the fold's state, and payments.checked closes it
+            if not initial and (state[0] in NOTED or (was is not None and was[0] in NOTED)):
                 effects.append(Note("payments.area", self._row(key, felt), self.round_id))
             if state[0] in WRONG and not initial:
                 effects.append(Say(words(n, area, *state), n, RULE, "flag"))
