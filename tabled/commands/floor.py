@@ -58,7 +58,7 @@ def rate_all(cfg: Any) -> int:
     return rated
 
 
-async def _rate_while_serving(cfg: Any) -> None:
+async def rate_while_serving(cfg: Any) -> None:
     """The serving floor's ratings: a pass a minute, in a thread (the exact count takes a while)."""
     import psycopg
     import structlog
@@ -94,7 +94,7 @@ async def serve(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:  # its port, or its TLS certificate and key
         raise UserError(str(exc)) from None
     print(f"the floor: {url}", flush=True)
-    rating = asyncio.get_running_loop().create_task(_rate_while_serving(cfg), name="floor-ratings")
+    rating = asyncio.get_running_loop().create_task(rate_while_serving(cfg), name="floor-ratings")
     try:
         await floor.run()
     finally:

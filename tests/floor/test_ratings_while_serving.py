@@ -28,7 +28,7 @@ async def passes(monkeypatch, outcomes: list) -> list[dict]:
     monkeypatch.setattr(floor, "rate_all", rate_all)
     monkeypatch.setattr(floor, "RATE_EVERY_S", 0.0)
     with capture_logs() as logs:
-        task = asyncio.get_running_loop().create_task(floor._rate_while_serving(object()))
+        task = asyncio.get_running_loop().create_task(floor.rate_while_serving(object()))
         async with asyncio.timeout(10):   # bounds a hang only
             await done.wait()
             while not task.done() and left:
