@@ -927,7 +927,8 @@ class TableCore:
             st = settle(r.facts(self.pool_cents or 0), self.profile)
             r.settlement = dict(settlement_as_dict(st))
             effects.append(Note("round.settled", r.settlement, r.round_id))
-            effects += self.payments.void(r.round_id, r.settlement, self.felt, self.spot_count)  # payout_check.py
+            effects += self.payments.void(r.round_id, r.settlement, self.felt, self.spot_count,  # payout_check.py
+                                          self.staff.on.get(keys.Key.DEALER.value))
         self.abstained, flagged = seats.after_round(self.abstained, self.spot_count, r.wagering_spots())
         for spot in flagged:
             effects.append(Say(f"spot {spot} has not wagered for {self.abstained[spot]} rounds while every "

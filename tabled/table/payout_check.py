@@ -143,11 +143,13 @@ class PaymentCheck:
                     self.due[(n, area)] = due_from(line, placed)
                 else:
                     self.due[(n, area)] = Due(placed, placed.chips, placed.tokens) if void else Due(placed, 0, 0)
-        return [Note("payments.due", {"areas": [self._row(k, felt) for k in self.due], **({"void": True} if void
-                                                                                          else {})}, round_id),
-                *self.reading(felt, initial=True)]
+        due_note: dict[str, Any] = {"areas": [self._row(k, felt) for k in self.due]}
+        if void:
+            due_note["void"] = True
+        return [Note("payments.due", due_note, round_id), *self.reading(felt, initial=True)]
 
-    def void(self, round_id: str, settlement: dict[str, Any], felt: Felt, spot_count: int) -> list[Effect]:
+    def void(self, round_id: str, settlement: dict[str, Any], felt: Felt, spot_count: int,
+             dealer: Any) -> list[Effect]:
         """A round voided whole (14.4, 15.2.1, 16.4) ends at once, every wager returned (1.1): each
         area must hold its wager as it lies, a token too where the profile gives it back. The felt is
         judged as it lies at the void; an area that does not hold its wager is flagged with the
@@ -164,7 +166,7 @@ class PaymentCheck:
                                "goes back as it was placed", n, "1.1, 16.4", "flag"))
         if not wrong:
             effects.append(Note("payments.checked", {"areas": sum(1 for d in self.due.values() if d.cents),
-                                                     "dealer": None, "void": True}, round_id))
+                                                     "dealer": dealer, "void": True}, round_id))
         return effects
 
     def reading(self, felt: Felt, initial: bool = False) -> list[Effect]:
