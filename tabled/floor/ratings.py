@@ -53,6 +53,10 @@ SELECT r.table_id,
 FROM journal_records r, LATERAL (SELECT r.payload::jsonb AS p) AS payload
 WHERE r.kind = 'player.rating';
 
+-- the ratings and the rounds they played, found without reading every journal through
+CREATE INDEX IF NOT EXISTS journal_records_ratings ON journal_records (table_id, seq) WHERE kind = 'player.rating';
+CREATE INDEX IF NOT EXISTS journal_records_rounds ON journal_records (table_id, round_id) WHERE round_id IS NOT NULL;
+
 -- the exact theoretical loss of each rating record, written once by the floor (rate_pending)
 CREATE TABLE IF NOT EXISTS player_theoretical (
     table_id                  text        NOT NULL,
