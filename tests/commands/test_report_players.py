@@ -80,3 +80,13 @@ def test_players_refuses_an_option_of_the_other_reports(tmp_path, capsys):
     assert "--card goes with `tabled report players`" in capsys.readouterr().err
     assert main(["report", "players", "--journal", str(path), "--whole-cards"]) == EX_USER
     assert "--whole-cards goes with --json or --csv" in capsys.readouterr().err
+
+
+def test_recall_shows_a_players_card_masked_and_its_json_the_journal_as_written(tmp_path, capsys):
+    path = tmp_path / "journal.db"
+    write_journal(path)
+    assert main(["recall", "--journal", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "player.round" in text and "card=\u2022\u2022\u2022\u20222222" in text and "11112222" not in text
+    assert main(["recall", "--journal", str(path), "--json"]) == 0
+    assert "11112222" in capsys.readouterr().out                 # the journal keeps the casino's identifier
