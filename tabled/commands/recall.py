@@ -31,6 +31,7 @@ from tabled.commands.settle import render
 from tabled.daemon.config_record import differences
 from tabled.game.cards import card_text
 from tabled.profiles import load_profile
+from tabled.table.players import masked_fields
 from tabled.game.round_facts import RoundError, round_as_json
 from tabled.game.settlement import (Settlement, money, settle, settlement_as_dict, settlement_facts,
                                     settlement_from_dict)
@@ -107,9 +108,10 @@ def show_record(record: Record, fields: str | None = None) -> str:
     when = record.time.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
     head = f"  #{record.seq:<8} {when}  {record.kind:<24}"
     if fields is None:
-        fields = "  ".join(f"{k}={show_value(k, v)}" for k, v in record.payload.items())
+        payload = masked_fields(record.kind, record.payload)  # a player's card: --json has it whole
+        fields = "  ".join(f"{k}={show_value(k, v)}" for k, v in payload.items())
         if len(head) + len(fields) > WIDTH:
-            return "\n".join([head.rstrip()] + [line for k, v in record.payload.items()
+            return "\n".join([head.rstrip()] + [line for k, v in payload.items()
                                                 for line in _field_lines(k, v, 14)])
     return f"{head} {fields}".rstrip()
 

@@ -60,6 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="shift: only shift N of each day (1 is the first)")
     parser.add_argument("--table", metavar="ID", help="only the rounds of table ID (round ids ID-NNNNNN)")
     parser.add_argument("--card", metavar="NUMBER", help="players: only the sessions of this player card")
+    parser.add_argument("--whole-cards", action="store_true",
+                        help="players --json/--csv: the card numbers whole, for the casino's management system "
+                             "(default: masked to their last four, as everywhere outside the journal)")
     # the defaults are the config's [reports] section when the journal is the config's, else these
     parser.add_argument("--tz", metavar="ZONE", help="the casino's time zone (default: the config's, else UTC)")
     parser.add_argument("--day-start", metavar="HH:MM", help="the gaming day's start (default: the config's, "
@@ -287,6 +290,8 @@ def run(args: argparse.Namespace) -> int:
         return _players(args)
     if args.card is not None:
         raise UserError("--card goes with `tabled report players`")
+    if args.whole_cards:
+        raise UserError("--whole-cards goes with `tabled report players --json` or `--csv`")
     args, path = with_config_defaults(args)
     if args.printed_by is not None and not args.pdf:
         raise UserError("--printed-by names who printed the PDF: it goes with --pdf FILE")
@@ -405,15 +410,18 @@ def _protection(args: argparse.Namespace) -> int:
 
 
 def _players(args: argparse.Namespace) -> int:
-    """``tabled report players``: each player session that ended (or was last rated) in the span,
-    with its exact theoretical loss (tabled/reports/ratings.py)."""
+    """``tabled report players``: each player session that ended in the span, and each still open at
+    its end with its running figures then (marked open), with its exact theoretical loss
+    (tabled/reports/ratings.py)."""
     from tabled.reports.ratings import RATING_KINDS, FIELDS, rate, rating_data, rating_line
     for option, given in (("--shift", args.shift is not None), ("--shifts", args.shifts is not None),
                           ("--sigmas", args.sigmas is not None), ("--par-sheet", args.par_sheet),
                           ("--pdf", args.pdf is not None)):
         if given:
             raise UserError(f"{option} does not go with `tabled report players` (its options: --from, --to, --table, "
-                            "--card, --tz, --day-start, --profile, --json, --csv)")
+                            "--card, --tz, --day-start, --profile, --json, --csv, --whole-cards)")
+    if args.whole_cards and not (args.json or args.csv):
+        raise UserError("--whole-cards goes with --json or --csv: the text report shows card numbers masked")
     args, path = with_config_defaults(args)
     cal = calendar(args)
     start, end, name = shuffle_span(args, cal)
@@ -426,12 +434,13 @@ def _players(args: argparse.Namespace) -> int:
         raise storage_error(path, exc) from None
     except JournalError as exc:
         raise UserError(f"{path}: {exc}") from None
-    ratings = [r for r in rate(records, _profiles(args.profile))
-               if (start is None or start <= r.end_ms * 1000 < (end or 0))
+    # the sessions that ended in the span, and those still open at its end as they stood then
+    ratings = [r for r in rate(records, _profiles(args.profile), None if end is None else (end - 1) // 1000)
+               if (start is None or r.open or start <= r.end_ms * 1000)
                and (args.table is None or r.table == args.table) and (args.card is None or r.card == args.card)]
     if args.json:
         for r in ratings:
-            print(json.dumps(rating_data(r, cards=True)))
+            print(json.dumps(rating_data(r, cards=args.whole_cards)))
         return 0
     if args.csv:
         import csv
@@ -440,12 +449,13 @@ def _players(args: argparse.Namespace) -> int:
         writer = csv.DictWriter(sys.stdout, FIELDS, lineterminator="\n")
         writer.writeheader()
         for r in ratings:
-            row = rating_data(r, cards=True)
+            row = rating_data(r, cards=args.whole_cards)
             writer.writerow({**row, "spots": " ".join(str(s) for s in row["spots"])})
         return 0
     when = lambda ms: datetime.fromtimestamp(ms / 1000, cal.zone).strftime("%m-%d %H:%M")  # noqa: E731
-    print(f"players: {name}, {len(ratings)} sessions (theo loss: the house's exact expected win of the "
-          "decisions made; decisions: what they cost over the better ones)")
+    still = sum(1 for r in ratings if r.open)
+    print(f"players: {name}, {len(ratings)} sessions, {still} open at its end with their figures then (theo loss: "
+          "the house's exact expected win of the decisions made; decisions: what they cost over the better ones)")
     for r in ratings:
         print(rating_line(r, when))
     return 0

@@ -19,6 +19,7 @@ from tabled.daemon.config import Config
 from tabled.game.settlement import money
 from tabled.table.core import TableCore
 from tabled.table.effects import Effect, Note, Say
+from tabled.table.players import masked_fields
 
 METER_READ_S = 0.5      # in a terminal, how often the meter is asked what it shows
 
@@ -100,8 +101,9 @@ def loggable(note: Note) -> dict[str, Any]:
     hole cards nor the players' hands (face down; 8.4 collects a folded one unseen). The journal
     keeps every card, the log shows them from ``round.settled``: there, each spot's cards, status
     and net, the dealer's hand and the money of the round; each wager's detail is in the journal
-    (``tabled recall``) and, at debug level, in ``round.settled.detail``."""
-    fields: dict[str, Any] = {k: v for k, v in note.payload.items() if k != "round_id"}
+    (``tabled recall``) and, at debug level, in ``round.settled.detail``. A player's card number
+    is masked (tabled/table/players.py): the journal keeps it, the log does not."""
+    fields: dict[str, Any] = {k: v for k, v in masked_fields(note.kind, note.payload).items() if k != "round_id"}
     if note.kind == "round.dealt":
         return {"dealer_up": fields.get("dealer_up"), "spots_dealt": sorted(int(s) for s in fields.get("spots", {}))}
     if note.kind == "round.settled":

@@ -1,11 +1,14 @@
-"""Player ratings in the central PostgreSQL: the view a casino management system reads, and a
+"""Player ratings in the central PostgreSQL: the views a casino management system reads, and a
 player's sessions across every table with their exact theoretical loss.
 
 ``player_ratings_v1`` is a view over the shipped journals (``journal_records``): one row per
-``player.rating`` record (tabled/table/players.py), its figures as columns (docs/ratings.md). It is
-read with the role ``tabled_ratings`` (granted to the management system's login), which sees the
-view and nothing else of the journals. A later version is a new view beside it: ``_v1`` keeps its
-columns. ``migrate`` is run by the administrator, after the journal's own schema.
+``player.rating`` record (tabled/table/players.py), its figures as columns (docs/ratings.md).
+``player_ratings_v2`` is the same rows with the exact theoretical loss beside them: the floor
+rates each rating shipped (:func:`rate_pending`: the rounds it played, as ``tabled report players``
+rates them) into ``player_theoretical``, one row per rating record, written once. The views are
+read with the role ``tabled_ratings`` (granted to the management system's login), which sees them
+and nothing else. A later version is a new view beside the others: each keeps its columns.
+``migrate`` is run by the administrator, after the journal's and the floor's own schemas.
 
 :func:`lookup` reads a player's ratings and the rounds they played from every table's shipped
 journal and rates them as ``tabled report players`` does (tabled/reports/ratings.py).
@@ -17,9 +20,11 @@ import json
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from tabled.floor.central import FLOOR_ROLE
 from tabled.game.profiles import Profile
 from tabled.journal.central import AUDITOR
-from tabled.reports.ratings import RATING_KINDS, Rating, rate
+from tabled.reports.ratings import RATING_KINDS, Rating, rate, rate_one
+from tabled.reports.rounds import gather
 
 #: the role a casino management system reads the ratings with (or a login role granted it)
 RATINGS_ROLE = "tabled_ratings"
@@ -48,14 +53,34 @@ SELECT r.table_id,
 FROM journal_records r, LATERAL (SELECT r.payload::jsonb AS p) AS payload
 WHERE r.kind = 'player.rating';
 
+-- the ratings and the rounds they played, found without reading every journal through
+CREATE INDEX IF NOT EXISTS journal_records_ratings ON journal_records (table_id, seq) WHERE kind = 'player.rating';
+CREATE INDEX IF NOT EXISTS journal_records_rounds ON journal_records (table_id, round_id) WHERE round_id IS NOT NULL;
+
+-- the exact theoretical loss of each rating record, written once by the floor (rate_pending)
+CREATE TABLE IF NOT EXISTS player_theoretical (
+    table_id                  text        NOT NULL,
+    seq                       bigint      NOT NULL,
+    theoretical_cents         bigint      NOT NULL,
+    optimal_theoretical_cents bigint      NOT NULL,
+    unrated_hands             integer     NOT NULL CHECK (unrated_hands >= 0),
+    rated_at                  timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (table_id, seq)
+);
+
+CREATE OR REPLACE VIEW player_ratings_v2 AS
+SELECT v.*, t.theoretical_cents, t.optimal_theoretical_cents, t.unrated_hands
+FROM player_ratings_v1 v LEFT JOIN player_theoretical t ON t.table_id = v.table_id AND t.seq = v.seq;
+
 DO $$ BEGIN
     IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{RATINGS_ROLE}') THEN
         CREATE ROLE {RATINGS_ROLE} NOLOGIN;
     END IF;
 END $$;
-REVOKE ALL ON player_ratings_v1 FROM PUBLIC;
-GRANT SELECT ON player_ratings_v1 TO {RATINGS_ROLE};
-GRANT SELECT ON player_ratings_v1 TO {AUDITOR};
+REVOKE ALL ON player_ratings_v1, player_ratings_v2, player_theoretical FROM PUBLIC;
+GRANT SELECT ON player_ratings_v1, player_ratings_v2 TO {RATINGS_ROLE};
+GRANT SELECT ON player_ratings_v1, player_ratings_v2, player_theoretical TO {AUDITOR};
+GRANT SELECT, INSERT ON player_theoretical TO {FLOOR_ROLE};
 """
 
 
@@ -72,6 +97,16 @@ def migrate(admin: Any) -> None:
     admin.execute(RATINGS_SCHEMA)
 
 
+def _rounds_of(conn: Any, table_id: str, payload: dict[str, Any]) -> list[CentralRecord]:
+    """The records of the rounds a rating lists, from its table's shipped journal."""
+    rounds = sorted({rid for rid, _ in payload.get("rounds", [])})
+    rows = conn.execute(
+        "SELECT seq, time_us, round_id, kind, payload FROM journal_records WHERE table_id = %s "
+        "AND round_id = ANY(%s) AND kind = ANY(%s) ORDER BY seq",
+        (table_id, rounds, sorted(RATING_KINDS - {"player.rating", "player.round"}))).fetchall()
+    return [CentralRecord(s, t, r, k, json.loads(text)) for s, t, r, k, text in rows]
+
+
 def lookup(conn: Any, card: str, profile_of: Callable[[str], Profile]) -> list[Rating]:
     """Every session of ``card`` at every table, each with its exact theoretical loss (a
     connection with the auditor's rights: it reads the journals' rounds)."""
@@ -81,14 +116,26 @@ def lookup(conn: Any, card: str, profile_of: Callable[[str], Profile]) -> list[R
     records: list[CentralRecord] = []
     for table_id, seq, time_us, round_id, kind, payload in ratings:
         p = json.loads(payload)
-        rounds = sorted({rid for rid, _ in p.get("rounds", [])})
-        rows = conn.execute(
-            "SELECT seq, time_us, round_id, kind, payload FROM journal_records WHERE table_id = %s "
-            "AND round_id = ANY(%s) AND kind = ANY(%s) ORDER BY seq",
-            (table_id, rounds, sorted(RATING_KINDS - {"player.rating"}))).fetchall()
-        records += [CentralRecord(s, t, r, k, json.loads(text)) for s, t, r, k, text in rows]
+        records += _rounds_of(conn, table_id, p)
         records.append(CentralRecord(seq, time_us, round_id, kind, p))
     return rate(records, profile_of)
 
 
-__all__ = ["RATINGS_ROLE", "RATINGS_SCHEMA", "lookup", "migrate"]
+def rate_pending(conn: Any, profile_of: Callable[[str], Profile], limit: int = 500) -> int:
+    """Rate up to ``limit`` shipped rating records not rated yet, each on its own (an interim one
+    too), into ``player_theoretical`` (the floor's connection). Returns how many it rated."""
+    pending = conn.execute(
+        "SELECT r.table_id, r.seq, r.payload FROM journal_records r LEFT JOIN player_theoretical t "
+        "ON t.table_id = r.table_id AND t.seq = r.seq WHERE r.kind = 'player.rating' AND t.seq IS NULL "
+        "ORDER BY r.table_id, r.seq LIMIT %s", (limit,)).fetchall()
+    for table_id, seq, payload in pending:
+        p = json.loads(payload)
+        rating = rate_one(p, gather(_rounds_of(conn, table_id, p)), profile_of)
+        conn.execute("INSERT INTO player_theoretical (table_id, seq, theoretical_cents, optimal_theoretical_cents, "
+                     "unrated_hands) VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                     (table_id, seq, rating.theoretical_cents, round(rating.optimal), rating.unrated_hands))
+    conn.commit()
+    return len(pending)
+
+
+__all__ = ["RATINGS_ROLE", "RATINGS_SCHEMA", "lookup", "migrate", "rate_pending"]

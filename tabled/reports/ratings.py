@@ -14,6 +14,8 @@ expected win of the wagers and decisions the player actually made, given what th
 
 Amounts are integer cents; the theoretical loss is an exact fraction, shown rounded to the cent.
 A session's last rating is its figures: an interim one (a long session) is replaced by the next.
+A session still open at the end of a report's period is rated as it stood then, from the fold's
+``player.round`` notes (its running figures after each round), and marked open.
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ from .rounds import Gathered, JournalRecord, SpotLine, gather
 from .theory import DEALER_HANDS, theory_of_hands
 
 #: what ratings read of a journal
-RATING_KINDS = frozenset({"player.rating", "round.started", "round.dealt", "round.settled", "round.void",
-                          "round.finished"})
+RATING_KINDS = frozenset({"player.rating", "player.round", "round.started", "round.dealt", "round.settled",
+                          "round.void", "round.finished"})
 DECIDED = (SpotStatus.PLAYED, SpotStatus.FOLDED)
 
 
@@ -76,21 +78,42 @@ def table_of(session: str) -> str:
     return session.rsplit("-", 1)[0]
 
 
-def latest(records: Iterable[JournalRecord]) -> tuple[dict[str, Mapping[str, Any]], Gathered]:
-    """Each session's last ``player.rating`` and the rounds the records hold."""
+def latest(records: Iterable[JournalRecord], until_ms: int | None = None
+           ) -> tuple[dict[str, Mapping[str, Any]], Gathered]:
+    """Each session's figures as they stood at ``until_ms`` (None: the journal's end), and the
+    rounds the records hold: a session that ended by then, its last ``player.rating``; one still
+    open then, its running figures from the last ``player.round`` note (an ``open`` rating of the
+    rounds it had played), or failing that its last interim rating."""
     sessions: dict[str, Mapping[str, Any]] = {}
+    running: dict[str, dict[str, Any]] = {}
+    played: dict[str, list[list[Any]]] = {}
     rounds: list[JournalRecord] = []
     for r in records:
         if r.kind == "player.rating" and isinstance(r.payload.get("session"), str):
-            sessions[r.payload["session"]] = r.payload
+            if until_ms is None or r.payload.get("end_ms", 0) <= until_ms:
+                sessions[r.payload["session"]] = r.payload
+        elif r.kind == "player.round":
+            at = r.payload.get("at_ms", 0)
+            for s in r.payload.get("sessions", []) if until_ms is None or at <= until_ms else ():
+                name = s["session"]
+                if s.get("round") == "played":
+                    played.setdefault(name, []).append([r.round_id, s["spot"]])
+                running[name] = {**s, "end_ms": at, "reason": "open", "interim": True,
+                                 "rounds": list(played.get(name, []))}
         elif r.kind in RATING_KINDS:
             rounds.append(r)
+    for name, standing in running.items():
+        ended = sessions.get(name)
+        if ended is None or (ended.get("interim") and ended.get("end_ms", 0) <= standing["end_ms"]):
+            sessions[name] = standing
     return sessions, gather(rounds)
 
 
-def rate(records: Iterable[JournalRecord], profile_of: Callable[[str], Profile]) -> list[Rating]:
-    """Every session's rating, in the order the sessions started."""
-    sessions, gathered = latest(records)
+def rate(records: Iterable[JournalRecord], profile_of: Callable[[str], Profile],
+         until_ms: int | None = None) -> list[Rating]:
+    """Every session's rating as it stood at ``until_ms`` (None: the journal's end), in the order
+    the sessions started."""
+    sessions, gathered = latest(records, until_ms)
     return sorted((rate_one(p, gathered, profile_of) for p in sessions.values()),
                   key=lambda r: (r.start_ms, r.session))
 

@@ -53,6 +53,7 @@ class SettlingDealer:
         self.rng = random.Random(seed * 7907 + 23)
         self.made: list[Made] = []
         self.picked_up: list[Made] = []
+        self.paid: set[tuple[int, str]] = set()  # this round's areas the dealer pays
         self.corrections = 0
 
     def _roll(self, kind: str) -> bool:
@@ -77,7 +78,7 @@ class SettlingDealer:
                 return True
             return False
         if once(rid, "pickup") and self._roll(PICKUP):
-            paid = [a for a in r.payments if a.state == "done" and a.due_chips + a.due_tokens]
+            paid = [a for a in r.payments if a.state == "done" and (a.spot, a.area) in self.paid]
             if paid:
                 a = self.rng.choice(paid)
                 self.picked_up.append(Made(rid, PICKUP, ((a.spot, a.area),)))
@@ -94,6 +95,9 @@ class SettlingDealer:
         for a in r.payments:
             _lay(board, a.spot, a.area, a.due_chips, a.due_tokens)
         placed = {(a.spot, a.area): a.due_chips + a.due_tokens + a.off_cents for a in r.payments}  # as read
+        # the areas the dealer pays, as read before the pass (not a stand off, nor a wager returned as it
+        # lies: the simulated players wager chips only): a player may pick up there early
+        self.paid = {(a.spot, a.area) for a in r.payments if a.off_cents and a.due_chips + a.due_tokens}
         touched: set[tuple[int, str]] = set()  # one mistake an area: two on one area may cancel out
         for kind in MISTAKES:
             if not self._roll(kind):

@@ -290,6 +290,8 @@ class TableCore:
             st = settle(r.facts(self.pool.cents or 0), self.profile)
             r.settlement = dict(settlement_as_dict(st))
             effects.append(Note("round.settled", r.settlement, r.round_id))
+            effects += self.payments.void(r.round_id, r.settlement, self.felt, self.spot_count,  # payout_check.py
+                                          self.staff.on.get(keys.Key.DEALER.value))
         effects += self.hours.after_round(self.spot_count, r.wagering_spots())  # 16.9
         if r.card_source == "shuffler" and r.deck and not self.decks.shuffler_failed:
             effects.append(Shuffle(r.deck))  # 4.1.2, 3.2.1

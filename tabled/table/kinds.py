@@ -132,7 +132,7 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "staff.pin_changed": "a PIN changed at the panel (the new one keyed twice): who, never the PIN or its hash",
     "staff.locked": "a badge locked after wrong PINs in a row, until when",
     "payments.due": "what every betting area must hold when the dealer has paid and collected, as read then",
-    "payments.area": "an area's payment verdict changed on a board reading: done, to pay, over, short, not collected",
+    "payments.area": "an area's payment verdict became an error (over, short, removed early), or stopped being one",
     "payments.removed_early": "chips taken off an area seen paid before SETTLE DONE",
     "payments.refused": "SETTLE DONE refused while areas hold other than the settlement says, each with the amount",
     "payments.override": "a supervisor's SETTLE DONE over a mismatch: settled as left on the felt, due and left",
@@ -140,6 +140,7 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "protection.alert": "a spot whose decisions follow cards it should not have seen: the evidence, for people",
     "player.seated": "a player card took a spot, or play without a card began an anonymous seat session",
     "player.rating": "a player's session ended: its rounds, wagers, result and the rounds it played",
+    "player.round": "each open session's running figures after a round, and whether it played, sat out or was void",
 })
 
 JOURNAL_RECORDS: dict[str, Kind] = {

@@ -12,14 +12,18 @@ dealer has paid and collected, before SETTLE DONE (docs/settlement.md, "The deal
 While the round settles, every board reading is judged against that: per area ``done``; still at
 work between the wager and what is due, ``to pay`` or ``not collected``; an error beyond both,
 ``over`` or ``short`` (flagged as read); or ``removed early`` (chips taken off an area seen paid
-before SETTLE DONE). SETTLE DONE is refused while an area is not done,
+before SETTLE DONE; an area left as it was wagered, a stand off say, is never "paid": emptied, it
+is short, since the board cannot tell a player's early pick-up there from the dealer's mistaken
+collection). SETTLE DONE is refused while an area is not done,
 naming the spot, the area and the amount, unless a supervisor's key overrides it: the round is
 then settled by what was left on the felt, and the override note keeps both amounts.
 
 The verdicts are notes (``payments.due``, ``payments.area``, ``payments.removed_early``,
 ``payments.refused``, ``payments.override``, ``payments.checked``): the screen, the pit, the
-reports and the floor read them. The board reads amounts, not who put them there: what it cannot
-tell apart is said in docs/settlement.md.
+reports and the floor read them. ``payments.area`` is written for an error (over, short, removed
+early) and for how it ended; the dealer's work in progress is the screen's alone (it reads the
+fold's state), so an honest pass of the dealer journals its reading and nothing more. The board
+reads amounts, not who put them there: what it cannot tell apart is said in docs/settlement.md.
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ RULE = "9.3, 9.4"
 SETTLED = ("done", "removed early")
 #: verdicts that are an error, not work still to do: flagged as they are read
 WRONG = ("over", "short")
+#: verdicts noted as they are read (payments.area), and the next verdict of an area that had one
+NOTED = (*WRONG, "removed early")
 
 Key = tuple[int, str]
 
@@ -52,6 +58,12 @@ class Due:
     @property
     def cents(self) -> int:
         return self.chips + self.tokens
+
+    @property
+    def paid(self) -> bool:
+        """The dealer pays this area: it must end other than it was wagered. A stand off, a void or
+        a returned wager is not paid: emptied before SETTLE DONE it is short, whoever took it."""
+        return (self.chips, self.tokens) != (self.placed.chips, self.placed.tokens)
 
 
 def due_from(line: dict[str, Any], placed: Area) -> Due:
@@ -113,8 +125,11 @@ class PaymentCheck:
 
     # -- the fold's hooks -------------------------------------------------------------------------
 
-    def expect(self, round_id: str, settlement: dict[str, Any], felt: Felt, spot_count: int) -> list[Effect]:
-        """The round settled: every area's due, judged at once against the felt as it lies."""
+    def expect(self, round_id: str, settlement: dict[str, Any], felt: Felt, spot_count: int,
+               void: bool = False) -> list[Effect]:
+        """The round settled: every area's due, judged at once against the felt as it lies. An area
+        with no wager of the round must stay empty (a payment there is the wrong spot's); in a void
+        round it keeps what lies there (a bet not yet locked is the player's, returned as it lies)."""
         if not self.enabled:
             return []
         lines = {s["spot"]: s for s in settlement["spots"]}
@@ -124,22 +139,47 @@ class PaymentCheck:
             for area in AREAS:
                 placed = felt.at(n, area)
                 line = lines.get(n, {}).get(area)
-                # an area with no wager of the round must stay empty (a payment there is the wrong spot's)
-                wagered = line is not None and line["outcome"] != "none"
-                self.due[(n, area)] = due_from(line, placed) if line is not None and wagered else Due(placed, 0, 0)
-        return [Note("payments.due", {"areas": [self._row(k, felt) for k in self.due]}, round_id),
-                *self.reading(felt, initial=True)]
+                if line is not None and line["outcome"] != "none":
+                    self.due[(n, area)] = due_from(line, placed)
+                else:
+                    self.due[(n, area)] = Due(placed, placed.chips, placed.tokens) if void else Due(placed, 0, 0)
+        due_note: dict[str, Any] = {"areas": [self._row(k, felt) for k in self.due]}
+        if void:
+            due_note["void"] = True
+        return [Note("payments.due", due_note, round_id), *self.reading(felt, initial=True)]
+
+    def void(self, round_id: str, settlement: dict[str, Any], felt: Felt, spot_count: int,
+             dealer: Any) -> list[Effect]:
+        """A round voided whole (14.4, 15.2.1, 16.4) ends at once, every wager returned (1.1): each
+        area must hold its wager as it lies, a token too where the profile gives it back. The felt is
+        judged as it lies at the void; an area that does not hold its wager is flagged with the
+        amount to give back (or take back), and noted. Nothing waits for SETTLE DONE: the round is
+        over, and the players take their wagers back with the next round's betting."""
+        effects = self.expect(round_id, settlement, felt, spot_count, void=True)
+        if not effects:
+            return []
+        self.passed = True
+        wrong = [(k, s) for k, s in self.states.items() if s[0] != "done"]
+        for (n, area), (_, off) in wrong:
+            effects.append(Note("payments.area", self._row((n, area), felt), round_id))
+            effects.append(Say(f"void round: {words(n, area, 'to pay' if off < 0 else 'over', off)}: every wager "
+                               "goes back as it was placed", n, "1.1, 16.4", "flag"))
+        if not wrong:
+            effects.append(Note("payments.checked", {"areas": sum(1 for d in self.due.values() if d.cents),
+                                                     "dealer": dealer, "void": True}, round_id))
+        return effects
 
     def reading(self, felt: Felt, initial: bool = False) -> list[Effect]:
-        """A board reading while the payments are checked: each area whose verdict changed is noted."""
+        """A board reading while the payments are checked: every area judged again; an area whose
+        verdict becomes an error (over, short, removed early), or stops being one, is noted."""
         if not self.waiting(self.round_id):
             return []
         effects: list[Effect] = []
         for key, due in self.due.items():
             read = felt.at(*key)
             state = verdict(due, read, key in self.seen_done)
-            if state[0] == "done" and due.cents:
-                self.seen_done.add(key)
+            if state[0] == "done" and due.cents and due.paid:
+                self.seen_done.add(key)  # seen paid: emptied now, the player picked up early
             was = self.states.get(key)
             self.states[key] = state
             if state == was or (initial and state[0] == "done"):
@@ -150,7 +190,9 @@ class PaymentCheck:
                                                                "rule": "9.4"}, self.round_id))
                 effects.append(Say(f"{words(n, area, *state)}: players pick up after SETTLE DONE", n, "9.4",
                                    "flag"))
-            if not initial:
+            # a reader needs every error and how it ended; the dealer's work in progress (to pay, not
+            # collected, done) is the screen's, from the fold's state, and payments.checked closes it
+            if not initial and (state[0] in NOTED or (was is not None and was[0] in NOTED)):
                 effects.append(Note("payments.area", self._row(key, felt), self.round_id))
             if state[0] in WRONG and not initial:
                 effects.append(Say(words(n, area, *state), n, RULE, "flag"))

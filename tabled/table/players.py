@@ -20,6 +20,7 @@ session open until the next round ends, so two players changing seats keep their
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -36,20 +37,41 @@ CARD_LENGTH = (4, 32)
 
 
 def card_problem(card: object) -> str | None:
-    """What is wrong with ``card`` as a player card number, or None."""
+    """What is wrong with ``card`` as a player card number, or None. The words never repeat the
+    number: a card misread by one character is still a player's card."""
     low, high = CARD_LENGTH
-    if not isinstance(card, str) or not card.isascii() or not card.isalnum():
-        return f"card={card!r}: a player card number is letters and digits"
+    if not isinstance(card, str):
+        return f"card: a player card number is letters and digits, not {type(card).__name__}"
+    if not card.isascii() or not card.isalnum():
+        return "card: a player card number is letters and digits only"
     if not low <= len(card) <= high:
-        return f"card={card!r}: a player card number has {low} to {high} characters"
+        return f"card: a player card number has {low} to {high} characters, not {len(card)}"
     return None
 
 
 def masked(card: str | None) -> str:
-    """A card number as every page shows it: its last four characters only."""
+    """A card number as everything outside the journal shows it (log, pages, reports): its last
+    four characters only."""
     if not card:
         return "anonymous"
     return "\u2022\u2022\u2022\u2022" + card[-4:]
+
+
+def masked_fields(kind: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """A record's fields with every player card number in it masked (a ``player.*`` record's
+    ``card``, its sessions' too): what the log and people's views show of it."""
+    if not kind.startswith("player."):
+        return dict(payload)
+
+    def mask(value: Any, key: str = "") -> Any:
+        if key == "card" and isinstance(value, str):
+            return masked(value)
+        if isinstance(value, Mapping):
+            return {k: mask(v, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [mask(v) for v in value]
+        return value
+    return {k: mask(v, k) for k, v in payload.items()}
 
 
 @dataclass
@@ -186,7 +208,9 @@ class Players:
 
     def after_round(self, round_id: str, settlement: dict[str, Any] | None, now: int) -> list[Effect]:
         """Each seated session's figures from the round's settlement; play without a card starts
-        an anonymous seat session; a displaced player not seated again leaves."""
+        an anonymous seat session; a displaced player not seated again leaves. Every session still
+        open is then noted with its running figures (``player.round``), so a report of a period
+        shows the sessions open at its end as they stood."""
         effects: list[Effect] = []
         for s in [s for s in self.open.values() if s.spot is None]:
             effects += self._end(s, now, "spot taken by another card", round_id)
@@ -194,6 +218,7 @@ class Players:
             return effects
         spots = {int(x["spot"]): x for x in settlement.get("spots", [])}
         void = settlement.get("void") is not None
+        counted: dict[str, str] = {}
         for number in range(1, self.spot_count + 1):
             line = spots.get(number)
             status = line.get("status") if line else None
@@ -206,6 +231,7 @@ class Players:
                 continue
             if void or status == "void":
                 session.rounds_void += 1  # 1.1, 14.7: no result: not rated as played
+                counted[session.session] = "void"
             elif status in PLAYED and line is not None:
                 session.rounds.append([round_id, number])
                 session.idle = 0
@@ -213,12 +239,17 @@ class Players:
                 session.bet_cents += line["bet"]["placed_cents"]
                 session.progressive_cents += line["progressive"]["placed_cents"]
                 session.result_cents += line["total_cents"]
+                counted[session.session] = "played"
             else:
                 session.rounds_sat_out += 1
                 session.idle += 1
+                counted[session.session] = "sat out"
                 if session.card is None and session.idle >= ANONYMOUS_GONE_ROUNDS:
                     effects += self._end(session, now, "no wager for "
                                          f"{ANONYMOUS_GONE_ROUNDS} rounds", round_id)
+        standing = [{**s.figures(), "round": counted[s.session]} for s in self.open.values() if s.session in counted]
+        if standing:
+            effects.append(Note("player.round", {"at_ms": now, "sessions": standing}, round_id))
         return effects + self._interim(now, round_id)
 
     def _interim(self, now: int, round_id: str | None) -> list[Effect]:

@@ -1,5 +1,6 @@
-"""``tabled report players``: every rated session from a journal, as text (card numbers masked),
-JSON or CSV (the card number whole, for the casino's management system)."""
+"""``tabled report players``: every rated session from a journal, and each still open at the end of
+the period with its figures then, as text, JSON or CSV; card numbers masked, whole only when asked
+for the casino's management system (``--whole-cards``)."""
 
 from __future__ import annotations
 
@@ -32,15 +33,42 @@ def test_players_as_text_json_and_csv(tmp_path, capsys):
     write_journal(path)
     assert main(["report", "players", "--journal", str(path)]) == 0
     text = capsys.readouterr().out
-    assert "players: the whole journal, 2 sessions" in text
+    assert "players: the whole journal, 3 sessions, 1 open at its end" in text   # spot 3 plays on, no card
     assert "\u2022\u2022\u2022\u20222222" in text and "11112222" not in text   # masked on paper too
     assert main(["report", "players", "--journal", str(path), "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [r["card"] for r in rows] == ["11112222", "33334444"]
+    assert [r["card"] for r in rows] == ["\u2022\u2022\u2022\u20222222", "\u2022\u2022\u2022\u20224444", None]
+    assert main(["report", "players", "--journal", str(path), "--json", "--whole-cards"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["card"], r["open"]) for r in rows] == [("11112222", False), ("33334444", False), (None, True)]
     assert all(r["rounds_played"] == 3 and r["theoretical_cents"] != 0 for r in rows)
-    assert main(["report", "players", "--journal", str(path), "--csv", "--card", "33334444"]) == 0
+    assert main(["report", "players", "--journal", str(path), "--csv", "--whole-cards", "--card", "33334444"]) == 0
     (row,) = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert row["card"] == "33334444" and int(row["theoretical_cents"]) == rows[1]["theoretical_cents"]
+    assert main(["report", "players", "--journal", str(path), "--csv"]) == 0
+    assert "33334444" not in capsys.readouterr().out
+
+
+def test_a_session_open_at_the_end_of_the_period_is_reported_open_with_its_figures_then(tmp_path, capsys):
+    path = tmp_path / "journal.db"
+    write_journal(path)           # rounds at 08:01, 08:02 and 08:03 UTC; the carded players leave at 08:04
+    span = ["--from", "2027-01-15T08:00", "--to", "2027-01-15T08:03", "--tz", "UTC"]
+    assert main(["report", "players", "--journal", str(path), "--json", "--whole-cards", *span]) == 0
+    rows = {r["card"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    h = seeded_session(5, rounds=3)
+    core = TableCore("T01", 7, h.limits, h.profile)
+    for kind, payload, t in h.inputs:
+        if t < 3 * 60_000:        # the table as it stood at 08:03
+            core.apply(kind, payload, t)
+    for card in ("11112222", "33334444"):
+        figures = core.players.with_card(card).figures()
+        assert rows[card]["open"] and rows[card]["reason"] == "open"
+        assert {k: rows[card][k] for k in ("rounds_played", "ante_cents", "bet_cents", "result_cents")} == \
+            {k: figures[k] for k in ("rounds_played", "ante_cents", "bet_cents", "result_cents")}
+        assert figures["rounds_played"] == 2
+    assert main(["report", "players", "--journal", str(path), *span]) == 0
+    text = capsys.readouterr().out
+    assert "3 sessions, 3 open at its end" in text and text.count(" open ") >= 3
 
 
 def test_players_refuses_an_option_of_the_other_reports(tmp_path, capsys):
@@ -50,3 +78,15 @@ def test_players_refuses_an_option_of_the_other_reports(tmp_path, capsys):
     assert "--pdf does not go with `tabled report players`" in capsys.readouterr().err
     assert main(["report", "day", "--journal", str(path), "--card", "1234"]) == EX_USER
     assert "--card goes with `tabled report players`" in capsys.readouterr().err
+    assert main(["report", "players", "--journal", str(path), "--whole-cards"]) == EX_USER
+    assert "--whole-cards goes with --json or --csv" in capsys.readouterr().err
+
+
+def test_recall_shows_a_players_card_masked_and_its_json_the_journal_as_written(tmp_path, capsys):
+    path = tmp_path / "journal.db"
+    write_journal(path)
+    assert main(["recall", "--journal", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "player.round" in text and "card=\u2022\u2022\u2022\u20222222" in text and "11112222" not in text
+    assert main(["recall", "--journal", str(path), "--json"]) == 0
+    assert "11112222" in capsys.readouterr().out                 # the journal keeps the casino's identifier

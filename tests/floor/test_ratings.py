@@ -1,6 +1,7 @@
-"""Player ratings in the central PostgreSQL: the versioned view a management system reads (and
-nothing else of the journals), and a player's sessions looked up across tables with their exact
-theoretical loss, as ``tabled report players`` rates them at each table."""
+"""Player ratings in the central PostgreSQL: the versioned views a management system reads (and
+nothing else of the journals), v2 with each rating's exact theoretical loss as the floor rates it,
+and a player's sessions looked up across tables with their exact theoretical loss, as ``tabled
+report players`` rates them at each table."""
 
 from __future__ import annotations
 
@@ -76,3 +77,38 @@ def test_a_player_is_looked_up_across_tables_with_the_exact_theoretical_loss(tmp
     assert main(["floor", "--config", str(config), "--card", "11112222"]) == 0
     text = capsys.readouterr().out
     assert "2 sessions at 2 tables (T01, T02)" in text and "11112222" not in text
+
+
+def test_v2_adds_each_ratings_exact_theoretical_loss_as_the_floor_rates_it(tmp_path, pg_dsn, capsys, monkeypatch):
+    casino = casino_with_players(pg_dsn, tmp_path)
+    suffix = pg_dsn.rsplit("_", 1)[-1][:8]
+    role = f"cms2_{suffix}"
+    with psycopg.connect(pg_dsn, autocommit=True) as admin:
+        admin.execute(f"DROP ROLE IF EXISTS {role}")
+        admin.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'cms-pw' IN ROLE {ratings.RATINGS_ROLE}")
+    cms = user_dsn(pg_dsn, role).replace(f"{role}@", f"{role}:cms-pw@")
+    query = ("SELECT table_id, card, rounds_played, result_cents, theoretical_cents, optimal_theoretical_cents, "
+             "unrated_hands FROM player_ratings_v2 WHERE card IS NOT NULL ORDER BY table_id, session")
+    with psycopg.connect(cms) as conn:
+        before = conn.execute(query).fetchall()
+    assert len(before) == 4 and {row[4] for row in before} == {None}        # not rated yet: NULL, not a guess
+    config = tmp_path / "floor.toml"
+    config.write_text(casino.floor_toml())
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(casino.floor_credentials))
+    assert main(["floor", "--config", str(config), "--rate"]) == 0
+    assert "player ratings: 4 rated into player_ratings_v2" in capsys.readouterr().out
+    assert main(["floor", "--config", str(config), "--rate"]) == 0           # each rating rated once
+    assert "player ratings: 0 rated" in capsys.readouterr().out
+    with psycopg.connect(cms) as conn:
+        rows = conn.execute(query).fetchall()
+        v1 = conn.execute("SELECT table_id, card, rounds_played, result_cents FROM player_ratings_v1 "
+                          "WHERE card IS NOT NULL ORDER BY table_id, session").fetchall()
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT count(*) FROM player_theoretical")
+    expected = sorted((r.table, r.card, r.rounds_played, r.result_cents, round(r.theoretical), round(r.optimal), 0)
+                      for card in ("11112222", "33334444") for r in local_ratings(casino, card))
+    assert sorted(rows) == expected and all(row[4] != 0 for row in rows)
+    assert [row[:4] for row in rows] == v1                                    # v1 keeps its columns and rows
+    with psycopg.connect(casino.floor_dsn.replace("@", f":{casino.floor_password}@", 1)) as floor:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):   # written once: the floor cannot rewrite it
+            floor.execute("UPDATE player_theoretical SET theoretical_cents = 0")

@@ -145,7 +145,25 @@ def test_the_theoretical_loss_is_the_expectation_over_every_dealer_hand(seed):
         theo, antes, result = independent(records, spot)
         assert rating.theoretical == theo                     # exact, not only to the cent
         assert (rating.ante_cents, rating.result_cents, rating.rounds_played) == (antes, result, 4)
-    assert None not in by_card       # spot 3's anonymous session goes on: rated when it ends
+    anonymous = by_card[None]         # spot 3's anonymous session goes on: rated as it stands, open
+    theo, antes, result = independent(records, 3)
+    assert anonymous.open and anonymous.reason == "open" and anonymous.theoretical == theo
+    assert (anonymous.ante_cents, anonymous.result_cents, anonymous.rounds_played) == (antes, result, 4)
+
+
+def test_a_session_open_at_the_end_of_a_period_is_rated_as_it_stood_then():
+    records = journal(seeded_session(4))
+    finished = [r for r in records if r.kind == "round.finished"]
+    until_ms = finished[1].time_us // 1000          # the end of the period: after the second round
+    before = {r.round_id for r in finished[:2]}
+    by_card = {r.card: r for r in rate(records, load_profile, until_ms)}
+    ended = {r.card: r for r in rate(records, load_profile)}
+    for card, spot in (("11112222", 1), ("33334444", 2)):
+        then = by_card[card]
+        theo, antes, result = independent([r for r in records if r.round_id in before], spot)
+        assert then.open and then.end_ms == until_ms and then.rounds_played == 2
+        assert (then.theoretical, then.ante_cents, then.result_cents) == (theo, antes, result)
+        assert not ended[card].open and ended[card].rounds_played == 4       # the same session, ended later
 
 
 def test_a_rating_reads_as_data_with_the_card_whole_or_masked():

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from tabled.table.core import TableCore
 from tabled.table.felt import Area
-from tabled.table.payout_check import Due, verdict
+from tabled.table.payout_check import SETTLED, Due, verdict
 
 from .harness import Harness, notes, refused, says
 
@@ -237,3 +238,109 @@ def test_the_log_names_only_the_areas_to_settle_not_every_area_of_every_spot():
     [due] = notes(h.log, "payments.due")
     assert loggable(due) == {"to_settle": ["spot 1 ante: to pay", "spot 1 bet: to pay", "spot 2 ante: not collected",
                                            "spot 2 bet: not collected"]}
+
+
+def test_a_void_round_is_checked_every_wager_returned_as_it_lies_a_token_too_1_1_16_4():
+    h = checked()
+    board(h, {1: {"ante": (500, 500), "progressive": 100}, 2: {"ante": 1000}})
+    h.panel("no_more_bets")
+    h.deal({1: FLUSH, 2: LOSER, "dealer": DEALER_QUALIFIES})
+    board(h, {1: {"ante": (500, 500), "progressive": 100, "bet": 2000}, 2: {"ante": 1000}})
+    eff = h.panel("invalidate_round", key="supervisor", reason="test: cards exposed")   # 16.4: the round void
+    [due] = notes(eff, "payments.due")
+    row = {(r["spot"], r["area"]): r for r in due.payload["areas"]}
+    # the wager alone, the token given back (the profile's tokens_returned_on_stand_off), the progressive too
+    assert (row[(1, "ante")]["due_cents"], row[(1, "ante")]["due_tokens"]) == (1000, 500)
+    assert row[(1, "progressive")]["due_cents"] == 100 and row[(1, "bet")]["due_cents"] == 2000
+    assert row[(2, "ante")]["due_cents"] == 1000 and row[(3, "ante")]["due_cents"] == 0
+    assert {r["state"] for r in due.payload["areas"]} == {"done"}
+    [ok] = notes(eff, "payments.checked")
+    assert ok.payload["void"] is True and h.core.rounds_finished == 1
+    assert not [s for s in says(eff, "flag") if s.rule == "1.1, 16.4"]               # nothing to give back
+
+
+def test_a_void_round_whose_felt_does_not_hold_its_wagers_is_flagged_with_the_amount_1_1():
+    h = checked()
+    board(h, {1: {"ante": 500, "progressive": 100}})
+    h.panel("no_more_bets")
+    h.deal({1: FLUSH, "dealer": DEALER_QUALIFIES})
+    board(h, {1: {"ante": 500}})                       # the progressive wager taken to the drop early
+    eff = h.panel("invalidate_round", key="supervisor", reason="test: misdeal")
+    assert h.core.payments.states[(1, "progressive")] == ("to pay", -100)
+    [area] = notes(eff, "payments.area")
+    assert (area.payload["spot"], area.payload["area"], area.payload["due_cents"]) == (1, "progressive", 100)
+    [flag] = [s for s in says(eff, "flag") if s.rule == "1.1, 16.4"]
+    assert "void round: spot 1 progressive: still to pay $1.00" in flag.text
+    assert not notes(eff, "payments.checked") and h.core.rounds_finished == 1   # over: nothing waits
+
+
+OTHER_LOSER = "5c 8d Ts Qd 7c"          # queen high: spot 2's hand beside spot 1's
+#: situation -> (wagers, spot 1's hand, bet or not, dealer): a token wager, a stand off, a void bet, a
+#: folded spot, a progressive award alongside (1.1, 9.4.1.3, 9.2, 8.4, 9.5)
+SITUATIONS = {
+    "token win": ({1: {"ante": (0, 500)}}, FLUSH, True, DEALER_QUALIFIES),
+    "stand off": ({1: {"ante": 500}}, EQUAL, True, DEALER_QUALIFIES),
+    "void bet": ({1: {"ante": 500}}, LOSER, True, DEALER_NO_HAND),
+    "folded": ({1: {"ante": 500, "progressive": 100}}, LOSER, False, DEALER_QUALIFIES),
+    "award alongside": ({1: {"ante": 500, "progressive": 100}}, FLUSH, True, DEALER_QUALIFIES),
+}
+
+
+def settled_in(situation: str) -> Harness:
+    """Spot 1 in ``situation`` beside spot 2's losing hand, settled, any award confirmed first (9.5)."""
+    wagers, hand, bets, dealer = SITUATIONS[situation]
+    h = checked()
+    settled(h, {**wagers, 2: {"ante": 500}}, {1: hand, 2: OTHER_LOSER}, bets={1, 2} if bets else {2}, dealer=dealer)
+    if h.round.awards is not None:
+        assert not notes(h.press("settle_done"), "payments.refused")    # the award by slip first (9.5)
+    return h
+
+
+@pytest.mark.parametrize("situation", sorted(SITUATIONS))
+@pytest.mark.parametrize("error", ["over", "short", "untouched", "token left", "wrong spot"])
+def test_every_kind_of_error_on_every_kind_of_area_blocks_settle_done_until_put_right(situation, error):
+    tried = 0
+    for area in AREAS:
+        h = settled_in(situation)                                        # each area's error in a round of its own
+        due = h.core.payments.due
+        right = {n: {a: (d.chips, d.tokens) for (m, a), d in due.items() if m == n} for n in (1, 2, 3)}
+        d = due[(1, area)]
+        chips, tokens = d.chips, d.tokens
+        if error == "over":
+            chips += 500
+        elif error == "short":
+            chips -= min(chips, 500)
+        elif error == "untouched":
+            chips, tokens = d.placed.chips, d.placed.tokens              # paid or collected nothing
+        elif error == "token left":
+            tokens += d.placed.tokens                                    # a token not taken
+        elif error == "wrong spot":
+            chips = 0                                                    # its due laid on spot 3 instead
+        wrong = {n: dict(a) for n, a in right.items()}
+        wrong[1][area] = (chips, tokens)
+        if error == "wrong spot":
+            wrong[3][area] = (d.chips, d.tokens)
+        if wrong == right or not (d.placed.chips or d.placed.tokens or d.cents):
+            continue                                                     # the error cannot happen here
+        tried += 1
+        board(h, wrong)
+        state, _ = h.core.payments.states[(1, area)]
+        assert state not in SETTLED, (area, state)
+        [r] = refused(h.press("settle_done"))
+        assert f"spot 1 {area}:" in r.text and h.round.phase == "settling"
+        if error == "wrong spot":
+            assert h.core.payments.states[(3, area)][0] == "over"        # nothing is due on spot 3
+        board(h, right)
+        assert h.core.payments.states[(1, area)] == ("done", 0)
+        assert not refused(h.press("settle_done")) and h.core.rounds_finished == 1
+    assert tried or error != "over"                 # an overpayment can happen on every area with a wager
+
+
+def test_a_stand_off_taken_before_settle_done_is_short_not_a_pick_up_9_4_1_3():
+    h = settled_in("stand off")
+    assert h.core.payments.states[(1, "ante")] == ("done", 0)         # nothing to pay: left as it lies
+    board(h, {1: {"bet": 1000}, 2: {}})                                # the ante taken: by whom, the board cannot say
+    assert h.core.payments.states[(1, "ante")] == ("short", -500)
+    assert refused(h.press("settle_done"))
+    board(h, {1: {"ante": 500, "bet": 1000}, 2: {}})
+    assert not refused(h.press("settle_done")) and h.core.rounds_finished == 1

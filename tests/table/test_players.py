@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from tabled.table.core import TableCore
-from tabled.table.players import masked
+from tabled.table.players import masked, masked_fields
 
 from .harness import Harness as TableHarness
 from .harness import notes, refused
@@ -206,6 +206,18 @@ def test_bad_player_inputs_are_refused_in_one_line():
 def test_a_card_number_is_masked_to_its_last_four():
     assert masked("4000123412341234") == "\u2022\u2022\u2022\u20221234"
     assert masked(None) == "anonymous"
+
+
+def test_a_refused_card_number_is_not_repeated_and_a_players_record_reads_masked():
+    h = Harness()
+    (say,) = refused(h.feed("player.card", spot=1, card="4000100010001001" * 3))
+    assert "4 to 32 characters, not 48" in say.text and "4000100010001001" not in say.text
+    (say,) = refused(h.feed("player.card", spot=1, card="4000 1000 1000 1001"))
+    assert "letters and digits" in say.text and "1000" not in say.text
+    assert masked_fields("player.round", {"at_ms": 5, "sessions": [{"card": "4000100010001001", "spot": 1}]}) == \
+        {"at_ms": 5, "sessions": [{"card": "\u2022\u2022\u2022\u20221001", "spot": 1}]}
+    assert masked_fields("player.seated", {"card": None})["card"] is None         # anonymous: nothing to mask
+    assert masked_fields("shoe.card", {"card": 12}) == {"card": 12}              # a playing card, not a player's
 
 
 def test_a_table_without_ratings_folds_as_before_and_refuses_a_card():
