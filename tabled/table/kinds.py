@@ -129,6 +129,8 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "protection.alert": "a spot whose decisions follow cards it should not have seen: the evidence, for people",
     "player.seated": "a player card took a spot, or play without a card began an anonymous seat session",
     "player.rating": "a player's session ended: its rounds, wagers, result and the rounds it played",
+    "clock.offset": "the table clock's offset measured against the central server or NTP: offset_ms, against, "
+                    "bound_ms, and ok (within what the table allows)",
 })
 
 JOURNAL_RECORDS: dict[str, Kind] = {
