@@ -41,5 +41,6 @@ def alert_note(p: Mapping[str, Any], round_id: str | None) -> list[Effect]:
     text = (f"{who}: its decisions follow {p['follows']} (evidence e^{ln:.1f} = {evidence:.3g}, "
             f"at most {math.exp(-max(ln, 0)):.2g} for an honest player over {p['decisions']} decisions; "
             f"{p['gain_milliantes'] / 1000:+.2f} antes over the honest optimum)")
-    return [Note("protection.alert", {**{k: p[k] for k in FIELDS}, "card": card, "player": masked(card) if card else None,
-                                      "text": text}, round_id)]
+    player = masked(card) if card else None
+    return [Note("protection.alert", {**{k: p[k] for k in FIELDS}, "card": card, "player": player, "text": text},
+                 round_id)]

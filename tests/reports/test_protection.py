@@ -21,6 +21,7 @@ from tabled.game.cards import card_text
 from tabled.math import protection, strategy
 from tabled.math.informed import informed_raises
 from tabled.math.paytable import load_paytable
+from tabled.reports import protection as protection_report
 
 PAYTABLE = load_paytable("nsw")
 START = datetime(2026, 3, 2, 12, 0).timestamp()
@@ -155,3 +156,14 @@ def test_a_journal_without_decisions_says_so(capsys, tmp_path):
         j.append_many([("round.started", {}, "T01-000001")])
     assert main(["report", "protection", "--journal", str(path)]) == 0
     assert "no decisions in the period" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("clock, says", [
+    (None, "offset not measured"),
+    ({"offset_ms": 0, "against": "ntp", "bound_ms": 2, "ok": True}, "table clock +0 ms against ntp (within 2 ms)"),
+    ({"offset_ms": 3, "against": "central", "bound_ms": 2}, "offset unreadable (no ok)"),
+    ({"offset_ms": 1.5, "against": "central", "bound_ms": 2, "ok": True},
+     "offset unreadable ({'offset_ms': 1.5, 'against': 'central', 'bound_ms': 2, 'ok': True})"),
+])
+def test_the_packs_clock_offset_reads_the_note_or_says_what_is_wrong(clock, says):
+    assert protection_report.clock_text(clock) == says
