@@ -30,6 +30,9 @@ from tabled.table.players import masked
 
 from .rounds import JournalRecord
 
+#: the journal records the report reads: the fold's notes of each round, who sits where, the clock
+KINDS = ("round.started", "round.dealt", "round.settled", "round.finished", "player.seated", "player.rating",
+         "clock.offset")
 #: the spots' statuses that are a decision: bet or fold (8.1)
 DECIDED = {"played": True, "folded": False}
 
@@ -112,6 +115,8 @@ def decisions_of(records: Iterable[JournalRecord], start_us: int | None = None,
     seating = Seating()
     clock: Mapping[str, Any] | None = None
     for r in records:
+        if r.kind not in KINDS:
+            continue
         if r.kind in Seating.KINDS:
             seating.take(r.kind, r.payload)
         elif r.kind == "clock.offset":
