@@ -40,7 +40,7 @@ def enumerate_counts(hand, dead_extra, known):
 
 @pytest.mark.slow
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), seen=st.sampled_from([1, 2, 3, 4]), neighbours=st.sampled_from([0, 5, 10]),
+@given(seed=st.integers(0, 2**32 - 1), seen=st.sampled_from([1, 2, 3, 4]), neighbours=st.sampled_from([0, 5, 10, 20]),
        suited=st.booleans())
 def test_counts_with_hole_cards_or_neighbours_agree_with_enumeration_rules_9_1_9_4(seed, seen, neighbours, suited):
     rng = np.random.default_rng(seed)
@@ -52,6 +52,17 @@ def test_counts_with_hole_cards_or_neighbours_agree_with_enumeration_rules_9_1_9
         known = deck[:seen]
     rest = [c for c in deck if c not in known]
     hand, extra = rest[:5], rest[5:5 + neighbours]
+    got = completion_counts(np.array([ranking.evaluate(hand)]), np.array([hand + extra]), np.array([known]))[0]
+    assert list(got) == enumerate_counts(hand, extra, known)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_many_dead_cards_are_counted_by_their_ranks_as_by_enumeration_rules_9_1_9_4(seed):
+    """Four other hands (the spots within two seats): counted over the rank multisets of the dead
+    cards rather than their 12,951 subsets, the same counts as every dealer hand enumerated."""
+    rng = np.random.default_rng(100 + seed)
+    deck = [int(c) for c in rng.permutation(52)]
+    hand, extra, known = deck[:5], deck[5:25], deck[25:26]
     got = completion_counts(np.array([ranking.evaluate(hand)]), np.array([hand + extra]), np.array([known]))[0]
     assert list(got) == enumerate_counts(hand, extra, known)
 
