@@ -39,6 +39,7 @@ class ProtectionWatch:
         self.dealt: dict[str, dict[str, Any]] = {}
         self.seating = Seating()
         self.clock: dict[str, Any] | None = None        # the last ``clock.offset`` noted
+        self.started: tuple[str | None, dict[str, Any] | None] = (None, None)  # the round in play's
         self.players: dict[str, SpotEvidence] = {}      # a player card's evidence, or a spot's
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="protection")  # one: the rounds in order
 
@@ -52,12 +53,15 @@ class ProtectionWatch:
                 self.clock = dict(e.payload)
             elif e.round_id is None:
                 continue
+            elif e.kind == "round.started":
+                self.started = (e.round_id, self.clock)  # the offset as measured before the round
             elif e.kind == "round.dealt":
                 self.dealt = {e.round_id: e.payload}  # this round's only: memory stays flat
             elif e.kind == "round.settled" and e.round_id in self.dealt:
                 # the journal's record numbers are for `tabled report protection`'s pack
+                clock = self.started[1] if self.started[0] == e.round_id else self.clock
                 got = {"time_us": self.now_ms() * 1000, "seqs": [], "round.dealt": self.dealt.pop(e.round_id),
-                       "round.settled": e.payload, "cards": self.seating.cards(), "clock": self.clock}
+                       "round.settled": e.payload, "cards": self.seating.cards(), "clock": clock}
                 self.pool.submit(self._weigh, e.round_id, got)
 
     def _weigh(self, round_id: str, got: dict[str, Any]) -> None:

@@ -41,7 +41,8 @@ def round_notes(n: int, rng: np.random.Generator, flashed: int) -> list[Note]:
     settled = {"void": None, "profile": "nsw", "dealer": {"cards": texts(dealer)},
                "spots": [{"spot": s, "status": "played" if bets[s] else "folded", "cards": texts(hands[s])}
                          for s in hands]}
-    return [Note("round.dealt", {"dealer_up": [card_text(up)]}, rid), Note("round.settled", settled, rid)]
+    return [Note("round.started", {}, rid), Note("round.dealt", {"dealer_up": [card_text(up)]}, rid),
+            Note("round.settled", settled, rid)]
 
 
 def seated(spot: int, moved_from: int | None) -> Note:
@@ -63,11 +64,15 @@ async def test_a_carded_player_is_weighed_across_spots_and_the_alert_names_the_c
     watch = ProtectionWatch(PAYTABLE, submit, loop, lambda: 1_772_452_800_000, seed=1)
     rng = np.random.default_rng(5)
     try:
-        watch([seated(1, None), Note("clock.offset", CLOCK, None)])
+        watch([seated(1, None)])
         for n in range(1, 61):
             if n == 16:
                 watch([seated(3, 1)])  # the player moves from spot 1 to spot 3
-            watch(round_notes(n, rng, flashed=1 if n < 16 else 3))
+            started, dealt, settled = round_notes(n, rng, flashed=1 if n < 16 else 3)
+            if n == 1:  # the clock measured mid-round counts from the next round on
+                watch([started, dealt, Note("clock.offset", CLOCK, None), settled])
+            else:
+                watch([started, dealt, settled])
         # the weighing runs in its own thread; the wait only bounds a hang
         await asyncio.wait_for(got.wait(), timeout=240)
     finally:
@@ -79,7 +84,9 @@ async def test_a_carded_player_is_weighed_across_spots_and_the_alert_names_the_c
     assert player.spots == {1, 3} and player.alert
     assert payload["decisions"] == player.evidence.alert_round > 15  # it took decisions at both spots
     assert {r["spot"] for r in payload["rounds"]} <= {1, 3}
-    assert all(r["clock"] == "table clock +7 ms against central (within 3 ms)" for r in payload["rounds"])
+    for r in payload["rounds"]:
+        assert r["clock"] == ("offset not measured" if r["round_id"] == "T01-000001"
+                              else "table clock +7 ms against central (within 3 ms)")
     assert all(r["player"] == "\u2022\u2022\u2022\u20221001" for r in payload["rounds"])
     # the spots it left behind are weighed as spots, apart from the player
     assert "spot 1" in watch.players and not watch.players["spot 1"].alert
