@@ -366,8 +366,10 @@ class Evidence:
 
     @property
     def leading(self) -> str:
-        """The hypothesis that carries most of the evidence."""
-        return self.hypotheses[int((self.log_products + cell_log_weights(self.hypotheses)).max(axis=1).argmax())]
+        """The hypothesis that carries most of the evidence, among those weighed."""
+        weighed = np.array([h in self.gain for h in self.hypotheses]) if self.gain else True
+        carried = (self.log_products + cell_log_weights(self.hypotheses)).max(axis=1)
+        return self.hypotheses[int(np.where(weighed, carried, -np.inf).argmax())]
 
 
 def decision_of(hand: Sequence[int], up_card: int, holes: Sequence[int], others: Mapping[int, Sequence[int]],

@@ -158,6 +158,16 @@ def test_more_other_hands_than_unseen_cards_is_a_clear_error():
         protection.other_deals(seats, np.zeros((1, 46), dtype=np.int64), np.random.default_rng(0))
 
 
+def test_the_leading_hypothesis_is_one_that_was_weighed():
+    """Only spot + 1 was weighed, and against it: it still leads over the hypotheses no decision
+    weighed (the hole cards, at a heavier weight), which say nothing of this player."""
+    against = protection.Decision({"spot+1": True}, {"spot+1": 0.5}, {"spot+1": 0.2}, 0.1)
+    ev = protection.Evidence()
+    ev.add(False, against)
+    assert ev.log_products[ev.hypotheses.index("spot+1")].max() < 0
+    assert ev.leading == "spot+1"
+
+
 def test_what_a_hypothesis_follows_names_the_spots_by_number():
     assert protection.follows("spot+1", 3) == "the hand at spot 4"
     assert protection.follows("spots-1+1", 3) == "the hands at spots 2 and 4"
