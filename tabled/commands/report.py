@@ -48,8 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("period", choices=("shift", "day", "range", "shuffles", "protection", "players"),
                         help="shift or day (the last one in the journal, or each from --from to --to), range, "
                              "shuffles (the shuffling device's randomness over the whole journal, 15.1), "
-                             "protection (whether any spot's decisions follow the dealer's hole cards or its "
-                             "neighbours' hands, over the whole journal or --from/--to), "
+                             "protection (whether any player's decisions follow the dealer's hole cards or "
+                             "other spots' hands, over the whole journal or --from/--to), "
                              "or players (each player's rated sessions, docs/ratings.md)")
     add_journal_arguments(parser)
     parser.add_argument("--from", dest="start", metavar="WHEN",

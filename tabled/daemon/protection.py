@@ -1,11 +1,13 @@
 """Game protection at the live table: every decided spot's decisions weighed as rounds settle.
 
 A listener on the table's effects (it runs in the table's loop) keeps each round's ``round.dealt``
-and ``round.settled`` notes; the weighing (tabled.math.protection, tens of milliseconds a spot) runs
-in a thread of its own, so the table never waits for it. A spot's evidence runs from the daemon's
-start; when it first reaches the alert level the table is handed a ``protection.evidence`` input,
-which the fold writes down as a ``protection.alert`` note for the pit and the floor
-(tabled/table/protection.py). ``tabled report protection`` weighs the whole journal again.
+and ``round.settled`` notes, who sits where (``player.seated``, ``player.rating``) and the table
+clock's last measured offset (``clock.offset``). The weighing (tabled.math.protection, a fraction
+of a second a round) runs in a thread of its own, so the table never waits for it. A player's
+evidence (a player card's across spots, else a spot's) runs from the daemon's start; when it
+first reaches the alert level the table is handed a ``protection.evidence`` input, which the fold
+writes down as a ``protection.alert`` note for the pit and the floor (tabled/table/protection.py).
+``tabled report protection`` weighs the whole journal again.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import structlog
 
 from tabled.math import protection
 from tabled.math.paytable import Paytable
-from tabled.reports.protection import Decided, SpotEvidence, pack, round_decisions
+from tabled.reports.protection import Decided, Seating, SpotEvidence, add, facts_of, pack, round_decisions, subject
 from tabled.table.effects import Effect, Note
 
 log = structlog.get_logger("tabled.protection")
@@ -35,20 +37,31 @@ class ProtectionWatch:
         self.paytable, self.submit, self.loop, self.now_ms = paytable, submit, loop, now_ms
         self.rng = np.random.default_rng(seed)
         self.dealt: dict[str, dict[str, Any]] = {}
-        self.evidence: dict[int, protection.Evidence] = {}
-        self.decided: dict[int, dict[int, Decided]] = {}  # spot -> the decisions its pack may need
+        self.seating = Seating()
+        self.clock: dict[str, Any] | None = None        # the last ``clock.offset`` noted
+        self.started: tuple[str | None, dict[str, Any] | None] = (None, None)  # the round in play's
+        self.players: dict[str, SpotEvidence] = {}      # a player card's evidence, or a spot's
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="protection")  # one: the rounds in order
 
     def __call__(self, effects: list[Effect]) -> None:
         for e in effects:
-            if not isinstance(e, Note) or e.round_id is None:
+            if not isinstance(e, Note):
                 continue
-            if e.kind == "round.dealt":
+            if e.kind in Seating.KINDS:
+                self.seating.take(e.kind, e.payload)
+            elif e.kind == "clock.offset":
+                self.clock = dict(e.payload)
+            elif e.round_id is None:
+                continue
+            elif e.kind == "round.started":
+                self.started = (e.round_id, self.clock)  # the offset as measured before the round
+            elif e.kind == "round.dealt":
                 self.dealt = {e.round_id: e.payload}  # this round's only: memory stays flat
             elif e.kind == "round.settled" and e.round_id in self.dealt:
                 # the journal's record numbers are for `tabled report protection`'s pack
+                clock = self.started[1] if self.started[0] == e.round_id else self.clock
                 got = {"time_us": self.now_ms() * 1000, "seqs": [], "round.dealt": self.dealt.pop(e.round_id),
-                       "round.settled": e.payload}
+                       "round.settled": e.payload, "cards": self.seating.cards(), "clock": clock}
                 self.pool.submit(self._weigh, e.round_id, got)
 
     def _weigh(self, round_id: str, got: dict[str, Any]) -> None:
@@ -57,34 +70,23 @@ class ProtectionWatch:
         except (KeyError, TypeError, ValueError) as exc:
             log.warning("protection.unreadable", round_id=round_id, error=str(exc))
             return
-        if not decided:
-            return
-        by_size: dict[int, list[Decided]] = {}
-        for d in decided:
-            by_size.setdefault(len(d.neighbours), []).append(d)
-        for size, group in by_size.items():
-            nb = np.array([d.neighbours for d in group], dtype=np.int64) if size else None
-            facts = protection.decisions(np.array([d.cards for d in group]), np.array([d.up for d in group]),
-                                         np.array([d.holes for d in group]), nb, self.paytable, self.rng)
-            for d, f in zip(group, facts, strict=True):
-                self._add(d, f)
+        for d, fact in zip(decided, facts_of(decided, self.paytable, self.rng), strict=True):
+            self._add(d, fact)
 
     def _add(self, d: Decided, fact: protection.Decision) -> None:
-        ev = self.evidence.setdefault(d.spot, protection.Evidence())
-        mine = self.decided.setdefault(d.spot, {})
-        number = ev.rounds + 1
-        mine[number] = d
-        before = ev.alert_round
-        ev.add(d.bet, fact, number)
-        carried = {c[0] for c in ev.carriers}
-        for n in [n for n in mine if n not in carried]:
-            del mine[n]  # only the rounds that carry evidence are kept
-        if before is None and ev.alert_round is not None:
+        before = self.players.get(subject(d))
+        alerted = before is not None and before.alert
+        se = add(self.players, d, fact)
+        carried = {c[0] for c in se.evidence.carriers}
+        for n in [n for n in se.decided if n not in carried]:
+            del se.decided[n]  # only the rounds that carry evidence are kept
+        if not alerted and se.alert:
+            ev = se.evidence
             h = ev.leading
-            rounds = pack(SpotEvidence(d.spot, ev, mine), h, most=10)
-            payload = {"spot": d.spot, "hypothesis": h, "follows": protection.HYPOTHESES[h], "decisions": ev.rounds,
+            payload = {"spot": d.spot, "card": d.card, "hypothesis": h,
+                       "follows": protection.follows(h, d.spot), "decisions": ev.rounds,
                        "evidence_ln_milli": round(1000 * ev.log_evidence),
-                       "gain_milliantes": round(1000 * ev.gain.get(h, 0.0)), "rounds": rounds}
+                       "gain_milliantes": round(1000 * ev.gain.get(h, 0.0)), "rounds": pack(se, h, most=10)}
             self.loop.call_soon_threadsafe(self.submit, "protection.evidence", payload)
 
     def close(self) -> None:

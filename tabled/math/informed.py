@@ -38,6 +38,20 @@ def _subsets(dead: int, room: int) -> tuple[tuple[int, ...], ...]:
     return tuple(s for k in range(min(dead, room) + 1) for s in itertools.combinations(range(dead), k))
 
 
+#: C(m, c) for m, c in 0..4: the ways to pick c of m dead cards of one rank
+_CHOOSE = np.array([[comb(m, c) for c in range(5)] for m in range(5)], dtype=np.int64)
+
+
+@cache
+def _rank_multisets(room: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every multiset of at most ``room`` ranks: its count of each rank (M x 13) and its size."""
+    sets = [c for k in range(room + 1) for c in itertools.combinations_with_replacement(range(13), k)]
+    counts = np.zeros((len(sets), 13), dtype=np.int64)
+    for i, c in enumerate(sets):
+        np.add.at(counts[i], list(c), 1)
+    return counts, counts.sum(axis=1)
+
+
 def completion_counts(value: np.ndarray, dead: np.ndarray, known: np.ndarray) -> np.ndarray:
     """(rows, 4) dealer hands (not qualifying 9.2, player higher 9.4.1.1, stand off 9.4.1.3,
     dealer higher 9.4.1.2) for rows of: the player's hand value, the dead cards (rows x e: the
@@ -54,17 +68,30 @@ def completion_counts(value: np.ndarray, dead: np.ndarray, known: np.ndarray) ->
     dead_keys = _RANK_KEYS[dead >> 2]
     known_key = _RANK_KEYS[known >> 2].sum(axis=1)
     below = np.zeros((rows, 3), dtype=np.int64)
-    for subset in _subsets(e, 5 - d):
-        sign = -1 if len(subset) % 2 else 1
-        key = known_key + dead_keys[:, list(subset)].sum(axis=1)
-        size = d + len(subset)
+
+    def term(key: np.ndarray, size: int) -> np.ndarray:
+        """#{hands containing the rank multiset ``key`` of ``size`` cards, plain value < t}."""
         if size == 5:
-            term = (_PLAIN_VALUES[key][:, None] < thresholds).astype(np.int64)
-        else:
-            code = key + (size << counting._SIZE_SHIFT)
-            at = np.minimum(np.searchsorted(pt.codes, code), len(pt.codes) - 1)
-            term = pt.cumulative[pt.rows[at][:, None], pos].astype(np.int64)
-        below += sign * term
+            return (_PLAIN_VALUES[np.minimum(key, len(_PLAIN_VALUES) - 1)][:, None] < thresholds).astype(np.int64)
+        code = key + (size << counting._SIZE_SHIFT)
+        at = np.minimum(np.searchsorted(pt.codes, code), len(pt.codes) - 1)
+        return pt.cumulative[pt.rows[at][:, None], pos].astype(np.int64)
+
+    counts_by_rank, sizes = _rank_multisets(5 - d)
+    if len(_subsets(e, 5 - d)) <= len(sizes):
+        for subset in _subsets(e, 5 - d):
+            below += (-1) ** len(subset) * term(known_key + dead_keys[:, list(subset)].sum(axis=1), d + len(subset))
+    else:
+        # many dead cards: the subsets with the same ranks give the same term, so sum over the
+        # rank multisets c instead, each counted prod_r C(m_r, c_r) times (m_r: dead cards of rank r)
+        held = np.zeros((rows, 13), dtype=np.int64)
+        np.add.at(held, (np.repeat(np.arange(rows), e), (dead >> 2).ravel()), 1)
+        for c, k in zip(counts_by_rank, sizes, strict=True):
+            ranks = np.nonzero(c)[0]
+            times = _CHOOSE[held[:, ranks], c[ranks]].prod(axis=1)
+            if times.any():
+                key = known_key + int(_RANK_KEYS[ranks] @ c[ranks])
+                below += (-1) ** int(k) * times[:, None] * term(key, d + int(k))
     below += _flush_correction(dead, known, thresholds)
     counts = counting.counts_from_below(value, below)
     # counts_from_below closes the total at C(46, 4); the total here is smaller

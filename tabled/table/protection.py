@@ -15,9 +15,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from tabled.table.effects import Effect, Note, Say
+from tabled.table.players import card_problem, masked
 
 #: the fields an alert carries, each checked; the journal holds no floats, so the evidence is its
-#: natural log and the gain over the honest optimum in thousandths
+#: natural log and the gain over the honest optimum in thousandths. ``card``, when the player
+#: identified with a player card, names them (pages show it masked: ``player``)
 FIELDS = {"spot": int, "hypothesis": str, "follows": str, "decisions": int, "evidence_ln_milli": int,
           "gain_milliantes": int, "rounds": list}
 
@@ -29,10 +31,16 @@ def alert_note(p: Mapping[str, Any], round_id: str | None) -> list[Effect]:
         value = p.get(name)
         if not isinstance(value, kind) or isinstance(value, bool):
             return [Say(f"protection.evidence: {name} is {value!r}, not {kind.__name__}", level="refused")]
+    card = p.get("card")
+    if card is not None and card_problem(card):
+        return [Say(f"protection.evidence: {card_problem(card)}", level="refused")]
     ln = p["evidence_ln_milli"] / 1000
     # Ville's inequality: an honest player's evidence ever reaches E with probability at most 1/E
     evidence = math.exp(min(ln, 700))
-    text = (f"spot {p['spot']}: its decisions follow {p['follows']} (evidence e^{ln:.1f} = {evidence:.3g}, "
+    who = f"spot {p['spot']}" + (f", player {masked(card)}" if card else "")
+    text = (f"{who}: its decisions follow {p['follows']} (evidence e^{ln:.1f} = {evidence:.3g}, "
             f"at most {math.exp(-max(ln, 0)):.2g} for an honest player over {p['decisions']} decisions; "
             f"{p['gain_milliantes'] / 1000:+.2f} antes over the honest optimum)")
-    return [Note("protection.alert", {**{k: p[k] for k in FIELDS}, "text": text}, round_id)]
+    player = masked(card) if card else None
+    return [Note("protection.alert", {**{k: p[k] for k in FIELDS}, "card": card, "player": player, "text": text},
+                 round_id)]

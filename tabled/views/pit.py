@@ -77,7 +77,9 @@ class PitLog:
         if kind == "round.settled":
             self.rounds.append(_round(seq, time_ms, round_id, payload))
         elif kind == "protection.alert":
-            self.alerts.append({**_when(seq, time_ms), "round_id": round_id, **payload})
+            # the page names the player by the masked card (``player``), never the whole number
+            self.alerts.append({**_when(seq, time_ms), "round_id": round_id,
+                                **{k: v for k, v in payload.items() if k != "card"}})
         elif kind == "progressive.awarded":
             result = payload.get("result") or {}
             for a in result.get("awards") or []:

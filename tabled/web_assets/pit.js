@@ -159,7 +159,8 @@ function render(p) {
     li.appendChild(el("span", "text", a.text));
     const rounds = el("ol", "evidence");
     for (const r of a.rounds) {
-      rounds.appendChild(el("li", "", r.round_id + " " + r.time + ": " + r.cards.join(" ") + " vs " + r.up +
+      rounds.appendChild(el("li", "", r.round_id + " " + r.time + (r.clock ? " (" + r.clock + ")" : "") + ": " +
+                            r.cards.join(" ") + " vs " + r.up +
                             " (hole " + r.holes.join(" ") + "): " + r.decision + "; records " + r.records.join(",")));
     }
     li.appendChild(rounds);

@@ -40,7 +40,7 @@ def enumerate_counts(hand, dead_extra, known):
 
 @pytest.mark.slow
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), seen=st.sampled_from([1, 2, 3, 4]), neighbours=st.sampled_from([0, 5, 10]),
+@given(seed=st.integers(0, 2**32 - 1), seen=st.sampled_from([1, 2, 3, 4]), neighbours=st.sampled_from([0, 5, 10, 20]),
        suited=st.booleans())
 def test_counts_with_hole_cards_or_neighbours_agree_with_enumeration_rules_9_1_9_4(seed, seen, neighbours, suited):
     rng = np.random.default_rng(seed)
@@ -52,6 +52,17 @@ def test_counts_with_hole_cards_or_neighbours_agree_with_enumeration_rules_9_1_9
         known = deck[:seen]
     rest = [c for c in deck if c not in known]
     hand, extra = rest[:5], rest[5:5 + neighbours]
+    got = completion_counts(np.array([ranking.evaluate(hand)]), np.array([hand + extra]), np.array([known]))[0]
+    assert list(got) == enumerate_counts(hand, extra, known)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_many_dead_cards_are_counted_by_their_ranks_as_by_enumeration_rules_9_1_9_4(seed):
+    """Four other hands (the spots within two seats): counted over the rank multisets of the dead
+    cards rather than their 12,951 subsets, the same counts as every dealer hand enumerated."""
+    rng = np.random.default_rng(100 + seed)
+    deck = [int(c) for c in rng.permutation(52)]
+    hand, extra, known = deck[:5], deck[5:25], deck[25:26]
     got = completion_counts(np.array([ranking.evaluate(hand)]), np.array([hand + extra]), np.array([known]))[0]
     assert list(got) == enumerate_counts(hand, extra, known)
 
@@ -102,8 +113,70 @@ def test_where_the_hidden_cards_cannot_flip_the_decision_it_carries_no_evidence(
     hand = [4 * r for r in (8, 9, 10, 11, 12)]
     lf = protection.log_factors(np.array(True), np.array(True), np.array(1.0))
     assert np.allclose(lf, 0)
-    d = protection.decision_of(hand, 1, [2, 3, 5, 6], [], PAYTABLE, np.random.default_rng(0))
+    d = protection.decision_of(hand, 1, [2, 3, 5, 6], {}, PAYTABLE, np.random.default_rng(0))
     assert d.share["hole-4"] == 1.0 and d.share["hole-1"] == 1.0
+    assert not set(d.share) & set(protection.SHARING)  # no other hands: no sharing weighed
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1),
+       held=st.sets(st.sampled_from([-3, -2, -1, 1, 2, 3]), min_size=1))
+def test_a_sharing_decisions_factor_has_null_mean_one_over_the_exchangeable_deals_rule_8_1(seed, held):
+    """The real deal of the other hands is one of 32 exchangeable deals given the player's cards
+    and the up card: averaged over them, a fixed decision's factor is exactly 1, for each
+    hypothesis of sharing hands with other spots, whichever seats of a seven-spot table hold hands."""
+    rng = np.random.default_rng(seed)
+    deck = rng.permutation(52)
+    seats = protection.no_seats(1)
+    for n, k in enumerate(sorted(held)):  # the player at spot 4
+        seats[0, protection.seat(k)] = deck[6 + 5 * n:11 + 5 * n]
+    tables: dict[str, np.ndarray] = {}
+    d = protection.decisions(deck[None, :5], deck[5:6], None, seats, PAYTABLE, rng, tables=tables)[0]
+    expected = {h for h, offsets in protection.SHARING.items()
+                if (set(offsets) & held if h == "neighbours" else set(offsets) <= held)}
+    assert set(d.share) == expected
+    deals = tables["deals"][0]
+    for j in range(1, len(deals)):  # every drawn deal fills the same seats with cards the player cannot see
+        dealt = deals[j][deals[j][:, 0] >= 0].ravel()
+        assert len(set(dealt)) == 5 * len(held) and not set(dealt) & {*deck[:6]}
+    for h in d.share:
+        margins = tables[h][0]
+        for bet in (True, False):
+            f = np.exp(protection.log_factors(np.full(len(margins), bet), margins > 0,
+                                              np.full(len(margins), d.share[h])))
+            assert f.mean(axis=0) == pytest.approx(np.ones(len(protection.EPSILONS)), abs=1e-12)
+
+
+def test_the_cells_weights_add_up_to_one_half_of_them_the_hole_cards():
+    w = np.exp(protection.cell_log_weights())
+    assert w.sum() == pytest.approx(1.0)
+    holes = [i for i, h in enumerate(protection.HYPOTHESES) if h in protection.HOLE_HYPOTHESES]
+    assert w[holes].sum() == pytest.approx(0.5)
+    # the weighted mean of products all 1 is 1: no evidence
+    assert protection.log_mean(np.zeros_like(w), np.log(w)) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_more_other_hands_than_unseen_cards_is_a_clear_error():
+    seats = np.zeros((1, len(protection.SEAT_OFFSETS), 5), dtype=np.int64)  # every seat "holds" a hand
+    with pytest.raises(ValueError, match="more hands at the other seats"):
+        protection.other_deals(seats, np.zeros((1, 46), dtype=np.int64), np.random.default_rng(0))
+
+
+def test_the_leading_hypothesis_is_one_that_was_weighed():
+    """Only spot + 1 was weighed, and against it: it still leads over the hypotheses no decision
+    weighed (the hole cards, at a heavier weight), which say nothing of this player."""
+    against = protection.Decision({"spot+1": True}, {"spot+1": 0.5}, {"spot+1": 0.2}, 0.1)
+    ev = protection.Evidence()
+    ev.add(False, against)
+    assert ev.log_products[ev.hypotheses.index("spot+1")].max() < 0
+    assert ev.leading == "spot+1"
+
+
+def test_what_a_hypothesis_follows_names_the_spots_by_number():
+    assert protection.follows("spot+1", 3) == "the hand at spot 4"
+    assert protection.follows("spots-1+1", 3) == "the hands at spots 2 and 4"
+    assert protection.follows("spot-2") == "the hand of the spot two down (spot - 2)"
+    assert protection.follows("hole-1", 3) == "the dealer's first hole card"
 
 
 ROUNDS = 200
@@ -111,13 +184,18 @@ ROUNDS = 200
 
 @pytest.fixture(scope="module")
 def session():
-    """ROUNDS seeded rounds at spot B with neighbours A and C, every decision weighed."""
+    """ROUNDS seeded rounds at spot 3 of a seven-spot table, every decision weighed; the hidden
+    cards of each round (the tables of :func:`protection.decisions`) kept for the personas."""
     rng = np.random.default_rng(2025)
     deck = np.argsort(rng.random((ROUNDS, 52)), axis=1)
-    hands, up, holes = deck[:, 5:10], deck[:, 15], deck[:, 16:20]
-    neighbours = np.concatenate([deck[:, 0:5], deck[:, 10:15]], axis=1)
-    facts = protection.decisions(hands, up, holes, neighbours, PAYTABLE, rng)
-    return hands, up, facts
+    hands, up, holes = deck[:, 10:15], deck[:, 35], deck[:, 36:40]
+    seats = protection.no_seats(ROUNDS)
+    for spot in (1, 2, 4, 5, 6, 7):
+        seats[:, protection.seat(spot - 3)] = deck[:, 5 * (spot - 1):5 * spot]
+    tables: dict[str, np.ndarray] = {}
+    facts = protection.decisions(hands, up, holes, seats, PAYTABLE, rng, tables=tables)
+    tables["hands"], tables["up"] = hands, up
+    return hands, up, facts, tables
 
 
 def run(bets, facts) -> protection.Evidence:
@@ -130,7 +208,7 @@ def run(bets, facts) -> protection.Evidence:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", [*strategy.STRATEGIES, "hunch"])
 def test_honest_players_of_every_strategy_are_not_flagged(session, name):
-    hands, up, facts = session
+    hands, up, facts, _ = session
     if name == "hunch":
         bets = np.random.default_rng(3).random(ROUNDS) < 0.5
     else:
@@ -144,9 +222,9 @@ def test_honest_players_of_every_strategy_are_not_flagged(session, name):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("hypothesis, within", [("hole-1", 200), ("hole-2", 120), ("hole-4", 50),
-                                                 ("neighbours", 200)])
+                                                 ("spots-1+1", 200), ("neighbours", 200)])
 def test_each_persona_is_flagged_on_a_seeded_session_and_its_hypothesis_leads(session, hypothesis, within):
-    _, _, facts = session
+    _, _, facts, _ = session
     bets = [f.informed[hypothesis] for f in facts]
     ev = run(bets, facts)
     assert ev.alert_round is not None and ev.alert_round <= within
@@ -154,6 +232,23 @@ def test_each_persona_is_flagged_on_a_seeded_session_and_its_hypothesis_leads(se
     assert ev.gain[hypothesis] > 0  # it won more than the honest optimum with the cards it saw
     # two hole cards seen also look like one or four seen
     assert ev.leading == hypothesis or (hypothesis == "hole-2" and ev.leading.startswith("hole"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("partners, leads", [((4,), "spot+1"), ((6,), "spot+3"), ((1,), "spot-2"),
+                                              ((4, 5), "spots+1+2")])
+def test_colluders_among_honest_neighbours_are_flagged_by_the_spots_they_share_with(session, partners, leads):
+    """Spot 3 plays the joint optimum with the hands at ``partners`` (next door, three up, two
+    down, the next two up), every other spot honest: the hypothesis of exactly those spots leads,
+    and the alert comes within ROUNDS decisions."""
+    hands, up, facts, tables = session
+    offsets = tuple(p - 3 for p in partners)
+    value = evaluate_batch(hands).astype(np.int64)
+    joint = protection.margins_following(value, hands, up, tables["deals"], offsets, PAYTABLE)[:, 0] > 0
+    ev = run(joint, facts)
+    assert ev.alert_round is not None and ev.honest_probability <= protection.ALERT_ALPHA
+    assert ev.leading == leads
+    assert ev.gain[leads] > 0  # it won more than the honest optimum with the hands it shared
 
 
 def test_a_long_session_keeps_only_the_rounds_that_carry_the_most_evidence():

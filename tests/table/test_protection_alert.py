@@ -41,10 +41,22 @@ def test_an_alert_is_noted_for_the_pit_and_changes_nothing_at_the_table():
         (3, "hole-4", "SIM01-000007")]
 
 
+def test_an_alert_names_a_carded_player_by_the_masked_card_and_the_pit_never_sees_the_whole_number():
+    h = Journaled()
+    h.plain_round()
+    card = "4000100010002002"
+    note, = [e for e in h.feed("protection.evidence", **EVIDENCE, card=card) if isinstance(e, Note)]
+    assert note.payload["card"] == card and note.payload["player"] == "\u2022\u2022\u2022\u20222002"
+    assert note.payload["text"].startswith("spot 3, player \u2022\u2022\u2022\u20222002: its decisions follow ")
+    shown, = view(h)["protection"]
+    assert shown["player"] == "\u2022\u2022\u2022\u20222002" and card not in repr(shown)
+
+
 @pytest.mark.parametrize("field, value, says", [
     ("spot", "three", "protection.evidence: spot is 'three', not int"),
     ("evidence_ln_milli", 10.5, "protection.evidence: evidence_ln_milli is 10.5, not int"),
     ("rounds", "many", "protection.evidence: rounds is 'many', not list"),
+    ("card", "40-00", "protection.evidence: card='40-00': a player card number is letters and digits"),
 ])
 def test_a_malformed_alert_is_one_refusal_naming_the_field(field, value, says):
     h = Journaled()
