@@ -56,7 +56,7 @@ def test_an_alert_names_a_carded_player_by_the_masked_card_and_the_pit_never_see
     ("spot", "three", "protection.evidence: spot is 'three', not int"),
     ("evidence_ln_milli", 10.5, "protection.evidence: evidence_ln_milli is 10.5, not int"),
     ("rounds", "many", "protection.evidence: rounds is 'many', not list"),
-    ("card", "40-00", "protection.evidence: card='40-00': a player card number is letters and digits"),
+    ("card", "40-00", "protection.evidence: card: a player card number is letters and digits only"),
 ])
 def test_a_malformed_alert_is_one_refusal_naming_the_field(field, value, says):
     h = Journaled()
