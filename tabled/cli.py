@@ -59,8 +59,10 @@ def is_users_mistake(exc: BaseException) -> bool:
 
 
 def command_names() -> list[str]:
-    """Every command, from the modules in ``tabled/commands/`` (a new module is a new command)."""
-    return sorted(m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_"))
+    """Every command, from the modules in ``tabled/commands/`` (a new module is a new command; a
+    module's ``_`` is the command's ``-``: ``install_record.py`` is ``tabled install-record``)."""
+    return sorted(m.name.replace("_", "-") for m in pkgutil.iter_modules(commands.__path__)
+                  if not m.name.startswith("_"))
 
 
 class _Parser(argparse.ArgumentParser):

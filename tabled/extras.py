@@ -51,7 +51,7 @@ def import_command(name: str) -> ModuleType | SimpleNamespace:
     """A command module of tabled.commands; when it needs an extra that is not installed, a
     stand-in that keeps the command listed and answers with the one line saying what to install."""
     try:
-        return importlib.import_module(f"tabled.commands.{name}")
+        return importlib.import_module(f"tabled.commands.{name.replace('-', '_')}")
     except ImportError as exc:
         message, extra = missing_message(exc, name), extra_for(exc, name)
         if message is None:

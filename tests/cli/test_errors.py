@@ -124,7 +124,7 @@ def test_plot_without_matplotlib_is_the_users_to_install(monkeypatch, capsys):
 def test_commands_raise_the_users_errors_by_name(name):
     """A bare ValueError from a command would now be reported as a bug: a command says what the
     user did wrong with UserError or a domain error."""
-    tree = ast.parse((COMMANDS / f"{name}.py").read_text(encoding="utf-8"))
+    tree = ast.parse((COMMANDS / f"{name.replace('-', '_')}.py").read_text(encoding="utf-8"))
     bare = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Raise) and node.exc is not None
             and isinstance(node.exc, ast.Call) and getattr(node.exc.func, "id", None) in ("ValueError", "OSError")]
     assert not bare, f"tabled/commands/{name}.py raises a bare ValueError/OSError at lines {bare}"

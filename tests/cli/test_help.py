@@ -110,4 +110,4 @@ def test_every_command_module_is_named_as_its_file():
     import importlib
 
     for name in command_names():
-        assert importlib.import_module(f"tabled.commands.{name}").NAME == name
+        assert importlib.import_module(f"tabled.commands.{name.replace('-', '_')}").NAME == name

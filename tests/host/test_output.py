@@ -50,7 +50,8 @@ def test_a_pipe_nobody_reads_never_blocks_a_write(pipe):
         out.write(LINE)
         out.flush()
         slowest = max(slowest, time.perf_counter() - t0)
-    assert slowest < 0.05, f"a write waited {slowest:.3f} s for the reader"
+    # a write that waited for this reader would wait for ever: the bound tells that from a busy machine
+    assert slowest < 2.0, f"a write waited {slowest:.3f} s for the reader"
     assert 4_000 < out.dropped < 5_000          # what neither the pipe nor the queue could hold
     assert not out.drain(0.1)                   # the reader still reads nothing: the queue stays
     # the reader comes back: what was kept arrives whole, then a notice of what was lost
