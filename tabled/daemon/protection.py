@@ -2,11 +2,11 @@
 
 A listener on the table's effects (it runs in the table's loop) keeps each round's ``round.dealt``
 and ``round.settled`` notes, who sits where (``player.seated``, ``player.rating``) and the table
-clock's last measured offset (``clock.offset``). The weighing (tabled.math.protection, a fraction
-of a second a round) runs in a thread of its own, so the table never waits for it; rounds that
-settle while it weighs are weighed together next. A player's
-evidence (a player card's across spots, else a spot's) runs from the daemon's start; when it
-first reaches the alert level the table is handed a ``protection.evidence`` input, which the fold
+clock's last measured offset (``clock.offset``). The weighing (tabled.math.protection, about a
+second a round of seven spots) runs in a thread of its own, so the table never waits for it;
+rounds that settle while it weighs are weighed together next. A player's evidence (a player
+card's across spots, else a spot's) runs from the daemon's start; when it first reaches the alert
+level the table is handed a ``protection.evidence`` input, which the fold
 writes down as a ``protection.alert`` note for the pit and the floor (tabled/table/protection.py).
 ``tabled report protection`` weighs the whole journal again.
 """
