@@ -2,10 +2,11 @@
 
 A listener on the table's effects (it runs in the table's loop) keeps each round's ``round.dealt``
 and ``round.settled`` notes, who sits where (``player.seated``, ``player.rating``) and the table
-clock's last measured offset (``clock.offset``). The weighing (tabled.math.protection, a fraction
-of a second a round) runs in a thread of its own, so the table never waits for it. A player's
-evidence (a player card's across spots, else a spot's) runs from the daemon's start; when it
-first reaches the alert level the table is handed a ``protection.evidence`` input, which the fold
+clock's last measured offset (``clock.offset``). The weighing (tabled.math.protection, about a
+second a round of seven spots) runs in a thread of its own, so the table never waits for it;
+rounds that settle while it weighs are weighed together next. A player's evidence (a player
+card's across spots, else a spot's) runs from the daemon's start; when it first reaches the alert
+level the table is handed a ``protection.evidence`` input, which the fold
 writes down as a ``protection.alert`` note for the pit and the floor (tabled/table/protection.py).
 ``tabled report protection`` weighs the whole journal again.
 """
@@ -13,6 +14,7 @@ writes down as a ``protection.alert`` note for the pit and the floor (tabled/tab
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -41,6 +43,8 @@ class ProtectionWatch:
         self.clock: dict[str, Any] | None = None        # the last ``clock.offset`` noted
         self.started: tuple[str | None, dict[str, Any] | None] = (None, None)  # the round in play's
         self.players: dict[str, SpotEvidence] = {}      # a player card's evidence, or a spot's
+        self.waiting: list[tuple[str, dict[str, Any]]] = []  # rounds settled, not yet weighed
+        self.lock = threading.Lock()
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="protection")  # one: the rounds in order
 
     def __call__(self, effects: list[Effect]) -> None:
@@ -62,16 +66,36 @@ class ProtectionWatch:
                 clock = self.started[1] if self.started[0] == e.round_id else self.clock
                 got = {"time_us": self.now_ms() * 1000, "seqs": [], "round.dealt": self.dealt.pop(e.round_id),
                        "round.settled": e.payload, "cards": self.seating.cards(), "clock": clock}
-                self.pool.submit(self._weigh, e.round_id, got)
+                self._queue(e.round_id, got)
 
-    def _weigh(self, round_id: str, got: dict[str, Any]) -> None:
-        try:
-            decided = round_decisions(round_id, got)
-        except (KeyError, TypeError, ValueError) as exc:
-            log.warning("protection.unreadable", round_id=round_id, error=str(exc))
-            return
-        for d, fact in zip(decided, facts_of(decided, self.paytable, self.rng), strict=True):
-            self._add(d, fact)
+    def _queue(self, round_id: str, got: dict[str, Any]) -> None:
+        """The round waits for the weighing thread; rounds settled while it was busy are weighed
+        together (a batch costs far less a decision than one round alone)."""
+        with self.lock:
+            self.waiting.append((round_id, got))
+            if len(self.waiting) > 1:
+                return  # the thread is already on its way to them
+        self.pool.submit(self._weigh)
+
+    def _weigh(self) -> None:
+        while True:
+            with self.lock:
+                batch = list(self.waiting)
+            decided: list[Decided] = []
+            for round_id, got in batch:
+                try:
+                    decided += round_decisions(round_id, got)
+                except (KeyError, TypeError, ValueError) as exc:
+                    log.warning("protection.unreadable", round_id=round_id, error=str(exc))
+            try:
+                for d, fact in zip(decided, facts_of(decided, self.paytable, self.rng), strict=True):
+                    self._add(d, fact)
+            except Exception:  # a fault in the weighing is logged; it never holds up the next rounds
+                log.exception("protection.failed", rounds=[round_id for round_id, _ in batch])
+            with self.lock:
+                del self.waiting[:len(batch)]
+                if not self.waiting:
+                    return
 
     def _add(self, d: Decided, fact: protection.Decision) -> None:
         before = self.players.get(subject(d))

@@ -115,10 +115,29 @@ def _flush_correction(dead: np.ndarray, known: np.ndarray, thresholds: np.ndarra
         sl = slice(start, start + 4096)
         ok = ((ft.masks[None, :] & need[sl, None]) == need[sl, None]) & ((ft.masks[None, :] & blocked[sl, None]) == 0)
         t = thresholds[rows[sl]]
-        flush_below = (ok[:, :, None] & (ft.flush_value[None, :, None] < t[:, None, :])).sum(axis=1)
-        plain_below = (ok[:, :, None] & (ft.plain_value[None, :, None] < t[:, None, :])).sum(axis=1)
-        out[rows[sl]] = flush_below - plain_below
+        (by_flush, flush_sorted), (by_plain, plain_sorted) = _sorted_flush_values()
+        out[rows[sl]] = _below(ok[:, by_flush], flush_sorted, t) - _below(ok[:, by_plain], plain_sorted, t)
     return out
+
+
+def _in_order(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    order = np.argsort(values, kind="stable")
+    return order, values[order]
+
+
+@cache
+def _sorted_flush_values() -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """The flush tables' rank sets in order of their flush value, and of their plain value."""
+    ft = counting.flush_tables()
+    return _in_order(ft.flush_value), _in_order(ft.plain_value)
+
+
+def _below(ok: np.ndarray, values: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
+    """Per row and threshold t: how many of the row's ``ok`` rank sets (columns, in order of
+    ``values``) have a value below t: a running count read where t falls."""
+    running = np.zeros((len(ok), ok.shape[1] + 1), dtype=np.int64)
+    np.cumsum(ok, axis=1, out=running[:, 1:])
+    return np.take_along_axis(running, np.searchsorted(values, thresholds), axis=1)
 
 
 def raise_margin(counts: np.ndarray, value: np.ndarray, paytable: Paytable) -> np.ndarray:

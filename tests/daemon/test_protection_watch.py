@@ -90,3 +90,40 @@ async def test_a_carded_player_is_weighed_across_spots_and_the_alert_names_the_c
     assert all(r["player"] == "\u2022\u2022\u2022\u20221001" for r in payload["rounds"])
     # the spots it left behind are weighed as spots, apart from the player
     assert "spot 1" in watch.players and not watch.players["spot 1"].alert
+
+
+@pytest.mark.timeout(120)
+async def test_a_fault_in_the_weighing_is_logged_and_the_next_rounds_are_still_weighed(monkeypatch):
+    import tabled.daemon.protection as live
+
+    loop = asyncio.get_running_loop()
+    weighed: list[list[str]] = []
+    failed, done = asyncio.Event(), asyncio.Event()
+    real = live.facts_of
+
+    def facts_of(decided, paytable, rng):
+        weighed.append(sorted({d.round_id for d in decided}))
+        if len(weighed) == 1:
+            loop.call_soon_threadsafe(failed.set)
+            raise RuntimeError("the weighing failed")
+        return real(decided, paytable, rng)
+
+    monkeypatch.setattr(live, "facts_of", facts_of)
+    watch = ProtectionWatch(PAYTABLE, lambda kind, payload: None, loop, lambda: 0, seed=1)
+    counted = watch._add
+
+    def add(d, fact):
+        counted(d, fact)
+        if (d.round_id, d.spot) == ("T01-000002", 4):  # the round's last spot
+            loop.call_soon_threadsafe(done.set)
+    watch._add = add
+    rng = np.random.default_rng(9)
+    try:
+        watch(round_notes(1, rng, flashed=1))
+        await asyncio.wait_for(failed.wait(), timeout=100)  # the waits bound a hang only
+        watch(round_notes(2, rng, flashed=1))
+        await asyncio.wait_for(done.wait(), timeout=100)
+    finally:
+        watch.close()
+    assert weighed == [["T01-000001"], ["T01-000002"]]
+    assert watch.players["spot 2"].evidence.rounds == 1  # the later round counted, the failed one not
