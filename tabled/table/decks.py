@@ -245,6 +245,9 @@ class Decks:
         return [notes.shuffle_fault(p["fault"], p.get("deck"), rule, _id(r)), *self.fault(p["fault"], p.get("deck"), r)]
 
     def fault(self, fault: str, deck: str | None, r: Round | None) -> list[Effect]:
+        """15.1: a jam, a failed cycle or a shuffle that did not intermix is shuffled again; any
+        other fault means the device can no longer operate as intended (15.2): the round dealing
+        from it is void (15.2.1) and play waits for another device or the shoe (15.2.2)."""
         if fault in SHUFFLE_FAULTS:  # 15.1: the cards are reshuffled
             d = deck or self.next_deck
             if d in DECKS:

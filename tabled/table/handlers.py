@@ -128,6 +128,7 @@ ACTIONS: dict[str, Action] = {
 
 
 def _wager(core: TableCore, p: dict[str, Any]) -> list[Effect]:
+    """5.2: a wager is taken only by a round open for it; chips put down between rounds are flagged."""
     if core.round is None:
         return [Say("no round is open for wagers", p.get("spot"), "5.2", "flag")] if p.get("cents") else []
     return core.round.handle("wager", p)
@@ -144,6 +145,7 @@ def _players(kind: str) -> Handler:
 
 
 def _shoe(kind: str) -> Handler:
+    """The shoe's troubles (7.3, 14.1, 3.7: TableCore.shoe_happening)."""
     return lambda core, p: core.shoe_happening(kind, p)
 
 
