@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import random
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -296,6 +297,8 @@ class Shipper:
         self._reporting = True           # False on a server whose schema has no journal_report_head
         self.error: str | None = None    # what the last failed connection or batch said (None once one works)
         self._wake = asyncio.Event()
+        # a read runs in a thread that a cancelled session cannot stop: the journal closes after it
+        self._reading = threading.Lock()
         self._caught_up = asyncio.Event()
         self._moved = asyncio.Event()    # set when the central head is read again, or a try fails
 
@@ -361,7 +364,7 @@ class Shipper:
             self.trouble.ended(table_id=self.table_id, lag=self.lag)
             check: str | None = digest
             while self.diverged is None:
-                sent = await asyncio.to_thread(self._read_after, journal, seq, check)
+                sent = await asyncio.to_thread(self._read_locked, journal, seq, check)
                 if sent is None:
                     return
                 check = None
@@ -380,8 +383,8 @@ class Shipper:
                     seq = self.shipped = sent[-1][0].seq
                     self._moved.set()
         finally:
-            if journal is not None:
-                journal.close()
+            if journal is not None:  # never under a read still running in its thread (SQLite would crash)
+                await asyncio.shield(asyncio.to_thread(self._close_locked, journal))
             with contextlib.suppress(Exception):
                 await conn.close()
 
@@ -418,6 +421,14 @@ class Shipper:
         self.shipped, self.error = seq, None
         self._moved.set()
         return seq, digest
+
+    def _read_locked(self, journal: Journal, seq: int, digest: str | None) -> list[tuple[Record, str]] | None:
+        with self._reading:
+            return self._read_after(journal, seq, digest)
+
+    def _close_locked(self, journal: Journal) -> None:
+        with self._reading:
+            journal.close()
 
     def _read_after(self, journal: Journal, seq: int, digest: str | None) -> list[tuple[Record, str]] | None:
         """The local records after the central head (None when the two disagree there); ``digest``

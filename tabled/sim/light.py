@@ -29,6 +29,7 @@ from tabled.journal.store import Journal
 from tabled.game.progressive import ProgressiveHit, ProgressiveSchedule
 from tabled.game.ranking import Category
 from tabled.pool.base import PoolError, PoolUnavailable
+from tabled.pool.local import finish_even_if_cancelled
 from tabled.pool.postgresql import PostgresPool
 
 #: a round's records: (kind, payload) in order
@@ -115,7 +116,8 @@ class LightTable:
                     "contribution", round_id, lambda: pool.contribute_round(self.table_id, round_id, wagers), stop)
             # a table has its PC to itself: here many share a process, so one table's commit (its
             # fsync) does not hold the others' play and shipping
-            await asyncio.to_thread(journal.append, kind, payload, round_id)
+            # to its end even if the table is stopped meanwhile: the journal closes after it, not under it
+            await finish_even_if_cancelled(asyncio.to_thread(journal.append, kind, payload, round_id))
             assert self.shipper is not None
             self.shipper.wake()
             await asyncio.sleep(step * rng.uniform(0.5, 1.5))
