@@ -112,6 +112,19 @@ def effective_toml(cfg: Config) -> str:
     return "\n".join(out)
 
 
+def _staff_list_hint(file: str | None) -> str:
+    """A staff list (``[[person]]``, docs/staff.md) given where a table's config was meant."""
+    import tomllib
+    from pathlib import Path
+    try:
+        doc = tomllib.loads(Path(file).read_text(encoding="utf-8")) if file else {}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return ""
+    if "person" in doc and "table" not in doc:
+        return "; this file is a staff list, not a table's config: a config names it as [staff] file (docs/staff.md)"
+    return ""
+
+
 def run(args: argparse.Namespace) -> int:
     from tabled.daemon.config import ConfigError, check_may_start, find_config, load_config
     from tabled.daemon.provenance import check_software, refusal
@@ -120,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         cfg = load_config(path)
         check_may_start(cfg)
     except ConfigError as exc:
-        raise UserError(str(exc)) from None
+        raise UserError(str(exc) + _staff_list_hint(args.file)) from None
     # the installed software against the release manifest, as every start checks it (provenance.py)
     why = refusal(check_software(cfg.software), cfg.software.development)
     if why is not None:

@@ -236,3 +236,11 @@ def test_effective_toml_keeps_players_and_device_serials():
     text = effective_toml(sim)
     assert tomllib.loads(text)["simulation"]["players"][3] == {
         "spot": 4, "ante_cents": 2500, "progressive": True, "strategy": "optimal", "card": "4000100010004004"}
+
+
+def test_a_staff_list_given_as_a_config_is_named_for_what_it_is(capsys):
+    code, out, err = cli(capsys, "config", "check", str(REPO / "config" / "sim-staff.toml"))
+    assert code == 2 and out == ""
+    assert "table: is missing" in err and "this file is a staff list, not a table's config" in err
+    code, out, err = cli(capsys, "config", "check", str(HARDWARE.with_name("no-such.toml")))
+    assert code == 2 and "staff list" not in err
