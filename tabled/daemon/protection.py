@@ -89,7 +89,7 @@ class ProtectionWatch:
                     log.warning("protection.unreadable", round_id=round_id, error=str(exc))
             try:
                 for d, fact in zip(decided, facts_of(decided, self.paytable, self.rng), strict=True):
-                    self._add(d, fact)
+                    self.count(d, fact)
             except Exception:  # a fault in the weighing is logged; it never holds up the next rounds
                 log.exception("protection.failed", rounds=[round_id for round_id, _ in batch])
             with self.lock:
@@ -97,7 +97,7 @@ class ProtectionWatch:
                 if not self.waiting:
                     return
 
-    def _add(self, d: Decided, fact: protection.Decision) -> None:
+    def count(self, d: Decided, fact: protection.Decision) -> None:
         before = self.players.get(subject(d))
         alerted = before is not None and before.alert
         se = add(self.players, d, fact)

@@ -424,13 +424,13 @@ class Shipper:
 
     def _read_locked(self, journal: Journal, seq: int, digest: str | None) -> list[tuple[Record, str]] | None:
         with self._reading:
-            return self._read_after(journal, seq, digest)
+            return self.read_after(journal, seq, digest)
 
     def _close_locked(self, journal: Journal) -> None:
         with self._reading:
             journal.close()
 
-    def _read_after(self, journal: Journal, seq: int, digest: str | None) -> list[tuple[Record, str]] | None:
+    def read_after(self, journal: Journal, seq: int, digest: str | None) -> list[tuple[Record, str]] | None:
         """The local records after the central head (None when the two disagree there); ``digest``
         is checked when given (a session's first read: after that the head is what it sent)."""
         self.local_head = journal.head[0]

@@ -110,13 +110,13 @@ async def test_a_fault_in_the_weighing_is_logged_and_the_next_rounds_are_still_w
 
     monkeypatch.setattr(live, "facts_of", facts_of)
     watch = ProtectionWatch(PAYTABLE, lambda kind, payload: None, loop, lambda: 0, seed=1)
-    counted = watch._add
+    counted = watch.count
 
     def add(d, fact):
         counted(d, fact)
         if (d.round_id, d.spot) == ("T01-000002", 4):  # the round's last spot
             loop.call_soon_threadsafe(done.set)
-    watch._add = add
+    watch.count = add
     rng = np.random.default_rng(9)
     try:
         watch(round_notes(1, rng, flashed=1))

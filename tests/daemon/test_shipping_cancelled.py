@@ -44,7 +44,7 @@ async def test_a_session_cancelled_mid_read_closes_its_journal_only_after_the_re
     shipper = Shipper(path, "T01", connect)
     reading, release = threading.Event(), threading.Event()
     order: list[str] = []
-    read_after, close = shipper._read_after, Journal.close
+    read_after, close = shipper.read_after, Journal.close
 
     def slow_read(journal, seq, digest):
         reading.set()
@@ -56,7 +56,7 @@ async def test_a_session_cancelled_mid_read_closes_its_journal_only_after_the_re
         order.append("close")
         close(journal)
 
-    shipper._read_after = slow_read
+    shipper.read_after = slow_read
     Journal.close = closing
     try:
         task = asyncio.create_task(shipper.run())
