@@ -113,12 +113,16 @@ def effective_toml(cfg: Config) -> str:
 
 
 def _staff_list_hint(file: str | None) -> str:
-    """A staff list (``[[person]]``, docs/staff.md) given where a table's config was meant."""
+    """A staff list (``[[person]]``, docs/staff.md) given where a table's config was meant: asked
+    only of a file the config's reader has read whole and found without a table."""
     import tomllib
     from pathlib import Path
+    if not file:
+        return ""
     try:
-        doc = tomllib.loads(Path(file).read_text(encoding="utf-8")) if file else {}
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        with Path(file).open("rb") as f:
+            doc = tomllib.loads(f.read(1 << 20).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return ""
     if "person" in doc and "table" not in doc:
         return "; this file is a staff list, not a table's config: a config names it as [staff] file (docs/staff.md)"
@@ -133,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         cfg = load_config(path)
         check_may_start(cfg)
     except ConfigError as exc:
-        raise UserError(str(exc) + _staff_list_hint(args.file)) from None
+        raise UserError(str(exc) + (_staff_list_hint(args.file) if "table: is missing" in str(exc) else "")) from None
     # the installed software against the release manifest, as every start checks it (provenance.py)
     why = refusal(check_software(cfg.software), cfg.software.development)
     if why is not None:
