@@ -112,23 +112,6 @@ def effective_toml(cfg: Config) -> str:
     return "\n".join(out)
 
 
-def _staff_list_hint(file: str | None) -> str:
-    """A staff list (``[[person]]``, docs/staff.md) given where a table's config was meant: asked
-    only of a file the config's reader has read whole and found without a table."""
-    import tomllib
-    from pathlib import Path
-    if not file:
-        return ""
-    try:
-        with Path(file).open("rb") as f:
-            doc = tomllib.loads(f.read(1 << 20).decode("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
-        return ""
-    if "person" in doc and "table" not in doc:
-        return "; this file is a staff list, not a table's config: a config names it as [staff] file (docs/staff.md)"
-    return ""
-
-
 def run(args: argparse.Namespace) -> int:
     from tabled.daemon.config import ConfigError, check_may_start, find_config, load_config
     from tabled.daemon.provenance import check_software, refusal
@@ -137,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         cfg = load_config(path)
         check_may_start(cfg)
     except ConfigError as exc:
-        raise UserError(str(exc) + (_staff_list_hint(args.file) if "table: is missing" in str(exc) else "")) from None
+        raise UserError(str(exc)) from None
     # the installed software against the release manifest, as every start checks it (provenance.py)
     why = refusal(check_software(cfg.software), cfg.software.development)
     if why is not None:

@@ -731,7 +731,9 @@ def parse_config(data: Mapping[str, Any], where: str, base: Path) -> Config:
     """Check already-parsed TOML; ``base`` is the directory relative paths are resolved against."""
     top = _file(data, where)
     if "table" not in data:
-        raise top.fail("table", "is missing (the [table] section with id and spots)")
+        staff_list = ("; this file is a staff list, not a table's config: a config names it as [staff] file "
+                      "(docs/staff.md)") if "person" in data else ""
+        raise top.fail("table", "is missing (the [table] section with id and spots)" + staff_list)
     table = _table(top.section("table"), base)
     journal = _journal(top.section("journal", {}), base)
     pools = _pools(top, base, table.profile)
