@@ -72,6 +72,10 @@ async def open_pools(cfg: Config,
             if not pool.ready:
                 log.warning("pool.unreachable_at_start", pool=entry.name, rule="14.13",
                             detail="the table starts under the 14.13 fault; the pool connects when it can")
+            elif pool.config_differs:
+                log.warning("pool.config_differs", pool=entry.name, differs=pool.config_differs,
+                            detail="the pool plays under its recorded settings; a change is proposed and "
+                                   "approved by two people: tabled pool propose --who --approved-by")
     except PoolError as exc:
         for each in opened:
             await each.close()

@@ -172,9 +172,18 @@ def clock(cfg: Config, journal: Journal) -> Finding:
                    + (f"; error condition standing: {fault.payload.get('reason')}" if standing and fault else ""))
 
 
+def config_differs(entry: Any, latest: Any) -> str:
+    """What a ``[[pools]]`` entry sets (rate, reset value) that the pool's latest version does not hold."""
+    return "; ".join(f"{what} {getattr(entry, what)} (version {latest.version}: {getattr(latest.settings, what)})"
+                     for what in ("contribution_bp", "reset_cents")
+                     if getattr(entry, what) != getattr(latest.settings, what))
+
+
 def pool_settings(cfg: Config) -> Finding:
-    """Each pool's settings in force, and any pending, recorded with a second person's approval
-    (``tabled pool propose --approved-by``: "...; approved by ..." in the version's who)."""
+    """Every change of each pool's settings recorded with a second person's approval (``tabled pool
+    propose --approved-by``: "...; approved by ..." in the version's who); the first version, the
+    pool's opening from the config at install, is not a change. A config asking for other settings
+    than the pool's latest is told: the pool does not take it."""
     requirement = "a change of the pool's settings approved by two people of different departments; a reset keyed"
     source = "N.J.A.C. 13:69D-1.52; Pennsylvania 605a.7"
     from concurrent.futures import ThreadPoolExecutor
@@ -200,12 +209,18 @@ def pool_settings(cfg: Config) -> Finding:
             said.append(f"pool {entry.name}: cannot be read: {exc}")
             ok = False
             continue
-        shown = [v for v in history if v.active or v.pending]
-        for v in shown:
+        for v in history:
+            opened = v.version == 1 and v.why == "pool opened"  # the install's settings, not a change
             approved = "; approved by " in v.who
-            ok = ok and approved
-            said.append(f"pool {entry.name} version {v.version} ({'in force' if v.active else 'pending'}) recorded "
-                        f"by {v.who}" + ("" if approved else ": no second person's approval"))
+            if (opened or approved) and not (v.active or v.pending):
+                continue  # the settings of an earlier jackpot, rightly recorded
+            ok = ok and (approved or opened)
+            state = "in force" if v.active else "pending" if v.pending else "earlier"
+            said.append(f"pool {entry.name} version {v.version} ({state}) recorded by {v.who}"
+                        + (" when the pool opened" if opened else "" if approved else ": no second person's approval"))
+        if history and (differs := config_differs(entry, history[-1])):
+            said.append(f"pool {entry.name}: the config asks for {differs}, not applied: a change is "
+                        "proposed and approved by two people (tabled pool propose)")
     return Finding(requirement, source, "procedural", ok, "; ".join(said) or "no pool configured")
 
 

@@ -23,9 +23,9 @@ __all__ = [
 async def open_pool(entry: Any, table_id: str, *, clock: Clock = utc_now, create: bool = True,
                     wait_for_link: bool = False, signing_key: Any = None) -> LedgerPool:
     """Open the pool of one ``[[pools]]`` entry (name, backend, path or dsn, contribution_bp,
-    reset_cents). With ``create`` the pool is created when missing; for a local pool a changed rate or
-    reset value is recorded as a new settings version by ``config:<table>`` (it takes effect after
-    the next win); a linked pool's settings change only through ``tabled pool propose``.
+    reset_cents). With ``create`` the pool is created when missing, its first settings version
+    recorded by ``config:<table>``; an existing pool's settings change only through ``tabled pool
+    propose`` (two people), and a config that asks for others is told in ``config_differs``.
     Without it (the ``tabled pool`` commands), only an existing pool is opened and nothing is written.
     With ``wait_for_link`` (the daemon) a linked pool whose database cannot be reached is opened all
     the same and connects when it can (its calls raise PoolUnavailable until then: rule 14.13).

@@ -150,10 +150,6 @@ class LedgerPool:
 
     dialect = ""
     retries = 8
-    #: an existing pool whose settings differ from those given at opening records them as the next
-    #: version (local: the table's config is the one source). A linked pool does not: the tables'
-    #: configs could disagree and take turns; its changes go through ``tabled pool propose``.
-    config_proposes_changes = True
     #: how the pool's row is written back (balance, epoch, settings version, ledger seq, hit seq, name)
     _save_sql = ("UPDATE pools SET balance_cents = %s, epoch = %s, settings_version = %s, ledger_seq = %s,"
                  " hit_seq = %s WHERE name = %s")
@@ -164,6 +160,9 @@ class LedgerPool:
         self.table_id = _check_id("table id", table_id)
         self._initial_settings = settings
         self._initial_who = who
+        #: what the settings given at opening (the config's) ask for that the pool's latest version
+        #: does not hold: a change of a pool's settings needs two people (``tabled pool propose``)
+        self.config_differs: str | None = None
         self._clock = clock
         self._settings_cache: dict[tuple[str, int], PoolSettings] = {}
 
@@ -234,8 +233,10 @@ class LedgerPool:
 
     # ---- opening ---------------------------------------------------------------------------------
     async def _open_pool(self) -> None:
-        """Create the pool at its reset value when the database has none by this name; record a
-        settings change the configuration asks for (it takes effect after the jackpot is won)."""
+        """Create the pool at its reset value when the database has none by this name. An existing
+        pool keeps its recorded settings: a change is proposed by one person and approved by another
+        (N.J.A.C. 13:69D-1.52), never taken from a table's config, so one that differs is only told
+        (``config_differs``)."""
         async def work(tx: Tx) -> None:
             settings = self._initial_settings
             if settings is None:  # only reading: no lock (an auditor may not take one)
@@ -249,8 +250,8 @@ class LedgerPool:
                     raise PoolError(f"there is no pool named {self.name!r} in this database, and no settings"
                                     " to create it with")
                 await self._create(tx, self.name, settings, self._initial_who)
-            elif settings is not None and self.config_proposes_changes:
-                await self._propose(tx, settings, self._initial_who, "configuration")
+            else:
+                self.config_differs = await self._differs(tx, settings)
         await self._run(work)
 
     async def _create(self, tx: Tx, name: str, settings: PoolSettings, who: str) -> None:
@@ -263,6 +264,15 @@ class LedgerPool:
         await self._insert_settings(tx, name, 1, settings, who, "pool opened")
         await self._append(tx, p, "open", settings.reset_cents, "pool opened at its reset value", who=who)
         await self._save(tx, p)
+
+    async def _differs(self, tx: Tx, given: PoolSettings) -> str | None:
+        """The rate and reset value a config gives (all a ``[[pools]]`` entry sets) against the
+        pool's latest settings version, in words; None when they agree."""
+        latest = await self._latest_version(tx, self.name)
+        held = await self._settings(tx, self.name, latest)
+        said = [f"{what} {getattr(given, what)} (version {latest}: {getattr(held, what)})"
+                for what in ("contribution_bp", "reset_cents") if getattr(given, what) != getattr(held, what)]
+        return "; ".join(said) or None
 
     async def _insert_settings(self, tx: Tx, pool: str, version: int, s: PoolSettings, who: str, why: str) -> None:
         await tx.run("INSERT INTO pool_settings (pool, version, contribution_bp, reset_cents, limit_cents,"

@@ -136,7 +136,6 @@ class _PgTx:
 
 class PostgresPool(LedgerPool):
     dialect = "postgresql"
-    config_proposes_changes = False
     _save_sql = "SELECT tabled_pool_save(%s, %s, %s, %s, %s, %s)"  # checked against the ledger
 
     def __init__(self, dsn: str, name: str, table_id: str, settings: PoolSettings | None = None, *,

@@ -121,18 +121,31 @@ def test_the_pools_settings_pass_only_with_a_second_persons_approval(tmp_path, c
     path = tmp_path / "pool.db"
 
     async def create() -> None:
-        pool = await LocalPool.open(path, "main", "T01", PoolSettings(5000, 1_000_000))
+        pool = await LocalPool.open(path, "main", "T01", PoolSettings(5000, 1_000_000), who="config:T01")
         await pool.close()
     asyncio.run(create())
     cfg = load_config(None)
-    cfg = dataclasses.replace(cfg, pools=tuple(dataclasses.replace(p, path=path) for p in cfg.pools))
-    first = compliance.pool_settings(cfg)
-    assert not first.passed and first.evidence.endswith("no second person's approval")
+    cfg = dataclasses.replace(cfg, pools=tuple(dataclasses.replace(p, path=path, contribution_bp=5000,
+                                                                   reset_cents=1_000_000) for p in cfg.pools))
+    opened = compliance.pool_settings(cfg)
+    assert opened.passed, opened.evidence  # the opening is the install's settings, not a change
+    assert opened.evidence == "pool main version 1 (in force) recorded by config:T01 when the pool opened"
     assert main(["pool", "propose", "--path", str(path), "--contribution-bp", "6000", "--who", "manager Ng",
                  "--approved-by", "controller Ito", "--why", "promotion"]) == 0
     found = compliance.pool_settings(cfg)
+    assert found.passed, found.evidence
     assert "version 2 (pending) recorded by manager Ng; approved by controller Ito" in found.evidence
-    assert not found.passed  # the version in force still has no approval, until the jackpot is won
+    assert found.evidence.endswith("the config asks for contribution_bp 5000 (version 2: 6000), not applied: a change "
+                                   "is proposed and approved by two people (tabled pool propose)")
+
+    async def one_person() -> None:
+        pool = await LocalPool.open(path, "main", "T01")
+        await pool.propose_settings(PoolSettings(7000, 1_000_000), "manager Ng", "alone")
+        await pool.close()
+    asyncio.run(one_person())
+    alone = compliance.pool_settings(cfg)
+    assert not alone.passed
+    assert "version 3 (pending) recorded by manager Ng: no second person's approval" in alone.evidence
 
 
 def test_installs_and_restarts_are_read_from_the_journal(tmp_path):

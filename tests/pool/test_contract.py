@@ -433,13 +433,17 @@ def test_a_rounds_contributions_in_one_transaction_all_or_nothing(harness):
     harness.run(scenario)
 
 
-def test_a_local_pools_config_change_is_recorded_as_the_next_version(tmp_path):
+def test_a_config_asking_for_other_settings_changes_nothing_and_is_told(tmp_path):
+    """N.J.A.C. 13:69D-1.52: a pool's settings change only by two people (tabled pool propose), never
+    by a table's config; the opening version is the config's."""
     async def scenario():
-        pool = await LocalPool.open(tmp_path / "p.db", "main", "T01", MAIN)
+        pool = await LocalPool.open(tmp_path / "p.db", "main", "T01", MAIN, who="config:T01")
+        assert pool.config_differs is None
         await pool.close()
         pool = await LocalPool.open(tmp_path / "p.db", "main", "T01", PoolSettings(6000, 1_000_000), who="config:T01")
         history = await pool.settings_history()
-        assert [(v.version, v.who, v.why, v.pending) for v in history][-1] == (2, "config:T01", "configuration", True)
+        assert [(v.version, v.who, v.why, v.active) for v in history] == [(1, "config:T01", "pool opened", True)]
+        assert pool.config_differs == "contribution_bp 6000 (version 1: 7000)"
         await pool.close()
     asyncio.run(scenario())
 
