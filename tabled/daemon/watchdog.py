@@ -35,6 +35,7 @@ import hashlib
 import multiprocessing
 import os
 import shutil
+import signal
 import subprocess
 import time
 import zlib
@@ -246,7 +247,10 @@ def check_journal(path: Path, public_raw: bytes | None) -> dict[str, Any]:
 
 def _background() -> None:
     """The worker yields the processor and the disk to the table: the lowest scheduling priority,
-    and the idle I/O class where util-linux's ionice is there (the journal's commits go first)."""
+    and the idle I/O class where util-linux's ionice is there (the journal's commits go first).
+    Ctrl-C at a terminal reaches the whole process group: the table ends its worker itself
+    (:meth:`Worker.close`), so the worker ignores it rather than die printing a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     ionice = shutil.which("ionice")
     if ionice is not None:
         try:  # before its own priority falls: on a busy machine it would wait for the processor

@@ -209,3 +209,22 @@ def test_a_changed_stamp_is_read_again_at_once(tmp_path, monkeypatch):
         checked, _, _, _ = check_software(scope, found, None, known, turn)
         assert checked["problems"] == ["changed: structlog/_base.py"]
         flip(victim, turn)
+
+
+def test_the_workers_process_ignores_ctrl_c_the_table_ends_it_itself(capfd):
+    """Ctrl-C at a terminal reaches the whole process group; the worker must not die of it mid-check
+    (printing a traceback): the table stops, and closes its worker, on its own."""
+    import os
+    import signal
+
+    async def interrupted() -> tuple[int, int]:
+        worker = watchdog.Worker()
+        try:
+            pid = await asyncio.wait_for(worker.run(os.getpid), 60)
+            await asyncio.wait_for(worker.run(os.kill, pid, signal.SIGINT), 60)  # delivered before it returns
+            return pid, await asyncio.wait_for(worker.run(os.getpid), 60)
+        finally:
+            worker.close()
+    before, after = asyncio.run(interrupted())
+    assert after == before  # the same process answers: it ignored the interrupt
+    assert "Traceback" not in capfd.readouterr().err
