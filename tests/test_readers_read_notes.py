@@ -8,7 +8,7 @@ import pytest
 
 from tabled.daemon import pit as daemon_pit
 from tabled.floor import watch
-from tabled.reports import protection, rounds, shuffles
+from tabled.reports import protection, ratings, rounds, shuffles
 from tabled.table import kinds
 from tabled.views import pit, slip
 
@@ -20,6 +20,7 @@ READERS = {
     "reports and integrity (tabled/reports/rounds.py)": rounds.REPORT_KINDS,
     "shuffle report (tabled/reports/shuffles.py)": shuffles.KINDS,
     "game protection (tabled/reports/protection.py, tabled/daemon/protection.py)": protection.KINDS,
+    "player ratings (tabled/reports/ratings.py, tabled/floor/ratings.py)": ratings.RATING_KINDS,
 }
 
 

@@ -4,8 +4,10 @@ The file is FILE, else the one ``tabled run`` would read ($TABLED_CONFIG, else
 /etc/tabled/tabled.toml). Every check a start makes before it opens the journal is made: the
 config's own, the start's conditions, and the installed software against the release manifest
 the config names. A valid config is printed back as the effective configuration: every
-default filled in, every path resolved, a connection string's password hidden; it reads back as
-the same configuration. Exit status 0: valid; 2: any error, on one line naming the key (the unit
+default filled in, every path resolved, a connection string's password hidden, a simulated
+player's card number masked to its last four as everywhere outside the journal (the file is the
+operator's; what the check prints goes to terminals and logs); it reads back as the same
+configuration, those aside. Exit status 0: valid; 2: any error, on one line naming the key (the unit
 runs this as ``ExecStartPre=`` and does not restart on status 2).
 """
 
@@ -44,8 +46,9 @@ def _value(value: Any) -> str:
 
 
 def _player(p: Any) -> dict[str, Any]:
-    """A simulated player's keys; its persona's only when it is a simulated cheat."""
-    return {k: v for k, v in vars(p).items()
+    """A simulated player's keys, its card number masked; its persona's only when it is a simulated cheat."""
+    from tabled.table.players import masked
+    return {k: masked(v) if k == "card" else v for k, v in vars(p).items()
             if v is not None and (k not in ("persona", "sees", "group") or v not in (0, "honest"))}
 
 

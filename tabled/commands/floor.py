@@ -1,8 +1,9 @@
 """``tabled floor --config FILE``: serve the floor's view of every table (``/floor``) from the
 central PostgreSQL, until stopped. Prints the page's address, then logs. docs/floor.md.
 
-``tabled floor --config FILE --card NUMBER [--json]``: a player's rated sessions at every table,
-each with its exact theoretical loss, from the central copy (docs/ratings.md); then exits.
+``tabled floor --config FILE --card NUMBER [--json]``: a player's sessions at every table, each
+that ended and each open as the table's shipped journal stands (rounds, time seated and wagers so
+far), each with its exact theoretical loss, from the central copy (docs/ratings.md); then exits.
 
 ``tabled floor --config FILE --rate``: the exact theoretical loss of every rating shipped and not
 yet rated, into the central ``player_ratings_v2`` (docs/ratings.md); then exits. The serving floor
@@ -24,7 +25,7 @@ HELP = "serve the floor's view of every table (/floor) from the central PostgreS
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", required=True, help="the floor's config (a [floor] section)")
     parser.add_argument("--card", metavar="NUMBER",
-                        help="print this player card's rated sessions at every table, then exit")
+                        help="print this player card's sessions at every table, ended and open, then exit")
     parser.add_argument("--json", action="store_true", help="with --card: one JSON object per session per line")
     parser.add_argument("--whole-cards", action="store_true",
                         help="with --card --json: the card number whole (default: masked to its last four)")
@@ -129,8 +130,10 @@ def player(args: argparse.Namespace) -> int:
         return 0
     when = lambda ms: datetime.fromtimestamp(ms / 1000, UTC).strftime("%m-%d %H:%M")  # noqa: E731
     tables = sorted({r.table for r in ratings})
+    still = sum(1 for r in ratings if r.open)
     print(f"player card {masked(args.card)}: {len(ratings)} sessions at {len(tables)} tables"
-          + (f" ({', '.join(tables)})" if tables else ""))
+          + (f" ({', '.join(tables)})" if tables else "")
+          + (f", {still} open now (figures so far, to each table's last shipped record)" if still else ""))
     for r in ratings:
         print(rating_line(r, when))
     return 0

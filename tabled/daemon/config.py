@@ -77,6 +77,7 @@ from tabled.pool.settings import PoolSettings, check_pool_name
 from tabled.game.seats import MAX_SPOTS, MIN_SPOTS
 from tabled.daemon.staff import CHANGED_PINS, MAX_PIN_AGE_DAYS, StaffConfig, StaffError, read_staff
 from tabled.table.names import SERIAL_DEVICES, USB_DEVICES
+from tabled.table.players import card_problem
 from tabled.web.settings import (MAX_CONNECTIONS, Tls, Viewer, exposure_refused, listen_address, listen_of,
                                  max_connections_of, names_of, tls_of, viewers_of)
 
@@ -616,11 +617,12 @@ def _simulation(sec: Section, table: TableConfig) -> SimulationConfig:
                 raise p.fail("group", "only a colluder shares hands with a group (persona = \"colluder\")")
             group = p.text("group")
         card = p.get("card", None)
-        if card is not None and (not isinstance(card, str) or not card.isascii() or not card.isalnum()
-                                 or not 4 <= len(card) <= 32):
-            raise p.fail("card", f"must be a player card number of 4 to 32 letters and digits, got {card!r}")
+        problem = None if card is None else card_problem(card)
+        if problem is not None:  # in the fold's words, which never repeat the number
+            raise p.fail("card", problem.removeprefix("card: "))
         p.finish()
-        players.append(PlayerConfig(spot, ante, progressive, strategy, persona, sees, group, card))
+        players.append(PlayerConfig(spot, ante, progressive, strategy, persona, sees, group,
+                                    None if card is None else str(card)))  # text: card_problem said so
     sec.finish()
     return SimulationConfig(enabled, seed, rounds, pause, tuple(players), dealer, allow_service, pace, inspector,
                             mistakes)

@@ -10,20 +10,24 @@ read with the role ``tabled_ratings`` (granted to the management system's login)
 and nothing else. A later version is a new view beside the others: each keeps its columns.
 ``migrate`` is run by the administrator, after the journal's and the floor's own schemas.
 
-:func:`lookup` reads a player's ratings and the rounds they played from every table's shipped
-journal and rates them as ``tabled report players`` does (tabled/reports/ratings.py).
+:func:`lookup` reads a player's sessions and the rounds they played from every table's shipped
+journal and rates them as ``tabled report players`` does (tabled/reports/ratings.py): each that
+ended, and each open as far as its table's journal has been shipped (seated, with its rounds and
+wagers so far from the fold's ``player.round`` notes), its time seated counted to the table's
+newest shipped record.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from tabled.floor.central import FLOOR_ROLE
 from tabled.game.profiles import Profile
 from tabled.journal.central import AUDITOR
-from tabled.reports.ratings import RATING_KINDS, Rating, rate, rate_one
+from tabled.reports.ratings import ROUND_KINDS, Rating, rate, rate_one
 from tabled.reports.rounds import gather
 
 #: the role a casino management system reads the ratings with (or a login role granted it)
@@ -53,8 +57,11 @@ SELECT r.table_id,
 FROM journal_records r, LATERAL (SELECT r.payload::jsonb AS p) AS payload
 WHERE r.kind = 'player.rating';
 
--- the ratings and the rounds they played, found without reading every journal through
+-- the ratings and the rounds they played, and the sessions open, found without reading every journal through
 CREATE INDEX IF NOT EXISTS journal_records_ratings ON journal_records (table_id, seq) WHERE kind = 'player.rating';
+CREATE INDEX IF NOT EXISTS journal_records_seated ON journal_records (table_id, seq) WHERE kind = 'player.seated';
+CREATE INDEX IF NOT EXISTS journal_records_player_rounds ON journal_records (table_id, seq)
+    WHERE kind = 'player.round';
 CREATE INDEX IF NOT EXISTS journal_records_rounds ON journal_records (table_id, round_id) WHERE round_id IS NOT NULL;
 
 -- the exact theoretical loss of each rating record, written once by the floor (rate_pending)
@@ -103,22 +110,65 @@ def _rounds_of(conn: Any, table_id: str, payload: dict[str, Any]) -> list[Centra
     rows = conn.execute(
         "SELECT seq, time_us, round_id, kind, payload FROM journal_records WHERE table_id = %s "
         "AND round_id = ANY(%s) AND kind = ANY(%s) ORDER BY seq",
-        (table_id, rounds, sorted(RATING_KINDS - {"player.rating", "player.round"}))).fetchall()
+        (table_id, rounds, sorted(ROUND_KINDS))).fetchall()
     return [CentralRecord(s, t, r, k, json.loads(text)) for s, t, r, k, text in rows]
+
+
+def _of_card(conn: Any, kind: str, card: str) -> list[tuple[str, CentralRecord]]:
+    """The ``kind`` notes of ``card`` at every table (a ``player.seated`` or ``player.rating``)."""
+    rows = conn.execute("SELECT table_id, seq, time_us, round_id, kind, payload FROM journal_records "
+                        "WHERE kind = %s AND payload::jsonb ->> 'card' = %s ORDER BY table_id, seq",
+                        (kind, card)).fetchall()
+    return [(table_id, CentralRecord(seq, time_us, round_id, kind, json.loads(payload)))
+            for table_id, seq, time_us, round_id, kind, payload in rows]
+
+
+def _so_far(conn: Any, table_id: str, session: str, after: int) -> list[CentralRecord]:
+    """An open session's ``player.round`` notes after record ``after``, each holding only its own
+    figures (another player's are not this look-up's)."""
+    rows = conn.execute(
+        "SELECT seq, time_us, round_id, kind, payload FROM journal_records WHERE table_id = %s "
+        "AND kind = 'player.round' AND seq > %s AND payload::jsonb -> 'sessions' @> %s::jsonb ORDER BY seq",
+        (table_id, after, json.dumps([{"session": session}]))).fetchall()
+    out = []
+    for seq, time_us, round_id, kind, payload in rows:
+        p = json.loads(payload)
+        mine = [s for s in p.get("sessions", []) if s.get("session") == session]
+        out.append(CentralRecord(seq, time_us, round_id, kind, {**p, "sessions": mine}))
+    return out
+
+
+def _shipped_until_ms(conn: Any, table_id: str) -> int:
+    """The time of the newest record of ``table_id`` the central copy holds."""
+    row = conn.execute("SELECT time_us FROM journal_records WHERE table_id = %s ORDER BY seq DESC LIMIT 1",
+                       (table_id,)).fetchone()
+    return int(row[0]) // 1000
 
 
 def lookup(conn: Any, card: str, profile_of: Callable[[str], Profile]) -> list[Rating]:
     """Every session of ``card`` at every table, each with its exact theoretical loss (a
-    connection with the auditor's rights: it reads the journals' rounds)."""
-    ratings = conn.execute(
-        "SELECT table_id, seq, time_us, round_id, kind, payload FROM journal_records "
-        "WHERE kind = 'player.rating' AND payload::jsonb ->> 'card' = %s ORDER BY table_id, seq", (card,)).fetchall()
-    records: list[CentralRecord] = []
-    for table_id, seq, time_us, round_id, kind, payload in ratings:
-        p = json.loads(payload)
-        records += _rounds_of(conn, table_id, p)
-        records.append(CentralRecord(seq, time_us, round_id, kind, p))
-    return rate(records, profile_of)
+    connection with the auditor's rights: it reads the journals' rounds): each that ended, and
+    each still open as its table's shipped journal stands, with the rounds and wagers so far and
+    its end the table's newest shipped record (so its time seated is so far)."""
+    rated = _of_card(conn, "player.rating", card)
+    ended = {(table_id, r.payload.get("session")) for table_id, r in rated if not r.payload.get("interim")}
+    records: dict[tuple[str, int], CentralRecord] = {}   # by table and record: a round read twice counts once
+    open_at: dict[str, tuple[str, int]] = {}              # an open session: its table and first seating
+    for table_id, r in _of_card(conn, "player.seated", card):
+        session = r.payload.get("session")
+        if isinstance(session, str) and (table_id, session) not in ended:
+            open_at.setdefault(session, (table_id, r.seq))
+            records[table_id, r.seq] = r
+    for table_id, r in rated:
+        records.update(((table_id, x.seq), x) for x in [*_rounds_of(conn, table_id, r.payload), r])
+    for session, (table_id, seated) in open_at.items():
+        so_far = _so_far(conn, table_id, session, seated)
+        played = [[n.round_id, s["spot"]] for n in so_far for s in n.payload["sessions"] if s.get("round") == "played"]
+        records.update(((table_id, x.seq), x) for x in [*so_far, *_rounds_of(conn, table_id, {"rounds": played})])
+    shipped = {table_id: _shipped_until_ms(conn, table_id) for table_id, _ in open_at.values()}
+    ratings = rate((records[key] for key in sorted(records)), profile_of)
+    return [replace(r, end_ms=max(r.end_ms, shipped[open_at[r.session][0]])) if r.open and r.session in open_at
+            else r for r in ratings if r.card == card]
 
 
 def rate_pending(conn: Any, profile_of: Callable[[str], Profile], limit: int = 500) -> int:

@@ -15,7 +15,9 @@ expected win of the wagers and decisions the player actually made, given what th
 Amounts are integer cents; the theoretical loss is an exact fraction, shown rounded to the cent.
 A session's last rating is its figures: an interim one (a long session) is replaced by the next.
 A session still open at the end of a report's period is rated as it stood then, from the fold's
-``player.round`` notes (its running figures after each round), and marked open.
+``player.round`` notes (its running figures after each round), and marked open; one seated
+(``player.seated``) with no round finished yet is open with no rounds, seated since its card was
+read.
 """
 
 from __future__ import annotations
@@ -30,12 +32,15 @@ from tabled.game.round_facts import SpotStatus
 from tabled.math.progressive import progressive_math
 from tabled.table.players import masked
 
-from .rounds import Gathered, JournalRecord, SpotLine, gather
+from .rounds import Gathered, JournalRecord, SpotLine, gather, placed
 from .theory import DEALER_HANDS, theory_of_hands
 
+#: the fold's notes of the players' sessions
+SESSION_KINDS = frozenset({"player.seated", "player.round", "player.rating"})
+#: the notes of the rounds a session played, which its theoretical loss is computed from
+ROUND_KINDS = frozenset({"round.started", "round.dealt", "round.settled", "round.void", "round.finished"})
 #: what ratings read of a journal
-RATING_KINDS = frozenset({"player.rating", "player.round", "round.started", "round.dealt", "round.settled",
-                          "round.void", "round.finished"})
+RATING_KINDS = SESSION_KINDS | ROUND_KINDS
 DECIDED = (SpotStatus.PLAYED, SpotStatus.FOLDED)
 
 
@@ -65,6 +70,11 @@ class Rating:
         return self.ante_cents // self.rounds_played if self.rounds_played else 0
 
     @property
+    def seated_ms(self) -> int:
+        """How long the player sat, start to end (an open session: so far, as its figures stand)."""
+        return self.end_ms - self.start_ms
+
+    @property
     def theoretical_cents(self) -> int:
         return round(self.theoretical)
 
@@ -83,13 +93,20 @@ def latest(records: Iterable[JournalRecord], until_ms: int | None = None
     """Each session's figures as they stood at ``until_ms`` (None: the journal's end), and the
     rounds the records hold: a session that ended by then, its last ``player.rating``; one still
     open then, its running figures from the last ``player.round`` note (an ``open`` rating of the
-    rounds it had played), or failing that its last interim rating."""
+    rounds it had played), or failing that its last interim rating, or failing both (seated, no
+    round finished yet) no rounds since its ``player.seated`` note."""
     sessions: dict[str, Mapping[str, Any]] = {}
     running: dict[str, dict[str, Any]] = {}
+    seated: dict[str, dict[str, Any]] = {}
     played: dict[str, list[list[Any]]] = {}
     rounds: list[JournalRecord] = []
     for r in records:
-        if r.kind == "player.rating" and isinstance(r.payload.get("session"), str):
+        if r.kind == "player.seated" and isinstance(r.payload.get("session"), str):
+            at = placed(r)[1] // 1000
+            if until_ms is None or at <= until_ms:
+                name = r.payload["session"]
+                seated[name] = just_seated(r.payload, seated.get(name), at)
+        elif r.kind == "player.rating" and isinstance(r.payload.get("session"), str):
             if until_ms is None or r.payload.get("end_ms", 0) <= until_ms:
                 sessions[r.payload["session"]] = r.payload
         elif r.kind == "player.round":
@@ -106,7 +123,21 @@ def latest(records: Iterable[JournalRecord], until_ms: int | None = None
         ended = sessions.get(name)
         if ended is None or (ended.get("interim") and ended.get("end_ms", 0) <= standing["end_ms"]):
             sessions[name] = standing
+    for name, sitting in seated.items():
+        sessions.setdefault(name, sitting)
     return sessions, gather(rounds)
+
+
+def just_seated(p: Mapping[str, Any], before: Mapping[str, Any] | None, at_ms: int) -> dict[str, Any]:
+    """A session seated (``player.seated``) and not yet through a round: open, no rounds, since
+    its first seating (``before``: as the session stood, if it was seated already and moved)."""
+    spot = p.get("spot")
+    spots = list(before["spots"]) if before else []
+    return {"session": p["session"], "card": p.get("card"), "anonymous": p.get("card") is None, "spot": spot,
+            "spots": spots + ([spot] if spot not in spots else []),
+            "start_ms": before["start_ms"] if before else at_ms, "end_ms": at_ms, "reason": "open", "interim": True,
+            "rounds_played": 0, "rounds_sat_out": 0, "rounds_void": 0, "ante_cents": 0, "bet_cents": 0,
+            "progressive_cents": 0, "result_cents": 0, "rounds": []}
 
 
 def rate(records: Iterable[JournalRecord], profile_of: Callable[[str], Profile],
@@ -160,9 +191,14 @@ def dollars(cents: int) -> str:
     return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
 
 
+def duration(ms: int) -> str:
+    minutes = ms // 60_000
+    return f"{minutes // 60}h{minutes % 60:02d}m"
+
+
 FIELDS = ("session", "card", "table", "spots", "start_ms", "end_ms", "open", "reason", "rounds_played",
           "rounds_sat_out", "rounds_void", "ante_cents", "average_ante_cents", "bet_cents", "progressive_cents",
-          "result_cents", "theoretical_cents", "optimal_theoretical_cents", "unrated_hands")
+          "result_cents", "theoretical_cents", "optimal_theoretical_cents", "unrated_hands", "seated_ms")
 
 
 def rating_data(r: Rating, cards: bool) -> dict[str, Any]:
@@ -173,13 +209,14 @@ def rating_data(r: Rating, cards: bool) -> dict[str, Any]:
             "rounds_void": r.rounds_void, "ante_cents": r.ante_cents, "average_ante_cents": r.average_ante_cents,
             "bet_cents": r.bet_cents, "progressive_cents": r.progressive_cents, "result_cents": r.result_cents,
             "theoretical_cents": r.theoretical_cents, "optimal_theoretical_cents": round(r.optimal),
-            "unrated_hands": r.unrated_hands}
+            "unrated_hands": r.unrated_hands, "seated_ms": r.seated_ms}
 
 
 def rating_line(r: Rating, when: Callable[[int], str]) -> str:
     state = "open" if r.open else "ended"
     spots = ",".join(str(s) for s in r.spots)
-    return (f"{masked(r.card):>9}  {r.table} spot {spots:<5} {when(r.start_ms)}-{when(r.end_ms)} {state:<5}  "
+    return (f"{masked(r.card):>9}  {r.table} spot {spots:<5} {when(r.start_ms)}-{when(r.end_ms)} "
+            f"{duration(r.seated_ms):>6} {state:<5}  "
             f"rounds {r.rounds_played:>3} played {r.rounds_sat_out:>3} out {r.rounds_void:>2} void  "
             f"avg ante {dollars(r.average_ante_cents):>9}  ante {dollars(r.ante_cents):>10}  "
             f"bets {dollars(r.bet_cents):>10}  prog {dollars(r.progressive_cents):>8}  "
@@ -187,4 +224,5 @@ def rating_line(r: Rating, when: Callable[[int], str]) -> str:
             f"(decisions {dollars(round(r.decisions_cost)):>8})")
 
 
-__all__ = ["Rating", "rate", "rate_one", "latest", "rating_data", "rating_line", "FIELDS", "RATING_KINDS", "dollars"]
+__all__ = ["Rating", "rate", "rate_one", "latest", "just_seated", "rating_data", "rating_line", "duration", "FIELDS",
+           "RATING_KINDS", "ROUND_KINDS", "SESSION_KINDS", "dollars"]

@@ -14,14 +14,24 @@ from tabled.table.core import TableCore
 from tests.reports.test_ratings import seeded_session
 
 
-def write_journal(path, seed: int = 5, table: str = "T01") -> None:
-    """A journal of a seeded session at ``table``: each input and the notes it made, at the input's time."""
+#: the card read at spot 4 after the last round of a journal written with ``stay``
+LATE_CARD = "55556666"
+START_MS = 1_800_000_000_000    # 2027-01-15 08:00 UTC
+
+
+def write_journal(path, seed: int = 5, table: str = "T01", stay: bool = False) -> None:
+    """A journal of a seeded session at ``table``: each input and the notes it made, at the input's
+    time. With ``stay`` the carded players do not leave (their sessions stay open) and
+    :data:`LATE_CARD` is read at spot 4 at 08:04, after the last round: seated, no round yet."""
     h = seeded_session(seed, rounds=3)
+    inputs = h.inputs
+    if stay:
+        inputs = [i for i in inputs if i[0] != "player.leaves"] + [("player.card", {"spot": 4, "card": LATE_CARD}, h.t)]
     core = TableCore(table, 7, h.limits, h.profile)
-    start_ms = 1_800_000_000_000
+    start_ms = START_MS
     now = [0.0]
     with Journal.open(path, clock=lambda: now[0]) as journal:
-        for kind, payload, t in h.inputs:
+        for kind, payload, t in inputs:
             now[0] = (start_ms + t) / 1000
             effects = core.apply(kind, payload, start_ms + t)
             notes = [(e.kind, e.payload, e.round_id) for e in effects if hasattr(e, "kind")]
@@ -69,6 +79,30 @@ def test_a_session_open_at_the_end_of_the_period_is_reported_open_with_its_figur
     assert main(["report", "players", "--journal", str(path), *span]) == 0
     text = capsys.readouterr().out
     assert "3 sessions, 3 open at its end" in text and text.count(" open ") >= 3
+
+
+def test_a_player_seated_with_no_round_finished_yet_is_listed_open_with_none(tmp_path, capsys):
+    path = tmp_path / "journal.db"
+    write_journal(path, stay=True)
+    assert main(["report", "players", "--journal", str(path), "--json", "--whole-cards"]) == 0
+    rows = {r["card"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    assert set(rows) == {"11112222", "33334444", LATE_CARD, None}
+    late = rows[LATE_CARD]
+    assert (late["open"], late["reason"], late["spots"]) == (True, "open", [4])
+    assert late["start_ms"] == START_MS + 4 * 60_000 and late["seated_ms"] == 0
+    assert {k: late[k] for k in ("rounds_played", "rounds_sat_out", "ante_cents", "result_cents",
+                                 "theoretical_cents")} == dict.fromkeys(
+        ("rounds_played", "rounds_sat_out", "ante_cents", "result_cents", "theoretical_cents"), 0)
+    assert rows["11112222"]["open"] and rows["11112222"]["rounds_played"] == 3      # still seated: its rounds so far
+    assert main(["report", "players", "--journal", str(path), "--tz", "UTC"]) == 0
+    text = capsys.readouterr().out
+    assert "4 sessions, 4 open at its end" in text and LATE_CARD not in text
+    (line,) = [x for x in text.splitlines() if "\u2022\u2022\u2022\u20226666" in x]
+    assert "01-15 08:04-01-15 08:04  0h00m open " in line and "rounds   0 played" in line
+    # a period that ends before the card was read does not know of it yet
+    span = ["--from", "2027-01-15T08:00", "--to", "2027-01-15T08:03", "--tz", "UTC"]
+    assert main(["report", "players", "--journal", str(path), "--json", "--whole-cards", *span]) == 0
+    assert LATE_CARD not in capsys.readouterr().out
 
 
 def test_players_refuses_an_option_of_the_other_reports(tmp_path, capsys):

@@ -19,6 +19,7 @@ import pytest
 from tabled.cli import main
 from tabled.commands.config import effective_toml
 from tabled.daemon.config import SYSTEM_CONFIG, ConfigError, check_may_start, find_config, load_config, parse_config
+from tabled.table.players import masked
 
 REPO = Path(__file__).resolve().parents[2]
 SIM = REPO / "config" / "sim.toml"
@@ -140,6 +141,17 @@ def comparable(cfg):
     return replace(cfg, source=None, table=replace(cfg.table, profile_name="", profile_path=None))
 
 
+def read_back(out: str, cfg):
+    """The printed configuration read as a config, each simulated player's card (printed masked, as
+    ``masked`` shows it) put back whole from ``cfg``."""
+    doc = tomllib.loads(out)
+    for shown_player, player in zip(doc.get("simulation", {}).get("players", []), cfg.simulation.players):
+        assert shown_player.get("card") == (None if player.card is None else masked(player.card))
+        if player.card is not None:
+            shown_player["card"] = player.card
+    return parse_config(doc, "<check output>", Path("/nowhere"))
+
+
 def installed(tmp_path: Path) -> Path:
     """config/hardware.toml as on a table PC whose release manifest is not there: here, a
     development install instead."""
@@ -173,7 +185,7 @@ def test_check_prints_the_effective_config_which_reads_back_the_same(capsys, mon
     assert code == 0 and err == ""
     assert out.splitlines()[0] == f"# {path.resolve()}: valid. The effective configuration " \
                                   "(defaults filled in, paths resolved):"
-    again = parse_config(tomllib.loads(out), "<check output>", Path("/nowhere"))
+    again = read_back(out, load_config(path))
     assert comparable(again) == comparable(load_config(path))
     assert again.journal.path.is_absolute() and all(p.path.is_absolute() for p in again.pools)
 
@@ -189,7 +201,7 @@ def test_check_prints_every_key_a_config_may_set(capsys, monkeypatch, tmp_path):
                     + '\n[devices.shoe]\nport = "/dev/tabled-shoe"\n')
     code, out, _ = cli(capsys, "config", "check", str(path))
     assert code == 0
-    again = parse_config(tomllib.loads(out), "<check output>", Path("/nowhere"))
+    again = read_back(out, load_config(path))
     assert again.simulation.pace_ms == 25 and again.devices.shoe.port == "/dev/tabled-shoe"
     assert comparable(again) == comparable(load_config(path))
 
@@ -235,7 +247,33 @@ def test_effective_toml_keeps_players_and_device_serials():
     sim = load_config(SIM)
     text = effective_toml(sim)
     assert tomllib.loads(text)["simulation"]["players"][3] == {
-        "spot": 4, "ante_cents": 2500, "progressive": True, "strategy": "optimal", "card": "4000100010004004"}
+        "spot": 4, "ante_cents": 2500, "progressive": True, "strategy": "optimal",
+        "card": "\u2022\u2022\u2022\u20224004"}
+
+
+def test_check_shows_the_simulated_players_cards_masked_to_their_last_four(capsys, monkeypatch):
+    """The file is the operator's; the check's output goes to terminals and logs, where a card
+    number is masked as everywhere outside the journal (docs/ratings.md, "Privacy")."""
+    for name in SERVICE:
+        monkeypatch.delenv(name, raising=False)
+    cards = [p.card for p in load_config(SIM).simulation.players if p.card is not None]
+    assert len(cards) == 4
+    code, out, err = cli(capsys, "config", "check", str(SIM))
+    assert code == 0 and err == ""
+    assert not any(card in out for card in cards)
+    shown = [p.get("card") for p in tomllib.loads(out)["simulation"]["players"]]
+    assert shown[:4] == ["\u2022\u2022\u2022\u2022" + card[-4:] for card in cards] and shown[4:] == [None] * 3
+
+
+def test_a_bad_card_in_a_config_is_refused_without_its_number(capsys, tmp_path):
+    """A card number misread by a character is still a player's: the refusal says what is wrong only."""
+    path = tmp_path / "tabled.toml"
+    path.write_text(SIM.read_text().replace('card = "4000100010002002"', 'card = "4000-1000-1000-2002"')
+                    .replace('"sim-staff.toml"', f'"{SIM.parent}/sim-staff.toml"'))
+    code, out, err = cli(capsys, "config", "check", str(path))
+    assert (code, out) == (2, "")
+    assert one_line(err).endswith("simulation.players[1].card: a player card number is letters and digits only")
+    assert "4000-1000" not in err and "1000-2002" not in err
 
 
 def test_a_staff_list_given_as_a_config_is_named_for_what_it_is(capsys):

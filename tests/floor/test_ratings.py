@@ -15,20 +15,22 @@ from tabled.cli import main
 from tabled.floor import ratings
 from tabled.profiles import load_profile
 from tabled.reports.ratings import rate
-from tests.commands.test_report_players import write_journal
+from tests.commands.test_report_players import LATE_CARD, START_MS, write_journal
 from tabled.journal.store import Journal
 from tests.floor.casino import Casino, user_dsn
 
 pytestmark = pytest.mark.postgres
 
 
-def casino_with_players(pg_dsn, tmp_path) -> Casino:
+def casino_with_players(pg_dsn, tmp_path, stay: bool = False) -> Casino:
+    """Two tables' journals shipped (``stay``: the carded players still seated, and a third seated
+    with no round yet: tests/commands/test_report_players.py:write_journal)."""
     casino = Casino(pg_dsn, tmp_path / "casino", 2)
     with psycopg.connect(pg_dsn, autocommit=True) as admin:
         ratings.migrate(admin)
         ratings.migrate(admin)  # again: a migration brings an existing schema up to date
     for seed, t in enumerate(casino.tables, start=5):
-        write_journal(t.journal, seed=seed, table=t.table_id)
+        write_journal(t.journal, seed=seed, table=t.table_id, stay=stay)
     asyncio.run(casino.catch_up())
     return casino
 
@@ -77,6 +79,44 @@ def test_a_player_is_looked_up_across_tables_with_the_exact_theoretical_loss(tmp
     assert main(["floor", "--config", str(config), "--card", "11112222"]) == 0
     text = capsys.readouterr().out
     assert "2 sessions at 2 tables (T01, T02)" in text and "11112222" not in text
+
+
+def test_a_players_open_sessions_are_looked_up_with_their_figures_so_far(tmp_path, pg_dsn, capsys, monkeypatch):
+    """A player seated now: the rounds, wagers and exact theoretical loss so far, as the table's
+    report rates the session open at its journal's end, and seated until the table's newest
+    shipped record; one seated with no round finished yet: open, nothing so far."""
+    casino = casino_with_players(pg_dsn, tmp_path, stay=True)
+    with psycopg.connect(pg_dsn) as conn:
+        found = ratings.lookup(conn, "11112222", load_profile)
+        late = ratings.lookup(conn, LATE_CARD, load_profile)
+        newest = dict(conn.execute("SELECT table_id, max(time_us) / 1000 FROM journal_records GROUP BY table_id"))
+    mine = local_ratings(casino, "11112222")
+    assert [r.open for r in mine] == [True, True]
+    assert [(r.table, r.open, r.rounds_played, r.ante_cents, r.bet_cents, r.result_cents, r.theoretical)
+            for r in found] == \
+        [(r.table, True, 3, r.ante_cents, r.bet_cents, r.result_cents, r.theoretical) for r in mine]
+    assert all(r.theoretical != 0 and r.unrated_hands == 0 for r in found)
+    # seated from the card's reading at 08:00 to the last record shipped, the late card's at 08:04
+    assert [(r.start_ms, r.end_ms) for r in found] == [(START_MS, newest[r.table]) for r in found]
+    assert all(newest[r.table] == START_MS + 4 * 60_000 for r in found)
+    assert [(r.table, r.open, r.reason, r.rounds_played, r.spots, r.start_ms, r.ante_cents) for r in late] == \
+        [(t, True, "open", 0, (4,), START_MS + 4 * 60_000, 0) for t in ("T01", "T02")]
+    config = tmp_path / "floor.toml"
+    config.write_text(casino.floor_toml())
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(casino.floor_credentials))
+    assert main(["floor", "--config", str(config), "--card", "11112222", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["table"], r["open"], r["rounds_played"], r["seated_ms"], r["ante_cents"]) for r in rows] == \
+        [(r.table, True, 3, 4 * 60_000, r.ante_cents) for r in mine]
+    assert main(["floor", "--config", str(config), "--card", "11112222"]) == 0
+    text = capsys.readouterr().out
+    assert "2 sessions at 2 tables (T01, T02), 2 open now" in text and "11112222" not in text
+    lines = text.splitlines()[1:]
+    assert len(lines) == 2 and all("08:00-01-15 08:04  0h04m open " in line for line in lines)
+    assert main(["floor", "--config", str(config), "--card", LATE_CARD]) == 0
+    text = capsys.readouterr().out
+    assert "2 sessions at 2 tables (T01, T02), 2 open now" in text
+    assert all(" open " in line and "rounds   0 played" in line for line in text.splitlines()[1:])
 
 
 def test_v2_adds_each_ratings_exact_theoretical_loss_as_the_floor_rates_it(tmp_path, pg_dsn, capsys, monkeypatch):
