@@ -31,7 +31,7 @@ from tabled.commands.settle import render
 from tabled.daemon.config_record import differences
 from tabled.game.cards import card_text
 from tabled.profiles import load_profile
-from tabled.table.players import masked_fields
+from tabled.table.players import masked_fields, masked_setting
 from tabled.game.round_facts import RoundError, round_as_json
 from tabled.game.settlement import (Settlement, money, settle, settlement_as_dict, settlement_facts,
                                     settlement_from_dict)
@@ -274,8 +274,8 @@ def config_lines(config: Record | None, before: Record | None) -> list[str]:
     changes = differences(before.payload.get("settings", {}), settings)
     if not changes:
         return [line + ": the same settings as the round before"]
-    shown = "; ".join(f"{c['key']} {show_value(c['key'], c['before'])} -> {show_value(c['key'], c['after'])}"
-                      for c in changes)
+    shown = "; ".join(f"{c['key']} {show_value(c['key'], masked_setting(c['key'], c['before']))} -> "
+                      f"{show_value(c['key'], masked_setting(c['key'], c['after']))}" for c in changes)
     return [line + f": CHANGED since the round before: {shown}"]
 
 

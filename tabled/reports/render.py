@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from tabled.game.settlement import money
+from tabled.table.players import masked_setting
 
 from .figures import WAGERS, ConfigChange, Progressive, Report, WagerMoney
 from .integrity import ClockOffsets
@@ -142,6 +143,7 @@ def setting_text(key: str, value: Any) -> str:
     """A setting's value for people: cents as dollars, absent as such, the rest as JSON."""
     if value is None:
         return "(not set)"
+    value = masked_setting(key, value)
     if key.endswith("_cents") and type(value) is int:  # a bool is not cents
         return money(value)
     return json.dumps(value, ensure_ascii=False)
@@ -172,7 +174,8 @@ def _config_lines(configs: Sequence[ConfigChange], zone: tzinfo) -> list[str]:
 def _config_data(c: ConfigChange) -> dict[str, Any]:
     return {"record": c.start.seq, "time_us": c.start.time_us, "sha256": c.start.sha256, "source": c.start.source,
             "first": c.start.first, "round_before": c.round_before, "round_after": c.round_after,
-            "changes": [dict(d) for d in c.start.changes]}
+            "changes": [{**d, "before": masked_setting(d["key"], d.get("before")),
+                         "after": masked_setting(d["key"], d.get("after"))} for d in c.start.changes]}
 
 
 def _pool_line(pr: Progressive) -> str:

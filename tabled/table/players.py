@@ -57,6 +57,12 @@ def masked(card: str | None) -> str:
     return "\u2022\u2022\u2022\u2022" + card[-4:]
 
 
+def masked_setting(key: str, value: Any) -> Any:
+    """A configuration setting as people's views show it: a player card (a simulated player's
+    ``simulation.players.N.card``) masked, the rest as it is."""
+    return masked(value) if key.endswith(".card") and isinstance(value, str) else value
+
+
 def masked_fields(kind: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     """A record's fields with every player card number in it masked (a ``player.*`` record's
     ``card``, its sessions' too): what the log and people's views show of it."""

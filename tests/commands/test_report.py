@@ -217,8 +217,9 @@ def test_a_report_names_the_configuration_changed_between_two_starts(tmp_path, c
 
     config = sim_config(tmp_path / "sim")
     began = datetime.now(UTC)
-    for minimum in (500, 300):
-        config.write_text(config.read_text().replace("minimum_cents = 500", f"minimum_cents = {minimum}"))
+    for minimum, card in ((500, "4000100010001001"), (300, "4000100010007777")):  # a player's card too
+        config.write_text(config.read_text().replace("minimum_cents = 500", f"minimum_cents = {minimum}")
+                          .replace('card = "4000100010001001"', f'card = "{card}"'))
         done = subprocess.run(tabled_argv("run", "--config", str(config), "--rounds", "2", "--pace-ms", "0"),
                               capture_output=True, text=True, env=child_env(tmp_path), timeout=120)
         assert done.returncode == 0, done.stderr[-2000:]
@@ -230,7 +231,9 @@ def test_a_report_names_the_configuration_changed_between_two_starts(tmp_path, c
     (data,) = [json.loads(line) for line in run(*span, "--json").splitlines()]
     first, second = data["configuration_starts"]
     assert first["first"] and first["round_before"] is None and first["round_after"] == "SIM01-000001"
-    assert second["changes"] == [{"key": "table.minimum_cents", "before": 500, "after": 300}]
+    assert second["changes"] == [  # a player card only masked, as every view shows one
+        {"key": "simulation.players.0.card", "before": "\u2022" * 4 + "1001", "after": "\u2022" * 4 + "7777"},
+        {"key": "table.minimum_cents", "before": 500, "after": 300}]
     # the rounds either side of the start were started under the old minimum and the new one
     from tabled.journal.store import Journal
     with Journal.open(tmp_path / "sim" / "journal.db", readonly=True) as j:
@@ -240,11 +243,14 @@ def test_a_report_names_the_configuration_changed_between_two_starts(tmp_path, c
 
     shown = run(*span)
     assert (f"after round {second['round_before']}, before round {second['round_after']}: CHANGED "
+            'simulation.players.0.card "\u2022\u2022\u2022\u20221001" -> "\u2022\u2022\u2022\u20227777"; '
             "table.minimum_cents $5.00 -> $3.00" in shown), shown
+    assert "4000100010007777" not in shown
     assert "the journal's first configuration" in shown
 
     (row,) = list(csv.DictReader(io.StringIO(run(*span, "--csv"))))
-    assert row["configuration_starts"] == "2" and row["settings_changed"] == "table.minimum_cents"
+    assert row["configuration_starts"] == "2"
+    assert row["settings_changed"] == "simulation.players.0.card table.minimum_cents"
 
     pdf = tmp_path / "span.pdf"
     run(*span, "--pdf", str(pdf))
@@ -252,7 +258,9 @@ def test_a_report_names_the_configuration_changed_between_two_starts(tmp_path, c
 
     assert main(["recall", "--journal", journal, "--last", "4"]) == 0
     recalled = capsys.readouterr().out
-    assert "CHANGED since the round before: table.minimum_cents $5.00 -> $3.00" in recalled
+    assert ("CHANGED since the round before: simulation.players.0.card \u2022\u2022\u2022\u20221001 -> "
+            "\u2022\u2022\u2022\u20227777; table.minimum_cents $5.00 -> $3.00") in recalled
+    assert "4000100010007777" not in recalled
 
 
 def test_a_period_without_a_start_says_so(journals):
