@@ -288,9 +288,10 @@ class TableCore:
 
     def _void_settlement(self, r: Round) -> list[Effect]:
         """The round void (14.4, 15.2.1, 16.4) is settled as void: every wager returned (16.5; the
-        spots a supervisor named forfeited are in its ``round.void``). A round voided while it settles was settled already: this settlement takes the place
-        of that one (a reader takes a round's last ``round.settled``, docs/settlement.md), and the
-        board's check then expects every area back as the wager lay (payout_check.py)."""
+        spots a supervisor named forfeited are in its ``round.void``). A round voided while it
+        settles was settled already: this settlement takes the place of that one (a reader takes a
+        round's last ``round.settled``, docs/settlement.md), and the board's check then expects
+        every area back as the wager lay (payout_check.py)."""
         st = settle(r.facts(self.pool.cents or 0), self.profile)
         r.settlement = dict(settlement_as_dict(st))
         return [Note("round.settled", r.settlement, r.round_id),
