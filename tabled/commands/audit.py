@@ -4,7 +4,8 @@ The daemon checks only from the last checkpoint when it starts (restart stays fa
 checks every record from the first, so an auditor can prove that nothing was altered, inserted or
 deleted. It also runs SQLite's own check of the file (a damaged page or index is not a broken
 chain, but it is damage), and names any round settled more than once (two controllers that played
-the same round write an intact chain). Each finding is one line.
+the same round write an intact chain); a round voided while it settled is settled once more, as
+void, and is not named. Each finding is one line.
 Exit status 0: intact; 1: broken or damaged (each finding named); 2: the journal cannot be read.
 The head hash it prints lets an auditor later prove that nothing was cut off the end either.
 
@@ -24,13 +25,14 @@ from typing import Any
 from pathlib import Path
 
 from tabled.commands._arguments import UserError
+from tabled.game.settlement import supersedes
 from tabled.daemon.config import find_config, load_config
 from tabled.journal.store import Journal, JournalError, storage_error
 from tabled.journal.seals import (SealChecker, SealError, SealReport, SigningKey, find_signing_key, local_key_files,
                                  local_public_key, public_keys, read_key)
 from tabled.table.kinds import SEAL
 
-SETTLED = "round.settled"  # one per round: the fold writes it once (tabled/table/kinds.py)
+SETTLED = "round.settled"  # one per round, and a void one after it when voided while it settled
 
 NAME = "audit"
 HELP = ("audit the journal: `tabled audit verify` checks the whole hash chain; `accept-loss` records lost records; "
@@ -128,6 +130,17 @@ def unchecked_line(path: Path) -> str:
             f"record forged by whoever can write the file){where}")
 
 
+def _settled_twice(journal: Journal) -> dict[str, list[int]]:
+    """The rounds settled more than once, their records' numbers: a round voided while it settled
+    is settled once more, as void (tabled.game.settlement.supersedes), and that is not a fault."""
+    found: dict[str, list[int]] = {}
+    for round_id, seqs in journal.repeated(SETTLED).items():
+        payloads = [r.payload if (r := journal.record(seq)) is not None else {} for seq in seqs]
+        if len(payloads) != 2 or not supersedes(payloads[1], payloads[0]):
+            found[round_id] = seqs
+    return found
+
+
 def run(args: argparse.Namespace) -> int:
     if args.action == "compare":
         return _compare(args)
@@ -149,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
                                     on_record=checker.feed if checker is not None else None)
             if progress is not None:
                 bar.close()
-            settled_twice = journal.repeated(SETTLED)
+            settled_twice = _settled_twice(journal)
             last_seq = journal.head[0]
     except sqlite3.Error as exc:  # a page SQLite cannot read, or a disk that fails, met while checking
         raise storage_error(path, exc) from None

@@ -35,6 +35,10 @@ Choices where the rules and the devices leave room (documented, each where it is
   both (tabled/table/cardsource.py). The table's commands say which decks to shuffle and how many
   hands a round needs; how many the device has already given from a deck is read back from it
   (cards left), so a repeated deal asks for exactly the hands still missing.
+* SETTLE DONE pressed while the fold checks the payments (9.3, 9.4; ``TableCore.payments.waiting``)
+  reads the bet-spot board at once and submits a changed reading before the press, so the fold
+  judges the press against the felt as it lies when the dealer pressed, not as the last poll (up
+  to a poll interval before) found it. Whether the felt is right stays the fold's judgement.
 * Everything the shoe and the shuffling device's door report is journaled as it comes (shoe.card,
   shoe.unreadable, shoe.removed, shoe.replaced, shoe.empty, shuffler.door); the fold decides what
   it means for the deal (tabled/table/shoedeal.py), what the dealer is told and how the panel's
@@ -55,7 +59,7 @@ import structlog
 
 from tabled_drivers.base import Ack, BadDeviceData, Consumer, DeviceEvent, Driver, LinkFailed, LinkUp
 from tabled_drivers.betspots import BetSpotsDriver, Lamp as SpotLamp, Reading, WagerAfterLock, WagersChanged
-from tabled_drivers.link.client import serial_opener
+from tabled_drivers.link.client import LinkState, serial_opener
 from tabled_drivers.link.endpoint import LinkTiming
 from tabled_drivers.link.errors import CommandRejected, LinkError, PortBusyError
 from tabled_drivers.link.messages import Status
@@ -87,6 +91,7 @@ SEQ_CYCLE = 255   # link SEQs run 1..255 and wrap (docs/protocols.md)
 PER_FRAME = 16    # sequence numbers per frame (a frame's inputs are numbered within its block)
 BUSY_RETRY_S = 0.01
 BUSY_RETRIES = 200
+BOARD_READ_S = 0.5  # the longest a SETTLE DONE waits for the board's reading (a link's answer takes ms)
 #: sign-ins a panel may send in one second that are checked: a person keys a badge and a PIN in
 #: seconds, so three a second is past any hand; more is a fault or an attack on the PINs
 SIGN_INS_PER_SECOND = 3
@@ -286,8 +291,25 @@ class TableDevices:
             self.repeats_dropped += 1
             ack()  # already in the journal: the device may forget it
             return
+        if isinstance(event, ButtonPressed) and event.button is Button.SETTLE_DONE:
+            await self._read_board_first()
         inputs = await self._sign_in(event) if isinstance(event, SignIn) else self._translate(device, event)
         self._submit(inputs, ack, key)
+
+    async def _read_board_first(self) -> None:
+        """SETTLE DONE while the fold checks the payments (9.3, 9.4): the board is read now, and a
+        reading that differs from the last comes through the board's own consumer and is submitted
+        before the press. A board that cannot be read in time leaves the press to the last reading."""
+        board = self.drivers.get("betspots")
+        if not (isinstance(board, BetSpotsDriver) and board.state is LinkState.UP
+                and self.core.payments.waiting(self.core.round_id)):
+            return
+        try:
+            async with asyncio.timeout(BOARD_READ_S):
+                await board.poll()
+        except (LinkError, TimeoutError) as exc:
+            log.warning("betspots.not_read_at_settle_done", error=str(exc) or "no answer in time",
+                        round_id=self.core.round_id)
 
     async def _sign_in(self, e: SignIn) -> list[Input]:
         """The PIN checked in a worker thread, within the panel's sign-ins a second; past them the

@@ -23,7 +23,7 @@ from typing import Any
 
 from tabled.journal.store import GENESIS_HASH, record_hash
 from tabled.journal.seals import SealChecker
-from tabled.game.settlement import money
+from tabled.game.settlement import money, supersedes
 
 #: the records the floor reads for a table's state: the fold's notes, never an input
 KINDS = ("round.started", "round.dealt", "round.void", "round.settled", "round.finished", "fault.raised",
@@ -81,6 +81,7 @@ class TableWatch:
     faults: dict[str, Fault] = field(default_factory=dict)
     pending: dict[str, dict[str, Any]] = field(default_factory=dict)   # "round/spot" -> award not yet paid
     days: dict[date, list[int]] = field(default_factory=dict)          # day -> [rounds, house win cents]
+    settled: tuple[str | None, date, int, Any] | None = None  # the last round.settled counted: round, day, win, void
     mispays_caught: int = 0                # SETTLE DONE refused over a wrong area (9.3, 9.4)
     mispaid_cents: int = 0                 # left over (+) or under (-) what was due, in rounds closed over it
     chain_broken_at: int | None = None
@@ -182,9 +183,16 @@ class TableWatch:
             self.phase = "void"
         elif kind == "round.settled":
             self.phase = "settled"
-            day = self.days.setdefault(datetime.fromtimestamp(at).date(), [0, 0])
+            if self.settled is not None and self.settled[0] == rid and supersedes(p, {"void": self.settled[3]}):
+                was = self.days[self.settled[1]]  # voided while it settled: the void settlement counts instead
+                was[0] -= 1
+                was[1] -= self.settled[2]
+            when, win = datetime.fromtimestamp(at).date(), _int(p.get("house_collects_cents")) - _int(
+                p.get("house_pays_cents"))
+            day = self.days.setdefault(when, [0, 0])
             day[0] += 1
-            day[1] += _int(p.get("house_collects_cents")) - _int(p.get("house_pays_cents"))
+            day[1] += win
+            self.settled = (rid, when, win, p.get("void"))
         elif kind == "round.finished":
             self.phase = "between rounds"
             for key in [k for k in self.pending if k.startswith(f"{rid}/") and self.pending[k]["paid_by"] == "dealer"]:

@@ -357,6 +357,13 @@ def _award_dict(a: ProgressiveAward) -> dict[str, Any]:
             "rule": a.rule}
 
 
+def supersedes(later: Mapping[str, Any], earlier: Mapping[str, Any]) -> bool:
+    """Whether a round's second settlement (a ``round.settled`` record) takes the place of its first:
+    a round voided while it settles (16.4, 15.2.1) is settled again, as void, and only that. Any
+    other second settlement is a fault of the journal (``tabled audit verify``)."""
+    return bool(later.get("void")) and not earlier.get("void")
+
+
 def settlement_as_dict(st: Settlement) -> Mapping[str, Any]:
     """Plain JSON-ready data; every amount is integer cents."""
     return {
@@ -465,5 +472,5 @@ def settlement_facts(st: Settlement) -> RoundFacts:
     return RoundFacts(spot_count, st.dealer_cards, spots, st.progressive.pool_before_cents, st.void)
 
 
-__all__ = ["Outcome", "WagerSettlement", "SpotSettlement", "Settlement", "settle",
+__all__ = ["Outcome", "WagerSettlement", "SpotSettlement", "Settlement", "settle", "supersedes",
            "settlement_as_dict", "settlement_from_dict", "settlement_facts", "money", "RoundError"]

@@ -1,7 +1,8 @@
 """The journal's records gathered by round, and the table's other happenings in time order.
 
 Every round is known by its ``round.started`` note (its start time: a round belongs to the period
-in which it started) and settled by its ``round.settled`` note, read as journaled
+in which it started) and settled by its ``round.settled`` note (a round voided while it settled by
+the void one that follows, :func:`tabled.game.settlement.supersedes`), read as journaled
 (:func:`tabled.game.settlement.settlement_as_dict`): the figures are the journal's own amounts,
 checked to be whole cents and to add up to the round's totals. Pool records carry the round they
 belong to in their payload (a reversal is written during the next round), and are filed under it.
@@ -17,6 +18,7 @@ from typing import Any, NamedTuple, Protocol
 
 from tabled.game.cards import CardError, card_text, parse_card, parse_cards
 from tabled.game.round_facts import SpotStatus
+from tabled.game.settlement import supersedes
 
 #: the happenings the integrity section reads, in time order: the fold's notes
 EVENT_KINDS = frozenset({
@@ -291,7 +293,7 @@ def gather(records: Iterable[JournalRecord]) -> Gathered:
             played.void = p
         elif kind == "round.finished":
             played.finished_us = r.time_us
-        elif played.settlement is not None:
+        elif played.settlement is not None and not supersedes(p, {"void": played.settlement.void}):
             out.problems.append(Problem(r.time_us, r.round_id, f"record {r.seq}: round {r.round_id} settled a "
                                                                "second time (ignored; run `tabled audit verify`)"))
         else:

@@ -339,6 +339,8 @@ class DeviceFloor:
             return True
         if r.phase == "settling" and not r.awards_to_pay and r.payments:
             return await self.paying.step(r, self.once, self.set_board, self.press)  # 9.3, 9.4: on the board
+        if r.phase == "void" and r.payments:  # voided while it settled: every wager laid back as placed (16.4)
+            return await self.paying.step(r, lambda *key: self.once(*key, "void"), self.set_board, self.press)
         return False
 
     async def _betting(self, v: TableView, r: RoundView) -> bool:

@@ -12,7 +12,8 @@ The choices where the rules leave room, each made below where the button is desc
 * SETTLE DONE confirms the next progressive award still held, in the order of 12.2 / 12.4 (the
   pool's award list is in that order), and settles when none is held (9.5). With the payments
   checked by the board, the press after the settlement says the dealer has paid and collected
-  (tabled/table/payout_check.py: refused while an area is wrong, unless the supervisor's key).
+  (tabled/table/payout_check.py: refused while an area is wrong, unless the supervisor's key); in a
+  round voided while it settled, that every wager is back as it was placed.
 * APPROVE does what the key allows and the table needs: the inspector approves play after an
   equipment fault and clears the faults of equipment that is back (14.13), and clears a shuffling
   device out of play (15.2, tabled/table/outofplay.py); a supervisor opens the table (16.8) or
@@ -132,7 +133,7 @@ def settle_done(core: TableCore, key: str | None, taken: Any) -> list[Input]:
         held = [a["spot"] for a in r.awards.get("awards", []) if r.spots[a["spot"]].award_held]
         if held:
             return [panel("award_paid", key, spot=held[0])]
-    if r is not None and r.phase == "settling" and core.payments.waiting(r.round_id):
+    if r is not None and core.payments.waiting(r.round_id):  # settling, or void while it settled
         return [panel("payments_done", key)]
     return [panel("settle", key)]
 

@@ -265,7 +265,9 @@ class TableCore:
         if r is not None and r.phase == Phase.SETTLING and r.awards is None and "pool" in self.equipment.faults \
                 and r.round_id not in self.pool.awards_held and any(s.award_held for s in r.spots.values()):
             effects += self.pool.hold(r, self.now)  # 9.5, 14.13
-        if r is not None and r.finished:
+        if r is not None and r.phase == Phase.VOID and not (r.settlement and r.settlement["void"]):
+            effects += self._void_settlement(r)
+        if r is not None and r.finished and self.payments.lets_finish(r.round_id):  # a void waits (payout_check.py)
             effects += self._end_round(r)
         if self.round is None:
             effects += self._start_round()
@@ -284,14 +286,20 @@ class TableCore:
         return [Note("round.settled", data, r.round_id), *settlement_lines(st),
                 *self.payments.expect(r.round_id, data, self.felt, self.spot_count)]
 
+    def _void_settlement(self, r: Round) -> list[Effect]:
+        """The round void (14.4, 15.2.1, 16.4) is settled as void: every wager returned (16.5; the
+        spots a supervisor named forfeited are in its ``round.void``). A round voided while it
+        settles was settled already: this settlement takes the place of that one (a reader takes a
+        round's last ``round.settled``, docs/settlement.md), and the board's check then expects
+        every area back as the wager lay (payout_check.py)."""
+        st = settle(r.facts(self.pool.cents or 0), self.profile)
+        r.settlement = dict(settlement_as_dict(st))
+        return [Note("round.settled", r.settlement, r.round_id),
+                *self.payments.void(r.round_id, r.settlement, self.felt, self.spot_count,
+                                    self.staff.on.get(keys.Key.DEALER.value))]
+
     def _end_round(self, r: Round) -> list[Effect]:
         effects: list[Effect] = []
-        if r.phase == Phase.VOID and r.settlement is None:
-            st = settle(r.facts(self.pool.cents or 0), self.profile)
-            r.settlement = dict(settlement_as_dict(st))
-            effects.append(Note("round.settled", r.settlement, r.round_id))
-            effects += self.payments.void(r.round_id, r.settlement, self.felt, self.spot_count,  # payout_check.py
-                                          self.staff.on.get(keys.Key.DEALER.value))
         effects += self.hours.after_round(self.spot_count, r.wagering_spots())  # 16.9
         if r.card_source == "shuffler" and r.deck and not self.decks.shuffler_failed:
             effects.append(Shuffle(r.deck))  # 4.1.2, 3.2.1

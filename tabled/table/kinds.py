@@ -96,7 +96,7 @@ NOTES: dict[str, Kind] = _kinds(True, {
     "round.started": "a round opened for wagers",
     "round.dealt": "the hands dealt in a round",
     "round.void": "a round or a spot was made void, and why",
-    "round.settled": "a round's settlement, every spot in cents",
+    "round.settled": "a round's settlement, every spot in cents (voided while it settled: again, as void)",
     "round.finished": "a round ended (settled or void)",
     "panel.approved": "a panel action the table carried out, under any key, and by whom",
     "panel.refused": "a panel action the table refused, and the rule",

@@ -18,6 +18,10 @@ collection). SETTLE DONE is refused while an area is not done,
 naming the spot, the area and the amount, unless a supervisor's key overrides it: the round is
 then settled by what was left on the felt, and the override note keeps both amounts.
 
+A round voided (14.4, 15.2.1, 16.4) is checked against its void settlement, every wager returned
+as it lay (1.1); one voided while it settles waits, like a settlement, for SETTLE DONE until the
+winnings already paid are taken back (:meth:`PaymentCheck.void`).
+
 The verdicts are notes (``payments.due``, ``payments.area``, ``payments.removed_early``,
 ``payments.refused``, ``payments.override``, ``payments.checked``): the screen, the pit, the
 reports and the floor read them. ``payments.area`` is written for an error (over, short, removed
@@ -112,6 +116,7 @@ class PaymentCheck:
         self.states: dict[Key, tuple[str, int]] = {}
         self.seen_done: set[Key] = set()
         self.passed = False
+        self.voided = False  # the check is of a round voided while it settled: every wager back
 
     def __bool__(self) -> bool:
         return self.round_id is not None
@@ -125,24 +130,27 @@ class PaymentCheck:
 
     # -- the fold's hooks -------------------------------------------------------------------------
 
-    def expect(self, round_id: str, settlement: dict[str, Any], felt: Felt, spot_count: int,
-               void: bool = False) -> list[Effect]:
+    def expect(self, round_id: str, settlement: dict[str, Any], felt: Felt, spot_count: int) -> list[Effect]:
         """The round settled: every area's due, judged at once against the felt as it lies. An area
-        with no wager of the round must stay empty (a payment there is the wrong spot's); in a void
-        round it keeps what lies there (a bet not yet locked is the player's, returned as it lies)."""
+        with no wager of the round must stay empty (a payment there is the wrong spot's)."""
         if not self.enabled:
             return []
+        return self._expect(round_id, settlement, felt, _as_it_lies(felt, spot_count), void=False)
+
+    def _expect(self, round_id: str, settlement: dict[str, Any], felt: Felt, placed: dict[Key, Area],
+                void: bool) -> list[Effect]:
+        """Every area's due from the settlement's lines and what the area held (``placed``); in a
+        void round an area with no wager of the round keeps what it held (a bet not yet locked is
+        the player's, returned as it lies)."""
         lines = {s["spot"]: s for s in settlement["spots"]}
-        self.round_id, self.passed = round_id, False
+        self.round_id, self.passed, self.voided = round_id, False, False
         self.due, self.states, self.seen_done = {}, {}, set()
-        for n in range(1, spot_count + 1):
-            for area in AREAS:
-                placed = felt.at(n, area)
-                line = lines.get(n, {}).get(area)
-                if line is not None and line["outcome"] != "none":
-                    self.due[(n, area)] = due_from(line, placed)
-                else:
-                    self.due[(n, area)] = Due(placed, placed.chips, placed.tokens) if void else Due(placed, 0, 0)
+        for (n, area), was in placed.items():
+            line = lines.get(n, {}).get(area)
+            if line is not None and line["outcome"] != "none":
+                self.due[(n, area)] = due_from(line, was)
+            else:
+                self.due[(n, area)] = Due(was, was.chips, was.tokens) if void else Due(was, 0, 0)
         due_note: dict[str, Any] = {"areas": [self._row(k, felt) for k in self.due]}
         if void:
             due_note["void"] = True
@@ -150,15 +158,21 @@ class PaymentCheck:
 
     def void(self, round_id: str, settlement: dict[str, Any], felt: Felt, spot_count: int,
              dealer: Any) -> list[Effect]:
-        """A round voided whole (14.4, 15.2.1, 16.4) ends at once, every wager returned (1.1): each
-        area must hold its wager as it lies, a token too where the profile gives it back. The felt is
-        judged as it lies at the void; an area that does not hold its wager is flagged with the
-        amount to give back (or take back), and noted. Nothing waits for SETTLE DONE: the round is
-        over, and the players take their wagers back with the next round's betting."""
-        effects = self.expect(round_id, settlement, felt, spot_count, void=True)
-        if not effects:
+        """A round voided whole (14.4, 15.2.1, 16.4): every wager returned (1.1), each area to hold
+        its wager, a token too where the profile gives it back. An area that does not is flagged with
+        the amount to give back (or take back), and noted.
+
+        Voided before it settled, the round ends at once: the felt is judged as it lies at the void,
+        and the players take their wagers back with the next round's betting. Voided while it settles
+        (its payments being checked), each area must hold its wager as it lay when the round settled:
+        the winnings the dealer has paid since are taken back, a wager collected is given back, and
+        the round waits for SETTLE DONE as a settlement does (:meth:`settle_done`), so the house's
+        chips never lie on the felt as the next round's wagers."""
+        if not self.enabled:
             return []
-        self.passed = True
+        settling = self.round_id == round_id and bool(self.due)
+        placed = {k: d.placed for k, d in self.due.items()} if settling else _as_it_lies(felt, spot_count)
+        effects = self._expect(round_id, settlement, felt, placed, void=True)
         wrong = [(k, s) for k, s in self.states.items() if s[0] != "done"]
         for (n, area), (_, off) in wrong:
             effects.append(Note("payments.area", self._row((n, area), felt), round_id))
@@ -167,6 +181,7 @@ class PaymentCheck:
         if not wrong:
             effects.append(Note("payments.checked", {"areas": sum(1 for d in self.due.values() if d.cents),
                                                      "dealer": dealer, "void": True}, round_id))
+        self.passed, self.voided = not (wrong and settling), settling
         return effects
 
     def reading(self, felt: Felt, initial: bool = False) -> list[Effect]:
@@ -202,13 +217,17 @@ class PaymentCheck:
         """SETTLE DONE: through when every area holds what it must; refused while one is wrong, unless
         a supervisor's key overrides it (the round then settled by what was left on the felt)."""
         wrong = [(k, s) for k, s in self.states.items() if s[0] not in SETTLED]
+        void = {"void": True} if self.voided else {}
         if not wrong:
             self.passed = True
             return [Note("payments.checked", {"areas": sum(1 for d in self.due.values() if d.cents or d.placed.chips
-                                                           or d.placed.tokens), "dealer": dealer}, self.round_id)]
+                                                           or d.placed.tokens), "dealer": dealer, **void},
+                         self.round_id)]
         rows: list[dict[str, Any]] = [{"spot": n, "area": a, "state": s, "due_cents": self.due[(n, a)].cents,
                  "left_cents": self.due[(n, a)].cents + off, "difference_cents": off} for (n, a), (s, off) in wrong]
         said = "; ".join(words(n, a, s, off) for (n, a), (s, off) in wrong)
+        if self.voided:
+            said = f"void round, every wager back as it was placed: {said}"
         if key != "supervisor":
             return [Say(f"SETTLE DONE refused: {said}: put it right, or a supervisor's key overrides", wrong[0][0][0],
                         RULE, "refused"),
@@ -217,7 +236,7 @@ class PaymentCheck:
         self.passed = True
         diff = sum(r["difference_cents"] for r in rows)
         return [Note("payments.override", {"areas": rows, "difference_cents": diff, "dealer": dealer, "rule": RULE,
-                                           **person}, self.round_id),
+                                           **person, **void}, self.round_id),
                 Say(f"SETTLE DONE by the supervisor's key: settled as left on the felt ({said})", rule=RULE,
                     level="flag")]
 
@@ -233,6 +252,7 @@ class PaymentCheck:
 
     def snapshot(self) -> dict[str, Any]:
         return {"enabled": self.enabled, "round_id": self.round_id, "passed": self.passed,
+                **({"void": True} if self.voided else {}),
                 "due": [[n, a, d.placed.chips, d.placed.tokens, d.placed.stacks, d.chips, d.tokens]
                         for (n, a), d in self.due.items()],
                 "states": [[n, a, s, off] for (n, a), (s, off) in self.states.items()],
@@ -246,7 +266,12 @@ class PaymentCheck:
             check.due = {(n, a): Due(Area(pc, pt, ps), c, t) for n, a, pc, pt, ps, c, t in snap["due"]}
             check.states = {(n, a): (s, off) for n, a, s, off in snap["states"]}
             check.seen_done = {(n, a) for n, a in snap["seen_done"]}
+            check.voided = snap.get("void", False)
         return check
+
+
+def _as_it_lies(felt: Felt, spot_count: int) -> dict[Key, Area]:
+    return {(n, area): felt.at(n, area) for n in range(1, spot_count + 1) for area in AREAS}
 
 
 __all__ = ["PaymentCheck", "Due", "due_from", "verdict", "words", "SETTLED", "WRONG"]

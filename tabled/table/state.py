@@ -118,7 +118,15 @@ class RoundState:
 
     def void(self, why: RoundVoid, rule: str, reason: str, forfeit: tuple[int, ...] = ()) -> list[Effect]:
         """The whole round void under ``rule`` (14.4, 15.2.1, 16.4, 3.7): every wager returned and its
-        contribution reversed, or forfeited (16.5)."""
+        contribution reversed, or forfeited (16.5). Refused once the pool has been asked for the
+        round's progressive awards (docs/settlement.md, "A round voided while it settles")."""
+        if self.phase == Phase.SETTLING and (self.awards is not None or any(s.award_held for s in self.spots.values())):
+            asked = [a["spot"] for a in self.awards.get("awards", [])] if self.awards is not None else [
+                s.number for s in self.spots.values() if s.award_held]
+            raise Refused(rule, f"round {self.round_id}: void refused: the pool has been asked for its progressive "
+                                f"awards (spot {', '.join(map(str, asked))}, 9.5, 12.1) and a void cannot give an "
+                                "award back: settle the round")
+        settling = self.phase == Phase.SETTLING  # the bets as locked at the reveal, not the felt being paid
         step(self.machine, "void_round", self.round_id, rule)
         self.void_reason = (why.value, rule)
         effects: list[Effect] = [lock(self)]
@@ -127,10 +135,10 @@ class RoundState:
             s.award_held = False
             if s.number in forfeit:
                 s.forfeit = True
-            ante = s.locked_ante or s.ante
-            if not (ante or s.progressive or s.bet):
+            ante, bet = s.locked_ante or s.ante, s.locked_bet if settling else s.bet
+            if not (ante or s.progressive or bet):
                 continue
-            total = ante.cents + s.bet.cents + (s.locked_progressive or s.progressive).cents
+            total = ante.cents + bet.cents + (s.locked_progressive or s.progressive).cents
             if s.forfeit:
                 lines.append({"spot": s.number, "forfeit_cents": total})
                 effects.append(Say(f"spot {s.number}: wagers forfeited {dollars(total)}", s.number, "16.5"))

@@ -6,7 +6,8 @@ table sees them (:func:`pit_devices`); :func:`pit_view` puts them together with 
 (tabled/views/screen.py) and the journal's head as the shell verified it. Shown:
 
 - the last :data:`ROUNDS_KEPT` rounds in full: each round's settlement as ``tabled settle``
-  prints it (16.11, :func:`tabled.game.settlement_text.render`), from its ``round.settled`` record;
+  prints it (16.11, :func:`tabled.game.settlement_text.render`), from its ``round.settled`` record
+  (of a round voided while it settled, the void one that takes the first one's place);
 - the faults that stand (as the dealer's screen shows them) and the 14.13 faults cleared before,
   with who let each clear: the inspector whose approval was in force (key and time), else the
   equipment itself, working again;
@@ -31,7 +32,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tabled.game.round_facts import RoundError
-from tabled.game.settlement import money, settlement_from_dict
+from tabled.game.settlement import money, settlement_from_dict, supersedes
 from tabled.game.settlement_text import render
 from tabled.table.links import DEVICES
 from tabled.table.names import DEVICE_NAMES, EQUIPMENT
@@ -75,7 +76,12 @@ class PitLog:
             return
         self.last_seq = seq
         if kind == "round.settled":
-            self.rounds.append(_round(seq, time_ms, round_id, payload))
+            shown = _round(seq, time_ms, round_id, payload)
+            last = self.rounds[-1] if self.rounds else None
+            if last is not None and last["round_id"] == round_id and supersedes(payload, last):
+                self.rounds[-1] = shown  # voided while it settled: its void settlement is its settlement
+            else:
+                self.rounds.append(shown)
         elif kind == "protection.alert":
             # the page names the player by the masked card (``player``), never the whole number
             self.alerts.append({**_when(seq, time_ms), "round_id": round_id,

@@ -345,6 +345,8 @@ def _next_step(core: Any, settlement: Mapping[str, Any] | None = None) -> str:
         if core.payments.waiting(r.round_id):
             return _check_step(core)
         return "pay and collect (9.4)"
+    if phase == "void" and core.payments.waiting(r.round_id):  # voided while it settled (16.4, 1.1)
+        return f"round void: put every wager back as it was placed; {_check_step(core)}"
     return str(PHASES.get(phase, phase))
 
 

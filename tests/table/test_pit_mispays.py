@@ -27,3 +27,13 @@ def test_the_pit_lists_refusals_overrides_and_early_pickups_newest_first():
     assert shown[1]["text"] == "spot 1 bet: chips removed before settlement ended"
     assert shown[2]["text"] == "SETTLE DONE refused: spot 1 bet: over, due $60.00, left $65.00"
     assert {m["rule"] for m in shown} == {"9.3, 9.4", "9.4"}
+
+
+def test_a_round_voided_while_it_settled_is_shown_once_by_its_void_settlement_16_4():
+    h = Journaled()
+    h.core.payments.enabled = True
+    settled(h, {1: {"ante": 500}, 2: {"ante": 500}}, {1: FLUSH, 2: LOSER}, bets={1, 2})
+    rid = h.round.round_id
+    h.panel("invalidate_round", key="supervisor", reason="a brawl (16.4.1)")
+    shown = [r for r in view(h)["rounds"] if r["round_id"] == rid]
+    assert [r["void"] for r in shown] == ["invalidated"] and shown[0]["net_cents"] == 0
