@@ -31,6 +31,7 @@ class SpotStatus(StrEnum):
     VOID = "void"          # 14.7: too few or too many cards
     DEAD = "dead"          # NZ 14.1: declared dead for passing information
     EMPTY = "empty"        # no ante: takes no part (7.3.1); cards dealt there are discarded (14.8)
+    FORFEITED = "forfeited"  # 16.5: a supervisor directed the wagers forfeited (16.3.1, 16.4.2), void round or not
 
 
 class RoundVoid(StrEnum):

@@ -236,7 +236,12 @@ def _settle_spot(s: SpotFacts, facts: RoundFacts, dealer: HandValue | None, qual
     note = ""
     reversed_ = False
     may_win = False
-    if facts.void is not None:
+    if s.status is SpotStatus.FORFEITED:  # before the void: 16.5 forfeits a wager a void returns
+        ante = _collected("ante", s.ante, s.ante.cents, "16.5")
+        bet = _collected("bet", s.bet, s.bet.cents, "16.5") if s.bet else _none("bet")
+        prog = _progressive_taken(s.progressive, "16.5: wagers forfeited")
+        note = "wagers forfeited (16.5)"
+    elif facts.void is not None:
         rule = _VOID_RULES[facts.void]
         ante = _back("ante", s.ante, Outcome.VOID, rule, profile)
         bet = _back("bet", s.bet, Outcome.VOID, rule, profile)

@@ -17,7 +17,7 @@ from tabled.game.settlement_text import wager_words
 
 #: spots whose wagers the dealer settled when it happened, on the line said then
 TOLD_WHEN_IT_HAPPENED = frozenset({SpotStatus.FOLDED, SpotStatus.CONCEDED, SpotStatus.ABSENT, SpotStatus.DEAD,
-                                   SpotStatus.VOID})
+                                   SpotStatus.VOID, SpotStatus.FORFEITED})
 
 
 def spot_line(line: SpotSettlement) -> str:

@@ -19,7 +19,7 @@ def round_facts(r: RoundState, pool_cents: int) -> RoundFacts:
         if s.status is SpotStatus.PLAYING:
             status = SpotStatus.ABSENT  # undecided: only in a void round, which settles every spot alike
         if s.forfeit:
-            status = SpotStatus.CONCEDED  # 16.5: forfeited = collected like a conceded hand
+            status = SpotStatus.FORFEITED  # 16.5: every wager to the house, in a void round too
         elif s.status is SpotStatus.VOID and len(cards) == HAND_SIZE:
             cards = ()  # 16.3.1: a supervisor voided the wagers of a full hand
         spots.append(SpotFacts(

@@ -30,7 +30,7 @@ from tabled.table.effects import Effect, Note, Say
 INPUTS = ("player.tracking", "player.card", "player.leaves")
 MINUTE_MS = 60_000
 #: the spot statuses of a round where the player's wagers were settled (8.4, 9, 9.7, 14.12, NZ 14.1)
-PLAYED = ("played", "folded", "conceded", "absent", "dead")
+PLAYED = ("played", "folded", "conceded", "absent", "dead", "forfeited")
 #: an anonymous seat session ends after this many rounds in a row without a wager at its spot
 ANONYMOUS_GONE_ROUNDS = 3
 CARD_LENGTH = (4, 32)

@@ -140,7 +140,7 @@ def _net_words(net: int) -> str:
 
 #: how a spot settled when it happened is named on its line (8.4, 9.7, 14.12, NZ 14.1, 14.7)
 TOLD_AS = {"folded": "folded", "conceded": "conceded", "absent": "player absent", "dead": "dead hand",
-           "void": "hand void"}
+           "void": "hand void", "forfeited": "wagers forfeited"}
 
 
 def _line(kind: str, spot: int, net: int, returned: int, words: str, rule: str, done: bool) -> dict[str, Any]:

@@ -238,6 +238,24 @@ def test_supervisor_invalidation_refund_and_forfeit_16_4_16_5():
     assert {"spot": 2, "forfeit_cents": 600} in void["spots"]
     assert {"spot": 1, "returned_cents": 600} in void["spots"]
     assert h.pool.balance == 1_000_000 + 25               # only spot 1's contribution reversed
+    # the settlement says the same: spot 2's wagers go to the house, spot 1's back to the player
+    settled = {s["spot"]: s for s in notes(h.log, "round.settled")[-1].payload["spots"]}
+    assert settled[2]["status"] == "forfeited" and settled[2]["net_cents"] == -500  # the progressive: in the drop
+    assert (settled[2]["ante"]["outcome"], settled[2]["ante"]["rule"]) == ("collected", "16.5")
+    assert settled[2]["progressive"]["outcome"] == "taken at the lock"
+    assert settled[1]["ante"]["outcome"] == "void" and settled[1]["net_cents"] == 100
+
+
+def test_a_player_voided_and_forfeited_loses_every_wager_to_the_house_16_3_1_16_5():
+    h = Harness()
+    ready_to_decide(h)
+    h.panel("void_player", key="supervisor", spot=2, forfeit=True)
+    h.bet(1)
+    h.panel("reveal")
+    h.panel("settle")
+    line = [s for s in notes(h.log, "round.settled")[-1].payload["spots"] if s["spot"] == 2][0]
+    assert line["status"] == "forfeited" and line["ante"]["outcome"] == "collected" and line["net_cents"] == -500
+    assert h.pool.balance == 1_000_000 + 2 * 25           # nothing reversed: the progressive stays in the pool
 
 
 def test_void_player_16_3_1():

@@ -126,3 +126,20 @@ def test_a_void_is_refused_once_the_pool_has_been_asked_for_the_rounds_awards_9_
         assert h.round.phase == "settling" and not notes(eff, "round.void") and not notes(eff, "round.settled")
     board(h, PAID)
     assert notes(h.press("settle_done"), "payments.checked") and h.core.rounds_finished == 1
+
+
+def test_a_forfeited_spot_in_a_round_voided_while_it_settles_must_be_cleared_16_4_2_16_5():
+    """16.5: the supervisor forfeits spot 2's wagers (16.4.2): the void settlement collects them, and
+    the board must show spot 2 empty while spot 1's wagers go back as placed."""
+    h = checked()
+    settled(h, WAGERS, {1: FLUSH, 2: LOSER}, bets={1, 2})
+    board(h, PAID)                                                             # spot 2 collected already
+    h.panel("invalidate_round", key="supervisor", reason="cards marked (16.4.2)", forfeit=[2])
+    rid = h.round.round_id
+    void = [n.payload for n in notes(h.log, "round.settled") if n.round_id == rid][-1]
+    lines = {s["spot"]: s for s in void["spots"]}
+    assert lines[2]["status"] == "forfeited" and lines[2]["net_cents"] == -1500 and lines[1]["net_cents"] == 0
+    assert refused(h.press("settle_done"))                                    # spot 1's winnings still on the felt
+    board(h, {1: {"ante": 500, "bet": 1000}, 2: {}})                          # spot 2 stays empty: forfeited
+    [ok] = notes(h.press("settle_done"), "payments.checked")
+    assert ok.payload["void"] is True and h.core.rounds_finished == 1
