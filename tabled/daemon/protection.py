@@ -1,10 +1,12 @@
 """Game protection at the live table: every decided spot's decisions weighed as rounds settle.
 
 A listener on the table's effects (it runs in the table's loop) keeps each round's ``round.dealt``
-and ``round.settled`` notes, who sits where (``player.seated``, ``player.rating``) and the table
-clock's last measured offset (``clock.offset``). The weighing (tabled.math.protection, about a
-second a round of seven spots) runs in a thread of its own, so the table never waits for it;
-rounds that settle while it weighs are weighed together next. A player's evidence (a player
+and last ``round.settled`` notes (weighed when ``round.finished`` ends the round, so a round voided
+while it settles is weighed by its void settlement, as the report does: not at all), who sits where
+(``player.seated``, ``player.rating``) and the table clock's last measured offset
+(``clock.offset``). The weighing (tabled.math.protection, about a second a round of seven spots)
+runs in a thread of its own, so the table never waits for it; rounds that finish while it weighs
+are weighed together next. A player's evidence (a player
 card's across spots, else a spot's) runs from the daemon's start; when it first reaches the alert
 level the table is handed a ``protection.evidence`` input, which the fold
 writes down as a ``protection.alert`` note for the pit and the floor (tabled/table/protection.py).
@@ -39,6 +41,7 @@ class ProtectionWatch:
         self.paytable, self.submit, self.loop, self.now_ms = paytable, submit, loop, now_ms
         self.rng = np.random.default_rng(seed)
         self.dealt: dict[str, dict[str, Any]] = {}
+        self.settled: dict[str, tuple[dict[str, Any], dict[int, str], int]] = {}  # weighed when the round finishes
         self.seating = Seating()
         self.clock: dict[str, Any] | None = None        # the last ``clock.offset`` noted
         self.started: tuple[str | None, dict[str, Any] | None] = (None, None)  # the round in play's
@@ -62,10 +65,14 @@ class ProtectionWatch:
             elif e.kind == "round.dealt":
                 self.dealt = {e.round_id: e.payload}  # this round's only: memory stays flat
             elif e.kind == "round.settled" and e.round_id in self.dealt:
+                # the last is the round's: a round voided while it settles is settled again, as void
+                self.settled = {e.round_id: (e.payload, self.seating.cards(), self.now_ms())}
+            elif e.kind == "round.finished" and e.round_id in self.settled and e.round_id in self.dealt:
                 # the journal's record numbers are for `tabled report protection`'s pack
                 clock = self.started[1] if self.started[0] == e.round_id else self.clock
-                got = {"time_us": self.now_ms() * 1000, "seqs": [], "round.dealt": self.dealt.pop(e.round_id),
-                       "round.settled": e.payload, "cards": self.seating.cards(), "clock": clock}
+                settled, cards, at_ms = self.settled.pop(e.round_id)
+                got = {"time_us": at_ms * 1000, "seqs": [], "round.dealt": self.dealt.pop(e.round_id),
+                       "round.settled": settled, "cards": cards, "clock": clock}
                 self._queue(e.round_id, got)
 
     def _queue(self, round_id: str, got: dict[str, Any]) -> None:

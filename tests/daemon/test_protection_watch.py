@@ -42,7 +42,7 @@ def round_notes(n: int, rng: np.random.Generator, flashed: int) -> list[Note]:
                "spots": [{"spot": s, "status": "played" if bets[s] else "folded", "cards": texts(hands[s])}
                          for s in hands]}
     return [Note("round.started", {}, rid), Note("round.dealt", {"dealer_up": [card_text(up)]}, rid),
-            Note("round.settled", settled, rid)]
+            Note("round.settled", settled, rid), Note("round.finished", {"phase": "complete"}, rid)]
 
 
 def seated(spot: int, moved_from: int | None) -> Note:
@@ -68,11 +68,11 @@ async def test_a_carded_player_is_weighed_across_spots_and_the_alert_names_the_c
         for n in range(1, 61):
             if n == 16:
                 watch([seated(3, 1)])  # the player moves from spot 1 to spot 3
-            started, dealt, settled = round_notes(n, rng, flashed=1 if n < 16 else 3)
+            started, dealt, settled, finished = round_notes(n, rng, flashed=1 if n < 16 else 3)
             if n == 1:  # the clock measured mid-round counts from the next round on
-                watch([started, dealt, Note("clock.offset", CLOCK, None), settled])
+                watch([started, dealt, Note("clock.offset", CLOCK, None), settled, finished])
             else:
-                watch([started, dealt, settled])
+                watch([started, dealt, settled, finished])
         # the weighing runs in its own thread; the wait only bounds a hang
         await asyncio.wait_for(got.wait(), timeout=240)
     finally:
@@ -127,3 +127,36 @@ async def test_a_fault_in_the_weighing_is_logged_and_the_next_rounds_are_still_w
         watch.close()
     assert weighed == [["T01-000001"], ["T01-000002"]]
     assert watch.players["spot 2"].evidence.rounds == 1  # the later round counted, the failed one not
+
+
+@pytest.mark.timeout(120)
+async def test_a_round_voided_while_it_settles_is_not_weighed_as_the_report_does_not_16_4(monkeypatch):
+    """The round's last settlement is its own: voided while it settled (16.4), it is settled again
+    as void, and neither the live watch nor ``tabled report protection`` weighs a void round."""
+    import tabled.daemon.protection as live
+
+    loop = asyncio.get_running_loop()
+    weighed: list[list[str]] = []
+    done = asyncio.Event()
+    real = live.facts_of
+
+    def facts_of(decided, paytable, rng):
+        weighed.append(sorted({d.round_id for d in decided}))
+        if decided:
+            loop.call_soon_threadsafe(done.set)
+        return real(decided, paytable, rng)
+
+    monkeypatch.setattr(live, "facts_of", facts_of)
+    watch = ProtectionWatch(PAYTABLE, lambda kind, payload: None, loop, lambda: 0, seed=1)
+    rng = np.random.default_rng(9)
+    try:
+        started, dealt, settled, finished = round_notes(1, rng, flashed=1)
+        voided = Note("round.settled", {**settled.payload, "void": "invalidated"}, settled.round_id)
+        watch([started, dealt, settled])
+        assert watch.waiting == [] and weighed == []  # not before the round has finished
+        watch([voided, finished])
+        watch(round_notes(2, rng, flashed=1))
+        await asyncio.wait_for(done.wait(), timeout=100)  # the wait bounds a hang only
+    finally:
+        watch.close()
+    assert [ids for ids in weighed if ids] == [["T01-000002"]]  # the voided round's spots were never weighed
