@@ -5,9 +5,9 @@
    backend, the simulated players and dealer acting through them, the journal with
    synchronous=FULL and the local SQLite pool;
 2. event-to-effect latency: a device event handed to the table (the driver's consumer submits it
-   as the frame is decoded) until its effects are carried out (journaled in a group commit, the
-   frame acknowledged, folded, the dealer's lines shown, the device commands handed to their
-   writers), p50 and p99; and the device commands' own time on the wire (queued to answered);
+   as the frame is decoded) until its effects are carried out (folded, journaled with its notes in
+   one group commit, the frame acknowledged, the dealer's lines shown, the device commands handed to
+   their writers), p50 and p99; and the device commands' own time on the wire (queued to answered);
    and, right after, the floor under it: a bare durable SQLite commit (WAL, synchronous=FULL, one
    small record, in the same folder as the journal) timed as many times as there were inputs, and
    the event-to-effect p99 as a ratio of the bare commit's p99 (target 1.5 or less);
@@ -184,7 +184,7 @@ def main() -> None:
               f"{b.elapsed:.2f} s = "
               f"{args.rounds / b.elapsed:.1f} rounds/s (serial sims in 3 processes, USB sims on SimBackend, "
               f"board polled every 50 ms and at once when the simulated players move chips)")
-        print(f"event -> effects (group commit synchronous=FULL, ack, fold, display, commands queued): "
+        print(f"event -> effects (fold, group commit synchronous=FULL, ack, display, commands queued): "
               f"{len(b.latency_ms)} inputs, p50 {pct(b.latency_ms, .5):.2f} ms, p99 {pct(b.latency_ms, .99):.2f} ms, "
               f"max {max(b.latency_ms):.2f} ms")
         bare = bare_commits(d, len(b.latency_ms))

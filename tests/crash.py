@@ -21,14 +21,14 @@ class CrashingJournal:
     def __init__(self, journal: Any, stop_after: int):
         self.journal, self.stop_after = journal, stop_after
 
-    def append_many(self, items) -> list:
+    def append_many(self, items, time_us=None) -> list:
         items = list(items)
         room = self.stop_after - self.journal.count()
         if room <= 0:
             raise Crash("stopped at the scripted journal step")
         if room < len(items):
-            raise Crash("stopped at the scripted journal step", self.journal.append_many(items[:room]))
-        return self.journal.append_many(items)
+            raise Crash("stopped at the scripted journal step", self.journal.append_many(items[:room], time_us))
+        return self.journal.append_many(items, time_us)
 
     def checkpoint(self, snapshot):
         if self.journal.count() >= self.stop_after:

@@ -1,9 +1,11 @@
 """The table controller: one asyncio queue, one consumer owning all table state.
 
-Write-ahead: inputs waiting in the queue together are journaled in ONE commit (group commit), each
-device's frame is acknowledged only after that commit, and only then does the core
-(tabled/table/core.py) fold them and the controller carry out the effects: dealer display and log,
-device commands, pool operations (whose results come back as journaled inputs) and notes.
+Write-ahead, one commit per batch: the inputs waiting in the queue together are folded by the core
+(tabled/table/core.py) with the time the journal stamps them, then journaled with the notes the fold
+drew from them in ONE commit (the inputs, then their notes); only after that commit is each device's
+frame acknowledged and are the effects carried out: dealer display and log, device commands, pool
+operations (whose results come back as journaled inputs). No effect of a fold the journal does not
+hold is carried out: a write that fails stops the table (:meth:`Table.process`).
 
 Recovery (:meth:`Table.replay`, then :meth:`Table.resume`): load the last checkpoint, replay the
 records after it through the same fold with the devices told nothing, write the notes a crash
@@ -22,7 +24,7 @@ from typing import Any
 
 import structlog
 
-from tabled.journal.store import Journal
+from tabled.journal.store import Journal, JournalError
 from tabled.daemon.poolfeed import PoolFeed
 from tabled.pool.base import ProgressivePool
 from tabled.table.core import TableCore
@@ -52,7 +54,7 @@ def log_dealer_line(e: Say, round_id: str | None) -> None:
 
 
 class Table:
-    """The consumer: the queue, the group commit, the acknowledgements after it, the fold and the
+    """The consumer: the queue, the fold, one commit per batch, the acknowledgements after it and the
     effects. ``pool`` is the primary pool (awards, meter) and ``pools`` the others the table also
     feeds (11.5), through its :class:`PoolFeed`; ``retry_interval``: seconds between attempts to
     reach a pool that is down (14.13); ``follow_meter``: follow the pools' meter readings."""
@@ -80,6 +82,7 @@ class Table:
         self.shipping_waits: str | None = None  # why the journal is not shipped (the pit shows it), or None
         self._processing = False
         self._running = False
+        self.failed: str | None = None  # why the table stopped with its core ahead of its journal, or None
 
     # -- intake ------------------------------------------------------------------------------------
 
@@ -124,22 +127,42 @@ class Table:
         self.queue.put_nowait(("tick", {}, None))
 
     async def process(self, batch: list[tuple[str, dict[str, Any], Callable[[], None] | None]]) -> None:
+        """Fold a batch of inputs and journal them with the notes the fold drew from them in ONE commit;
+        only then acknowledge the devices' frames and carry out the effects.
+
+        Each input is folded as the journal holds it (its payload as read back, the time the commit
+        carries: :meth:`Journal.stamp`), so a replay folds the same; the journal holds the batch's
+        inputs, then their notes, as a replay reads them.
+
+        A fold or a write that fails (the journal's disk full, a sealed journal changed by something
+        else) leaves the core holding what the journal does not: the error stops the table, and it
+        processes nothing more (:attr:`failed`). Nothing of the batch was journaled or acknowledged,
+        so the devices send those frames again and the next start replays the journal."""
+        if self.failed is not None:
+            raise JournalError(self.failed)
         rid = self.core.round_id
-        records = self.journal.append_many([(kind, payload, rid) for kind, payload, _ in batch])
-        for _, _, ack in batch[:len(records)]:
+        inputs = self.journal.as_written([(kind, payload, rid) for kind, payload, _ in batch])
+        time_us = self.journal.stamp()
+        folded = []
+        try:
+            for kind, payload, _ in inputs:
+                before = self.core.round_id  # the lines an input causes belong to the round it came in
+                folded.append((self.core.apply(kind, payload, time_us // 1000), before))
+            notes = [(e.kind, e.payload, e.round_id) for effects, _ in folded for e in effects if isinstance(e, Note)]
+            records = self.journal.append_many([*inputs, *notes], time_us=time_us)
+        except BaseException:
+            self.failed = (f"{self.journal.path}: the table stopped when a batch of inputs could not be folded "
+                           "and journaled: its state is ahead of the journal; start tabled again (it replays the "
+                           "journal)")
+            raise
+        for _, _, ack in batch:
             if ack is not None:
                 ack()  # durable: the device may forget this frame
-        folded = []
-        for rec in records:
-            before = self.core.round_id  # the lines an input causes belong to the round it came in
-            folded.append((self.core.apply(rec.kind, rec.payload, rec.time_us // 1000), before))
-        notes = [e for effects, _ in folded for e in effects if isinstance(e, Note)]
-        if notes:  # the batch's notes in one commit, before any effect: replay makes them again if lost
-            self.feed.journaled(self.journal.append_many([(n.kind, n.payload, n.round_id) for n in notes]))
+        self.feed.journaled(records[len(inputs):])
         for effects, before in folded:
             await self.carry_out(effects, before, journal_notes=False)
         if self._checkpoint_due:
-            # only once the whole batch is folded: replay starts after the checkpoint, so the
+            # only once the whole batch is journaled: replay starts after the checkpoint, so the
             # snapshot must hold every input journaled before it
             self._checkpoint_due = False
             self.checkpoint()

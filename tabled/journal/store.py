@@ -18,6 +18,9 @@ Public API (the table's controller, the tools and the floor's tests build on thi
     rec = j.append("panel.button", {"button": "no_more_bets", "key": "dealer"}, round_id="T01-000042")
     recs = j.append_many([(kind, payload, round_id), ...])   # ONE transaction, one fsync (group commit)
                                                              # (with its seal, when opened with a key)
+    t = j.stamp()                                            # the time a write now carries (microseconds)
+    items = j.as_written([(kind, payload, round_id), ...])   # checked, payloads as read back; not written
+    recs = j.append_many(items, time_us=t)                   # the records carry t
     cp = j.checkpoint({"table": ..., "faults": [...]})       # sealed snapshot of the caller's state
     j.last_checkpoint() -> Record | None                     # cp.payload["snapshot"] is the state
     j.records_after(seq) -> Iterator[Record]                 # replay from a checkpoint
@@ -141,6 +144,8 @@ CREATE INDEX IF NOT EXISTS records_checkpoint ON records(seq) WHERE kind = 'chec
 CREATE INDEX IF NOT EXISTS records_config ON records(seq) WHERE kind = 'config.started';
 CREATE INDEX IF NOT EXISTS records_seal ON records(seq) WHERE kind = 'journal.seal';
 """
+#: a record as a caller gives it: (kind, payload, round_id)
+Item = tuple[str, Mapping[str, Any], str | None]
 _WRITTEN_BY = {CHECKPOINT: "Journal.checkpoint()", SEAL: "the journal's commits",
                KEY: "the journal's start with a new key"}
 #: hex digits of a record's fingerprint kept in a seal: enough to name a changed record (2^64 work to fake)
@@ -250,6 +255,20 @@ def _check_kind(kind: str) -> None:
 def _check_round_id(round_id: str | None) -> None:
     if round_id is not None and (not isinstance(round_id, str) or not round_id):
         raise JournalError(f"round_id must be a non-empty string or None, got {round_id!r}")
+
+
+def _callers_items(items: Iterable[Item]) -> list[Item]:
+    """A caller's ``(kind, payload[, round_id])`` items as ``(kind, payload, round_id)``; the kinds
+    only the journal writes itself (a checkpoint, a seal, a key) are refused."""
+    prepared = []
+    for item in items:
+        if not isinstance(item, tuple) or len(item) not in (2, 3):
+            raise JournalError(f"append_many takes (kind, payload, round_id) tuples, got {item!r}")
+        kind, payload, round_id = item if len(item) == 3 else (*item, None)
+        if kind in JOURNAL_RECORDS:
+            raise JournalError(f"{kind!r} records are written by {_WRITTEN_BY[kind]} only")
+        prepared.append((kind, payload, round_id))
+    return prepared
 
 
 def _row_to_record(row: tuple) -> Record:
@@ -688,25 +707,39 @@ class Journal:
         """Write one record durably; returns it once it is on disk."""
         return self.append_many([(kind, payload, round_id)])[0]
 
-    def append_many(self, items: Iterable[tuple[str, Mapping[str, Any], str | None]]) -> list[Record]:
-        """Write several records in ONE transaction (group commit): all durable, or none."""
-        prepared = []
-        for item in items:
-            if not isinstance(item, tuple) or len(item) not in (2, 3):
-                raise JournalError(f"append_many takes (kind, payload, round_id) tuples, got {item!r}")
-            kind, payload, round_id = item if len(item) == 3 else (*item, None)
-            if kind in JOURNAL_RECORDS:
-                raise JournalError(f"{kind!r} records are written by {_WRITTEN_BY[kind]} only")
-            prepared.append((kind, payload, round_id))
-        return self._write(prepared)
+    def append_many(self, items: Iterable[Item], time_us: int | None = None) -> list[Record]:
+        """Write several records in ONE transaction (group commit): all durable, or none. They carry
+        ``time_us`` (read before with :meth:`stamp`), or by default the clock's reading now."""
+        return self._write(_callers_items(items), time_us=time_us)
+
+    def stamp(self) -> int:
+        """The time a write made now carries: the journal's clock, in integer microseconds. A caller
+        that acts on its records' time before they are written (the table folds its inputs, then
+        journals them with the fold's notes) reads it here and gives it to :meth:`append_many`."""
+        return int(round(self._clock() * 1_000_000))
+
+    @staticmethod
+    def as_written(items: Iterable[Item]) -> list[tuple[str, dict[str, Any], str | None]]:
+        """``items`` as :meth:`append_many` writes them and a reader reads them back, each payload its
+        canonical JSON read again (a tuple becomes a list); nothing is written. :class:`JournalError`
+        names the first item the journal refuses."""
+        written = []
+        for kind, payload, round_id in _callers_items(items):
+            _check_kind(kind)
+            _check_round_id(round_id)
+            written.append((kind, json.loads(canonical_payload(payload)), round_id))
+        return written
 
     def checkpoint(self, snapshot: Mapping[str, Any]) -> Record:
         """Seal the chain so far with the caller's table state; restart starts from here."""
         return self._write([(CHECKPOINT, {"snapshot": snapshot}, None)], seal=True)[0]
 
-    def _write(self, items: list[tuple[str, Mapping[str, Any], str | None]], seal: bool = False) -> list[Record]:
+    def _write(self, items: list[Item], seal: bool = False, time_us: int | None = None) -> list[Record]:
         if self.readonly:
             raise JournalError(f"{self.path}: opened read-only")
+        if time_us is not None and (not isinstance(time_us, int) or isinstance(time_us, bool)
+                                    or not 0 <= time_us < 2**63):  # SQLite's INTEGER
+            raise JournalError(f"a record's time must be a whole number of microseconds since 1970, got {time_us!r}")
         checked = []
         for kind, payload, round_id in items:
             _check_kind(kind)
@@ -714,7 +747,8 @@ class Journal:
             checked.append((kind, payload, round_id))
         if not checked:
             return []
-        time_us = int(round(self._clock() * 1_000_000))
+        if time_us is None:
+            time_us = self.stamp()
         conn = self._conn
         with _writing(self.path, conn):
             seq, prev = self.head  # read inside the write lock: the head cannot move under us

@@ -89,6 +89,34 @@ def test_a_failed_group_writes_nothing(tmp_path):
 def test_bad_records_are_refused_with_a_clear_error(tmp_path, kind, payload, round_id, message):
     with Journal.open(tmp_path / "j.db") as j, pytest.raises(JournalError, match=message):
         j.append(kind, payload, round_id=round_id)
+    with pytest.raises(JournalError, match=message):  # and before any write is tried
+        Journal.as_written([(kind, payload, round_id)])
+
+
+def test_a_write_carries_the_time_its_caller_read_before(tmp_path, clock):
+    """The table folds a batch with the time its commit will carry (stamp), and the records as a
+    reader reads them back (as_written), then writes them with that time."""
+    with Journal.open(tmp_path / "journal.db", clock=clock) as j:
+        stamped = j.stamp()
+        assert stamped == 1_700_000_000_000_000
+        clock.advance(3)
+        items = Journal.as_written([("shoe.card", {"cards": ("As", "Kd")}, "R1"), ("tick", {})])
+        assert items == [("shoe.card", {"cards": ["As", "Kd"]}, "R1"), ("tick", {}, None)]  # a tuple reads back a list
+        assert j.count() == 0
+        written = j.append_many(items, time_us=stamped)
+        assert [r.time_us for r in written] == [stamped] * 2 and list(j.records_after(0)) == written
+        assert [(r.kind, r.payload, r.round_id) for r in written] == items
+        assert j.append("tick", {}).time_us == stamped + 3_000_000  # without: the clock's reading
+        assert j.verify().ok
+
+
+@pytest.mark.parametrize("time_us", [-1, 2**63, 1.5, "now", True])
+def test_a_time_that_is_not_whole_microseconds_is_refused(tmp_path, time_us):
+    with Journal.open(tmp_path / "j.db") as j:
+        with pytest.raises(JournalError, match=r"^a record's time must be a whole number of microseconds since "
+                                               r"1970, got "):
+            j.append_many([("tick", {})], time_us=time_us)
+        assert j.count() == 0
 
 
 def test_checkpoint_seals_the_chain_and_restart_replays_only_what_follows(tmp_path, clock):

@@ -25,8 +25,8 @@ async def test_restart_mid_deal_devices_repeat_unacknowledged_hand(tmp_path):
             original = run.table.journal.append_many
             hands = []
 
-            def append_then_die(items):
-                records = original(items)
+            def append_then_die(items, time_us=None):
+                records = original(items, time_us)
                 hands.extend(k for k, _, _ in items if k == "shuffler.hand")
                 if len(hands) >= 3:
                     raise Crash("kill -9: the hand is in the journal, its ACK never left", records)
