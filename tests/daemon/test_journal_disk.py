@@ -38,7 +38,7 @@ def tabled(*argv: str | Path) -> str:
 def sim_config(tmp_path: Path, journal: Path) -> Path:
     """The simulated table of config/sim.toml with its journal at ``journal`` and the rest in tmp_path."""
     shutil.copy(CONFIG / "sim-staff.toml", tmp_path / "sim-staff.toml")
-    text = (CONFIG / "sim.toml").read_text()
+    text = (CONFIG / "sim.toml").read_text().replace('listen = "127.0.0.1:8750"', 'listen = "127.0.0.1:0"')
     text = text.replace('"../var/journal.db"', f'"{journal}"').replace('"../var/pool-main.db"',
                                                                        f'"{tmp_path / "pool.db"}"')
     path = tmp_path / "sim.toml"

@@ -35,7 +35,8 @@ def config(tmp: Path, *, card_source: str = "shuffler", players: list[dict] | No
         from tabled.daemon.config import PlayerConfig
         sim = dataclasses.replace(sim, players=tuple(PlayerConfig(**p) for p in players))
     sim = dataclasses.replace(sim, seed=seed)
-    return dataclasses.replace(cfg, table=table, pools=pools, journal=journal, simulation=sim)
+    screen = dataclasses.replace(cfg.screen, port=0)  # any free port: never one a table on this machine holds
+    return dataclasses.replace(cfg, table=table, pools=pools, journal=journal, simulation=sim, screen=screen)
 
 
 class Run:

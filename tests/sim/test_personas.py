@@ -77,7 +77,7 @@ def test_a_persona_that_cannot_be_is_refused(persona, says):
 
 
 def sim_config(tmp_path: Path, player: str) -> Path:
-    text = (ROOT / "config" / "sim.toml").read_text()
+    text = (ROOT / "config" / "sim.toml").read_text().replace('listen = "127.0.0.1:8750"', 'listen = "127.0.0.1:0"')
     seat = '{ spot = 3, ante_cents = 500, progressive = true, strategy = "optimal", card = "4000100010003003" }'
     assert seat in text, "config/sim.toml seats spot 3 otherwise: the test's seat must follow it"
     text = text.replace(seat, player)
