@@ -4,9 +4,11 @@ PostgreSQL (tests/conftest.py). No test touches a server it did not start."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
+import psycopg
 import pytest
 
 from tabled.pool.local import LocalPool
@@ -46,6 +48,25 @@ class Harness:
             pool = await PostgresPool.open(self.where, name, table_id, settings, clock=self.clock, **kw)
         self.opened.append(pool)
         return pool
+
+    @property
+    def refusal(self) -> type[Exception]:
+        """What the backend's database raises when it refuses a statement."""
+        return sqlite3.IntegrityError if self.backend == "local" else psycopg.Error
+
+    def execute(self, sql: str, args: tuple = ()) -> list[tuple]:
+        """Run ``sql`` (``%s`` placeholders) on the pool's database directly, as another program
+        could, and commit; the rows it returns."""
+        if self.backend == "local":
+            conn = sqlite3.connect(self.where)
+            try:
+                with conn:
+                    return conn.execute(sql.replace("%s", "?"), args).fetchall()
+            finally:
+                conn.close()
+        with psycopg.connect(self.where) as pg:
+            cursor = pg.execute(sql, args or None)
+            return cursor.fetchall() if cursor.description else []
 
     def run(self, scenario: Callable[[Harness], Awaitable[None]], hang_bound_s: float = 300) -> None:
         """Run ``scenario``; ``hang_bound_s`` only bounds a hang (generous: a busy machine is slow)."""

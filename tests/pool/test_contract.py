@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 
 import psycopg
 import pytest
@@ -268,12 +267,8 @@ def test_ledger_is_append_only(harness):
         await pool.contribute("T01", "R1", 1, 500)
         for statement in ("UPDATE ledger SET delta_cents = 0", "DELETE FROM contributions",
                           "DELETE FROM ledger", "DELETE FROM pool_settings"):
-            if h.backend == "local":
-                with sqlite3.connect(h.where) as conn, pytest.raises(sqlite3.IntegrityError, match="append-only"):
-                    conn.execute(statement)
-            else:
-                with psycopg.connect(h.where) as conn, pytest.raises(psycopg.Error, match="append-only"):
-                    conn.execute(statement)
+            with pytest.raises(h.refusal, match="append-only"):
+                h.execute(statement)
         assert (await pool.verify()).ok
     harness.run(scenario)
 
@@ -282,13 +277,7 @@ def test_verify_names_a_meter_that_disagrees_with_the_ledger(harness):
     async def scenario(h):
         pool = await h.open(settings=MAIN)
         await pool.contribute("T01", "R1", 1, 500)
-        tamper = "UPDATE pools SET balance_cents = balance_cents + 999"
-        if h.backend == "local":
-            with sqlite3.connect(h.where) as conn:
-                conn.execute(tamper)
-        else:
-            with psycopg.connect(h.where) as conn:
-                conn.execute(tamper)
+        h.execute("UPDATE pools SET balance_cents = balance_cents + 999")
         report = await pool.verify()
         assert not report.ok
         assert report.balance_cents == 1_001_349 and report.expected_cents == 1_000_350
@@ -328,13 +317,9 @@ def test_schema_is_created_versioned_and_data_survives_reopening(harness):
         await pool.close()
         again = await h.open()  # no settings needed: the pool exists
         assert await again.balance() == 1_000_350
+        assert h.execute("SELECT version FROM schema_version") == [(LATEST,)]
         if h.backend == "local":
-            with sqlite3.connect(h.where) as conn:
-                assert conn.execute("SELECT version FROM schema_version").fetchall() == [(LATEST,)]
-                assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-        else:
-            with psycopg.connect(h.where) as conn:
-                assert conn.execute("SELECT version FROM schema_version").fetchall() == [(LATEST,)]
+            assert h.execute("PRAGMA journal_mode") == [("wal",)]
         with pytest.raises(PoolError, match="no pool named 'other'"):
             await h.open("other")
     harness.run(scenario)
@@ -343,13 +328,7 @@ def test_schema_is_created_versioned_and_data_survives_reopening(harness):
 def test_a_newer_schema_than_this_tabled_knows_is_refused(harness):
     async def scenario(h):
         await (await h.open(settings=MAIN)).close()
-        bump = "UPDATE schema_version SET version = 999"
-        if h.backend == "local":
-            with sqlite3.connect(h.where) as conn:
-                conn.execute(bump)
-        else:
-            with psycopg.connect(h.where) as conn:
-                conn.execute(bump)
+        h.execute("UPDATE schema_version SET version = 999")
         with pytest.raises(PoolError, match="schema version 999"):
             await h.open()
     harness.run(scenario)
@@ -542,25 +521,18 @@ def test_a_pool_made_before_round_keys_is_migrated_and_its_rows_answered_as_befo
     def contribute_as_version_1(h):
         """One contribution as a version-1 pool recorded it: a ledger row, a contributions row
         without a round key, the pool's balance and ledger head moved on."""
-        def run(conn, sql, args=()):
-            return conn.execute(sql.replace("%s", "?") if h.backend == "local" else sql, args)
-        conn = sqlite3.connect(h.where) if h.backend == "local" else psycopg.connect(h.where)
-        try:
-            balance, epoch, seq = run(conn, "SELECT balance_cents, epoch, ledger_seq FROM pools"
-                                            " WHERE name = %s", ("main",)).fetchone()
-            at = "2025-01-01T00:00:00+00:00"
-            run(conn, "INSERT INTO ledger (pool, seq, kind, delta_cents, balance_after_cents, epoch, table_id,"
-                      " round_id, spot, reason, who, at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-                ("main", seq + 1, "contribution", 350, balance + 350, epoch, "T01", "R1", 1,
-                 "progressive wager (11.6)", None, at))
-            run(conn, "INSERT INTO contributions (pool, table_id, round_id, spot, wager_cents, pool_cents,"
-                      " retained_cents, overflow_cents, ledger_seq, at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-                ("main", "T01", "R1", 1, 500, 350, 150, 0, seq + 1, at))
-            run(conn, "UPDATE pools SET balance_cents = %s, ledger_seq = %s WHERE name = %s",
-                (balance + 350, seq + 1, "main"))
-            conn.commit()
-        finally:
-            conn.close()
+        (balance, epoch, seq), = h.execute("SELECT balance_cents, epoch, ledger_seq FROM pools WHERE name = %s",
+                                            ("main",))
+        at = "2025-01-01T00:00:00+00:00"
+        h.execute("INSERT INTO ledger (pool, seq, kind, delta_cents, balance_after_cents, epoch, table_id,"
+                  " round_id, spot, reason, who, at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                  ("main", seq + 1, "contribution", 350, balance + 350, epoch, "T01", "R1", 1,
+                   "progressive wager (11.6)", None, at))
+        h.execute("INSERT INTO contributions (pool, table_id, round_id, spot, wager_cents, pool_cents,"
+                  " retained_cents, overflow_cents, ledger_seq, at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                  ("main", "T01", "R1", 1, 500, 350, 150, 0, seq + 1, at))
+        h.execute("UPDATE pools SET balance_cents = %s, ledger_seq = %s WHERE name = %s",
+                  (balance + 350, seq + 1, "main"))
 
     def open_as_version_1(h):
         """The pool as a version-1 database held it once opened: the pool's row, its settings and
@@ -580,9 +552,8 @@ def test_a_pool_made_before_round_keys_is_migrated_and_its_rows_answered_as_befo
     async def scenario(h):
         if h.backend == "local":
             await (await h.open(settings=MAIN)).close()
-            with sqlite3.connect(h.where) as conn:  # a tabled of version 1 kept no chain (tabled/pool/chain.py)
-                conn.execute("DROP TABLE pool_chain")
-                conn.execute("DROP TABLE pool_seals")
+            h.execute("DROP TABLE pool_chain")  # a tabled of version 1 kept no chain (tabled/pool/chain.py)
+            h.execute("DROP TABLE pool_seals")
         else:
             open_as_version_1(h)
         contribute_as_version_1(h)
@@ -597,10 +568,5 @@ def test_a_pool_made_before_round_keys_is_migrated_and_its_rows_answered_as_befo
         assert (await pool.reconcile([{"round_id": "R1", "spot": 1, "wager_cents": 500},
                                       {"round_id": "R2", "spot": 1, "wager_cents": 500}],
                                      round_keys={"R1": [KEY_B], "R2": [KEY_A]})).ok
-        if h.backend == "local":
-            with sqlite3.connect(h.where) as conn:
-                assert conn.execute("SELECT version FROM schema_version").fetchall() == [(LATEST,)]
-        else:
-            with psycopg.connect(h.where) as conn:
-                assert conn.execute("SELECT version FROM schema_version").fetchall() == [(LATEST,)]
+        assert h.execute("SELECT version FROM schema_version") == [(LATEST,)]
     harness.run(scenario)
