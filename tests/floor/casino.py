@@ -6,11 +6,15 @@ pool, key and ``ship_to``; its password handed over as systemd's credential)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import subprocess
 import tempfile
+import time
+import tomllib
 import weakref
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import psycopg
@@ -21,7 +25,8 @@ from tabled.daemon import shipping
 from tabled.journal.store import Journal
 from tabled.journal.seals import SigningKey
 from tabled.floor import central as floor_central
-from tabled.floor.service import PASSWORD_CREDENTIAL
+from tabled.floor.config import parse_floor_config
+from tabled.floor.service import PASSWORD_CREDENTIAL, Floor, floor_connector
 from tests.integration.test_restart_sim import ROOT, child_env, tabled_argv
 
 PEM = serialization.Encoding.PEM
@@ -139,6 +144,19 @@ class Casino:
         lines.append("[floor.keys]")
         lines += [f'{t.table_id} = "{t.public_key}"' for t in self.tables]
         return "\n".join(lines) + "\n"
+
+    def floor(self, folder: Path, central: str | None = None, clock: Callable[[], float] = time.time,
+              pits: dict[str, list[str]] | None = None, **settings: object) -> Floor:
+        """The floor service over this casino's central copy (or ``central``, a way to it), with
+        the ``[floor]`` settings given and ``pits`` as ``[floor.pits]``."""
+        toml = self.floor_toml(**settings)
+        if pits:
+            toml += "[floor.pits]\n" + "".join(f"{pit} = {json.dumps(tables)}\n" for pit, tables in pits.items())
+        cfg = parse_floor_config(tomllib.loads(toml), "floor.toml", folder)
+        if central is not None:
+            cfg = replace(cfg, central=central)
+        connect = floor_connector(cfg.central, {"CREDENTIALS_DIRECTORY": str(self.floor_credentials)})
+        return Floor(cfg, connect, clock=clock)
 
     def play(self, rounds: int, tables: list[SimTable] | None = None, timeout: float = 120) -> None:
         """Every table (or those named) plays ``rounds`` rounds at once, as processes."""

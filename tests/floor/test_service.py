@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import tomllib
 
 import aiohttp
 import psycopg
@@ -21,11 +20,6 @@ from tests.floor.casino import Casino, rewrite_central
 pytestmark = pytest.mark.postgres
 
 
-def floor_of(casino: Casino, tmp_path, **kw) -> Floor:
-    cfg = parse_floor_config(tomllib.loads(casino.floor_toml(**kw)), "floor.toml", tmp_path)
-    return Floor(cfg, floor_connector(cfg.central, {"CREDENTIALS_DIRECTORY": str(casino.floor_credentials)}))
-
-
 def test_an_acknowledgement_is_taken_once_from_a_named_person_and_stays(tmp_path, pg_dsn):
     casino = Casino(pg_dsn, tmp_path / "casino", 1)
     table = casino.tables[0]
@@ -35,7 +29,7 @@ def test_an_acknowledgement_is_taken_once_from_a_named_person_and_stays(tmp_path
 
     async def go() -> None:
         await casino.catch_up()
-        floor = floor_of(casino, tmp_path)
+        floor = casino.floor(tmp_path)
         await floor.start()
         try:
             await floor.poll()
@@ -161,7 +155,7 @@ def test_records_behind_are_what_the_tables_shipper_reported_past_the_central_co
             conn.execute("SELECT journal_report_head(9)")
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 conn.execute("UPDATE journal_heads SET local_head = 1")
-        floor = floor_of(casino, tmp_path)
+        floor = casino.floor(tmp_path)
         await floor.poll()
         await floor.stop()
         return [(t["table"], t["head"], t["behind"]) for t in floor.view()["tables"]]
@@ -202,9 +196,7 @@ def test_a_table_that_ships_nothing_for_too_long_raises_one_alert_until_it_ships
     with table.open_journal() as j:
         j.append("round.started", {}, "T01-000001")
     later = [0.0]
-    cfg = parse_floor_config(tomllib.loads(casino.floor_toml(silent_after_s=120)), "floor.toml", tmp_path)
-    floor = Floor(cfg, floor_connector(cfg.central, {"CREDENTIALS_DIRECTORY": str(casino.floor_credentials)}),
-                  clock=lambda: time.time() + later[0])
+    floor = casino.floor(tmp_path, clock=lambda: time.time() + later[0], silent_after_s=120)
 
     async def go() -> list[list[str]]:
         seen = []
@@ -236,7 +228,7 @@ def test_a_central_copy_changed_after_the_floor_checked_it_is_found(tmp_path, pg
 
     async def go() -> tuple[list[str], list[str], list[str]]:
         await casino.catch_up()
-        floor = floor_of(casino, tmp_path)
+        floor = casino.floor(tmp_path)
         await floor.poll()
         before = sorted(floor.alerts)
         rewrite_central(pg_dsn, "T01", 1, lambda p: {**p, "n": 2})
@@ -269,7 +261,7 @@ def test_twenty_acknowledgements_at_once_of_one_alert_write_one_row(tmp_path, pg
 
     async def go() -> list[int]:
         await casino.catch_up()
-        floor, other = floor_of(casino, tmp_path), floor_of(casino, tmp_path)   # two floor services
+        floor, other = casino.floor(tmp_path), casino.floor(tmp_path)   # two floor services
         await floor.start()
         try:
             await floor.poll()

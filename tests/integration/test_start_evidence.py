@@ -13,8 +13,6 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tabled.cli import main
 from tabled.commands import run as run_command
@@ -24,20 +22,9 @@ from tabled.daemon.assemble import CannotStart
 from tabled.daemon.config import SoftwareConfig
 from tabled.journal.store import Journal
 from tabled.host import software
+from tests.floor.casino import key_files
 from tests.pool.pgserver import free_port
 from tests.integration.harness import FAST, POLL, Run, Discard, config, journal_records
-
-PEM = serialization.Encoding.PEM
-
-
-def key_files(tmp: Path, name: str) -> tuple[Path, Path]:
-    key = Ed25519PrivateKey.generate()
-    private, public = tmp / f"{name}.key", tmp / f"{name}.pub"
-    private.write_bytes(key.private_bytes(PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
-    private.chmod(0o600)
-    public.write_bytes(key.public_key().public_bytes(PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
-    return private, public
-
 
 async def rounds(cfg, tmp: Path, n: int) -> Run:
     async def scenario(run: Run) -> None:

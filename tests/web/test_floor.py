@@ -15,8 +15,7 @@ import psycopg
 import pytest
 
 from tabled.commands.run import Seams, run_table
-from tabled.floor.config import parse_floor_config
-from tabled.floor.service import Floor, floor_connector
+from tabled.floor.service import Floor
 from tests.floor.casino import Casino, rewrite_central
 from tests.integration.harness import FAST, POLL, Discard, Run, config
 from tests.web.daemon import browser
@@ -28,7 +27,6 @@ STOOD_S = 754  # how long the fault is made to have stood when the page is looke
 @pytest.mark.slow
 def test_the_floor_shows_twenty_tables_a_fault_an_acknowledged_alert_and_a_broken_seal(tmp_path, pg_dsn,
                                                                                           monkeypatch):
-    import tomllib
     shots = tmp_path / "screenshots"
     shots.mkdir()
     casino = Casino(pg_dsn, tmp_path / "casino", 20)
@@ -43,11 +41,8 @@ def test_the_floor_shows_twenty_tables_a_fault_an_acknowledged_alert_and_a_broke
                               journal=dataclasses.replace(cfg.journal, signing_key=faulty.private_key,
                                                           ship_to=faulty.dsn),
                               screen=dataclasses.replace(cfg.screen, enabled=False))
-    floor_cfg = parse_floor_config(tomllib.loads(casino.floor_toml(poll_ms=200, silent_after_s=3600)),
-                                   "floor.toml", tmp_path)
     shift = [0.0]
-    credentials = {"CREDENTIALS_DIRECTORY": str(casino.floor_credentials)}
-    floor = Floor(floor_cfg, floor_connector(floor_cfg.central, credentials), clock=lambda: time.time() + shift[0])
+    floor = casino.floor(tmp_path, clock=lambda: time.time() + shift[0], poll_ms=200, silent_after_s=3600)
     seen: dict = {}
 
     async def on_the_floor(run: Run) -> None:

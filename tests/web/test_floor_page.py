@@ -6,18 +6,14 @@ green "live" over old data); its times are UTC, as everywhere else in tabled."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
-import tomllib
 from datetime import UTC, datetime
 
 import pytest
 
-from tabled.floor.config import parse_floor_config
-from tabled.floor.service import Floor, floor_connector
 from tests.floor.casino import Casino
 from tests.pool.proxy import LinkProxy
-from tests.web.daemon import browser
+from tests.web.floorpage import floor_page
 
 pytestmark = [pytest.mark.postgres, pytest.mark.timeout(300)]
 SIZES = [(1024, 768), (1280, 800), (1920, 1080)]
@@ -33,14 +29,6 @@ def journals(casino: Casino, faulty: tuple[int, ...] = ()) -> None:
                 j.append("fault.raised", {"equipment": "betspots", "reason": "link lost", "rule": "14.13"})
 
 
-def floor_of(casino: Casino, tmp_path, central: str | None = None, clock=None, **kw) -> Floor:
-    cfg = parse_floor_config(tomllib.loads(casino.floor_toml(**kw)), "floor.toml", tmp_path)
-    if central is not None:
-        cfg = dataclasses.replace(cfg, central=central)
-    connect = floor_connector(cfg.central, {"CREDENTIALS_DIRECTORY": str(casino.floor_credentials)})
-    return Floor(cfg, connect) if clock is None else Floor(cfg, connect, clock=clock)
-
-
 def test_a_click_on_acknowledge_while_updates_arrive_succeeds(tmp_path, pg_dsn):
     casino = Casino(pg_dsn, tmp_path / "casino", 3)
     journals(casino, faulty=(1,))
@@ -48,41 +36,31 @@ def test_a_click_on_acknowledge_while_updates_arrive_succeeds(tmp_path, pg_dsn):
 
     async def go() -> None:
         await casino.catch_up()
-        floor = floor_of(casino, tmp_path, poll_ms=50)
-        await floor.start()
-        polling = asyncio.create_task(floor.run())
-        try:
-            async with browser() as b:
-                page = await b.new_page()
-                errors: list = []
-                page.on("pageerror", lambda error: errors.append(str(error)))
-                await page.goto(floor.url)
-                alert = "li[data-alert='T02:fault:3']"  # record 3: the round's start and its seal before it
-                await page.wait_for_selector(f"{alert} button")
-                await page.evaluate(f"window.aimed = document.querySelector(\"{alert} button\")")
-                polls = int(await page.get_attribute("body", "data-polls"))
-                await page.wait_for_function(f"Number(document.body.dataset.polls) >= {polls + UPDATES}")
-                seen["same_button"] = await page.evaluate(f"document.querySelector(\"{alert} button\") === aimed")
-                seen["same_card"] = await page.evaluate(
-                    "(() => { const c = document.querySelector('.table[data-table=T01]'); window.seenCard = c;"
-                    " return c !== null; })()")
-                await page.fill("#who", "Dana Whitfield")
-                await page.click(f"{alert} button")
-                await page.wait_for_function(f"document.querySelector(\"{alert}.acked\") || "
-                                             "document.getElementById('ack-error').textContent")
-                seen["error"] = await page.text_content("#ack-error")
-                seen["acked"] = await page.text_content(f"{alert} .ack")
-                seen["card_kept"] = await page.evaluate("document.querySelector('.table[data-table=T01]') === seenCard")
-                seen["summary"] = await page.text_content("#summary")
-                seen["at_s"] = floor.acks["T02:fault:3"]["at_s"]
-                for width, height in SIZES:
-                    await page.set_viewport_size({"width": width, "height": height})
-                    await page.screenshot(path=str(tmp_path / f"floor-{width}x{height}.png"), full_page=True)
-                print(f"screenshots: {tmp_path}")
-                seen["errors"] = errors
-        finally:
-            polling.cancel()
-            await floor.stop()
+        floor = casino.floor(tmp_path, poll_ms=50)
+        async with floor_page(floor) as (page, errors):
+            alert = "li[data-alert='T02:fault:3']"  # record 3: the round's start and its seal before it
+            await page.wait_for_selector(f"{alert} button")
+            await page.evaluate(f"window.aimed = document.querySelector(\"{alert} button\")")
+            polls = int(await page.get_attribute("body", "data-polls"))
+            await page.wait_for_function(f"Number(document.body.dataset.polls) >= {polls + UPDATES}")
+            seen["same_button"] = await page.evaluate(f"document.querySelector(\"{alert} button\") === aimed")
+            seen["same_card"] = await page.evaluate(
+                "(() => { const c = document.querySelector('.table[data-table=T01]'); window.seenCard = c;"
+                " return c !== null; })()")
+            await page.fill("#who", "Dana Whitfield")
+            await page.click(f"{alert} button")
+            await page.wait_for_function(f"document.querySelector(\"{alert}.acked\") || "
+                                         "document.getElementById('ack-error').textContent")
+            seen["error"] = await page.text_content("#ack-error")
+            seen["acked"] = await page.text_content(f"{alert} .ack")
+            seen["card_kept"] = await page.evaluate("document.querySelector('.table[data-table=T01]') === seenCard")
+            seen["summary"] = await page.text_content("#summary")
+            seen["at_s"] = floor.acks["T02:fault:3"]["at_s"]
+            for width, height in SIZES:
+                await page.set_viewport_size({"width": width, "height": height})
+                await page.screenshot(path=str(tmp_path / f"floor-{width}x{height}.png"), full_page=True)
+            print(f"screenshots: {tmp_path}")
+            seen["errors"] = errors
 
     asyncio.run(go())
     assert seen["error"] == "" and seen["errors"] == []
@@ -101,14 +79,9 @@ def test_the_central_database_stopped_shows_every_table_stale(tmp_path, pg_dsn):
     async def go() -> None:
         await casino.catch_up()
         proxy = await LinkProxy(casino.floor_dsn).start()
-        floor = floor_of(casino, tmp_path, central=proxy.dsn, clock=lambda: time.time() + shift[0], poll_ms=100)
-        await floor.start()
-        polling = asyncio.create_task(floor.run())
+        floor = casino.floor(tmp_path, central=proxy.dsn, clock=lambda: time.time() + shift[0], poll_ms=100)
         try:
-            async with browser() as b:
-                page = await b.new_page()
-                await page.set_viewport_size({"width": 1280, "height": 800})
-                await page.goto(floor.url)
+            async with floor_page(floor, {"width": 1280, "height": 800}) as (page, _):
                 await page.wait_for_function("document.querySelectorAll('.table[data-stale=no]').length === 3")
                 seen["live"] = await page.text_content("#link")
                 proxy.cut()                        # the central database stops answering the floor
@@ -125,8 +98,6 @@ def test_the_central_database_stopped_shows_every_table_stale(tmp_path, pg_dsn):
                 await page.wait_for_function("document.querySelectorAll('.table[data-stale=no]').length === 3")
                 seen["again"] = await page.text_content("#link")
         finally:
-            polling.cancel()
-            await floor.stop()
             proxy.cut()
 
     asyncio.run(go())
@@ -140,8 +111,6 @@ def test_the_central_database_stopped_shows_every_table_stale(tmp_path, pg_dsn):
 def test_the_page_filters_by_pit_by_trouble_and_by_table(tmp_path, pg_dsn):
     casino = Casino(pg_dsn, tmp_path / "casino", 4)
     journals(casino, faulty=(1,))  # T02's bet-spot board failed
-    toml = casino.floor_toml(poll_ms=100) + '[floor.pits]\nA = ["T01", "T02"]\nB = ["T03", "T04"]\n'
-    cfg = parse_floor_config(tomllib.loads(toml), "floor.toml", tmp_path)
     seen: dict = {}
     visible = ("Array.from(document.querySelectorAll('.table')).filter(c => c.offsetParent !== null)"
                ".map(c => c.dataset.table).join(',')")
@@ -150,33 +119,25 @@ def test_the_page_filters_by_pit_by_trouble_and_by_table(tmp_path, pg_dsn):
 
     async def go() -> None:
         await casino.catch_up()
-        floor = Floor(cfg, floor_connector(cfg.central, {"CREDENTIALS_DIRECTORY": str(casino.floor_credentials)}))
-        await floor.start()
-        polling = asyncio.create_task(floor.run())
-        try:
-            async with browser() as b:
-                page = await b.new_page()
-                await page.goto(floor.url)
-                await page.wait_for_function(f"{visible} === 'T01,T02,T03,T04'")
-                seen["pits"] = await page.evaluate(
-                    "Array.from(document.querySelectorAll('#pit-filter option')).map(o => o.textContent)")
-                await page.select_option("#pit-filter", "B")
-                await page.wait_for_function(f"{visible} === 'T03,T04'")
-                seen["pit B alerts"] = await page.evaluate(alerts)
-                seen["shown"] = await page.text_content("#shown")
-                await page.select_option("#pit-filter", "")
-                await page.check("#trouble-filter")
-                await page.wait_for_function(f"{visible} === 'T02'")
-                seen["trouble alerts"] = await page.evaluate(alerts)
-                await page.uncheck("#trouble-filter")
-                await page.fill("#table-filter", "t04")
-                await page.wait_for_function(f"{visible} === 'T04'")
-                await page.fill("#table-filter", "")
-                await page.wait_for_function(f"{visible} === 'T01,T02,T03,T04'")
-                seen["shown again"] = await page.text_content("#shown")
-        finally:
-            polling.cancel()
-            await floor.stop()
+        floor = casino.floor(tmp_path, pits={"A": ["T01", "T02"], "B": ["T03", "T04"]}, poll_ms=100)
+        async with floor_page(floor) as (page, _):
+            await page.wait_for_function(f"{visible} === 'T01,T02,T03,T04'")
+            seen["pits"] = await page.evaluate(
+                "Array.from(document.querySelectorAll('#pit-filter option')).map(o => o.textContent)")
+            await page.select_option("#pit-filter", "B")
+            await page.wait_for_function(f"{visible} === 'T03,T04'")
+            seen["pit B alerts"] = await page.evaluate(alerts)
+            seen["shown"] = await page.text_content("#shown")
+            await page.select_option("#pit-filter", "")
+            await page.check("#trouble-filter")
+            await page.wait_for_function(f"{visible} === 'T02'")
+            seen["trouble alerts"] = await page.evaluate(alerts)
+            await page.uncheck("#trouble-filter")
+            await page.fill("#table-filter", "t04")
+            await page.wait_for_function(f"{visible} === 'T04'")
+            await page.fill("#table-filter", "")
+            await page.wait_for_function(f"{visible} === 'T01,T02,T03,T04'")
+            seen["shown again"] = await page.text_content("#shown")
 
     asyncio.run(go())
     assert seen["pits"] == ["every pit", "A", "B"]

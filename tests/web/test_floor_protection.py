@@ -13,8 +13,7 @@ import pytest
 from tabled.table.effects import Note
 from tabled.table.protection import alert_note
 from tests.floor.casino import Casino
-from tests.web.daemon import browser
-from tests.web.test_floor_page import floor_of
+from tests.web.floorpage import floor_page
 
 pytestmark = [pytest.mark.postgres, pytest.mark.timeout(300)]
 CARD = "4000100010002002"
@@ -35,30 +34,19 @@ def test_a_protection_alert_shows_on_the_floor_naming_the_masked_player_and_is_a
 
     async def go() -> None:
         await casino.catch_up()
-        floor = floor_of(casino, tmp_path, poll_ms=100)
-        await floor.start()
-        polling = asyncio.create_task(floor.run())
-        try:
-            async with browser() as b:
-                page = await b.new_page()
-                errors: list = []
-                page.on("pageerror", lambda error: errors.append(str(error)))
-                await page.set_viewport_size({"width": 1280, "height": 800})
-                await page.goto(floor.url)
-                await page.wait_for_selector(f"{alert} button")
-                seen["text"] = await page.text_content(f"{alert} .text")
-                seen["body"] = await page.text_content("body")
-                await page.fill("#who", "Dana Whitfield")
-                await page.click(f"{alert} button")
-                await page.wait_for_selector(f"{alert}.acked")
-                seen["acked"] = await page.text_content(f"{alert} .ack")
-                seen["at_s"] = floor.acks[f"T02:protection:{seq}"]["at_s"]
-                await page.screenshot(path=str(tmp_path / "floor-protection.png"), full_page=True)
-                print(f"screenshot: {tmp_path / 'floor-protection.png'}")
-                seen["errors"] = errors
-        finally:
-            polling.cancel()
-            await floor.stop()
+        floor = casino.floor(tmp_path, poll_ms=100)
+        async with floor_page(floor, {"width": 1280, "height": 800}) as (page, errors):
+            await page.wait_for_selector(f"{alert} button")
+            seen["text"] = await page.text_content(f"{alert} .text")
+            seen["body"] = await page.text_content("body")
+            await page.fill("#who", "Dana Whitfield")
+            await page.click(f"{alert} button")
+            await page.wait_for_selector(f"{alert}.acked")
+            seen["acked"] = await page.text_content(f"{alert} .ack")
+            seen["at_s"] = floor.acks[f"T02:protection:{seq}"]["at_s"]
+            await page.screenshot(path=str(tmp_path / "floor-protection.png"), full_page=True)
+            print(f"screenshot: {tmp_path / 'floor-protection.png'}")
+            seen["errors"] = errors
 
     asyncio.run(go())
     assert seen["errors"] == []
