@@ -26,7 +26,6 @@ whole statistic's false alarms are bench_protection.py's, under Ville's bound).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -38,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tabled.game.batch import evaluate_batch
 from tabled.math import protection, strategy
 from tabled.math.paytable import load_paytable
+from benchmarks.detection import curve, first_hit, session_arguments
 
 SPOTS = 7
 CONFIGS = {"two adjacent (3, 4)": (3, 4), "two apart (2, 6)": (2, 6),
@@ -99,23 +99,9 @@ def evidence_curves(side: dict[str, np.ndarray], bet_of, rng, sessions: int, rou
     return before, after
 
 
-def first_hit(hit: np.ndarray) -> np.ndarray:
-    return np.where(hit.any(axis=1), hit.argmax(axis=1) + 1, 0)
-
-
-def curve(first: np.ndarray) -> str:
-    return "  ".join(f"{r}:{100 * ((first > 0) & (first <= r)).mean():5.1f}%" for r in CHECKPOINTS)
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pool", type=int, default=400, help="deals weighed exactly at every spot")
-    ap.add_argument("--sessions", type=int, default=2000)
-    ap.add_argument("--rounds", type=int, default=500)
-    ap.add_argument("--seed", type=int, default=25)
-    args = ap.parse_args()
-    if min(args.sessions, args.rounds, args.pool) < 1:
-        sys.exit("bench_collusion: --pool, --sessions and --rounds must be at least 1")
+    args = session_arguments(__doc__ or "", "bench_collusion", pool=400, sessions=2000,
+                             pool_help="deals weighed exactly at every spot")
     paytable = load_paytable("nsw")
     rng = np.random.default_rng(args.seed)
     deck = np.argsort(rng.random((args.pool, 52)), axis=1)
@@ -150,7 +136,7 @@ def main() -> None:
         results[name] = {k: first_hit(v) for k, v in hits.items()}
         print(f"{name}: sessions flagged within N rounds")
         for k in ("before", "after"):
-            print(f"  {k:>6}: {curve(results[name][k])}")
+            print(f"  {k:>6}: {curve(results[name][k], CHECKPOINTS)}")
 
     honest = {"before": 0, "after": 0}
     per = -(-args.sessions // (len(HONEST) * SPOTS))

@@ -27,7 +27,6 @@ of rounds where each hypothesis's cards flip the decision, the honest false alar
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ from tabled.game.batch import evaluate_batch
 from tabled.math import protection, strategy
 from tabled.math.counting import QUALIFYING_VALUE
 from tabled.math.paytable import load_paytable
+from benchmarks.detection import curve, first_hit, session_arguments
 
 HONEST = [*strategy.STRATEGIES, "hunch"]
 CHECKPOINTS = (25, 50, 100, 200, 300, 500)
@@ -123,24 +123,13 @@ def flagged_at(pool: Pool, decide, rng: np.random.Generator, sessions: int, roun
             lf = protection.log_factors(decide(r, f)[..., None], f, np.nan_to_num(share))   # (n, rounds, H, E)
             lf = np.where(np.isnan(share)[..., None], 0.0, lf)  # a hypothesis not weighed: factor 1
             hit |= protection.log_mean(np.cumsum(lf, axis=1), weights) >= threshold
-        any_hit = hit.any(axis=1)
-        first[start:start + n] = np.where(any_hit, hit.argmax(axis=1) + 1, 0)
+        first[start:start + n] = first_hit(hit)
     return first
 
 
-def curve(first: np.ndarray) -> str:
-    return "  ".join(f"{r}:{100 * ((first > 0) & (first <= r)).mean():5.1f}%" for r in CHECKPOINTS)
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sessions", type=int, default=10_000)
-    ap.add_argument("--rounds", type=int, default=500)
-    ap.add_argument("--pool", type=int, default=3000, help="rounds dealt and weighed exactly")
-    ap.add_argument("--seed", type=int, default=25)
-    args = ap.parse_args()
-    if min(args.sessions, args.rounds, args.pool) < 1:
-        sys.exit("bench_protection: --sessions, --rounds and --pool must be at least 1")
+    args = session_arguments(__doc__ or "", "bench_protection", pool=3000, sessions=10_000,
+                             pool_help="rounds dealt and weighed exactly")
     paytable = load_paytable("nsw")
     rng = np.random.default_rng(args.seed)
     R = args.pool
@@ -190,11 +179,11 @@ def main() -> None:
         k = hyp.index(h)
         first = flagged_at(pool, lambda r, f, k=k: f[..., k], rng, args.sessions, args.rounds)
         personas[h] = first
-        print(f"  hole-carder sees {h[-1]}: {curve(first)}")
+        print(f"  hole-carder sees {h[-1]}: {curve(first, CHECKPOINTS)}")
     k = hyp.index("spots-1+1")  # B plays the joint optimum with A's and C's hands
     first = flagged_at(pool, lambda r, f: f[..., k], rng, args.sessions, args.rounds, spots=3)
     personas["colluders"] = first
-    print(f"  three colluders: {curve(first)}")
+    print(f"  three colluders: {curve(first, CHECKPOINTS)}")
 
     def pct(first: np.ndarray, within: int) -> str:
         return f"{100 * ((first > 0) & (first <= within)).mean():.1f}"
