@@ -22,8 +22,8 @@ difference D cents``.
 from __future__ import annotations
 
 import argparse
-import itertools
 import random
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -32,27 +32,22 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tabled.journal.store import Journal
-from tabled.game.batch import evaluate_batch
 from tabled.game.cards import parse_cards
 from tabled.game.limits import Limits
-from tabled.game.ranking import QUALIFYING_VALUE, Category, evaluate
-from tabled.game.round_facts import RoundFacts, SpotFacts, SpotStatus, Wager
-from tabled.game.settlement import settle
+from tabled.game.round_facts import SpotStatus
 from tabled.math.strategy import decide
 from tabled.profiles import load_profile
 from tabled.reports.ratings import RATING_KINDS, rate
 from tabled.table.core import TableCore
 from tabled.table.effects import Note, PoolOp
+from tests.reports.theoretical import hand_theoretical
 
 NSW = load_profile("nsw")
 START_MS = 1_800_000_000_000
 ROUND_MS = 45_000
-#: the five-card hands of each progressive category among the 2,598,960 (a fact of the deck)
-CATEGORY_HANDS = {Category.ROYAL_FLUSH: 4, Category.STRAIGHT_FLUSH: 36, Category.FOUR_OF_A_KIND: 624,
-                  Category.FULL_HOUSE: 3744, Category.FLUSH: 5108}
 
 
 @dataclass
@@ -174,36 +169,6 @@ def play(table: Table, rounds: int, rng: random.Random) -> None:
 
 # -- the independent computation ------------------------------------------------------------------------
 
-def house_expectation(cards: tuple[int, ...], up: int, ante: int, bet: int, status: SpotStatus) -> Fraction:
-    """Every hole-card set dealt against the hand and each way they fall settled by the game core."""
-    if status is SpotStatus.FOLDED:
-        return Fraction(ante)
-    unseen = [c for c in range(52) if c not in cards and c != up]
-    holes = np.array(list(itertools.combinations(unseen, 4)), dtype=np.int64)
-    dealers = np.concatenate([holes, np.full((len(holes), 1), up)], axis=1)
-    values = evaluate_batch(dealers).astype(np.int64)
-    mine = evaluate(cards)
-    classes = np.where(values < QUALIFYING_VALUE, 0, np.where(values < mine, 1, np.where(values == mine, 2, 3)))
-    total = 0
-    for c in range(4):
-        count = int((classes == c).sum())
-        if count:
-            dealer = tuple(int(x) for x in dealers[int(np.argmax(classes == c))])
-            facts = RoundFacts(1, dealer, (SpotFacts(1, status, Wager(ante), Wager(bet), cards=cards),), 0)
-            s = settle(facts, NSW).spots[0]
-            total += count * -(s.ante.net_cents + s.bet.net_cents)
-    return Fraction(total, len(holes))
-
-
-def expected_award(meter: int) -> Fraction:
-    s = NSW.progressive_schedule
-    award = {Category.ROYAL_FLUSH: max(Fraction(s.royal_minimum_cents), Fraction(s.royal_pool_percent * meter, 100)),
-             Category.STRAIGHT_FLUSH: max(Fraction(s.straight_flush_minimum_cents),
-                                          Fraction(s.straight_flush_pool_percent * meter, 100))}
-    return sum((n * award.get(c, Fraction(s.fixed_awards_cents.get(c, 0))) for c, n in CATEGORY_HANDS.items()),
-               Fraction(0)) / 2_598_960
-
-
 @dataclass
 class Tally:
     hands: int = 0
@@ -232,15 +197,11 @@ def independent(records: list[Any]) -> dict[str, Tally]:
                 if status not in (SpotStatus.PLAYED, SpotStatus.FOLDED):
                     continue
                 who = out[at.get(line["spot"], f"spot {line['spot']}")]
-                ante, bet = line["ante"]["placed_cents"], line["bet"]["placed_cents"]
                 who.hands += 1
-                who.ante += ante
+                who.ante += line["ante"]["placed_cents"]
                 who.result += line["total_cents"]
                 (up,) = parse_cards(" ".join(dealt[r.round_id]["dealer_up"]))
-                who.theoretical += house_expectation(parse_cards(" ".join(line["cards"])), up, ante, bet, status)
-                if line["progressive"]["placed_cents"]:
-                    who.theoretical += line["progressive"]["placed_cents"] - expected_award(
-                        p["progressive"]["pool_before_cents"])
+                who.theoretical += hand_theoretical(line, up, p["progressive"]["pool_before_cents"])
     return out
 
 

@@ -4,30 +4,21 @@ core, beside the rating the report computes from the counting tables."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import random
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-import numpy as np
 import pytest
 
-from tabled.game.batch import evaluate_batch
 from tabled.game.cards import hand_text, parse_cards
-from tabled.game.ranking import Category, QUALIFYING_VALUE, evaluate
-from tabled.game.round_facts import RoundFacts, SpotFacts, SpotStatus, Wager
-from tabled.game.settlement import settle
+from tabled.game.round_facts import SpotStatus
 from tabled.profiles import load_profile
 from tabled.reports.ratings import rate, rating_data
 from tabled.table.core import TableCore
 from tabled.table.effects import Note
+from tests.reports.theoretical import hand_theoretical
 from tests.table.harness import Harness
-
-NSW = load_profile("nsw")
-#: how many of the 2,598,960 five-card hands each progressive category holds (a fact of the deck)
-CATEGORY_HANDS = {Category.ROYAL_FLUSH: 4, Category.STRAIGHT_FLUSH: 36, Category.FOUR_OF_A_KIND: 624,
-                  Category.FULL_HOUSE: 3744, Category.FLUSH: 5108}
 
 
 class Record(NamedTuple):
@@ -84,37 +75,6 @@ def seeded_session(seed: int, rounds: int = 4) -> Harness:
     return h
 
 
-def house_by_hand(cards: tuple[int, ...], up: int, ante: Wager, bet: Wager, status: SpotStatus) -> Fraction:
-    """The house's expected result of one hand over every hole-card set, each settled by the game core."""
-    if status is SpotStatus.FOLDED:
-        return Fraction(ante.cents)  # 8.4: nothing left to chance
-    unseen = [c for c in range(52) if c not in cards and c != up]
-    holes = np.array(list(itertools.combinations(unseen, 4)), dtype=np.int64)
-    dealers = np.concatenate([holes, np.full((len(holes), 1), up)], axis=1)
-    values = evaluate_batch(dealers).astype(np.int64)
-    mine = evaluate(cards)
-    classes = np.where(values < QUALIFYING_VALUE, 0, np.where(values < mine, 1, np.where(values == mine, 2, 3)))
-    total = 0
-    for c in range(4):
-        count = int((classes == c).sum())
-        if count:
-            dealer = tuple(int(x) for x in dealers[int(np.argmax(classes == c))])
-            facts = RoundFacts(1, dealer, (SpotFacts(1, status, ante, bet, cards=cards),), 0)
-            spot = settle(facts, NSW).spots[0]
-            total += count * -(spot.ante.net_cents + spot.bet.net_cents)
-    return Fraction(total, len(holes))
-
-
-def expected_award(meter_cents: int) -> Fraction:
-    s = NSW.progressive_schedule
-    award = {Category.ROYAL_FLUSH: max(Fraction(s.royal_minimum_cents),
-                                       Fraction(s.royal_pool_percent * meter_cents, 100)),
-             Category.STRAIGHT_FLUSH: max(Fraction(s.straight_flush_minimum_cents),
-                                          Fraction(s.straight_flush_pool_percent * meter_cents, 100))}
-    return sum((n * award.get(c, Fraction(s.fixed_awards_cents.get(c, 0))) for c, n in CATEGORY_HANDS.items()),
-               Fraction(0)) / 2_598_960
-
-
 def independent(records: list[Record], spot: int) -> tuple[Fraction, int, int]:
     """The theoretical loss, antes and result of the player who sat at ``spot`` throughout, from the
     rounds' own notes (not the rating)."""
@@ -128,11 +88,7 @@ def independent(records: list[Record], spot: int) -> tuple[Fraction, int, int]:
         antes += line["ante"]["placed_cents"]
         result += line["total_cents"]
         (up,) = parse_cards(" ".join(dealt[r.round_id]["dealer_up"]))
-        cards = parse_cards(" ".join(line["cards"]))
-        ante, bet = Wager(line["ante"]["placed_cents"]), Wager(line["bet"]["placed_cents"])
-        theo += house_by_hand(cards, up, ante, bet, status)
-        if line["progressive"]["placed_cents"]:
-            theo += line["progressive"]["placed_cents"] - expected_award(r.payload["progressive"]["pool_before_cents"])
+        theo += hand_theoretical(line, up, r.payload["progressive"]["pool_before_cents"])
     return theo, antes, result
 
 
