@@ -3,6 +3,7 @@ Debian's chromium driven by Playwright to look at it."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import io
@@ -56,3 +57,26 @@ async def browser():
 async def shows(page, seq: int, timeout_ms: float = 5000) -> None:
     """Wait until the page shows the screen numbered ``seq`` or a later one."""
     await page.wait_for_function(f"Number(document.body.dataset.seq || 0) >= {seq}", timeout=timeout_ms)
+
+
+@contextlib.asynccontextmanager
+async def screen_page(server: ScreenServer):
+    """``server`` started and a page open on it, its link to the table up; the server stops afterwards."""
+    await server.start()
+    try:
+        async with browser() as b:
+            page = await b.new_page()
+            await page.goto(server.url)
+            await page.wait_for_selector("body[data-link=up]")
+            yield page
+    finally:
+        await server.stop()
+
+
+async def shown(page, server: ScreenServer, effects: list | None = None) -> None:
+    """``effects``, a batch of the fold's, given to the screen (if any), and the page showing the
+    screen made last."""
+    if effects is not None:
+        server.listener(effects)
+    await asyncio.sleep(0)  # the screen is made once the loop takes its turn, as after a batch
+    await shows(page, server.seq)

@@ -8,7 +8,6 @@ size and moment goes to the test's folder (``-s`` prints it; docs/screenshots/ k
 
 from __future__ import annotations
 
-import asyncio
 from types import SimpleNamespace
 
 import pytest
@@ -17,7 +16,7 @@ from tabled.daemon.config import ScreenConfig
 from tabled.daemon.web import ScreenServer
 from tabled.game.cards import parse_cards
 from tests.table.harness import Harness
-from tests.web.daemon import browser, shows
+from tests.web.daemon import screen_page, shown
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
@@ -85,8 +84,7 @@ class Fed:
 
 async def looked_at(fed: Fed, page, moment: str, folder) -> list[str]:
     """At each size: what is out of view (nothing, to pass); a screenshot of the viewport."""
-    await asyncio.sleep(0)  # the screen is made once the loop takes its turn, as after a batch
-    await shows(page, fed.server.seq)
+    await shown(page, fed.server)
     problems = []
     for w, h in SIZES:
         await page.set_viewport_size({"width": w, "height": h})
@@ -99,65 +97,49 @@ async def looked_at(fed: Fed, page, moment: str, folder) -> list[str]:
 
 async def test_five_progressive_hands_a_fold_and_a_fault_fit_at_every_size(tmp_path):
     fed = Fed()
-    await fed.server.start()
-    try:
-        async with browser() as b:
-            page = await b.new_page()
-            await page.goto(fed.server.url)
-            await page.wait_for_selector("body[data-link=up]")
-            for spot in range(1, 8):
-                fed.h.ante(spot, 50_000 if spot == 1 else 2500 * spot, progressive=True)
-            fed.server.listener([])
-            fed.panel("no_more_bets")
-            fed.feed("equipment.fault", equipment="meter", reason=METER_LOST)
-            fed.deal(HITS)
-            fed.panel("fold", spot=7)
-            for spot in range(1, 7):
-                fed.feed("wager", spot=spot, area="bet", cents=2 * fed.h.round.spots[spot].locked_ante.cents)
-            fed.panel("reveal")
-            problems = await looked_at(fed, page, "progressive-revealed", tmp_path)
-            assert (await page.text_content("#next")).startswith("collect spot 7: $175.00 (8.4)")
-            fed.feed("wager", spot=7, area="ante", cents=0)  # the fold's ante collected
-            fed.server.listener([])
-            await asyncio.sleep(0)
-            await shows(page, fed.server.seq)
-            assert (await page.text_content("#next")).startswith("pay spot 6: ")
-            fed.panel("settle")
-            problems += await looked_at(fed, page, "progressive", tmp_path)
-            assert "leave the cards face up" in await page.text_content("#banner")
-            assert (await page.text_content("#next")).startswith("pay the progressive award on spot ")
-            assert await page.get_attribute("#payments li.next", "data-kind") == "progressive"
-            assert await page.locator("#faults .fault").count() == 1
-            print(f"screenshots: {tmp_path}")
-            assert problems == [], "\n".join(problems)
-    finally:
-        await fed.server.stop()
+    async with screen_page(fed.server) as page:
+        for spot in range(1, 8):
+            fed.h.ante(spot, 50_000 if spot == 1 else 2500 * spot, progressive=True)
+        fed.server.listener([])
+        fed.panel("no_more_bets")
+        fed.feed("equipment.fault", equipment="meter", reason=METER_LOST)
+        fed.deal(HITS)
+        fed.panel("fold", spot=7)
+        for spot in range(1, 7):
+            fed.feed("wager", spot=spot, area="bet", cents=2 * fed.h.round.spots[spot].locked_ante.cents)
+        fed.panel("reveal")
+        problems = await looked_at(fed, page, "progressive-revealed", tmp_path)
+        assert (await page.text_content("#next")).startswith("collect spot 7: $175.00 (8.4)")
+        fed.feed("wager", spot=7, area="ante", cents=0)  # the fold's ante collected
+        await shown(page, fed.server, [])
+        assert (await page.text_content("#next")).startswith("pay spot 6: ")
+        fed.panel("settle")
+        problems += await looked_at(fed, page, "progressive", tmp_path)
+        assert "leave the cards face up" in await page.text_content("#banner")
+        assert (await page.text_content("#next")).startswith("pay the progressive award on spot ")
+        assert await page.get_attribute("#payments li.next", "data-kind") == "progressive"
+        assert await page.locator("#faults .fault").count() == 1
+        print(f"screenshots: {tmp_path}")
+        assert problems == [], "\n".join(problems)
 
 
 async def test_six_folds_and_a_fault_fit_at_every_size_and_every_fold_is_listed(tmp_path):
     fed = Fed()
-    await fed.server.start()
-    try:
-        async with browser() as b:
-            page = await b.new_page()
-            await page.goto(fed.server.url)
-            await page.wait_for_selector("body[data-link=up]")
-            for spot in range(1, 8):
-                fed.h.ante(spot, 500 * spot, progressive=spot % 2 == 1)
-            fed.server.listener([])
-            fed.panel("no_more_bets")
-            fed.feed("equipment.fault", equipment="meter", reason=METER_LOST)
-            fed.deal(SIX_FOLDS)
-            for spot in range(1, 7):
-                fed.panel("fold", spot=spot)
-            fed.feed("wager", spot=7, area="bet", cents=7000)
-            fed.panel("reveal")
-            problems = await looked_at(fed, page, "six-folds", tmp_path)
-            listed = await page.eval_on_selector_all(
-                "#payments li[data-kind=folded]", "items => items.map(li => [Number(li.dataset.spot), li.dataset.verb, "
-                "Number(li.dataset.cents)])")
-            assert listed == [[spot, "COLLECT", 500 * spot] for spot in range(6, 0, -1)]
-            print(f"screenshots: {tmp_path}")
-            assert problems == [], "\n".join(problems)
-    finally:
-        await fed.server.stop()
+    async with screen_page(fed.server) as page:
+        for spot in range(1, 8):
+            fed.h.ante(spot, 500 * spot, progressive=spot % 2 == 1)
+        fed.server.listener([])
+        fed.panel("no_more_bets")
+        fed.feed("equipment.fault", equipment="meter", reason=METER_LOST)
+        fed.deal(SIX_FOLDS)
+        for spot in range(1, 7):
+            fed.panel("fold", spot=spot)
+        fed.feed("wager", spot=7, area="bet", cents=7000)
+        fed.panel("reveal")
+        problems = await looked_at(fed, page, "six-folds", tmp_path)
+        listed = await page.eval_on_selector_all(
+            "#payments li[data-kind=folded]", "items => items.map(li => [Number(li.dataset.spot), li.dataset.verb, "
+            "Number(li.dataset.cents)])")
+        assert listed == [[spot, "COLLECT", 500 * spot] for spot in range(6, 0, -1)]
+        print(f"screenshots: {tmp_path}")
+        assert problems == [], "\n".join(problems)
