@@ -132,6 +132,22 @@ class Harness:
     def bet(self, spot: int) -> list[Any]:
         return self.feed("wager", spot=spot, area="bet", cents=2 * self.round.spots[spot].locked_ante.cents)
 
+    def to_reveal(self, hands: dict[int | str, str], spot: int = 3) -> list[Any]:
+        """A round with an ante and the progressive wager at ``spot`` alone, dealt ``hands``, its bet
+        made, up to the reveal."""
+        self.ante(spot, 1000, progressive=True)
+        self.panel("no_more_bets")
+        self.deal(hands)
+        self.bet(spot)
+        return self.panel("reveal")
+
+    def settled_then_pool_down(self) -> None:
+        """The round settled with its awards not yet delivered, then the pool down: the awards are
+        held (14.13)."""
+        self.auto_pool = False
+        self.panel("settle")
+        self.feed("equipment.fault", equipment="pool", reason="down")
+
 
 def says(effects, level: str | None = None) -> list[Say]:
     return [e for e in effects if isinstance(e, Say) and (level is None or e.level == level)]

@@ -81,14 +81,6 @@ def same_from_here(h: Harness, inputs: list[tuple[str, dict[str, Any]]]) -> Tabl
     return older
 
 
-def _to_reveal(h: Harness) -> None:
-    h.ante(3, 1000, progressive=True)
-    h.panel("no_more_bets")
-    h.deal(ROYAL)
-    h.bet(3)
-    h.panel("reveal")
-
-
 def test_each_part_has_its_own_versioned_section():
     snap = Harness().core.snapshot()
     assert all(snap[part]["v"] == 1 for part in SECTIONS)
@@ -97,10 +89,8 @@ def test_each_part_has_its_own_versioned_section():
 
 def test_an_award_held_while_the_pool_was_down_restores_from_the_older_layout_and_is_paid_as_before_9_5_14_13():
     h = Harness()
-    _to_reveal(h)
-    h.auto_pool = False
-    h.panel("settle")
-    h.feed("equipment.fault", equipment="pool", reason="down")
+    h.to_reveal(ROYAL)
+    h.settled_then_pool_down()
     (owed,) = [op for op in h.core.standing_pool_ops() if op.op == "awards"]
     assert owed.held_since_ms is not None and owed.table_id == "T01" and dict(owed.hands)[3]  # what the feed sends
     result = h.pool.apply_awards(owed.round_id, owed.hits)
@@ -113,10 +103,8 @@ def test_an_award_held_while_the_pool_was_down_restores_from_the_older_layout_an
 
 def test_the_upcast_fills_in_what_an_older_owed_operation_did_not_carry_11_5():
     h = Harness()
-    _to_reveal(h)
-    h.auto_pool = False
-    h.panel("settle")
-    h.feed("equipment.fault", equipment="pool", reason="down")
+    h.to_reveal(ROYAL)
+    h.settled_then_pool_down()
     today, older = both(h)
     assert older.standing_pool_ops() == today.standing_pool_ops() == h.core.standing_pool_ops()
     awards = [op for op in older.standing_pool_ops() if op.op == "awards"]

@@ -8,14 +8,6 @@ from .harness import Harness, commands, notes, refused, rules_said, says
 ROYAL = {3: "Ah Kh Qh Jh Th", "dealer": "Ac Kc 4d 3s 2h"}
 
 
-def _to_reveal(h: Harness) -> None:
-    h.ante(3, 1000, progressive=True)
-    h.panel("no_more_bets")
-    h.deal(ROYAL)
-    h.bet(3)
-    h.panel("reveal")
-
-
 def test_standing_effects_never_shuffle_the_deck_in_play_4_1_2_3_2_1():
     h = Harness()
     deck = h.round.deck
@@ -36,7 +28,7 @@ def test_standing_effects_never_shuffle_the_deck_in_play_4_1_2_3_2_1():
 
 def test_a_hit_while_the_pool_is_down_is_held_face_up_then_paid_once_14_13_9_5():
     h = Harness()
-    _to_reveal(h)
+    h.to_reveal(ROYAL)
     rid = h.round.round_id
     h.auto_pool = False                          # the pool cannot be reached: nothing comes back
     h.t = 5_000
@@ -117,10 +109,8 @@ def test_the_meter_shows_the_pools_readings_in_ledger_order_and_never_goes_down_
 
 def test_held_award_survives_a_snapshot():
     h = Harness()
-    _to_reveal(h)
-    h.auto_pool = False
-    h.panel("settle")
-    h.feed("equipment.fault", equipment="pool", reason="down")
+    h.to_reveal(ROYAL)
+    h.settled_then_pool_down()
     snap = h.core.snapshot()
     from tabled.table.core import TableCore
     again = TableCore.from_snapshot(snap, 7, h.profile)
@@ -131,7 +121,7 @@ def test_held_award_survives_a_snapshot():
 
 def test_an_award_made_while_the_pool_is_down_goes_out_with_the_time_it_was_held_14_13_9_5():
     h = Harness()
-    _to_reveal(h)
+    h.to_reveal(ROYAL)
     h.auto_pool = False
     h.feed("equipment.fault", equipment="pool", reason="down")
     h.t += 1000
