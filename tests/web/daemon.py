@@ -80,3 +80,27 @@ async def shown(page, server: ScreenServer, effects: list | None = None) -> None
         server.listener(effects)
     await asyncio.sleep(0)  # the screen is made once the loop takes its turn, as after a batch
     await shows(page, server.seq)
+
+
+@contextlib.asynccontextmanager
+async def pit_page(run: harness.Run):
+    """A page on the pit's view of the table ``run`` plays, its link to the table up."""
+    async with browser() as b:
+        page = await b.new_page()
+        await page.goto(screen_of(run).url + "pit")
+        await page.wait_for_selector("body[data-link=up]")
+        yield page
+
+
+async def caught_up(run, page) -> None:
+    """The floor stands still: the page shows the pit's view made from the journal's head."""
+    server = screen_of(run)
+    async with asyncio.timeout(10):
+        while True:
+            await run.table.idle.wait()
+            head = run.table.journal.head[0]
+            if server.pit is not None and server.pit["journal"]["head_seq"] == head:
+                await shows(page, server.pit_seq)
+                if run.table.journal.head[0] == head:
+                    return
+            await asyncio.sleep(0.02)

@@ -15,7 +15,7 @@ import pytest
 from tabled.cli import main as tabled_main
 from tests.daemon.tamper import rewrite
 from tests.integration.harness import journal_records
-from tests.web.daemon import browser, play, screen_of
+from tests.web.daemon import browser, caught_up, pit_page, play, screen_of
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -34,34 +34,12 @@ def tabled(*argv: str, stdin: str | None = None) -> str:
     return out.getvalue()
 
 
-async def pit_shows(page, seq: int, timeout_ms: float = 5000) -> None:
-    """Wait until the page shows the pit's view numbered ``seq`` or a later one."""
-    await page.wait_for_function(f"Number(document.body.dataset.seq || 0) >= {seq}", timeout=timeout_ms)
-
-
-async def caught_up(run, page) -> None:
-    """The floor stands still: the page shows the pit's view made from the journal's head."""
-    server = screen_of(run)
-    async with asyncio.timeout(10):
-        while True:
-            await run.table.idle.wait()
-            head = run.table.journal.head[0]
-            if server.pit is not None and server.pit["journal"]["head_seq"] == head:
-                await pit_shows(page, server.pit_seq)
-                if run.table.journal.head[0] == head:
-                    return
-            await asyncio.sleep(0.02)
-
-
 @pytest.mark.slow
 async def test_the_pit_shows_the_last_rounds_a_fault_and_who_cleared_it_and_the_journal_head(tmp_path):
     seen: dict = {}
 
     async def scenario(run):
-        async with browser() as b:
-            page = await b.new_page()
-            await page.goto(screen_of(run).url + "pit")
-            await page.wait_for_selector("body[data-link=up]")
+        async with pit_page(run) as page:
             assert await page.text_content("#table-id") == "table SIM01"
             await run.rounds(3)
             # a 14.13 fault: shown within 1 s, with its rule and the key that must act
@@ -135,10 +113,7 @@ async def test_a_page_from_the_pit_is_data_as_text(tmp_path):
     hostile = '<img src=x onerror="window.__owned = 1">'
 
     async def scenario(run):
-        async with browser() as b:
-            page = await b.new_page()
-            await page.goto(screen_of(run).url + "pit")
-            await page.wait_for_selector("body[data-link=up]")
+        async with pit_page(run) as page:
             run.table.submit("equipment.fault", {"equipment": "betspots", "reason": hostile})
             await page.wait_for_selector("#faults-open li", timeout=2000)
             assert hostile in await page.text_content("#faults-open")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.web.daemon import browser, play, screen_of
+from tests.web.daemon import pit_page, play
 
 pytestmark = [pytest.mark.timeout(240), pytest.mark.slow]
 
@@ -17,10 +17,7 @@ async def test_the_pit_fits_a_desk_screen_and_an_empty_box_says_none(tmp_path):
     seen: dict[tuple[int, int], dict] = {}
 
     async def scenario(run):
-        async with browser() as b:
-            page = await b.new_page()
-            await page.goto(screen_of(run).url + "pit")
-            await page.wait_for_selector("body[data-link=up]")
+        async with pit_page(run) as page:
             await run.rounds(3)
             await page.wait_for_selector("pre.settlement")
             for width, height in SIZES:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.web.daemon import browser, play, screen_of
-from tests.web.test_pit import caught_up
+from tests.web.daemon import caught_up, pit_page, play
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -18,10 +17,7 @@ async def test_the_pit_shows_the_players_seated_with_their_figures_and_masked_ca
     seen: dict = {}
 
     async def scenario(run):
-        async with browser() as b:
-            page = await b.new_page()
-            await page.goto(screen_of(run).url + "pit")
-            await page.wait_for_selector("body[data-link=up]")
+        async with pit_page(run) as page:
             run.table.submit("player.tracking", {"on": True, "interval_minutes": 0})
             run.table.submit("player.card", {"spot": 2, "card": CARD})   # as the card reader reports it
             await run.rounds(2)
