@@ -46,6 +46,12 @@ class Screen:
     def panel(self, action: str, key: str = "dealer", **fields):
         return self.feed("panel", action=action, key=key, **fields)
 
+    def deal(self, hands: dict[int | str, str]):
+        """Deal the given hands in 7.4 order, the screen following each card set; the last view."""
+        for target in self.h.round.dealt_to:
+            self.feed("shuffler.hand", cards=list(parse_cards(hands[target])), back=self.h.round.back)
+        return self.view
+
 
 def progressive_spots(view) -> list[tuple[int, str]]:
     return [(p["spot"], p["state"]) for p in view["settlement"]["payments"] if p["kind"] == "progressive"]
@@ -57,8 +63,7 @@ def hits_round() -> Screen:
         s.h.ante(spot, 1000, progressive=True)
         s.view = screen_view(s.h.core, [], s.view)
     s.panel("no_more_bets")
-    for target in s.h.round.dealt_to:
-        s.feed("shuffler.hand", cards=list(parse_cards(HITS[target])), back=s.h.round.back)
+    s.deal(HITS)
     return s
 
 
@@ -162,8 +167,7 @@ def test_every_fold_is_collected_in_the_payment_list_from_the_fold_until_the_nex
     for spot in range(1, 8):
         s.h.ante(spot, 500 * spot)
     s.panel("no_more_bets")
-    for target in s.h.round.dealt_to:
-        s.feed("shuffler.hand", cards=list(parse_cards(SIX_FOLDS[target])), back=s.h.round.back)
+    s.deal(SIX_FOLDS)
     v = s.panel("fold", spot=1)
     assert told(v) == [("folded", 1, "COLLECT", 500, "next")]
     assert v["settlement"]["payments"][0]["detail"] == "folded: collect the ante $5.00"
@@ -265,8 +269,7 @@ def test_seven_folds_every_collection_listed_as_the_journal_settles_it_8_4():
     for spot in range(1, 8):
         s.h.ante(spot, 500 * spot)
     s.panel("no_more_bets")
-    for target in s.h.round.dealt_to:
-        s.feed("shuffler.hand", cards=list(parse_cards(SIX_FOLDS[target])), back=s.h.round.back)
+    s.deal(SIX_FOLDS)
     for spot in range(1, 8):
         v = s.panel("fold", spot=spot)
     assert told(v) == [("folded", 7, "COLLECT", 3500, "next")] + \
@@ -288,8 +291,7 @@ def test_words_for_people_one_spot_one_rule_a_device_not_answering():
     s.h.ante(7, 500)
     v = s.panel("no_more_bets")
     assert v["next"] == "deal to spot 7 and the dealer (7.2.2)"
-    for target in s.h.round.dealt_to:
-        v = s.feed("shuffler.hand", cards=list(parse_cards(SIX_FOLDS[target])), back=s.h.round.back)
+    v = s.deal(SIX_FOLDS)
     assert v["next"] == "spot 7: fold or bet (8.1)"
     for m in v["messages"]:
         assert not (m["rule"] and m["text"].endswith(f"({m['rule']})")), m
