@@ -16,6 +16,7 @@ from tabled.pool.local import LocalPool
 from tabled.table.poolbook import result_as_dict
 
 from tests.pool.test_contract import MAIN, NSW
+from tests.pool.tamper import rewrite
 
 
 async def _play(pool: LocalPool, journal: Journal) -> None:
@@ -58,15 +59,6 @@ def _played(tmp_path: Path) -> tuple[Path, Path]:
     return tmp_path / "pool.db", tmp_path / "journal.db"
 
 
-def _rewrite(db: Path, *statements: str) -> None:
-    """Someone with the file: the append-only triggers dropped, the rows changed."""
-    with sqlite3.connect(db) as conn:
-        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
-            conn.execute(f"DROP TRIGGER {name}")
-        for statement in statements:
-            conn.execute(statement)
-
-
 def _reconcile(db: Path, journal: Path, capsys) -> tuple[int, str]:
     code = main(["pool", "reconcile", "--path", str(db), "--table", "T01", "--journal", str(journal)])
     return code, capsys.readouterr().out
@@ -81,7 +73,7 @@ def test_reconcile_agrees_with_an_untouched_pool(tmp_path, capsys):
 
 def test_every_balance_lowered_by_100_dollars_is_found_by_reconcile(tmp_path, capsys):
     db, journal = _played(tmp_path)
-    _rewrite(db, "UPDATE ledger SET balance_after_cents = balance_after_cents - 10000",
+    rewrite(db, "UPDATE ledger SET balance_after_cents = balance_after_cents - 10000",
              "UPDATE ledger SET delta_cents = delta_cents - 10000 WHERE kind = 'open'",
              "UPDATE pools SET balance_cents = balance_cents - 10000",
              "UPDATE hits SET pool_before_cents = pool_before_cents - 10000,"
@@ -97,7 +89,7 @@ def test_one_contribution_raised_by_a_cent_is_found_by_reconcile(tmp_path, capsy
     db, journal = _played(tmp_path)
     with sqlite3.connect(db) as conn:
         seq, = conn.execute("SELECT ledger_seq FROM contributions WHERE round_id = 'R2' AND spot = 4").fetchone()
-    _rewrite(db, "UPDATE contributions SET pool_cents = pool_cents + 1, retained_cents = retained_cents - 1"
+    rewrite(db, "UPDATE contributions SET pool_cents = pool_cents + 1, retained_cents = retained_cents - 1"
                  " WHERE round_id = 'R2' AND spot = 4",
              f"UPDATE ledger SET delta_cents = delta_cents + 1 WHERE seq = {seq}",
              f"UPDATE ledger SET balance_after_cents = balance_after_cents + 1 WHERE seq >= {seq}",

@@ -18,6 +18,7 @@ from tabled.game.progressive import ProgressiveHit
 from tabled.game.ranking import Category
 from tabled.pool import chain
 from tabled.pool.local import LocalPool
+from tests.pool.tamper import rewrite
 
 from .test_contract import MAIN, NSW
 
@@ -45,14 +46,6 @@ def _play(db: Path, key: SigningKey | None = None) -> None:
         finally:
             await pool.close()
     asyncio.run(run())
-
-
-def _rewrite(db: Path, *statements: str) -> None:
-    with sqlite3.connect(db) as conn:
-        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
-            conn.execute(f"DROP TRIGGER {name}")
-        for statement in statements:
-            conn.execute(statement)
 
 
 def _rechain(db: Path) -> None:
@@ -93,7 +86,7 @@ def test_an_untouched_pool_verifies_with_every_row_chained_and_sealed(tmp_path):
 
 def test_every_balance_lowered_by_100_dollars_consistently_is_found_by_verify(tmp_path):
     _play(tmp_path / "pool.db")
-    _rewrite(tmp_path / "pool.db", *LOWER_EVERY_BALANCE)
+    rewrite(tmp_path / "pool.db", *LOWER_EVERY_BALANCE)
     code, out = _verify(tmp_path / "pool.db")
     assert code == 1 and "THE LEDGER IS NOT AS IT WAS WRITTEN" in out
     assert "the ledger row (pool main, seq 1) is not the row chained: rewritten" in out
@@ -104,7 +97,7 @@ def test_one_contribution_raised_by_a_cent_is_found_by_verify(tmp_path):
     _play(tmp_path / "pool.db")
     with sqlite3.connect(tmp_path / "pool.db") as conn:
         (seq,) = conn.execute("SELECT ledger_seq FROM contributions WHERE round_id = 'R2' AND spot = 4").fetchone()
-    _rewrite(tmp_path / "pool.db",
+    rewrite(tmp_path / "pool.db",
              "UPDATE contributions SET pool_cents = pool_cents + 1 WHERE round_id = 'R2' AND spot = 4",
              f"UPDATE ledger SET delta_cents = delta_cents + 1 WHERE seq = {seq}",
              f"UPDATE ledger SET balance_after_cents = balance_after_cents + 1 WHERE seq >= {seq}",
@@ -119,7 +112,7 @@ def test_one_contribution_raised_by_a_cent_is_found_by_verify(tmp_path):
 def test_a_rewrite_with_the_chain_recomputed_is_not_the_chain_sealed(tmp_path):
     key = _key()
     _play(tmp_path / "pool.db", key)
-    _rewrite(tmp_path / "pool.db", *LOWER_EVERY_BALANCE)
+    rewrite(tmp_path / "pool.db", *LOWER_EVERY_BALANCE)
     _rechain(tmp_path / "pool.db")
     code, out = _verify(tmp_path / "pool.db")  # no public key needed: the sealed heads are not these
     assert code == 1 and "is not the chain sealed: a row at or before it was rewritten" in out
@@ -146,7 +139,7 @@ def test_rows_added_outside_tabled_are_named(tmp_path):
 
 def test_a_pool_written_before_the_chain_is_chained_as_found_when_opened(tmp_path):
     _play(tmp_path / "pool.db")
-    _rewrite(tmp_path / "pool.db", "DROP TABLE pool_chain", "DROP TABLE pool_seals")  # as an older tabled left it
+    rewrite(tmp_path / "pool.db", "DROP TABLE pool_chain", "DROP TABLE pool_seals")  # as an older tabled left it
     _play(tmp_path / "pool.db")  # opened again: the rows found are chained, then play goes on
     code, out = _verify(tmp_path / "pool.db")
     assert code == 0 and "every row is the row chained" in out
