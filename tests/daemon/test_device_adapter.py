@@ -79,18 +79,25 @@ class FakeTable:
                 await self.commands(e)
 
 
-async def adapter(h: Harness | None = None, resume: bool = True):
-    if h is None:
-        h = Harness()
-        h.feed("shuffler.recognition", on=True)
+def fakes(h: Harness):
+    """A fake table over ``h``, fake drivers of every device, and ``make`` that hands the drivers to
+    TableDevices and keeps the consumer it gives each (by device)."""
     table = FakeTable(h)
     drivers = {name: FakeDriver(name) for name in ("shuffler", "betspots", "meter", "shoe", "panel")}
-    consumers = {}
+    consumers: dict = {}
 
     def make(consumer_for):
         consumers.update({name: consumer_for(name) for name in drivers})
         return drivers
 
+    return table, drivers, consumers, make
+
+
+async def adapter(h: Harness | None = None, resume: bool = True):
+    if h is None:
+        h = Harness()
+        h.feed("shuffler.recognition", on=True)
+    table, drivers, consumers, make = fakes(h)
     devices = TableDevices(table, make)
     table.commands = devices.command
     await devices.start()
@@ -271,15 +278,7 @@ class SlowStaff:
 
 
 async def signed_in_adapter(clock):
-    h = Harness()
-    table = FakeTable(h)
-    drivers = {name: FakeDriver(name) for name in ("shuffler", "betspots", "meter", "shoe", "panel")}
-    consumers = {}
-
-    def make(consumer_for):
-        consumers.update({name: consumer_for(name) for name in drivers})
-        return drivers
-
+    table, _, consumers, make = fakes(Harness())
     staff = SlowStaff()
     devices = TableDevices(table, make, staff=staff, clock=clock)  # type: ignore[arg-type]
     return devices, table, consumers["panel"], staff
