@@ -43,14 +43,19 @@ def local_ratings(casino: Casino, card: str):
     return out
 
 
+def ratings_reader(admin: str, name: str) -> str:
+    """A DSN logging in as a new role ``name`` (made unique to the database) in the ratings role, as
+    the casino's player-tracking system does."""
+    role = f"{name}_{admin.rsplit('_', 1)[-1][:8]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"DROP ROLE IF EXISTS {role}")
+        conn.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'cms-pw' IN ROLE {ratings.RATINGS_ROLE}")
+    return user_dsn(admin, role).replace(f"{role}@", f"{role}:cms-pw@")
+
+
 def test_the_view_shows_each_rating_to_the_ratings_role_and_nothing_else(tmp_path, pg_dsn):
     casino = casino_with_players(pg_dsn, tmp_path)
-    suffix = pg_dsn.rsplit("_", 1)[-1][:8]
-    role = f"cms_{suffix}"
-    with psycopg.connect(pg_dsn, autocommit=True) as admin:
-        admin.execute(f"DROP ROLE IF EXISTS {role}")
-        admin.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'cms-pw' IN ROLE {ratings.RATINGS_ROLE}")
-    cms = user_dsn(pg_dsn, role).replace(f"{role}@", f"{role}:cms-pw@")
+    cms = ratings_reader(pg_dsn, "cms")
     with psycopg.connect(cms) as conn:
         rows = conn.execute("SELECT table_id, card, interim, rounds_played, ante_cents, result_cents, spots "
                             "FROM player_ratings_v1 ORDER BY table_id, session").fetchall()
@@ -121,12 +126,7 @@ def test_a_players_open_sessions_are_looked_up_with_their_figures_so_far(tmp_pat
 
 def test_v2_adds_each_ratings_exact_theoretical_loss_as_the_floor_rates_it(tmp_path, pg_dsn, capsys, monkeypatch):
     casino = casino_with_players(pg_dsn, tmp_path)
-    suffix = pg_dsn.rsplit("_", 1)[-1][:8]
-    role = f"cms2_{suffix}"
-    with psycopg.connect(pg_dsn, autocommit=True) as admin:
-        admin.execute(f"DROP ROLE IF EXISTS {role}")
-        admin.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'cms-pw' IN ROLE {ratings.RATINGS_ROLE}")
-    cms = user_dsn(pg_dsn, role).replace(f"{role}@", f"{role}:cms-pw@")
+    cms = ratings_reader(pg_dsn, "cms2")
     query = ("SELECT table_id, card, rounds_played, result_cents, theoretical_cents, optimal_theoretical_cents, "
              "unrated_hands FROM player_ratings_v2 WHERE card IS NOT NULL ORDER BY table_id, session")
     with psycopg.connect(cms) as conn:
