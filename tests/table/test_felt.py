@@ -13,7 +13,7 @@ from tabled.table.felt import EMPTY, Felt, parse_reading
 from tabled.table.names import AREAS
 
 from .harness import Harness, notes, refused, says
-from .test_rules_gaps import DEALER_QUALIFIES
+from .test_rules_gaps import DEALER_QUALIFIES, spot_2_plays_first
 
 SPOTS = 3
 
@@ -122,12 +122,7 @@ def test_a_table_that_never_read_the_board_checkpoints_as_before_and_one_that_di
 
 
 def test_a_bet_held_back_is_offered_once_per_amount_and_journaled_as_its_spots_bet_14_11_1():
-    h = Harness()
-    h.ante(1, 500)
-    h.ante(2, 500)
-    h.panel("no_more_bets")
-    h.deal({1: "2c 7d 9h Js Kd", 2: "3c 3d 9c Ts Qd", "dealer": DEALER_QUALIFIES})
-    h.panel("play_first", key="supervisor", spot=2)
+    h = spot_2_plays_first()
     h.board({1: {"bet": 1000}})
     eff = h.panel("fold", spot=2)
     assert not refused(eff) and h.round.spots[1].status == "played"

@@ -132,13 +132,19 @@ def test_reveal_button_goes_by_the_felt_not_a_refused_bet_input_8_3_14_11_1():
     assert h.round.spots[1].status == "played" and h.round.spots[1].locked_bet.cents == 1000
 
 
-def test_bet_held_back_by_play_first_counts_once_the_first_spot_decided_14_11_1():
+def spot_2_plays_first() -> Harness:
+    """Spots 1 and 2 dealt, the dealer qualifying; a supervisor has spot 2 decide first (14.11.1)."""
     h = Harness()
     h.ante(1, 500)
     h.ante(2, 500)
     h.panel("no_more_bets")
     h.deal({1: "2c 7d 9h Js Kd", 2: "3c 3d 9c Ts Qd", "dealer": DEALER_QUALIFIES})
     h.panel("play_first", key="supervisor", spot=2)
+    return h
+
+
+def test_bet_held_back_by_play_first_counts_once_the_first_spot_decided_14_11_1():
+    h = spot_2_plays_first()
     assert refused(h.board({1: {"bet": 1000}}))[0].rule == "14.11.1"   # out of turn: refused
     assert h.round.spots[1].status == "playing" and not h.round.spots[1].bet  # spot 2 has not decided yet
     eff = h.panel("fold", spot=2)
