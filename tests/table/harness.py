@@ -149,6 +149,13 @@ class Harness:
         self.feed("equipment.fault", equipment="pool", reason="down")
 
 
+def between_rounds() -> Harness:
+    """A table between rounds: open, no round in preparation yet (the first comes with the next input)."""
+    h = Harness(ready=False)
+    h.core.hours.is_open = True
+    return h
+
+
 def says(effects, level: str | None = None) -> list[Say]:
     return [e for e in effects if isinstance(e, Say) and (level is None or e.level == level)]
 

@@ -9,14 +9,8 @@ from hypothesis import given, settings, strategies as st
 from tabled.table.core import TableCore
 from tabled.views.screen import screen_view
 
-from .harness import Harness, notes, refused, says
+from .harness import Harness, between_rounds, notes, refused, says
 from .test_staff import ROSTER
-
-
-def between_rounds() -> Harness:
-    h = Harness(ready=False)
-    h.core.hours.is_open = True
-    return h
 
 
 def test_an_open_door_stops_new_rounds_until_closed_and_acknowledged_14_13():

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from tabled.table.core import TableCore
 from tabled.views.screen import screen_view
 
-from .harness import Harness, notes, refused, says
+from .harness import Harness, between_rounds, notes, refused, says
 from .test_staff import ROSTER
 
 CHANGED = {"result": "mismatch", "against": "manifest", "release": "1.4.0", "files": 4966,
@@ -18,15 +18,8 @@ SOUND = {"result": "verified", "against": "manifest", "release": "1.4.0", "files
          "problem_count": 0}
 
 
-def opened() -> Harness:
-    """A table between rounds: open, no round in preparation yet (the first comes with the next input)."""
-    h = Harness(ready=False)
-    h.core.hours.is_open = True
-    return h
-
-
 def test_a_changed_file_found_while_running_stops_new_rounds_14_13():
-    h = opened()
+    h = between_rounds()
     out = h.feed("software.checked", **CHANGED)
     (raised,) = notes(out, "fault.raised")
     assert raised.payload == {"equipment": "software", "reason": "changed: tabled/tabled/game/ranking.py",
@@ -49,7 +42,7 @@ def test_the_round_in_play_finishes_under_the_fault_14_13():
 
 
 def test_the_inspectors_approve_is_refused_until_the_files_verify_again_then_clears_it_14_13():
-    h = opened()
+    h = between_rounds()
     h.feed("software.checked", **CHANGED)
     h.prepare_cards()
     out = h.press("approve", key="inspector")
@@ -64,7 +57,7 @@ def test_the_inspectors_approve_is_refused_until_the_files_verify_again_then_cle
 
 
 def test_no_other_key_clears_it_14_13():
-    h = opened()
+    h = between_rounds()
     h.feed("software.checked", **CHANGED)
     h.feed("software.checked", **SOUND)
     for key in ("dealer", "supervisor"):
@@ -74,7 +67,7 @@ def test_no_other_key_clears_it_14_13():
 
 
 def test_with_a_staff_list_the_inspector_who_cleared_it_is_named_14_13():
-    h = opened()
+    h = between_rounds()
     h.feed("staff.roster", **ROSTER)
     h.feed("journal.checked", result="broken", detail="record 19: contents do not match its hash")
     h.feed("journal.checked", result="intact", records=40)
@@ -84,7 +77,7 @@ def test_with_a_staff_list_the_inspector_who_cleared_it_is_named_14_13():
 
 
 def test_the_starts_own_check_does_not_raise_it_the_start_decides():
-    h = opened()
+    h = between_rounds()
     out = h.feed("software.checked", result="mismatch", release="1.4.0", problems=["changed: x"], problem_count=1)
     assert not notes(out, "fault.raised") and not h.core.integrity.faults
 
@@ -92,7 +85,7 @@ def test_the_starts_own_check_does_not_raise_it_the_start_decides():
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["software.checked", "journal.checked"]), st.booleans()), max_size=8))
 def test_the_checkpoint_holds_the_faults_as_replay_does(checks):
-    h = opened()
+    h = between_rounds()
     for kind, sound in checks:
         if kind == "software.checked":
             h.feed(kind, **(SOUND if sound else CHANGED))
