@@ -101,10 +101,14 @@ def test_progressive_from_pool_plus_topups_equals_awards(case):
             # only an accepted, standing progressive wager wins (11.7, docs/settlement.md forfeits)
             assert s.progressive.outcome is Outcome.TAKEN
             assert s.status.value not in profile.progressive_forfeited_by
-            assert s.status not in (SpotStatus.DEAD, SpotStatus.VOID, SpotStatus.ABSENT)
+            assert s.status not in (SpotStatus.DEAD, SpotStatus.VOID, SpotStatus.ABSENT, SpotStatus.FORFEITED)
     if facts.void is not None:
         assert pr.awards == ()
-        assert all(s.net_cents == 0 or s.progressive.outcome is Outcome.RETURNED for s in st_.spots)
+        # every wager back (1.1), but one the supervisor forfeited (16.5) goes to the house
+        assert all(s.net_cents == 0 or s.progressive.outcome is Outcome.RETURNED for s in st_.spots
+                   if s.status is not SpotStatus.FORFEITED)
+        assert all(s.net_cents == -(s.ante.placed.cents + s.bet.placed.cents) for s in st_.spots
+                   if s.status is SpotStatus.FORFEITED)
 
 
 @settings(max_examples=300, deadline=None)
