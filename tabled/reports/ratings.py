@@ -94,13 +94,17 @@ def latest(records: Iterable[JournalRecord], until_ms: int | None = None
     rounds the records hold: a session that ended by then, its last ``player.rating``; one still
     open then, its running figures from the last ``player.round`` note (an ``open`` rating of the
     rounds it had played), or failing that its last interim rating, or failing both (seated, no
-    round finished yet) no rounds since its ``player.seated`` note."""
+    round finished yet) no rounds since its ``player.seated`` note. An open session is seated until
+    the last moment the records tell of (by ``until_ms``), as the floor counts it."""
     sessions: dict[str, Mapping[str, Any]] = {}
     running: dict[str, dict[str, Any]] = {}
     seated: dict[str, dict[str, Any]] = {}
     played: dict[str, list[list[Any]]] = {}
     rounds: list[JournalRecord] = []
+    newest_ms = 0  # the last moment the journal tells of: an open session sits until then
     for r in records:
+        if until_ms is None or r.time_us // 1000 <= until_ms:
+            newest_ms = max(newest_ms, r.time_us // 1000)
         if r.kind == "player.seated" and isinstance(r.payload.get("session"), str):
             at = placed(r)[1] // 1000
             if until_ms is None or at <= until_ms:
@@ -122,9 +126,9 @@ def latest(records: Iterable[JournalRecord], until_ms: int | None = None
     for name, standing in running.items():
         ended = sessions.get(name)
         if ended is None or (ended.get("interim") and ended.get("end_ms", 0) <= standing["end_ms"]):
-            sessions[name] = standing
+            sessions[name] = {**standing, "end_ms": max(standing["end_ms"], newest_ms)}
     for name, sitting in seated.items():
-        sessions.setdefault(name, sitting)
+        sessions.setdefault(name, {**sitting, "end_ms": max(sitting["end_ms"], newest_ms)})
     return sessions, gather(rounds)
 
 

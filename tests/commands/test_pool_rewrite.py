@@ -46,7 +46,7 @@ async def _play(pool: LocalPool, journal: Journal) -> None:
     await meter()
 
 
-def _played(tmp_path: Path) -> tuple[Path, Path]:
+def played_table(tmp_path: Path) -> tuple[Path, Path]:
     async def run() -> None:
         pool = await LocalPool.open(tmp_path / "pool.db", "main", "T01", MAIN)
         journal = Journal.open(tmp_path / "journal.db")
@@ -65,14 +65,14 @@ def _reconcile(db: Path, journal: Path, capsys) -> tuple[int, str]:
 
 
 def test_reconcile_agrees_with_an_untouched_pool(tmp_path, capsys):
-    db, journal = _played(tmp_path)
+    db, journal = played_table(tmp_path)
     code, out = _reconcile(db, journal, capsys)
     assert "15 journal contributions and 25 other answers of the pool compared, to the cent" in out
     assert "the journal and the pool agree" in out and code == 0
 
 
 def test_every_balance_lowered_by_100_dollars_is_found_by_reconcile(tmp_path, capsys):
-    db, journal = _played(tmp_path)
+    db, journal = played_table(tmp_path)
     rewrite(db, "UPDATE ledger SET balance_after_cents = balance_after_cents - 10000",
              "UPDATE ledger SET delta_cents = delta_cents - 10000 WHERE kind = 'open'",
              "UPDATE pools SET balance_cents = balance_cents - 10000",
@@ -86,7 +86,7 @@ def test_every_balance_lowered_by_100_dollars_is_found_by_reconcile(tmp_path, ca
 
 
 def test_one_contribution_raised_by_a_cent_is_found_by_reconcile(tmp_path, capsys):
-    db, journal = _played(tmp_path)
+    db, journal = played_table(tmp_path)
     with sqlite3.connect(db) as conn:
         seq, = conn.execute("SELECT ledger_seq FROM contributions WHERE round_id = 'R2' AND spot = 4").fetchone()
     rewrite(db, "UPDATE contributions SET pool_cents = pool_cents + 1, retained_cents = retained_cents - 1"

@@ -94,6 +94,11 @@ def test_a_player_seated_with_no_round_finished_yet_is_listed_open_with_none(tmp
                                  "theoretical_cents")} == dict.fromkeys(
         ("rounds_played", "rounds_sat_out", "ante_cents", "result_cents", "theoretical_cents"), 0)
     assert rows["11112222"]["open"] and rows["11112222"]["rounds_played"] == 3      # still seated: its rounds so far
+    with Journal.open(path, readonly=True) as j:
+        newest_ms = max(r.time_us for r in j.records_after(0)) // 1000
+    # seated until the last moment the journal tells of (the late card's reading), not its last round
+    assert rows["11112222"]["end_ms"] == newest_ms >= late["start_ms"]
+    assert rows["11112222"]["seated_ms"] == newest_ms - rows["11112222"]["start_ms"]
     assert main(["report", "players", "--journal", str(path), "--tz", "UTC"]) == 0
     text = capsys.readouterr().out
     assert "4 sessions, 4 open at its end" in text and LATE_CARD not in text

@@ -14,7 +14,7 @@ from tabled.pool.base import PoolError
 from tabled.pool.local import LocalPool
 from tabled.pool.rounds import check_table
 
-from tests.commands.test_pool_rewrite import _played
+from tests.commands.test_pool_rewrite import played_table
 from tests.pool.tamper import rewrite
 
 
@@ -31,12 +31,12 @@ def _check(tmp_path, *, primary: bool = True) -> None:
 
 
 def test_an_untouched_pool_passes_the_start_check(tmp_path):
-    _played(tmp_path)
+    played_table(tmp_path)
     _check(tmp_path)
 
 
 def test_a_pool_whose_balances_were_lowered_stops_the_start(tmp_path):
-    db, _ = _played(tmp_path)
+    db, _ = played_table(tmp_path)
     rewrite(db, "UPDATE ledger SET balance_after_cents = balance_after_cents - 10000",
              "UPDATE ledger SET delta_cents = delta_cents - 10000 WHERE kind = 'open'",
              "UPDATE pools SET balance_cents = balance_cents - 10000")
@@ -60,7 +60,7 @@ def test_a_pool_whose_balances_were_lowered_stops_the_start(tmp_path):
 
 
 def test_a_contribution_raised_by_a_cent_stops_the_start(tmp_path):
-    db, _ = _played(tmp_path)
+    db, _ = played_table(tmp_path)
     rewrite(db, "UPDATE contributions SET pool_cents = pool_cents + 1 WHERE round_id = 'R2' AND spot = 4")
     with pytest.raises(PoolError, match="round R2 spot 4: the pool answered 70 cents to the pool, its ledger now"
                                         " holds 71 cents"):
