@@ -46,6 +46,26 @@ def serial_opener(path: str, baudrate: int = 115200, **serial_kwargs) -> Opener:
     return open_
 
 
+def port_failures_logged(loop: asyncio.AbstractEventLoop) -> None:
+    """pyserial-asyncio-fast tells the loop's exception handler of a port that fails under it (a
+    write to a device unplugged, or whose simulator was killed), which prints a traceback; the link
+    sees the loss all the same (its protocol's ``connection_lost``) and reconnects. Such a report
+    becomes one log line; every other goes to the handler there was."""
+    before = loop.get_exception_handler()
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+        exc, transport = context.get("exception"), context.get("transport")
+        if isinstance(exc, OSError) and type(transport).__module__.split(".")[0] == "serial_asyncio_fast":
+            log.warning("link.port_failed", message=context.get("message"), error=str(exc),
+                        port=getattr(getattr(transport, "serial", None), "port", None))
+            return
+        if before is not None:
+            before(loop, context)
+        else:
+            loop.default_exception_handler(context)
+    loop.set_exception_handler(handler)
+
+
 class LinkState(Enum):
     STOPPED = "stopped"
     CONNECTING = "connecting"

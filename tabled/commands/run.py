@@ -133,6 +133,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
     table is up and play starts (until then a stop cancels the start). After a restart in
     simulation, the simulators start afresh and the felt is put back as the journal left it
     (tabled.sim.players.felt_as_journaled)."""
+    from tabled_drivers.link.client import port_failures_logged
     from tabled_drivers.link.endpoint import LinkTiming
 
     from tabled.daemon import report
@@ -143,6 +144,7 @@ async def run_table(cfg: Config, rounds: int, *, out: TextIO | None = None, quie
     from tabled.daemon.web import start_screen  # loaded before the table starts: a stop never waits on it
 
     out = sys.stdout if out is None else out
+    port_failures_logged(asyncio.get_running_loop())  # a device lost is the link's to tell (14.13)
     notifier = Notifier.from_environment()
     notifier.status("checking the journal")
     journal_path = seams.journal_path or cfg.journal.path
