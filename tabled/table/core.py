@@ -287,8 +287,8 @@ class TableCore:
                 *self.payments.expect(r.round_id, data, self.felt, self.spot_count)]
 
     def _void_settlement(self, r: Round) -> list[Effect]:
-        """The round void (14.4, 15.2.1, 16.4) is settled as void: every wager returned (16.5; the
-        spots a supervisor named forfeited are in its ``round.void``). A round voided while it
+        """The round void (14.4, 15.2.1, 16.4) is settled as void: every wager returned, but those of
+        the spots a supervisor named forfeited, which the house collects (16.5). A round voided while it
         settles was settled already: this settlement takes the place of that one (a reader takes a
         round's last ``round.settled``, docs/settlement.md), and the board's check then expects
         every area back as the wager lay (payout_check.py)."""
